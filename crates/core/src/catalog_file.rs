@@ -1,0 +1,154 @@
+//! Offline catalogs: parse a catalog file (`{"servers": [{"name", "description"?, "tools": [...]}]}`,
+//! the format of the shared data sets) or a raw `tools/list` result (`{"tools": [...]}`).
+//!
+//! Pure: the caller reads the bytes. A malformed entry is skipped and reported; the rest loads.
+
+use serde_json::Value;
+
+use crate::catalog::{Entry, Prompt, Resource, ResourceTemplate, ServerCatalog, Tool};
+use crate::error::CoreError;
+
+/// Parse catalog bytes. `source_name` labels errors (usually the path); `default_server` names
+/// the server of a raw `tools/list` result (usually the file stem).
+///
+/// Returns the server catalogs and the entries that were skipped, each with its reason.
+pub fn parse(
+    source_name: &str,
+    default_server: &str,
+    bytes: &[u8],
+) -> Result<(Vec<ServerCatalog>, Vec<CoreError>), CoreError> {
+    let root: Value = serde_json::from_slice(bytes).map_err(|error| CoreError::CatalogJson {
+        source_name: source_name.to_string(),
+        error,
+    })?;
+    let mut skipped = Vec::new();
+    let entry_err = |pointer: String, message: String| CoreError::CatalogEntry {
+        source_name: source_name.to_string(),
+        pointer,
+        message,
+    };
+    if let Some(servers) = root.get("servers").and_then(Value::as_array) {
+        let mut out = Vec::new();
+        for (i, s) in servers.iter().enumerate() {
+            let Some(name) = s.get("name").and_then(Value::as_str) else {
+                skipped.push(entry_err(
+                    format!("/servers/{i}"),
+                    "server has no \"name\" string".into(),
+                ));
+                continue;
+            };
+            let mut sc = ServerCatalog::new(name);
+            sc.info.description = s
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            sc.info.instructions = s
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let base = format!("/servers/{i}");
+            fill(&mut sc, s, &base, &mut skipped, &entry_err);
+            out.push(sc);
+        }
+        return Ok((out, skipped));
+    }
+    if root.get("tools").and_then(Value::as_array).is_some() {
+        let mut sc = ServerCatalog::new(default_server);
+        fill(&mut sc, &root, "", &mut skipped, &entry_err);
+        return Ok((vec![sc], skipped));
+    }
+    Err(CoreError::CatalogShape {
+        source_name: source_name.to_string(),
+    })
+}
+
+fn fill(
+    sc: &mut ServerCatalog,
+    obj: &Value,
+    base: &str,
+    skipped: &mut Vec<CoreError>,
+    entry_err: &dyn Fn(String, String) -> CoreError,
+) {
+    sc.tools = list::<Tool>(obj, "tools", base, skipped, entry_err);
+    sc.resources = list::<Resource>(obj, "resources", base, skipped, entry_err);
+    sc.resource_templates =
+        list::<ResourceTemplate>(obj, "resourceTemplates", base, skipped, entry_err);
+    sc.prompts = list::<Prompt>(obj, "prompts", base, skipped, entry_err);
+}
+
+fn list<T: serde::de::DeserializeOwned + serde::Serialize>(
+    obj: &Value,
+    key: &str,
+    base: &str,
+    skipped: &mut Vec<CoreError>,
+    entry_err: &dyn Fn(String, String) -> CoreError,
+) -> Vec<Entry<T>> {
+    let Some(items) = obj.get(key).and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        match serde_json::from_value::<T>(item.clone()) {
+            Ok(def) => out.push(Entry::new(def)),
+            Err(e) => skipped.push(entry_err(format!("{base}/{key}/{j}"), e.to_string())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_servers_format() {
+        let bytes = br#"{"source": "x", "servers": [
+            {"name": "a", "description": "A server", "tools": [
+                {"name": "t1", "description": "d", "inputSchema": {"type": "object"}},
+                {"description": "no name"}
+            ]}
+        ]}"#;
+        let (servers, skipped) = parse("f.json", "f", bytes).unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(servers[0].tools.len(), 1);
+        assert_eq!(servers[0].info.description.as_deref(), Some("A server"));
+        assert_eq!(skipped.len(), 1);
+        assert!(skipped[0].to_string().contains("/servers/0/tools/1"));
+    }
+
+    #[test]
+    fn reads_a_raw_tools_list_result() {
+        let bytes = br#"{"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}"#;
+        let (servers, skipped) = parse("echo.json", "echo", bytes).unwrap();
+        assert_eq!(servers[0].server, "echo");
+        assert_eq!(servers[0].tools[0].def.name, "echo");
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn rejects_other_shapes_and_bad_json() {
+        assert!(matches!(
+            parse("x", "x", b"{}"),
+            Err(CoreError::CatalogShape { .. })
+        ));
+        assert!(matches!(
+            parse("x", "x", b"{"),
+            Err(CoreError::CatalogJson { .. })
+        ));
+    }
+
+    #[test]
+    fn every_shared_catalog_loads_without_skips() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/catalogs");
+        let mut total = 0;
+        for name in ["github", "docker-registry", "livemcpbench", "metatool"] {
+            let path = dir.join(format!("{name}.json"));
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("{}: {e} (the shared data sets sit beside the repo as ../shared)", path.display()));
+            let (servers, skipped) = parse(name, name, &bytes).unwrap();
+            assert!(skipped.is_empty(), "{name}: {skipped:?}");
+            total += servers.iter().map(|s| s.tools.len()).sum::<usize>();
+        }
+        assert_eq!(total, 1598);
+    }
+}

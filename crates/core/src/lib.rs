@@ -1,0 +1,23 @@
+//! switchboard-core: the domain types and pure stages of the host pipeline (no async, no I/O).
+//!
+//! Everything here is a plain function of its inputs, so every stage can be tested without a
+//! server, a network or a runtime. The async shells live in `switchboard-mcp` and
+//! `switchboard-host`.
+
+pub mod catalog;
+pub mod catalog_file;
+pub mod error;
+pub mod hash;
+pub mod policy;
+pub mod result;
+pub mod server;
+
+pub use catalog::{
+    Catalog, Entry, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCatalog, ServerInfo,
+    Tool, ToolAnnotations,
+};
+pub use error::CoreError;
+pub use hash::ContentHash;
+pub use policy::ToolFilter;
+pub use result::{CallResult, ContentBlock};
+pub use server::{Secret, ServerSpec, TransportSpec};

@@ -1,0 +1,73 @@
+//! Which tools of a server may reach the model: allow and deny glob lists from the config.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::error::CoreError;
+
+/// A compiled allow/deny pair. Deny wins; an empty allow list allows everything.
+#[derive(Clone, Debug, Default)]
+pub struct ToolFilter {
+    allow: Option<GlobSet>,
+    deny: Option<GlobSet>,
+}
+
+impl ToolFilter {
+    /// Compile the lists; the first bad pattern is an error naming it.
+    pub fn new(allow: &[String], deny: &[String]) -> Result<Self, CoreError> {
+        Ok(Self {
+            allow: build(allow)?,
+            deny: build(deny)?,
+        })
+    }
+
+    /// Whether a tool with this name passes the filter.
+    pub fn permits(&self, tool: &str) -> bool {
+        if self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
+            return false;
+        }
+        self.allow.as_ref().is_none_or(|a| a.is_match(tool))
+    }
+}
+
+fn build(patterns: &[String]) -> Result<Option<GlobSet>, CoreError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let g = Glob::new(p).map_err(|e| CoreError::Glob {
+            pattern: p.clone(),
+            message: e.kind().to_string(),
+        })?;
+        b.add(g);
+    }
+    b.build().map(Some).map_err(|e| CoreError::Glob {
+        pattern: patterns.join(", "),
+        message: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(allow: &[&str], deny: &[&str]) -> ToolFilter {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        ToolFilter::new(&s(allow), &s(deny)).unwrap()
+    }
+
+    #[test]
+    fn deny_wins_and_empty_allow_allows_all() {
+        assert!(f(&[], &[]).permits("anything"));
+        assert!(!f(&[], &["delete_*"]).permits("delete_repo"));
+        assert!(f(&["get_*", "list_*"], &[]).permits("list_issues"));
+        assert!(!f(&["get_*"], &[]).permits("create_issue"));
+        assert!(!f(&["*"], &["create_*"]).permits("create_issue"));
+    }
+
+    #[test]
+    fn a_bad_glob_names_itself() {
+        let err = ToolFilter::new(&["[".into()], &[]).unwrap_err();
+        assert!(err.to_string().contains("\"[\""), "{err}");
+    }
+}

@@ -1,0 +1,1 @@
+//! switchboard-host: the library facade over sessions, catalog, translation and dispatch.

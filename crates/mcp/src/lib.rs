@@ -1,0 +1,1 @@
+//! switchboard-mcp: live sessions to MCP servers over stdio and Streamable HTTP (the only rmcp client user).

@@ -1,0 +1,1 @@
+//! switchboard-providers: one module per provider dialect; sanitize schemas, render requests, decode replies. Pure, no HTTP.

@@ -1,0 +1,1 @@
+//! switchboard-search: tool retrieval (lexical, dense, hybrid) and its evaluation. No network.

@@ -1,0 +1,3 @@
+//! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
+
+pub mod peers;
