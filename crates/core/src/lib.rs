@@ -6,9 +6,12 @@
 
 pub mod catalog;
 pub mod catalog_file;
+pub mod dialect;
 pub mod error;
 pub mod hash;
+pub mod names;
 pub mod policy;
+pub mod rent;
 pub mod result;
 pub mod server;
 
@@ -16,6 +19,7 @@ pub use catalog::{
     Catalog, Entry, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCatalog, ServerInfo,
     Tool, ToolAnnotations,
 };
+pub use dialect::Dialect;
 pub use error::CoreError;
 pub use hash::ContentHash;
 pub use policy::ToolFilter;
