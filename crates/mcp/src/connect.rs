@@ -1,0 +1,233 @@
+//! Connect: turn a `ServerSpec` into a running rmcp client session, spawning a stdio child (in
+//! its own process group, stderr drained) or opening a Streamable HTTP session.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use http::{HeaderName, HeaderValue};
+use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use switchboard_core::{Secret, ServerSpec, TransportSpec};
+
+use crate::error::{SessionError, chain};
+use crate::handler::Handler;
+use crate::stderr::{self, StderrTail};
+
+/// A live rmcp client session driven by our handler.
+pub(crate) type Service = RunningService<RoleClient, Handler>;
+
+/// How long a failed stdio handshake waits for the child's last stderr lines.
+const LAST_WORDS: Duration = Duration::from_millis(300);
+
+/// Headers the Streamable HTTP transport sets itself; a configured value would conflict.
+const TRANSPORT_HEADERS: [&str; 4] = [
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// Open a session. `on_spawn` learns the child's pid (= its process group) as soon as it
+/// exists, so a caller whose startup timeout fires mid-handshake can still kill it.
+pub(crate) async fn connect(
+    spec: &ServerSpec,
+    handler: Handler,
+    http: &reqwest::Client,
+    tail: &StderrTail,
+    on_spawn: impl FnOnce(u32),
+) -> Result<Service, SessionError> {
+    match &spec.transport {
+        TransportSpec::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            if let Some(dir) = cwd
+                && !dir.is_dir()
+            {
+                return Err(SessionError::Config {
+                    server: spec.name.clone(),
+                    detail: format!("working directory {} does not exist", dir.display()),
+                });
+            }
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args);
+            for (key, value) in env {
+                cmd.env(key, value.expose());
+            }
+            if let Some(dir) = cwd {
+                cmd.current_dir(dir);
+            }
+            let mut wrapped = CommandWrap::from(cmd);
+            // Own process group: one signal reaches what the server spawned too (npx, shells).
+            wrapped.wrap(ProcessGroup::leader());
+            let (transport, stderr) = TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|source| SessionError::Spawn {
+                    server: spec.name.clone(),
+                    command: command.clone(),
+                    stderr_tail: Vec::new(),
+                    source,
+                })?;
+            if let Some(pid) = transport.id() {
+                on_spawn(pid);
+            }
+            let mut done = stderr.map(|s| tail.drain(s));
+            match handler.serve(transport).await {
+                Ok(service) => Ok(service),
+                Err(e) => {
+                    // A crashing server prints why on its way out; wait briefly to include it.
+                    if let Some(done) = done.as_mut() {
+                        stderr::wait_closed(done, LAST_WORDS).await;
+                    }
+                    Err(SessionError::Handshake {
+                        server: spec.name.clone(),
+                        detail: init_detail(&e),
+                        stderr_tail: tail.lines(),
+                    })
+                }
+            }
+        }
+        TransportSpec::Http { url, headers } => {
+            let config = http_config(&spec.name, url, headers)?;
+            let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+            handler.serve(transport).await.map_err(|e| match e {
+                ClientInitializeError::TransportError { .. } => SessionError::Connect {
+                    server: spec.name.clone(),
+                    url: url.clone(),
+                    detail: chain(&e),
+                },
+                other => SessionError::Handshake {
+                    server: spec.name.clone(),
+                    detail: init_detail(&other),
+                    stderr_tail: Vec::new(),
+                },
+            })
+        }
+    }
+}
+
+fn init_detail(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::JsonRpcError(data) => {
+            format!(
+                "server answered initialize with error {}: {}",
+                data.code.0, data.message
+            )
+        }
+        ClientInitializeError::ConnectionClosed(_) => {
+            "the server closed the connection during initialize".to_string()
+        }
+        other => chain(other),
+    }
+}
+
+/// The transport config for an HTTP server. `Authorization: Bearer x` goes through rmcp's
+/// `auth_header`; every other header (other Authorization schemes too) is a custom header.
+/// Values are marked sensitive so they stay out of debug output.
+fn http_config(
+    server: &str,
+    url: &str,
+    headers: &[(String, Secret)],
+) -> Result<StreamableHttpClientTransportConfig, SessionError> {
+    let config_error = |detail: String| SessionError::Config {
+        server: server.to_string(),
+        detail,
+    };
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("authorization")
+            && let Some(token) = bearer_token(value.expose())
+        {
+            config = config.auth_header(token.to_string());
+            continue;
+        }
+        if TRANSPORT_HEADERS
+            .iter()
+            .any(|h| name.eq_ignore_ascii_case(h))
+        {
+            return Err(config_error(format!(
+                "header \"{name}\" is set by the MCP transport itself and cannot be configured"
+            )));
+        }
+        let header_name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| config_error(format!("\"{name}\" is not a valid HTTP header name")))?;
+        let mut header_value = HeaderValue::from_str(value.expose()).map_err(|_| {
+            config_error(format!(
+                "the value of header \"{name}\" is not a valid HTTP header value"
+            ))
+        })?;
+        header_value.set_sensitive(true);
+        custom.insert(header_name, header_value);
+    }
+    Ok(config.custom_headers(custom))
+}
+
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, Secret)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Secret::new(*v)))
+            .collect()
+    }
+
+    #[test]
+    fn bearer_authorization_becomes_the_auth_header() {
+        let c = http_config(
+            "s",
+            "http://x/mcp",
+            &headers(&[("Authorization", "Bearer abc"), ("X-Team", "t1")]),
+        )
+        .unwrap();
+        assert_eq!(c.auth_header.as_deref(), Some("abc"));
+        assert_eq!(c.custom_headers.len(), 1);
+        assert!(
+            c.custom_headers
+                .contains_key(&HeaderName::from_static("x-team"))
+        );
+    }
+
+    #[test]
+    fn other_authorization_schemes_stay_custom_headers() {
+        let c = http_config(
+            "s",
+            "http://x/mcp",
+            &headers(&[("authorization", "Basic Zm9v")]),
+        )
+        .unwrap();
+        assert_eq!(c.auth_header, None);
+        assert!(c.custom_headers.contains_key(&http::header::AUTHORIZATION));
+    }
+
+    #[test]
+    fn bad_or_reserved_headers_are_named_without_their_value() {
+        for (name, value, expect) in [
+            ("Mcp-Session-Id", "v", "set by the MCP transport"),
+            ("bad header", "v", "not a valid HTTP header name"),
+            ("X-Ok", "line\nbreak-secret", "value of header \"X-Ok\""),
+        ] {
+            let err = http_config("s", "http://x/mcp", &headers(&[(name, value)])).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(expect), "{text}");
+            assert!(!text.contains("secret"), "{text}");
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Conversion from rmcp model types to switchboard-core types, by a serde_json round trip:
+//! both sides mirror the MCP wire format, so serializing one and deserializing the other keeps
+//! every field (unknown ones land in core's `extra`) without a hand-written field map.
+
+use rmcp::model as wire;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use switchboard_core::{CallResult, ContentBlock, Entry, ServerInfo};
+
+/// Convert each definition; one that does not fit the core type is skipped with a warning
+/// naming it, so one odd tool never hides the rest of the server.
+pub(crate) fn entries<W, C>(items: Vec<W>, kind: &str, warnings: &mut Vec<String>) -> Vec<Entry<C>>
+where
+    W: Serialize,
+    C: Serialize + DeserializeOwned,
+{
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let value = match serde_json::to_value(&item) {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!("skipped a {kind}: cannot re-encode it: {e}"));
+                continue;
+            }
+        };
+        match serde_json::from_value::<C>(value.clone()) {
+            Ok(def) => out.push(Entry::new(def)),
+            Err(e) => warnings.push(format!("skipped {kind} {}: {e}", label(&value))),
+        }
+    }
+    out
+}
+
+/// What the server said about itself in `initialize`.
+pub(crate) fn server_info(peer: &wire::ServerPeerInfo) -> ServerInfo {
+    let implementation = peer.server_info.as_ref();
+    ServerInfo {
+        name: implementation.map(|i| i.name.clone()),
+        version: implementation.map(|i| i.version.clone()),
+        description: implementation.and_then(|i| i.title.clone().or_else(|| i.description.clone())),
+        protocol_version: Some(peer.protocol_version.to_string()),
+        instructions: peer.instructions.clone(),
+    }
+}
+
+/// A `tools/call` result as core carries it. Content blocks core does not model are kept as a
+/// text block describing them rather than dropped silently or failing the call.
+pub(crate) fn call_result(result: &wire::CallToolResult) -> CallResult {
+    let value = serde_json::to_value(result).unwrap_or(Value::Null);
+    let content = value
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| blocks.iter().map(content_block).collect())
+        .unwrap_or_default();
+    CallResult {
+        content,
+        structured_content: value.get("structuredContent").cloned(),
+        is_error: result.is_error.unwrap_or(false),
+    }
+}
+
+fn content_block(block: &Value) -> ContentBlock {
+    serde_json::from_value(block.clone()).unwrap_or_else(|_| {
+        let kind = block
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown");
+        ContentBlock::Text {
+            text: format!("[unsupported content block of type \"{kind}\": {block}]"),
+        }
+    })
+}
+
+/// A name for a definition in a warning: its `name`, `uri` or `uriTemplate`.
+fn label(value: &Value) -> String {
+    ["name", "uri", "uriTemplate"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .map(|s| format!("\"{s}\""))
+        .unwrap_or_else(|| "(unnamed)".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::Tool;
+
+    #[test]
+    fn tools_keep_unknown_fields() {
+        let tool: wire::Tool = serde_json::from_value(json!({
+            "name": "echo",
+            "description": "Echoes",
+            "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}},
+            "annotations": {"readOnlyHint": true},
+            "_meta": {"x": 1}
+        }))
+        .unwrap();
+        let mut warnings = Vec::new();
+        let got: Vec<Entry<Tool>> = entries(vec![tool], "tool", &mut warnings);
+        assert!(warnings.is_empty());
+        assert_eq!(got[0].def.name, "echo");
+        assert!(got[0].def.is_read_only());
+        assert_eq!(got[0].def.extra.get("_meta"), Some(&json!({"x": 1})));
+    }
+
+    #[test]
+    fn a_definition_that_does_not_fit_is_skipped_and_named() {
+        let mut warnings = Vec::new();
+        let got: Vec<Entry<Tool>> = entries(
+            vec![json!({"name": 5}), json!({"name": "ok"})],
+            "tool",
+            &mut warnings,
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("skipped tool"), "{warnings:?}");
+    }
+
+    #[test]
+    fn call_results_keep_text_flags_and_unknown_blocks() {
+        let r: wire::CallToolResult = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "Echo: hi"}],
+            "structuredContent": {"n": 42},
+            "isError": true
+        }))
+        .unwrap();
+        let got = call_result(&r);
+        assert_eq!(got.joined_text(), "Echo: hi");
+        assert!(got.is_error);
+        assert_eq!(got.structured_content, Some(json!({"n": 42})));
+        assert!(matches!(
+            content_block(&json!({"type": "hologram", "x": 1})),
+            ContentBlock::Text { text } if text.contains("hologram")
+        ));
+    }
+}

@@ -1,0 +1,222 @@
+//! `SessionError`: the one error type of this crate. Callers classify failures by variant; the
+//! messages are for people and name the server (and the command, URL or tool) involved.
+
+use std::time::Duration;
+
+/// Everything that can go wrong while connecting to or talking with an MCP server.
+///
+/// A tool that ran and reported failure (`isError: true`) is not an error here: it is an
+/// `Ok(CallResult { is_error: true, .. })`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// No server with this name was configured.
+    #[error("unknown server \"{server}\"")]
+    UnknownServer {
+        /// The name asked for.
+        server: String,
+    },
+    /// The server is configured but has no live session (still connecting, restarting or failed).
+    #[error("server \"{server}\" is not ready: {reason}")]
+    NotReady {
+        /// The configured server name.
+        server: String,
+        /// Why: its current state, or the reason it failed.
+        reason: String,
+    },
+    /// A request took longer than allowed; it was cancelled on the wire.
+    #[error("server \"{server}\": \"{tool}\" timed out after {}", human(after))]
+    Timeout {
+        /// The configured server name.
+        server: String,
+        /// The tool called (or the resource URI / prompt name for reads and prompts).
+        tool: String,
+        /// The limit that was exceeded.
+        after: Duration,
+    },
+    /// The session ended while the request was in flight (the server died or hung up).
+    #[error("server \"{server}\" closed the session: {detail}")]
+    Closed {
+        /// The configured server name.
+        server: String,
+        /// What is known about why.
+        detail: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("server \"{server}\" returned error {code}: {message}")]
+    Rpc {
+        /// The configured server name.
+        server: String,
+        /// JSON-RPC error code.
+        code: i32,
+        /// The server's message.
+        message: String,
+    },
+    /// The server's process could not be started.
+    #[error("{}", spawn_message(command, source))]
+    Spawn {
+        /// The configured server name.
+        server: String,
+        /// The program that was run.
+        command: String,
+        /// The last lines the process wrote to stderr, if it got that far.
+        stderr_tail: Vec<String>,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An HTTP server could not be reached or refused the connection.
+    #[error("connect failed: {url}: {detail}")]
+    Connect {
+        /// The configured server name.
+        server: String,
+        /// The endpoint URL.
+        url: String,
+        /// The transport's error, with its causes.
+        detail: String,
+    },
+    /// The server was reached but the MCP handshake (or the first listing) failed.
+    #[error("initialize failed: {detail}{}", tail_suffix(stderr_tail))]
+    Handshake {
+        /// The configured server name.
+        server: String,
+        /// What went wrong.
+        detail: String,
+        /// The last lines a stdio server wrote to stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The server did not finish starting (spawn, initialize, listing) within its startup timeout.
+    #[error("did not start within {}{}", human(after), tail_suffix(stderr_tail))]
+    StartupTimeout {
+        /// The configured server name.
+        server: String,
+        /// The startup timeout.
+        after: Duration,
+        /// The last lines a stdio server wrote to stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The server entry cannot be used as given (bad header, missing working directory, ...).
+    #[error("invalid server entry: {detail}")]
+    Config {
+        /// The configured server name.
+        server: String,
+        /// What is wrong, naming the field.
+        detail: String,
+    },
+    /// The server answered with something this host cannot use (unexpected result kind,
+    /// an input-required or task reply to a plain call).
+    #[error("server \"{server}\" sent an unexpected reply: {detail}")]
+    Protocol {
+        /// The configured server name.
+        server: String,
+        /// What was received.
+        detail: String,
+    },
+}
+
+impl SessionError {
+    /// The configured server name the error is about.
+    pub fn server(&self) -> &str {
+        match self {
+            SessionError::UnknownServer { server }
+            | SessionError::NotReady { server, .. }
+            | SessionError::Timeout { server, .. }
+            | SessionError::Closed { server, .. }
+            | SessionError::Rpc { server, .. }
+            | SessionError::Spawn { server, .. }
+            | SessionError::Connect { server, .. }
+            | SessionError::Handshake { server, .. }
+            | SessionError::StartupTimeout { server, .. }
+            | SessionError::Config { server, .. }
+            | SessionError::Protocol { server, .. } => server,
+        }
+    }
+}
+
+fn spawn_message(command: &str, source: &std::io::Error) -> String {
+    match source.kind() {
+        std::io::ErrorKind::NotFound => format!("spawn failed: command \"{command}\" not found"),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("spawn failed: command \"{command}\" is not executable (permission denied)")
+        }
+        _ => format!("spawn failed: command \"{command}\": {source}"),
+    }
+}
+
+/// The last few stderr lines, appended to a one-line reason so a status table shows why a
+/// server died without the caller digging into `stderr_tail`.
+fn tail_suffix(tail: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let lines: Vec<&str> = tail
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(SHOWN)
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = lines.into_iter().rev().collect();
+    format!("; stderr: {}", shown.join(" | "))
+}
+
+fn human(d: &Duration) -> String {
+    if d.as_millis() < 1000 || d.subsec_millis() != 0 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
+
+/// The error and its causes on one line ("a: b: c"), because transport errors hide the useful
+/// part ("Connection refused") two or three sources deep.
+pub(crate) fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_command_is_named() {
+        let e = SessionError::Spawn {
+            server: "s".into(),
+            command: "nope-x".into(),
+            stderr_tail: vec![],
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        assert_eq!(e.to_string(), "spawn failed: command \"nope-x\" not found");
+        assert_eq!(e.server(), "s");
+    }
+
+    #[test]
+    fn reasons_carry_the_last_stderr_lines() {
+        let e = SessionError::Handshake {
+            server: "s".into(),
+            detail: "connection closed".into(),
+            stderr_tail: vec!["a".into(), "b".into(), "".into(), "c".into(), "d".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "initialize failed: connection closed; stderr: b | c | d"
+        );
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human(&Duration::from_millis(500)), "500 ms");
+        assert_eq!(human(&Duration::from_secs(30)), "30 s");
+    }
+}

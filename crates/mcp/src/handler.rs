@@ -1,0 +1,111 @@
+//! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
+//! answers the server's requests (roots: none; sampling and elicitation: refused/declined,
+//! since a host has no user at hand here), and turns `list_changed` notifications into re-list
+//! signals for the session's supervisor.
+// Roots and sampling are deprecated by SEP-2577 in rmcp 3.x, but 2025-11-25 servers still use
+// them (server-everything registers extra tools only for clients that declare them).
+#![allow(deprecated)]
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, ErrorData, Implementation,
+    ListRootsResult, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, RoleClient};
+use tokio::sync::mpsc;
+
+/// Which list a server said changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ListKind {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+/// The client half of one connection; cheap to clone (rmcp shares it across tasks).
+#[derive(Clone)]
+pub(crate) struct Handler {
+    server: String,
+    changes: mpsc::UnboundedSender<ListKind>,
+}
+
+impl Handler {
+    pub(crate) fn new(server: &str) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
+        let (changes, rx) = mpsc::unbounded_channel();
+        (
+            Self {
+                server: server.to_string(),
+                changes,
+            },
+            rx,
+        )
+    }
+
+    fn changed(&self, kind: ListKind) {
+        tracing::debug!(server = %self.server, ?kind, "list_changed");
+        // The receiver is gone only when the session is being torn down; nothing to re-list then.
+        let _ = self.changes.send(kind);
+    }
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        // rmcp's capability builders need its `server` feature; the wire form is simple.
+        // An empty `elicitation` object means form mode (what 2025-11-25 servers expect).
+        let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+            "roots": {},
+            "sampling": {},
+            "elicitation": {}
+        }))
+        .unwrap_or_default();
+        // rmcp's default is ProtocolVersion::LATEST (2026-07-28), which strict 2025 servers
+        // reject in `initialize`; pin the newest version that still has `initialize`.
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn list_roots(
+        &self,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        // switchboard exposes no filesystem roots of its own: servers get their paths from argv.
+        Ok(ListRootsResult::default())
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        Err(ErrorData::new(
+            ErrorCode::INVALID_REQUEST,
+            "switchboard does not offer sampling to servers",
+            None,
+        ))
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // No user is attached to a session; declining is the spec's polite "no".
+        Ok(ElicitResult::new(ElicitationAction::Decline))
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.changed(ListKind::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.changed(ListKind::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.changed(ListKind::Prompts);
+    }
+}

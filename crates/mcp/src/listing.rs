@@ -1,0 +1,176 @@
+//! Listing: fetch a server's tools, resources, resource templates and prompts through every page
+//! and fold them into its `ServerCatalog`. Only capabilities the server advertises are listed.
+
+use std::collections::HashSet;
+use std::future::Future;
+
+use rmcp::RoleClient;
+use rmcp::model::PaginatedRequestParams;
+use rmcp::service::{Peer, ServiceError};
+use switchboard_core::ServerCatalog;
+
+use crate::convert;
+use crate::handler::ListKind;
+
+/// A ceiling on pages per list: a server that keeps handing out cursors must not hold the
+/// session in a loop forever.
+const MAX_PAGES: usize = 1000;
+
+/// Every list kind, for the first listing after connect.
+pub(crate) const ALL: [ListKind; 3] = [ListKind::Tools, ListKind::Resources, ListKind::Prompts];
+
+/// Re-list `kinds` into `catalog`. Tools are the point of a server, so a failing `tools/list`
+/// fails the refresh; a failing resources or prompts list leaves that part empty with a warning.
+pub(crate) async fn refresh(
+    peer: &Peer<RoleClient>,
+    kinds: &[ListKind],
+    catalog: &mut ServerCatalog,
+    warnings: &mut Vec<String>,
+) -> Result<(), ServiceError> {
+    let Some(info) = peer.peer_info() else {
+        return Err(ServiceError::UnexpectedResponse);
+    };
+    let caps = &info.capabilities;
+    for kind in kinds {
+        match kind {
+            ListKind::Tools => {
+                catalog.tools = if caps.tools.is_some() {
+                    let tools = pages(warnings, "tools", |p| async move {
+                        let page = peer.list_tools(p).await?;
+                        Ok((page.tools, page.next_cursor))
+                    })
+                    .await?;
+                    convert::entries(tools, "tool", warnings)
+                } else {
+                    Vec::new()
+                };
+            }
+            ListKind::Resources => {
+                if caps.resources.is_some() {
+                    let listed = pages(warnings, "resources", |p| async move {
+                        let page = peer.list_resources(p).await?;
+                        Ok((page.resources, page.next_cursor))
+                    })
+                    .await;
+                    catalog.resources = match listed {
+                        Ok(items) => convert::entries(items, "resource", warnings),
+                        Err(e) => soft_failure(warnings, "resources/list", e)?,
+                    };
+                    let listed = pages(warnings, "resource templates", |p| async move {
+                        let page = peer.list_resource_templates(p).await?;
+                        Ok((page.resource_templates, page.next_cursor))
+                    })
+                    .await;
+                    catalog.resource_templates = match listed {
+                        Ok(items) => convert::entries(items, "resource template", warnings),
+                        Err(e) => soft_failure(warnings, "resources/templates/list", e)?,
+                    };
+                } else {
+                    catalog.resources = Vec::new();
+                    catalog.resource_templates = Vec::new();
+                }
+            }
+            ListKind::Prompts => {
+                if caps.prompts.is_some() {
+                    let listed = pages(warnings, "prompts", |p| async move {
+                        let page = peer.list_prompts(p).await?;
+                        Ok((page.prompts, page.next_cursor))
+                    })
+                    .await;
+                    catalog.prompts = match listed {
+                        Ok(items) => convert::entries(items, "prompt", warnings),
+                        Err(e) => soft_failure(warnings, "prompts/list", e)?,
+                    };
+                } else {
+                    catalog.prompts = Vec::new();
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A server error on an optional list becomes a warning and an empty list; a dead transport is
+/// still an error, because then nothing else will work either.
+fn soft_failure<T>(
+    warnings: &mut Vec<String>,
+    method: &str,
+    error: ServiceError,
+) -> Result<Vec<T>, ServiceError> {
+    match error {
+        ServiceError::McpError(e) => {
+            warnings.push(format!("{method} failed ({}): {}", e.code.0, e.message));
+            Ok(Vec::new())
+        }
+        other => Err(other),
+    }
+}
+
+/// Follow `nextCursor` until the server stops giving one, a cursor repeats, or `MAX_PAGES`.
+async fn pages<T, F, Fut>(
+    warnings: &mut Vec<String>,
+    what: &str,
+    mut page: F,
+) -> Result<Vec<T>, ServiceError>
+where
+    F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor
+            .clone()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let (batch, next) = page(params).await?;
+        items.extend(batch);
+        match next {
+            None => return Ok(items),
+            Some(next) if !seen.insert(next.clone()) => {
+                warnings.push(format!(
+                    "{what}: the server repeated cursor \"{next}\"; stopped after {} items",
+                    items.len()
+                ));
+                return Ok(items);
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    warnings.push(format!(
+        "{what}: stopped after {MAX_PAGES} pages ({} items); the server kept paginating",
+        items.len()
+    ));
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn follows_cursors_to_the_end() {
+        let mut warnings = Vec::new();
+        let got = pages(&mut warnings, "x", |p| async move {
+            let n: usize = p.and_then(|p| p.cursor).map_or(0, |c| c.parse().unwrap());
+            let next = (n < 3).then(|| (n + 1).to_string());
+            Ok((vec![n], next))
+        })
+        .await
+        .unwrap();
+        assert_eq!(got, vec![0, 1, 2, 3]);
+        assert!(warnings.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_repeated_cursor_stops_with_a_warning() {
+        let mut warnings = Vec::new();
+        let got = pages(&mut warnings, "tools", |_| async move {
+            Ok((vec![1], Some("same".to_string())))
+        })
+        .await
+        .unwrap();
+        assert_eq!(got, vec![1, 1]);
+        assert!(warnings[0].contains("repeated cursor"), "{warnings:?}");
+    }
+}

@@ -1,0 +1,415 @@
+//! `Sessions`: the public face of this crate. It starts one supervisor per configured server,
+//! keeps the merged catalog and each server's status, and routes calls to live sessions.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, ReadResourceRequestParams,
+};
+use rmcp::service::{Peer, ServiceError};
+use serde_json::{Map, Value};
+use switchboard_core::{CallResult, Catalog, ServerCatalog, ServerInfo, ServerSpec};
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::convert;
+use crate::error::{SessionError, chain};
+use crate::status::{ServerState, ServerStatus};
+use crate::stderr::StderrTail;
+use crate::supervisor;
+
+/// Live sessions to every configured server. Cheap to clone; all clones share the sessions.
+#[derive(Clone)]
+pub struct Sessions {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Dropping the last `Sessions` without `shutdown` still tells every supervisor to close.
+    _close_on_drop: DropGuard,
+}
+
+/// State shared by `Sessions` and the supervisors.
+pub(crate) struct Shared {
+    pub(crate) slots: Vec<Slot>,
+    catalog: Mutex<Catalog>,
+    generation: watch::Sender<u64>,
+    pub(crate) shutdown: CancellationToken,
+    /// One client for every HTTP server, so connections are pooled and reused.
+    pub(crate) http: reqwest::Client,
+}
+
+/// One configured server.
+pub(crate) struct Slot {
+    pub(crate) spec: ServerSpec,
+    pub(crate) tail: StderrTail,
+    live: Mutex<Live>,
+}
+
+/// What changes as a server's session comes and goes.
+struct Live {
+    state: ServerState,
+    peer: Option<Peer<RoleClient>>,
+    pid: Option<u32>,
+    connect_ms: Option<u64>,
+    info: Option<ServerInfo>,
+    warnings: Vec<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these locks cannot leave the data half-updated (each
+    // critical section is a plain assignment), so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    /// Replace one server's catalog; publish the new generation when it changed.
+    pub(crate) fn publish(&self, server: ServerCatalog) -> bool {
+        let mut catalog = lock(&self.catalog);
+        let changed = catalog.upsert(server);
+        if changed {
+            self.generation.send_replace(catalog.generation);
+        }
+        changed
+    }
+
+    /// Drop a server that was given up on from the catalog.
+    pub(crate) fn withdraw(&self, server: &str) {
+        let mut catalog = lock(&self.catalog);
+        if catalog.remove(server) {
+            self.generation.send_replace(catalog.generation);
+        }
+    }
+}
+
+impl Slot {
+    fn new(spec: ServerSpec) -> Self {
+        Self {
+            tail: StderrTail::new(&spec.name),
+            spec,
+            live: Mutex::new(Live {
+                state: ServerState::Connecting,
+                peer: None,
+                pid: None,
+                connect_ms: None,
+                info: None,
+                warnings: Vec::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn set_state(&self, state: ServerState) {
+        let mut live = lock(&self.live);
+        if !state.is_ready() {
+            live.peer = None;
+        }
+        live.state = state;
+    }
+
+    pub(crate) fn set_ready(
+        &self,
+        peer: Peer<RoleClient>,
+        connect_ms: u64,
+        info: ServerInfo,
+        warnings: Vec<String>,
+    ) {
+        let mut live = lock(&self.live);
+        live.state = ServerState::Ready;
+        live.peer = Some(peer);
+        live.connect_ms = Some(connect_ms);
+        live.info = Some(info);
+        live.warnings = warnings;
+    }
+
+    pub(crate) fn set_warnings(&self, warnings: Vec<String>) {
+        lock(&self.live).warnings = warnings;
+    }
+
+    /// Forget the session's peer (it ended); calls now fail fast with `NotReady`.
+    pub(crate) fn drop_peer(&self) {
+        lock(&self.live).peer = None;
+    }
+
+    pub(crate) fn set_pid(&self, pid: Option<u32>) {
+        lock(&self.live).pid = pid;
+    }
+
+    pub(crate) fn pid(&self) -> Option<u32> {
+        lock(&self.live).pid
+    }
+
+    pub(crate) fn take_pid(&self) -> Option<u32> {
+        lock(&self.live).pid.take()
+    }
+}
+
+impl Sessions {
+    /// Connect every server concurrently, each bounded by its `startup_timeout`, and return
+    /// once each has either become ready or failed. Never fails as a whole: a server that cannot
+    /// be spawned, reached or initialized is reported `Failed` with a specific reason.
+    pub async fn start(specs: Vec<ServerSpec>) -> Sessions {
+        let (generation, _) = watch::channel(0);
+        let http = reqwest::Client::builder().build().unwrap_or_else(|e| {
+            // Building fails only when the TLS backend cannot initialize; HTTP servers will then
+            // fail to connect with that error, stdio servers are unaffected.
+            tracing::error!(error = %chain(&e), "HTTP client setup failed; using defaults");
+            reqwest::Client::new()
+        });
+        let shutdown = CancellationToken::new();
+        let shared = Arc::new(Shared {
+            slots: specs.into_iter().map(Slot::new).collect(),
+            catalog: Mutex::new(Catalog::new()),
+            generation,
+            shutdown: shutdown.clone(),
+            http,
+        });
+        let mut tasks = Vec::new();
+        let mut firsts = Vec::new();
+        for index in 0..shared.slots.len() {
+            let (tx, rx) = oneshot::channel();
+            tasks.push(tokio::spawn(supervisor::supervise(
+                shared.clone(),
+                index,
+                tx,
+            )));
+            firsts.push(rx);
+        }
+        for rx in firsts {
+            // An error means the supervisor ended early, which also counts as an outcome.
+            let _ = rx.await;
+        }
+        Sessions {
+            inner: Arc::new(Inner {
+                shared,
+                tasks: Mutex::new(tasks),
+                _close_on_drop: shutdown.drop_guard(),
+            }),
+        }
+    }
+
+    /// One status per configured server, in configuration order.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        let shared = &self.inner.shared;
+        let catalog = lock(&shared.catalog);
+        shared
+            .slots
+            .iter()
+            .map(|slot| {
+                let live = lock(&slot.live);
+                let listed = catalog.servers.get(&slot.spec.name);
+                let info = listed.map(|c| &c.info).or(live.info.as_ref());
+                ServerStatus {
+                    name: slot.spec.name.clone(),
+                    transport: slot.spec.transport.kind(),
+                    state: live.state.clone(),
+                    protocol_version: info.and_then(|i| i.protocol_version.clone()),
+                    server_name: info.and_then(|i| i.name.clone()),
+                    server_version: info.and_then(|i| i.version.clone()),
+                    tools: listed.map_or(0, |c| c.tools.len()),
+                    resources: listed.map_or(0, |c| c.resources.len()),
+                    resource_templates: listed.map_or(0, |c| c.resource_templates.len()),
+                    prompts: listed.map_or(0, |c| c.prompts.len()),
+                    connect_ms: live.connect_ms,
+                    stderr_tail: slot.tail.lines(),
+                    warnings: live.warnings.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// A snapshot of the catalog: every server that has been listed and not given up on.
+    /// A server that is restarting keeps its last listing, so a brief crash does not make its
+    /// tools vanish from the model's view; calls to it fail with `NotReady` meanwhile.
+    pub fn catalog(&self) -> Catalog {
+        lock(&self.inner.shared.catalog).clone()
+    }
+
+    /// The catalog's generation; it increases exactly when the catalog's content changes.
+    pub fn generation(&self) -> u64 {
+        *self.inner.shared.generation.borrow()
+    }
+
+    /// A receiver that sees every new catalog generation.
+    pub fn watch_generation(&self) -> watch::Receiver<u64> {
+        self.inner.shared.generation.subscribe()
+    }
+
+    /// Call a tool with the server's configured call timeout.
+    pub async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+    ) -> Result<CallResult, SessionError> {
+        let timeout = self.slot(server)?.spec.call_timeout;
+        self.call_tool_with_timeout(server, tool, args, timeout)
+            .await
+    }
+
+    /// Call a tool, giving up after `timeout`. On timeout (or if this future is dropped) the
+    /// request is cancelled on the wire with `notifications/cancelled`.
+    pub async fn call_tool_with_timeout(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallResult, SessionError> {
+        let peer = self.ready_peer(server)?;
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+        // rmcp's typed helpers send notifications/cancelled when their future is dropped, so
+        // the timeout below cancels the call on the server too.
+        match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
+            Err(_) => Err(SessionError::Timeout {
+                server: server.to_string(),
+                tool: tool.to_string(),
+                after: timeout,
+            }),
+            Ok(Ok(CallToolResponse::Complete(result))) => Ok(convert::call_result(&result)),
+            Ok(Ok(CallToolResponse::InputRequired(_))) => Err(SessionError::Protocol {
+                server: server.to_string(),
+                detail: format!(
+                    "tool \"{tool}\" asked for more input (input_required), which switchboard does not support"
+                ),
+            }),
+            Ok(Ok(_)) => Err(SessionError::Protocol {
+                server: server.to_string(),
+                detail: format!("tool \"{tool}\" answered with a task or another non-final reply"),
+            }),
+            Ok(Err(e)) => Err(self.service_error(server, e)),
+        }
+    }
+
+    /// Read a resource; returns the result's `contents` array as wire JSON.
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, SessionError> {
+        let peer = self.ready_peer(server)?;
+        let timeout = self.slot(server)?.spec.call_timeout;
+        let request = peer.read_resource(ReadResourceRequestParams::new(uri));
+        match tokio::time::timeout(timeout, request).await {
+            Err(_) => Err(SessionError::Timeout {
+                server: server.to_string(),
+                tool: uri.to_string(),
+                after: timeout,
+            }),
+            Ok(Ok(result)) => Ok(serde_json::to_value(&result.contents).unwrap_or(Value::Null)),
+            Ok(Err(e)) => Err(self.service_error(server, e)),
+        }
+    }
+
+    /// Get a prompt with arguments; returns the whole result (`description`, `messages`) as
+    /// wire JSON.
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        args: Map<String, Value>,
+    ) -> Result<Value, SessionError> {
+        let peer = self.ready_peer(server)?;
+        let timeout = self.slot(server)?.spec.call_timeout;
+        let mut params = GetPromptRequestParams::new(name);
+        if !args.is_empty() {
+            params = params.with_arguments(args);
+        }
+        match tokio::time::timeout(timeout, peer.get_prompt(params)).await {
+            Err(_) => Err(SessionError::Timeout {
+                server: server.to_string(),
+                tool: name.to_string(),
+                after: timeout,
+            }),
+            Ok(Ok(result)) => Ok(serde_json::to_value(&result).unwrap_or(Value::Null)),
+            Ok(Err(e)) => Err(self.service_error(server, e)),
+        }
+    }
+
+    /// Close every session and wait until they are closed. Every child process is killed
+    /// (after a short grace period to exit on stdin EOF) and reaped.
+    pub async fn shutdown(&self) {
+        self.inner.shared.shutdown.cancel();
+        let tasks = std::mem::take(&mut *lock(&self.inner.tasks));
+        for task in tasks {
+            if let Err(e) = task.await {
+                tracing::warn!(error = %e, "a session supervisor ended abnormally");
+            }
+        }
+    }
+
+    /// The pid of a stdio server's current child process (also its process group id).
+    #[doc(hidden)]
+    pub fn child_pid(&self, server: &str) -> Option<u32> {
+        self.slot(server).ok().and_then(Slot::pid)
+    }
+
+    fn slot(&self, server: &str) -> Result<&Slot, SessionError> {
+        self.inner
+            .shared
+            .slots
+            .iter()
+            .find(|s| s.spec.name == server)
+            .ok_or_else(|| SessionError::UnknownServer {
+                server: server.to_string(),
+            })
+    }
+
+    fn ready_peer(&self, server: &str) -> Result<Peer<RoleClient>, SessionError> {
+        let slot = self.slot(server)?;
+        let live = lock(&slot.live);
+        match (&live.state, &live.peer) {
+            (ServerState::Ready, Some(peer)) => Ok(peer.clone()),
+            (ServerState::Ready, None) => Err(SessionError::NotReady {
+                server: server.to_string(),
+                reason: "the session just ended; reconnecting".to_string(),
+            }),
+            (state, _) => Err(SessionError::NotReady {
+                server: server.to_string(),
+                reason: state.describe(),
+            }),
+        }
+    }
+
+    fn service_error(&self, server: &str, error: ServiceError) -> SessionError {
+        let server = server.to_string();
+        match error {
+            ServiceError::McpError(e) => SessionError::Rpc {
+                server,
+                code: e.code.0,
+                message: e.message.to_string(),
+            },
+            ServiceError::TransportClosed | ServiceError::Cancelled { .. } => {
+                let last = self.slot(&server).ok().and_then(|s| {
+                    s.tail
+                        .lines()
+                        .into_iter()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                });
+                SessionError::Closed {
+                    detail: match last {
+                        Some(line) => format!(
+                            "the session ended while the request was in flight; last stderr line: {line}"
+                        ),
+                        None => "the session ended while the request was in flight".to_string(),
+                    },
+                    server,
+                }
+            }
+            ServiceError::TransportSend(e) => SessionError::Closed {
+                server,
+                detail: format!("sending the request failed: {}", chain(&e)),
+            },
+            ServiceError::Timeout { timeout } => SessionError::Timeout {
+                server,
+                tool: "(request)".to_string(),
+                after: timeout,
+            },
+            other => SessionError::Protocol {
+                server,
+                detail: other.to_string(),
+            },
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The supervisor: one task per configured server that owns its session. It connects (bounded by
+//! the startup timeout), lists, publishes the server's catalog, re-lists on `list_changed`
+//! (debounced), notices when the session ends, reconnects with exponential backoff, and closes
+//! the session, killing the child's process group, on shutdown.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use rmcp::service::QuitReason;
+use switchboard_core::ServerCatalog;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::connect::{self, Service};
+use crate::convert;
+use crate::error::SessionError;
+use crate::handler::{Handler, ListKind};
+use crate::listing;
+use crate::sessions::{Shared, Slot};
+use crate::status::ServerState;
+
+/// Reconnect attempts after a session ends before the server is marked failed.
+const MAX_RESTARTS: u32 = 5;
+/// First reconnect delay; doubles per attempt up to `MAX_BACKOFF`.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(4);
+/// A session that stayed up this long counts as healthy: the restart budget starts over.
+const STABLE_AFTER: Duration = Duration::from_secs(30);
+/// Servers send list_changed in bursts (server-everything sends four right after initialize);
+/// wait this long for the burst to end before re-listing once.
+const DEBOUNCE: Duration = Duration::from_millis(75);
+/// On shutdown a server gets this long to exit on stdin EOF before its group is killed
+/// (rmcp alone would wait 3 s, then SIGTERM).
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(300);
+/// Upper bound on waiting for rmcp to finish closing a session.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Delay before reconnect attempt `attempt` (1-based): 250 ms, 500 ms, 1 s, 2 s, 4 s, 4 s, ...
+pub(crate) fn backoff(attempt: u32) -> Duration {
+    let factor = 1u32 << attempt.saturating_sub(1).min(16);
+    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
+}
+
+/// How a live session ended.
+enum End {
+    /// We are shutting down; the session is closed.
+    Shutdown,
+    /// The session ended on its own (the process died, the server hung up).
+    Lost(String),
+}
+
+/// Run server `index` until shutdown or until it is given up on. `first` fires once the first
+/// connect attempt has an outcome (ready or failed), which is what `Sessions::start` waits for.
+pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot::Sender<()>) {
+    let slot = &shared.slots[index];
+    let name = slot.spec.name.clone();
+    let mut first = Some(first);
+    let mut attempt: u32 = 0;
+    loop {
+        if shared.shutdown.is_cancelled() {
+            break;
+        }
+        let (handler, changes) = Handler::new(&name);
+        let started = Instant::now();
+        let outcome = tokio::select! {
+            biased;
+            _ = shared.shutdown.cancelled() => {
+                // Dropping the half-done connect kills its child; make it immediate.
+                kill_group(slot.take_pid());
+                break;
+            }
+            r = tokio::time::timeout(slot.spec.startup_timeout, establish(&shared, slot, handler)) => r,
+        };
+        let outcome = outcome.unwrap_or_else(|_| {
+            Err(SessionError::StartupTimeout {
+                server: name.clone(),
+                after: slot.spec.startup_timeout,
+                stderr_tail: slot.tail.lines(),
+            })
+        });
+        match outcome {
+            Err(error) => {
+                kill_group(slot.take_pid());
+                let reason = error.to_string();
+                tracing::warn!(server = %name, %reason, "server did not start");
+                // A first failure is almost always configuration (bad command, wrong URL):
+                // report it at once instead of retrying something that cannot work.
+                if first.is_some() || attempt >= MAX_RESTARTS {
+                    let reason = if first.is_some() {
+                        reason
+                    } else {
+                        format!("{reason} (gave up after {attempt} restarts)")
+                    };
+                    give_up(&shared, slot, reason);
+                    break;
+                }
+            }
+            Ok((service, catalog, warnings)) => {
+                let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                slot.set_ready(
+                    service.peer().clone(),
+                    connect_ms,
+                    catalog.info.clone(),
+                    warnings,
+                );
+                shared.publish(catalog.clone());
+                tracing::info!(server = %name, connect_ms, tools = catalog.tools.len(), "server ready");
+                if let Some(first) = first.take() {
+                    let _ = first.send(());
+                }
+                let ready_at = Instant::now();
+                match run(&shared, slot, service, changes, catalog).await {
+                    End::Shutdown => break,
+                    End::Lost(detail) => {
+                        tracing::warn!(server = %name, %detail, "session ended");
+                        if ready_at.elapsed() >= STABLE_AFTER {
+                            attempt = 0;
+                        }
+                        if attempt >= MAX_RESTARTS {
+                            give_up(
+                                &shared,
+                                slot,
+                                format!("{detail} (gave up after {attempt} restarts)"),
+                            );
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        attempt += 1;
+        slot.set_state(ServerState::Restarting { attempt });
+        tokio::select! {
+            _ = shared.shutdown.cancelled() => break,
+            _ = tokio::time::sleep(backoff(attempt)) => {}
+        }
+    }
+    if let Some(first) = first.take() {
+        let _ = first.send(());
+    }
+    if shared.shutdown.is_cancelled() {
+        slot.set_state(ServerState::Failed {
+            reason: "session closed by shutdown".to_string(),
+        });
+    }
+}
+
+/// Connect and list everything.
+async fn establish(
+    shared: &Shared,
+    slot: &Slot,
+    handler: Handler,
+) -> Result<(Service, ServerCatalog, Vec<String>), SessionError> {
+    slot.set_pid(None);
+    let service = connect::connect(&slot.spec, handler, &shared.http, &slot.tail, |pid| {
+        slot.set_pid(Some(pid))
+    })
+    .await?;
+    let mut catalog = ServerCatalog::new(slot.spec.name.clone());
+    if let Some(info) = service.peer_info() {
+        if !rmcp::model::ProtocolVersion::KNOWN_VERSIONS.contains(&info.protocol_version) {
+            // rmcp does not check the version a server answers with.
+            tracing::warn!(server = %slot.spec.name, version = %info.protocol_version, "server negotiated an unknown protocol version");
+        }
+        catalog.info = convert::server_info(&info);
+    }
+    let mut warnings = Vec::new();
+    listing::refresh(service.peer(), &listing::ALL, &mut catalog, &mut warnings)
+        .await
+        .map_err(|e| SessionError::Handshake {
+            server: slot.spec.name.clone(),
+            detail: format!("listing failed: {e}"),
+            stderr_tail: slot.tail.lines(),
+        })?;
+    for w in &warnings {
+        tracing::warn!(server = %slot.spec.name, warning = %w);
+    }
+    Ok((service, catalog, warnings))
+}
+
+/// Serve a ready session: re-list on change notifications until it ends or we shut down.
+async fn run(
+    shared: &Shared,
+    slot: &Slot,
+    service: Service,
+    mut changes: mpsc::UnboundedReceiver<ListKind>,
+    mut catalog: ServerCatalog,
+) -> End {
+    let peer = service.peer().clone();
+    let cancel = service.cancellation_token();
+    let mut ended = Box::pin(service.waiting());
+    let name = &slot.spec.name;
+    loop {
+        let kind = tokio::select! {
+            quit = &mut ended => return lost(slot, quit),
+            _ = shared.shutdown.cancelled() => {
+                cancel.cancel();
+                close(slot, ended).await;
+                return End::Shutdown;
+            }
+            Some(kind) = changes.recv() => kind,
+        };
+        let mut pending = HashSet::from([kind]);
+        tokio::time::sleep(DEBOUNCE).await;
+        while let Ok(more) = changes.try_recv() {
+            pending.insert(more);
+        }
+        let kinds: Vec<ListKind> = listing::ALL
+            .into_iter()
+            .filter(|k| pending.contains(k))
+            .collect();
+        // The re-list works on a copy, so a failed one leaves the published catalog as it was.
+        let relist = {
+            let peer = peer.clone();
+            let mut next = catalog.clone();
+            let limit = slot.spec.startup_timeout;
+            async move {
+                let mut warnings = Vec::new();
+                let r = tokio::time::timeout(
+                    limit,
+                    listing::refresh(&peer, &kinds, &mut next, &mut warnings),
+                )
+                .await;
+                (r, next, warnings, kinds)
+            }
+        };
+        let (r, next, warnings, kinds) = tokio::select! {
+            quit = &mut ended => return lost(slot, quit),
+            _ = shared.shutdown.cancelled() => {
+                cancel.cancel();
+                close(slot, ended).await;
+                return End::Shutdown;
+            }
+            out = relist => out,
+        };
+        match r {
+            Ok(Ok(())) => {
+                for w in &warnings {
+                    tracing::warn!(server = %name, warning = %w);
+                }
+                slot.set_warnings(warnings);
+                catalog = next;
+                if shared.publish(catalog.clone()) {
+                    tracing::info!(server = %name, ?kinds, tools = catalog.tools.len(), "catalog changed");
+                }
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(server = %name, error = %e, "re-list after list_changed failed")
+            }
+            Err(_) => tracing::warn!(server = %name, "re-list after list_changed timed out"),
+        }
+    }
+}
+
+/// The session ended by itself: record it and describe why.
+fn lost(slot: &Slot, quit: Result<QuitReason, tokio::task::JoinError>) -> End {
+    slot.drop_peer();
+    // The group may still hold grandchildren of a dead server; they have no session left.
+    kill_group(slot.take_pid());
+    let why = match quit {
+        Ok(QuitReason::Closed) => "the server closed the connection".to_string(),
+        Ok(QuitReason::Cancelled) => "the session was cancelled".to_string(),
+        Ok(QuitReason::JoinError(e)) | Err(e) => format!("the session task failed: {e}"),
+        Ok(_) => "the session ended".to_string(),
+    };
+    let last = slot
+        .tail
+        .lines()
+        .into_iter()
+        .rev()
+        .find(|l| !l.trim().is_empty());
+    End::Lost(match last {
+        Some(line) => format!("{why}; last stderr line: {line}"),
+        None => why,
+    })
+}
+
+/// Close a session we cancelled: give the server a moment to exit on stdin EOF, then kill its
+/// process group so no child outlives shutdown, and wait for rmcp to reap it.
+async fn close<F>(slot: &Slot, mut ended: std::pin::Pin<Box<F>>)
+where
+    F: std::future::Future<Output = Result<QuitReason, tokio::task::JoinError>>,
+{
+    if tokio::time::timeout(SHUTDOWN_GRACE, &mut ended)
+        .await
+        .is_err()
+    {
+        kill_group(slot.pid());
+        if tokio::time::timeout(CLOSE_WAIT, &mut ended).await.is_err() {
+            tracing::warn!(server = %slot.spec.name, "session did not finish closing");
+        }
+    }
+    slot.set_pid(None);
+}
+
+fn give_up(shared: &Shared, slot: &Slot, reason: String) {
+    tracing::warn!(server = %slot.spec.name, %reason, "server failed");
+    slot.set_state(ServerState::Failed { reason });
+    shared.withdraw(&slot.spec.name);
+}
+
+/// SIGKILL a stdio server's process group (the child is its leader, so pgid = pid).
+fn kill_group(pid: Option<u32>) {
+    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    match killpg(Pid::from_raw(pid), Signal::SIGKILL) {
+        Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
+        Err(e) => tracing::debug!(pid, error = %e, "killpg failed"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_a_cap() {
+        let got: Vec<u128> = (1..=7).map(|a| backoff(a).as_millis()).collect();
+        assert_eq!(got, vec![250, 500, 1000, 2000, 4000, 4000, 4000]);
+    }
+}

@@ -1,0 +1,300 @@
+//! Session lifecycle against server-everything: a server killed mid-call, bad entries beside a
+//! good one, list_changed updating the catalog, per-call timeouts, and a shutdown that leaves
+//! no child process behind.
+
+mod common;
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use common::{alive, args, assert_ready, eventually, everything, kill};
+use serde_json::json;
+use switchboard_core::ServerSpec;
+use switchboard_mcp::{ServerState, SessionError, Sessions};
+
+#[tokio::test]
+async fn a_server_killed_mid_call_fails_the_call_and_is_respawned() {
+    let sessions = Sessions::start(vec![everything("victim")]).await;
+    assert_ready(&sessions, "victim");
+    let pid = sessions
+        .child_pid("victim")
+        .expect("stdio server has a pid");
+
+    let caller = sessions.clone();
+    let call = tokio::spawn(async move {
+        let started = Instant::now();
+        let r = caller
+            .call_tool(
+                "victim",
+                "trigger-long-running-operation",
+                args(json!({"duration": 5, "steps": 5})),
+            )
+            .await;
+        (r, started.elapsed())
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!call.is_finished(), "the long call should still be running");
+    let killed_at = Instant::now();
+    kill(pid);
+    let (result, _) = tokio::time::timeout(Duration::from_secs(3), call)
+        .await
+        .expect("the in-flight call must end within 3 s of the kill")
+        .unwrap();
+    let ended_after = killed_at.elapsed();
+    match result {
+        Err(e @ SessionError::Closed { .. }) => {
+            assert_eq!(e.server(), "victim");
+            assert!(e.to_string().contains("victim"), "{e}");
+        }
+        other => panic!("expected SessionError::Closed, got {other:?}"),
+    }
+    assert!(ended_after < Duration::from_secs(3), "{ended_after:?}");
+
+    // The supervisor respawns it; a new call then succeeds on a new process.
+    eventually(Duration::from_secs(10), "victim to be ready again", || {
+        let s = sessions.clone();
+        async move {
+            let status = s.statuses().into_iter().next()?;
+            (status.state == ServerState::Ready && s.child_pid("victim") != Some(pid)).then_some(())
+        }
+    })
+    .await;
+    let new_pid = sessions.child_pid("victim").unwrap();
+    assert_ne!(new_pid, pid);
+    assert!(!alive(pid), "the killed process is reaped");
+    let r = sessions
+        .call_tool("victim", "echo", args(json!({"message": "again"})))
+        .await
+        .unwrap();
+    assert_eq!(r.joined_text(), "Echo: again");
+    sessions.shutdown().await;
+    assert!(!alive(new_pid));
+}
+
+#[tokio::test]
+async fn bad_entries_fail_alone_with_specific_reasons() {
+    // A port nothing listens on: bind, note it, close it.
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut closed = ServerSpec::http("closed", format!("http://127.0.0.1:{port}/mcp"));
+    closed.startup_timeout = Duration::from_secs(10);
+    let missing = ServerSpec::stdio("missing", "switchboard-no-such-command-x", vec![]);
+    let crashing = ServerSpec::stdio(
+        "crashing",
+        "sh",
+        vec![
+            "-c".into(),
+            "echo 'fatal: config file unreadable' >&2; exit 3".into(),
+        ],
+    );
+    let started = Instant::now();
+    let sessions = Sessions::start(vec![missing, everything("good"), closed, crashing]).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "failures are reported promptly"
+    );
+
+    let statuses = sessions.statuses();
+    let names: Vec<&str> = statuses.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["missing", "good", "closed", "crashing"],
+        "config order"
+    );
+    let reason = |i: usize| match &statuses[i].state {
+        ServerState::Failed { reason } => reason.clone(),
+        other => panic!("{} should have failed, is {other:?}", statuses[i].name),
+    };
+    assert_eq!(
+        reason(0),
+        "spawn failed: command \"switchboard-no-such-command-x\" not found"
+    );
+    assert_eq!(statuses[1].state, ServerState::Ready);
+    let closed_reason = reason(2);
+    assert!(
+        closed_reason.starts_with(&format!("connect failed: http://127.0.0.1:{port}/mcp"))
+            && closed_reason.to_lowercase().contains("connect"),
+        "{closed_reason}"
+    );
+    let crash_reason = reason(3);
+    assert!(
+        crash_reason.contains("fatal: config file unreadable"),
+        "{crash_reason}"
+    );
+    assert_eq!(
+        statuses[3].stderr_tail,
+        vec!["fatal: config file unreadable".to_string()]
+    );
+
+    // Only the good server is in the catalog; calls to the others say why.
+    let catalog = sessions.catalog();
+    assert_eq!(catalog.servers.keys().collect::<Vec<_>>(), ["good"]);
+    match sessions.call_tool("missing", "x", args(json!({}))).await {
+        Err(SessionError::NotReady { server, reason }) => {
+            assert_eq!(server, "missing");
+            assert!(reason.contains("not found"), "{reason}");
+        }
+        other => panic!("expected NotReady, got {other:?}"),
+    }
+    assert!(matches!(
+        sessions.call_tool("nobody", "x", args(json!({}))).await,
+        Err(SessionError::UnknownServer { .. })
+    ));
+    let r = sessions
+        .call_tool("good", "echo", args(json!({"message": "still here"})))
+        .await
+        .unwrap();
+    assert_eq!(r.joined_text(), "Echo: still here");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn list_changed_updates_the_catalog_and_generation() {
+    let sessions = Sessions::start(vec![everything("e")]).await;
+    assert_ready(&sessions, "e");
+    // The client declares roots, sampling and elicitation, so the server registers its
+    // conditional tools (and announces them with tools/list_changed).
+    let names: Vec<String> = sessions
+        .catalog()
+        .tools()
+        .map(|(_, t)| t.def.name.clone())
+        .collect();
+    for want in [
+        "get-roots-list",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+    ] {
+        assert!(names.iter().any(|n| n == want), "no {want}: {names:?}");
+    }
+    let before = sessions.generation();
+    assert!(before >= 1);
+    let resources_before = sessions.catalog().servers["e"].resources.len();
+
+    // Registering a session resource makes the server send resources/list_changed.
+    let mut watch = sessions.watch_generation();
+    watch.borrow_and_update();
+    let r = sessions
+        .call_tool(
+            "e",
+            "gzip-file-as-resource",
+            args(json!({"name": "switchboard.txt.gz", "data": "data:text/plain;base64,aGVsbG8gc3dpdGNoYm9hcmQ="})),
+        )
+        .await
+        .unwrap();
+    assert!(!r.is_error, "{r:?}");
+    tokio::time::timeout(Duration::from_secs(5), watch.changed())
+        .await
+        .expect("a new generation is published after list_changed")
+        .unwrap();
+    let after = *watch.borrow();
+    assert!(after > before, "generation {before} -> {after}");
+    assert_eq!(sessions.generation(), after);
+    let catalog = sessions.catalog();
+    let resources = &catalog.servers["e"].resources;
+    assert_eq!(resources.len(), resources_before + 1);
+    assert!(
+        resources.iter().any(|r| r.def.name == "switchboard.txt.gz"),
+        "{resources:?}"
+    );
+
+    // The burst of list_changed notifications right after initialize changed nothing, so it
+    // must not have bumped the generation past the first listing plus this one change.
+    assert_eq!(after, 2, "generation counts real changes only");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_call_timeout_ends_the_call_quickly() {
+    let sessions = Sessions::start(vec![everything("slow")]).await;
+    assert_ready(&sessions, "slow");
+    let started = Instant::now();
+    let r = sessions
+        .call_tool_with_timeout(
+            "slow",
+            "trigger-long-running-operation",
+            args(json!({"duration": 5, "steps": 5})),
+            Duration::from_millis(500),
+        )
+        .await;
+    let took = started.elapsed();
+    match r {
+        Err(SessionError::Timeout {
+            server,
+            tool,
+            after,
+        }) => {
+            assert_eq!(server, "slow");
+            assert_eq!(tool, "trigger-long-running-operation");
+            assert_eq!(after, Duration::from_millis(500));
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    assert!(took < Duration::from_millis(1500), "took {took:?}");
+    // The session survives a timed-out call.
+    let r = sessions
+        .call_tool("slow", "echo", args(json!({"message": "ok"})))
+        .await
+        .unwrap();
+    assert_eq!(r.joined_text(), "Echo: ok");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_leaves_no_child_process() {
+    // A shell wrapper shows the process-group kill: the server is a grandchild of ours.
+    let js = switchboard_test_support::peers::peer("everything");
+    let node = switchboard_test_support::peers::node();
+    let wrapped = ServerSpec::stdio(
+        "wrapped",
+        "sh",
+        vec![
+            "-c".into(),
+            format!("'{node}' '{}' stdio; echo exited", js.display()),
+        ],
+    );
+    let sessions = Sessions::start(vec![everything("a"), everything("b"), wrapped]).await;
+    for name in ["a", "b", "wrapped"] {
+        assert_ready(&sessions, name);
+    }
+    let pids: Vec<u32> = ["a", "b", "wrapped"]
+        .iter()
+        .map(|n| sessions.child_pid(n).expect("pid"))
+        .collect();
+    let grandchildren = children_of(pids[2]);
+    assert!(!grandchildren.is_empty(), "sh should have spawned node");
+    assert!(pids.iter().chain(&grandchildren).all(|p| alive(*p)));
+
+    let started = Instant::now();
+    sessions.shutdown().await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "shutdown took {took:?}");
+    for pid in pids.iter().chain(&grandchildren) {
+        assert!(!alive(*pid), "process {pid} survived shutdown");
+    }
+    assert!(sessions.statuses().iter().all(|s| !s.state.is_ready()));
+    assert!(matches!(
+        sessions
+            .call_tool("a", "echo", args(json!({"message": "x"})))
+            .await,
+        Err(SessionError::NotReady { .. })
+    ));
+}
+
+/// Pids whose parent is `pid` (from /proc/<pid>/task/*/children).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let tasks = std::path::Path::new("/proc")
+        .join(pid.to_string())
+        .join("task");
+    for task in std::fs::read_dir(tasks).into_iter().flatten().flatten() {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    out
+}
