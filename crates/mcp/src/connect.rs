@@ -8,7 +8,9 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::service::{ClientInitializeError, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use switchboard_core::{Secret, ServerSpec, TransportSpec};
@@ -86,9 +88,19 @@ pub(crate) async fn connect(
                     if let Some(done) = done.as_mut() {
                         stderr::wait_closed(done, LAST_WORDS).await;
                     }
+                    let detail = match &e {
+                        // A broken pipe or EOF on stdio means the process is gone or gave up
+                        // on the protocol; its stderr (appended to the reason) says why.
+                        ClientInitializeError::TransportError { .. }
+                        | ClientInitializeError::ConnectionClosed(_) => {
+                            "the process exited or closed its stdout before answering initialize"
+                                .to_string()
+                        }
+                        other => init_detail(other),
+                    };
                     Err(SessionError::Handshake {
                         server: spec.name.clone(),
-                        detail: init_detail(&e),
+                        detail,
                         stderr_tail: tail.lines(),
                     })
                 }
@@ -98,10 +110,10 @@ pub(crate) async fn connect(
             let config = http_config(&spec.name, url, headers)?;
             let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
             handler.serve(transport).await.map_err(|e| match e {
-                ClientInitializeError::TransportError { .. } => SessionError::Connect {
+                ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
                     server: spec.name.clone(),
                     url: url.clone(),
-                    detail: chain(&e),
+                    detail: http_detail(error.error.as_ref()),
                 },
                 other => SessionError::Handshake {
                     server: spec.name.clone(),
@@ -110,6 +122,28 @@ pub(crate) async fn connect(
                 },
             })
         }
+    }
+}
+
+/// The useful part of an HTTP transport failure. rmcp's error types do not chain to reqwest's
+/// causes, so look inside: "connection refused" sits three sources below "Client error".
+fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> String {
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(e)) => {
+            let mut deepest: &(dyn std::error::Error + 'static) = e;
+            while let Some(next) = deepest.source() {
+                deepest = next;
+            }
+            if e.is_connect() {
+                format!("cannot connect: {deepest}")
+            } else if e.is_timeout() {
+                "the request timed out".to_string()
+            } else {
+                chain(e)
+            }
+        }
+        Some(other) => chain(other),
+        None => chain(error),
     }
 }
 

@@ -379,24 +379,11 @@ impl Sessions {
                 code: e.code.0,
                 message: e.message.to_string(),
             },
-            ServiceError::TransportClosed | ServiceError::Cancelled { .. } => {
-                let last = self.slot(&server).ok().and_then(|s| {
-                    s.tail
-                        .lines()
-                        .into_iter()
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                });
-                SessionError::Closed {
-                    detail: match last {
-                        Some(line) => format!(
-                            "the session ended while the request was in flight; last stderr line: {line}"
-                        ),
-                        None => "the session ended while the request was in flight".to_string(),
-                    },
-                    server,
-                }
-            }
+            ServiceError::TransportClosed | ServiceError::Cancelled { .. } => SessionError::Closed {
+                server,
+                detail: "the session ended while the request was in flight (the server exited or hung up)"
+                    .to_string(),
+            },
             ServiceError::TransportSend(e) => SessionError::Closed {
                 server,
                 detail: format!("sending the request failed: {}", chain(&e)),

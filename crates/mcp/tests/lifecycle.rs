@@ -72,6 +72,48 @@ async fn a_server_killed_mid_call_fails_the_call_and_is_respawned() {
 }
 
 #[tokio::test]
+async fn a_server_that_cannot_be_respawned_is_given_up_on() {
+    // Starts once; every respawn prints a reason and exits, as a server whose config broke would.
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started-once");
+    let js = switchboard_test_support::peers::peer("everything");
+    let node = switchboard_test_support::peers::node();
+    let script = format!(
+        "if [ -e '{m}' ]; then echo 'refusing to start twice' >&2; exit 1; fi; touch '{m}'; exec '{node}' '{js}' stdio",
+        m = marker.display(),
+        js = js.display(),
+    );
+    let spec = ServerSpec::stdio("flaky", "sh", vec!["-c".into(), script]);
+    let sessions = Sessions::start(vec![spec, everything("steady")]).await;
+    assert_ready(&sessions, "flaky");
+    let generation = sessions.generation();
+    kill(sessions.child_pid("flaky").unwrap());
+
+    // Backoff 250 ms, 500 ms, 1 s, 2 s, 4 s: five failed respawns, then Failed.
+    let reason = eventually(Duration::from_secs(20), "flaky to be given up on", || {
+        let s = sessions.clone();
+        async move {
+            match s.statuses().into_iter().next()?.state {
+                ServerState::Failed { reason } => Some(reason),
+                _ => None,
+            }
+        }
+    })
+    .await;
+    assert!(reason.contains("gave up after 5 restarts"), "{reason}");
+    assert!(reason.contains("refusing to start twice"), "{reason}");
+    let catalog = sessions.catalog();
+    assert!(
+        !catalog.servers.contains_key("flaky"),
+        "a given-up server leaves the catalog"
+    );
+    assert!(catalog.servers.contains_key("steady"));
+    assert!(sessions.generation() > generation);
+    assert_ready(&sessions, "steady");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
 async fn bad_entries_fail_alone_with_specific_reasons() {
     // A port nothing listens on: bind, note it, close it.
     let port = {
@@ -115,7 +157,7 @@ async fn bad_entries_fail_alone_with_specific_reasons() {
     let closed_reason = reason(2);
     assert!(
         closed_reason.starts_with(&format!("connect failed: http://127.0.0.1:{port}/mcp"))
-            && closed_reason.to_lowercase().contains("connect"),
+            && closed_reason.to_lowercase().contains("refused"),
         "{closed_reason}"
     );
     let crash_reason = reason(3);
