@@ -44,20 +44,30 @@ pub(crate) fn server_info(peer: &wire::ServerPeerInfo) -> ServerInfo {
     }
 }
 
-/// A `tools/call` result as core carries it. Content blocks core does not model are kept as a
-/// text block describing them rather than dropped silently or failing the call.
-pub(crate) fn call_result(result: &wire::CallToolResult) -> CallResult {
-    let value = serde_json::to_value(result).unwrap_or(Value::Null);
+/// A `tools/call` result (as wire JSON) as core carries it, or `None` when the JSON is not a
+/// call result at all. Content blocks core does not model are kept as a text block describing
+/// them rather than dropped silently or failing the call.
+pub(crate) fn call_result(value: &Value) -> Option<CallResult> {
+    let object = value.as_object()?;
+    let known = ["content", "structuredContent", "isError"];
+    // `{}` (or only `_meta`) is a valid, contentless result.
+    let only_meta = object.keys().all(|k| k == "_meta" || k == "resultType");
+    if !only_meta && !known.iter().any(|k| object.contains_key(*k)) {
+        return None;
+    }
     let content = value
         .get("content")
         .and_then(Value::as_array)
         .map(|blocks| blocks.iter().map(content_block).collect())
         .unwrap_or_default();
-    CallResult {
+    Some(CallResult {
         content,
         structured_content: value.get("structuredContent").cloned(),
-        is_error: result.is_error.unwrap_or(false),
-    }
+        is_error: value
+            .get("isError")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
 }
 
 fn content_block(block: &Value) -> ContentBlock {
@@ -120,16 +130,17 @@ mod tests {
 
     #[test]
     fn call_results_keep_text_flags_and_unknown_blocks() {
-        let r: wire::CallToolResult = serde_json::from_value(json!({
+        let got = call_result(&json!({
             "content": [{"type": "text", "text": "Echo: hi"}],
             "structuredContent": {"n": 42},
             "isError": true
         }))
         .unwrap();
-        let got = call_result(&r);
         assert_eq!(got.joined_text(), "Echo: hi");
         assert!(got.is_error);
         assert_eq!(got.structured_content, Some(json!({"n": 42})));
+        assert_eq!(call_result(&json!({})), Some(CallResult::default()));
+        assert_eq!(call_result(&json!({"messages": []})), None);
         assert!(matches!(
             content_block(&json!({"type": "hologram", "x": 1})),
             ContentBlock::Text { text } if text.contains("hologram")

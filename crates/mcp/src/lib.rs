@@ -12,6 +12,7 @@ mod convert;
 mod error;
 mod handler;
 mod listing;
+mod request;
 mod sessions;
 mod status;
 mod stderr;

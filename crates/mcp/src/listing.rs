@@ -4,13 +4,23 @@
 use std::collections::HashSet;
 use std::future::Future;
 
+use std::time::Duration;
+
 use rmcp::RoleClient;
-use rmcp::model::PaginatedRequestParams;
+use rmcp::model::{
+    ClientRequest, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
+    ListToolsRequest, PaginatedRequestParams,
+};
 use rmcp::service::{Peer, ServiceError};
+use serde_json::Value;
 use switchboard_core::ServerCatalog;
 
 use crate::convert;
 use crate::handler::ListKind;
+use crate::request;
+
+/// How long one page may take. The whole listing is also bounded by the startup timeout.
+const PAGE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A ceiling on pages per list: a server that keeps handing out cursors must not hold the
 /// session in a loop forever.
@@ -35,9 +45,12 @@ pub(crate) async fn refresh(
         match kind {
             ListKind::Tools => {
                 catalog.tools = if caps.tools.is_some() {
-                    let tools = pages(warnings, "tools", |p| async move {
-                        let page = peer.list_tools(p).await?;
-                        Ok((page.tools, page.next_cursor))
+                    let tools = pages(warnings, "tools", |p| {
+                        list_page(
+                            peer,
+                            ClientRequest::ListToolsRequest(ListToolsRequest::with_param(p)),
+                            "tools",
+                        )
                     })
                     .await?;
                     convert::entries(tools, "tool", warnings)
@@ -47,18 +60,28 @@ pub(crate) async fn refresh(
             }
             ListKind::Resources => {
                 if caps.resources.is_some() {
-                    let listed = pages(warnings, "resources", |p| async move {
-                        let page = peer.list_resources(p).await?;
-                        Ok((page.resources, page.next_cursor))
+                    let listed = pages(warnings, "resources", |p| {
+                        list_page(
+                            peer,
+                            ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
+                                p,
+                            )),
+                            "resources",
+                        )
                     })
                     .await;
                     catalog.resources = match listed {
                         Ok(items) => convert::entries(items, "resource", warnings),
                         Err(e) => soft_failure(warnings, "resources/list", e)?,
                     };
-                    let listed = pages(warnings, "resource templates", |p| async move {
-                        let page = peer.list_resource_templates(p).await?;
-                        Ok((page.resource_templates, page.next_cursor))
+                    let listed = pages(warnings, "resource templates", |p| {
+                        list_page(
+                            peer,
+                            ClientRequest::ListResourceTemplatesRequest(
+                                ListResourceTemplatesRequest::with_param(p),
+                            ),
+                            "resourceTemplates",
+                        )
                     })
                     .await;
                     catalog.resource_templates = match listed {
@@ -72,9 +95,12 @@ pub(crate) async fn refresh(
             }
             ListKind::Prompts => {
                 if caps.prompts.is_some() {
-                    let listed = pages(warnings, "prompts", |p| async move {
-                        let page = peer.list_prompts(p).await?;
-                        Ok((page.prompts, page.next_cursor))
+                    let listed = pages(warnings, "prompts", |p| {
+                        list_page(
+                            peer,
+                            ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(p)),
+                            "prompts",
+                        )
                     })
                     .await;
                     catalog.prompts = match listed {
@@ -90,8 +116,28 @@ pub(crate) async fn refresh(
     Ok(())
 }
 
-/// A server error on an optional list becomes a warning and an empty list; a dead transport is
-/// still an error, because then nothing else will work either.
+/// One page of a list: its items (as JSON, converted item by item later) and the next cursor.
+async fn list_page(
+    peer: &Peer<RoleClient>,
+    request: ClientRequest,
+    key: &str,
+) -> Result<(Vec<Value>, Option<String>), ServiceError> {
+    let value = request::to_json(request::send(peer, request, PAGE_TIMEOUT).await?);
+    let items = match value.get(key) {
+        Some(Value::Array(items)) => items.clone(),
+        _ => return Err(ServiceError::UnexpectedResponse),
+    };
+    // A non-string cursor is treated as the end of the list rather than an error.
+    let next = value
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
+    Ok((items, next))
+}
+
+/// A server error (or a malformed reply) on an optional list becomes a warning and an empty
+/// list; a dead transport or a timeout is still an error, because then nothing else works either.
 fn soft_failure<T>(
     warnings: &mut Vec<String>,
     method: &str,
@@ -100,6 +146,10 @@ fn soft_failure<T>(
     match error {
         ServiceError::McpError(e) => {
             warnings.push(format!("{method} failed ({}): {}", e.code.0, e.message));
+            Ok(Vec::new())
+        }
+        ServiceError::UnexpectedResponse => {
+            warnings.push(format!("{method} returned something that is not a list"));
             Ok(Vec::new())
         }
         other => Err(other),
@@ -113,16 +163,14 @@ async fn pages<T, F, Fut>(
     mut page: F,
 ) -> Result<Vec<T>, ServiceError>
 where
-    F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+    F: FnMut(PaginatedRequestParams) -> Fut,
     Fut: Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
 {
     let mut items = Vec::new();
     let mut seen = HashSet::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let params = cursor
-            .clone()
-            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
         let (batch, next) = page(params).await?;
         items.extend(batch);
         match next {
@@ -152,7 +200,7 @@ mod tests {
     async fn follows_cursors_to_the_end() {
         let mut warnings = Vec::new();
         let got = pages(&mut warnings, "x", |p| async move {
-            let n: usize = p.and_then(|p| p.cursor).map_or(0, |c| c.parse().unwrap());
+            let n: usize = p.cursor.map_or(0, |c| c.parse().unwrap());
             let next = (n < 3).then(|| (n + 1).to_string());
             Ok((vec![n], next))
         })

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, ReadResourceRequestParams,
+    CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
+    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
 };
 use rmcp::service::{Peer, ServiceError};
 use serde_json::{Map, Value};
@@ -17,6 +18,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::convert;
 use crate::error::{SessionError, chain};
+use crate::request;
 use crate::status::{ServerState, ServerStatus};
 use crate::stderr::StderrTail;
 use crate::supervisor;
@@ -262,42 +264,42 @@ impl Sessions {
     ) -> Result<CallResult, SessionError> {
         let peer = self.ready_peer(server)?;
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-        // rmcp's typed helpers send notifications/cancelled when their future is dropped, so
-        // the timeout below cancels the call on the server too.
-        match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
-            Err(_) => Err(SessionError::Timeout {
-                server: server.to_string(),
-                tool: tool.to_string(),
-                after: timeout,
-            }),
-            Ok(Ok(CallToolResponse::Complete(result))) => Ok(convert::call_result(&result)),
-            Ok(Ok(CallToolResponse::InputRequired(_))) => Err(SessionError::Protocol {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let result = request::send(&peer, request, timeout)
+            .await
+            .map_err(|e| self.service_error(server, tool, e))?;
+        if request::needs_more(&result) {
+            return Err(SessionError::Protocol {
                 server: server.to_string(),
                 detail: format!(
-                    "tool \"{tool}\" asked for more input (input_required), which switchboard does not support"
+                    "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
                 ),
-            }),
-            Ok(Ok(_)) => Err(SessionError::Protocol {
-                server: server.to_string(),
-                detail: format!("tool \"{tool}\" answered with a task or another non-final reply"),
-            }),
-            Ok(Err(e)) => Err(self.service_error(server, e)),
+            });
         }
+        let value = request::to_json(result);
+        convert::call_result(&value).ok_or_else(|| SessionError::Protocol {
+            server: server.to_string(),
+            detail: format!("tool \"{tool}\" answered with something that is not a tool result"),
+        })
     }
 
     /// Read a resource; returns the result's `contents` array as wire JSON.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, SessionError> {
         let peer = self.ready_peer(server)?;
         let timeout = self.slot(server)?.spec.call_timeout;
-        let request = peer.read_resource(ReadResourceRequestParams::new(uri));
-        match tokio::time::timeout(timeout, request).await {
-            Err(_) => Err(SessionError::Timeout {
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+            ReadResourceRequestParams::new(uri),
+        ));
+        let result = request::send(&peer, request, timeout)
+            .await
+            .map_err(|e| self.service_error(server, uri, e))?;
+        let mut value = request::to_json(result);
+        match value.get_mut("contents") {
+            Some(contents @ Value::Array(_)) => Ok(contents.take()),
+            _ => Err(SessionError::Protocol {
                 server: server.to_string(),
-                tool: uri.to_string(),
-                after: timeout,
+                detail: format!("reading \"{uri}\" returned no contents array"),
             }),
-            Ok(Ok(result)) => Ok(serde_json::to_value(&result.contents).unwrap_or(Value::Null)),
-            Ok(Err(e)) => Err(self.service_error(server, e)),
         }
     }
 
@@ -315,14 +317,18 @@ impl Sessions {
         if !args.is_empty() {
             params = params.with_arguments(args);
         }
-        match tokio::time::timeout(timeout, peer.get_prompt(params)).await {
-            Err(_) => Err(SessionError::Timeout {
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        let result = request::send(&peer, request, timeout)
+            .await
+            .map_err(|e| self.service_error(server, name, e))?;
+        let value = request::to_json(result);
+        if value.get("messages").is_some_and(Value::is_array) {
+            Ok(value)
+        } else {
+            Err(SessionError::Protocol {
                 server: server.to_string(),
-                tool: name.to_string(),
-                after: timeout,
-            }),
-            Ok(Ok(result)) => Ok(serde_json::to_value(&result).unwrap_or(Value::Null)),
-            Ok(Err(e)) => Err(self.service_error(server, e)),
+                detail: format!("prompt \"{name}\" returned no messages array"),
+            })
         }
     }
 
@@ -371,7 +377,8 @@ impl Sessions {
         }
     }
 
-    fn service_error(&self, server: &str, error: ServiceError) -> SessionError {
+    /// Classify an rmcp error; `target` is the tool, URI or prompt the request was about.
+    fn service_error(&self, server: &str, target: &str, error: ServiceError) -> SessionError {
         let server = server.to_string();
         match error {
             ServiceError::McpError(e) => SessionError::Rpc {
@@ -390,7 +397,7 @@ impl Sessions {
             },
             ServiceError::Timeout { timeout } => SessionError::Timeout {
                 server,
-                tool: "(request)".to_string(),
+                tool: target.to_string(),
                 after: timeout,
             },
             other => SessionError::Protocol {

@@ -340,3 +340,92 @@ fn children_of(pid: u32) -> Vec<u32> {
     }
     out
 }
+
+fn paged_server(name: &str) -> ServerSpec {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/paged-server.mjs");
+    ServerSpec::stdio(
+        name,
+        switchboard_test_support::peers::node(),
+        vec![script.display().to_string()],
+    )
+}
+
+#[tokio::test]
+async fn every_page_is_listed_and_odd_replies_are_handled() {
+    let sessions = Sessions::start(vec![paged_server("paged")]).await;
+    assert_ready(&sessions, "paged");
+    let catalog = sessions.catalog();
+    let listed = &catalog.servers["paged"];
+    // 27 tool definitions in pages of 10, 23 resources in pages of 5, 12 prompts in pages of 5.
+    // Of the tools, one without inputSchema is kept (with the default schema) and one with a
+    // numeric name is skipped with a warning; the rest are unaffected.
+    let tools: Vec<&str> = listed.tools.iter().map(|t| t.def.name.as_str()).collect();
+    assert_eq!(tools.len(), 26, "{tools:?}");
+    assert_eq!(tools.first(), Some(&"tool-0"));
+    assert_eq!(tools.last(), Some(&"no-schema"));
+    assert_eq!(listed.tools[25].def.input_schema, json!({"type": "object"}));
+    assert_eq!(listed.resources.len(), 23);
+    assert_eq!(listed.prompts.len(), 12);
+    // resources/templates/list is missing: an empty list and a warning, not a failed server.
+    assert!(listed.resource_templates.is_empty());
+    let status = &sessions.statuses()[0];
+    assert!(
+        status
+            .warnings
+            .iter()
+            .any(|w| w.contains("resources/templates/list") && w.contains("-32601")),
+        "{:?}",
+        status.warnings
+    );
+
+    // A JSON-RPC error is an Rpc error with its code and message.
+    match sessions.call_tool("paged", "fail", args(json!({}))).await {
+        Err(SessionError::Rpc {
+            server,
+            code,
+            message,
+        }) => {
+            assert_eq!(
+                (server.as_str(), code, message.as_str()),
+                ("paged", -32000, "boom")
+            );
+        }
+        other => panic!("expected Rpc, got {other:?}"),
+    }
+    // Content blocks core does not model are kept as a described text block.
+    let r = sessions
+        .call_tool("paged", "weird", args(json!({})))
+        .await
+        .unwrap();
+    assert_eq!(r.content.len(), 2);
+    assert!(r.joined_text().contains("hologram"), "{r:?}");
+    assert_eq!(r.structured_content, Some(json!({"ok": true})));
+
+    // A timed-out call is cancelled on the wire: the server sees notifications/cancelled.
+    let r = sessions
+        .call_tool_with_timeout("paged", "hang", args(json!({})), Duration::from_millis(200))
+        .await;
+    assert!(matches!(r, Err(SessionError::Timeout { .. })), "{r:?}");
+    eventually(
+        Duration::from_secs(3),
+        "the server to log the cancellation",
+        || {
+            let s = sessions.clone();
+            async move {
+                s.statuses()[0]
+                    .stderr_tail
+                    .iter()
+                    .any(|l| l.starts_with("cancelled request"))
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+    let r = sessions
+        .call_tool("paged", "echo", args(json!({})))
+        .await
+        .unwrap();
+    assert_eq!(r.joined_text(), "paged echo");
+    sessions.shutdown().await;
+}

@@ -1,0 +1,72 @@
+//! One request to a server, sent with a deadline and cancelled on the wire when it times out or
+//! when the caller stops waiting, and its result read as wire JSON. Results are read leniently:
+//! rmcp parses into typed results, and a result it cannot type (a content block or a tool field
+//! from a newer spec) arrives as `CustomResult`; both become plain JSON here, so one odd field
+//! never turns a good reply into an error.
+
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{CancelledNotificationParam, ClientRequest, RequestId, ServerResult};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
+use serde_json::Value;
+
+/// Send `request` and wait for its result for at most `timeout`. On timeout rmcp sends
+/// `notifications/cancelled` itself; if this future is dropped first, the guard does.
+pub(crate) async fn send(
+    peer: &Peer<RoleClient>,
+    request: ClientRequest,
+    timeout: Duration,
+) -> Result<ServerResult, ServiceError> {
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::with_timeout(timeout))
+        .await?;
+    let mut guard = CancelOnDrop {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let result = handle.await_response().await;
+    guard.id = None;
+    result
+}
+
+/// A result as the JSON the server sent (for typed results, as rmcp re-encodes them).
+pub(crate) fn to_json(result: ServerResult) -> Value {
+    match result {
+        ServerResult::CustomResult(custom) => custom.0,
+        other => serde_json::to_value(&other).unwrap_or(Value::Null),
+    }
+}
+
+/// True for results that need a follow-up round (MRTR `input_required`) or became a task;
+/// switchboard does not drive those.
+pub(crate) fn needs_more(result: &ServerResult) -> bool {
+    matches!(
+        result,
+        ServerResult::InputRequiredResult(_) | ServerResult::CreateTaskResult(_)
+    )
+}
+
+/// Cancels the request on the wire unless disarmed (by taking `id`) before drop.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = Some("request abandoned by the caller".to_string());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
+    }
+}
