@@ -1,3 +1,4 @@
 //! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
 
 pub mod peers;
+pub mod validator;

@@ -1,0 +1,481 @@
+//! Google Gemini generateContent: schema rules (§2.3, §2.5 "Gemini") and the request body.
+//!
+//! By default schemas go out as `parametersJsonSchema` (plain JSON Schema, as gemini-cli and
+//! goose send them); with `gemini_openapi` they go out as `parameters`, the OpenAPI 3.0 subset
+//! of python-genai's `Schema` type (upper-case type names, an allow-list of keywords).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::ProviderError;
+use crate::refs::{self, RefMode};
+use crate::render::{Role, RequestParts, ToolSpec};
+use crate::schema::{self, Log, join, types, walk_post};
+
+/// Keywords `parameters` accepts (python-genai `Schema`, minus `additionalProperties`, which
+/// the Developer API rejects, and `title`, `defs`/`ref`, which it does not resolve).
+const OPENAPI_KEYS: [&str; 20] = [
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "pattern",
+    "anyOf",
+    "default",
+    "example",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Returns whether the root was wrapped.
+pub(crate) fn sanitize(
+    schema: &mut Value,
+    openapi: bool,
+    log: &mut Log,
+) -> Result<bool, ProviderError> {
+    // "Gemini rejects `$ref` in `parameters`"; in `parametersJsonSchema` a `$ref` may have no
+    // siblings and cycles are unrolled only a few times. Inline everything, cut cycles.
+    refs::inline(schema, RefMode::All, log);
+    schema::repair(schema, false, log);
+    let wrapped = schema::root_object(schema, log);
+    // litellm `process_items`: arrays without items get `{type: object}`.
+    schema::array_items(schema, &json!({"type": "object"}), log);
+    walk_post(schema, "", &mut |node, path| {
+        type_array(node, path, log);
+        const_to_enum(node, path, log);
+        enum_values(node, path, openapi, log);
+    });
+    if openapi {
+        schema::drop_keys(
+            schema,
+            &["$id", "$comment", "$anchor", "examples", "deprecated", "readOnly", "writeOnly"],
+            "gemini-drop-annotation",
+            log,
+        );
+        openapi_subset(schema, log)?;
+    }
+    Ok(wrapped)
+}
+
+/// `type: ["string","null"]` → `type: "string", nullable: true` (gemini-cli); several non-null
+/// types → `anyOf` of one branch per type, each with the keywords that apply to it.
+fn type_array(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
+    let Some(Value::Array(list)) = node.get("type").cloned() else {
+        return;
+    };
+    let has_null = list.iter().any(|t| t == "null");
+    let non_null: Vec<String> = list
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|t| *t != "null")
+        .map(str::to_string)
+        .collect();
+    match non_null.as_slice() {
+        [] => {
+            node.insert("type".into(), json!("null"));
+        }
+        [one] => {
+            node.insert("type".into(), json!(one));
+        }
+        many => {
+            node.remove("type");
+            if !node.contains_key("anyOf") {
+                let branches: Vec<Value> = many.iter().map(|t| branch_for(node, t)).collect();
+                for t in many {
+                    for k in keywords_for(t) {
+                        node.remove(*k);
+                    }
+                }
+                node.insert("anyOf".into(), Value::Array(branches));
+            }
+        }
+    }
+    if has_null && !non_null.is_empty() {
+        node.insert("nullable".into(), json!(true));
+    }
+    let after = json!({"type": node.get("type"), "anyOf": node.get("anyOf"), "nullable": node.get("nullable")});
+    log.record(&join(path, "type"), "gemini-type-array", Some(Value::Array(list)), Some(after));
+}
+
+fn keywords_for(t: &str) -> &'static [&'static str] {
+    match t {
+        "string" => &["minLength", "maxLength", "pattern", "format"],
+        "number" | "integer" => &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ],
+        "array" => &["items", "minItems", "maxItems", "uniqueItems", "prefixItems"],
+        "object" => &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "minProperties",
+            "maxProperties",
+            "patternProperties",
+        ],
+        _ => &[],
+    }
+}
+
+fn branch_for(node: &Map<String, Value>, t: &str) -> Value {
+    let mut b = Map::new();
+    b.insert("type".into(), json!(t));
+    for k in keywords_for(t) {
+        if let Some(v) = node.get(*k) {
+            b.insert((*k).to_string(), v.clone());
+        }
+    }
+    Value::Object(b)
+}
+
+/// python-genai: string `const` → `enum: [const]`; Gemini has no `const`.
+fn const_to_enum(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
+    if let Some(c) = node.remove("const") {
+        if !node.contains_key("enum") {
+            node.insert("enum".into(), json!([c.clone()]));
+        }
+        log.record(&join(path, "const"), "gemini-const-enum", Some(c), node.get("enum").cloned());
+    }
+}
+
+/// Gemini enums hold strings (`parameters`: `list[str]`; `parametersJsonSchema`: strings and
+/// numbers). `null` members become `nullable`; boolean and structured members cannot be said.
+fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &mut Log) {
+    let Some(Value::Array(values)) = node.get("enum").cloned() else {
+        return;
+    };
+    let mut kept: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+    if kept.len() != values.len() {
+        node.insert("nullable".into(), json!(true));
+    }
+    let structured = kept.iter().any(|v| v.is_object() || v.is_array() || v.is_boolean());
+    if structured || kept.is_empty() {
+        node.remove("enum");
+        if !kept.is_empty() && kept.iter().all(Value::is_boolean) && !node.contains_key("type") {
+            node.insert("type".into(), json!("boolean"));
+        }
+        log.record(&join(path, "enum"), "gemini-enum-dropped", Some(Value::Array(values)), None);
+        return;
+    }
+    let all_strings = kept.iter().all(Value::is_string);
+    if openapi && !all_strings {
+        // python-genai's Schema.enum docstring: `{type:INTEGER, format:"enum", enum:["101"]}`.
+        let all_numbers = kept.iter().all(Value::is_number);
+        kept = kept
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => json!(s),
+                other => json!(other.to_string()),
+            })
+            .collect();
+        if all_numbers {
+            node.insert("format".into(), json!("enum"));
+            if !node.contains_key("type") {
+                let ints = values.iter().all(|v| v.is_i64() || v.is_u64());
+                node.insert("type".into(), json!(if ints { "integer" } else { "number" }));
+            }
+        } else {
+            node.insert("type".into(), json!("string"));
+        }
+        node.insert("enum".into(), Value::Array(kept.clone()));
+        log.record(
+            &join(path, "enum"),
+            "gemini-enum-stringified",
+            Some(Value::Array(values)),
+            Some(Value::Array(kept)),
+        );
+    } else if kept.len() != values.len() {
+        node.insert("enum".into(), Value::Array(kept.clone()));
+        log.record(
+            &join(path, "enum"),
+            "gemini-enum-null",
+            Some(Value::Array(values)),
+            Some(Value::Array(kept)),
+        );
+    }
+}
+
+/// Property names in `parameters` "must start with a letter or an underscore and must only
+/// contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64".
+pub fn openapi_property_name_ok(name: &str) -> bool {
+    let mut c = name.chars();
+    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && name.len() <= 64
+        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+}
+
+/// The OpenAPI-subset rules (vercel/ai allow-list, gemini-cli and litellm extras), bottom up.
+fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError> {
+    let mut bad_name: Option<String> = None;
+    walk_post(schema, "", &mut |node, path| {
+        if let Some(Value::Object(props)) = node.get("properties")
+            && bad_name.is_none()
+            && let Some(name) = props.keys().find(|k| !openapi_property_name_ok(k))
+        {
+            bad_name = Some(join(&join(path, "properties"), name));
+        }
+        if let Some(one) = node.remove("oneOf") {
+            let mut any = match node.remove("anyOf") {
+                Some(Value::Array(a)) => a,
+                _ => Vec::new(),
+            };
+            any.extend(one.as_array().cloned().unwrap_or_default());
+            node.insert("anyOf".into(), Value::Array(any));
+            log.record(&join(path, "oneOf"), "gemini-oneof-anyof", None, None);
+        }
+        if let Some(Value::Array(all)) = node.remove("allOf") {
+            merge_all_of(node, &all);
+            log.record(&join(path, "allOf"), "gemini-allof-merged", Some(Value::Array(all)), None);
+        }
+        any_of_null(node, path, log);
+        if node.contains_key("anyOf") {
+            any_of_alone(node, path, log);
+        }
+        for (excl, incl, step) in [("exclusiveMinimum", "minimum", 1), ("exclusiveMaximum", "maximum", -1)] {
+            if let Some(v) = node.remove(excl) {
+                // Integers keep their meaning (x > 3 is x >= 4); numbers get the inclusive bound.
+                let bound = match (v.as_i64(), types(node).contains(&"integer")) {
+                    (Some(i), true) => json!(i + step),
+                    _ => v.clone(),
+                };
+                if !node.contains_key(incl) {
+                    node.insert(incl.into(), bound.clone());
+                }
+                log.record(&join(path, excl), "gemini-exclusive-folded", Some(v), Some(bound));
+            }
+        }
+        if let Some(f) = node.get("format").and_then(Value::as_str) {
+            let ok = f == "enum"
+                || (f == "date-time" && types(node).contains(&"string"))
+                || (matches!(f, "int32" | "int64" | "float" | "double")
+                    && (types(node).contains(&"number") || types(node).contains(&"integer")));
+            if !ok {
+                let before = node.remove("format");
+                log.record(&join(path, "format"), "gemini-format-dropped", before, None);
+            }
+        }
+        if node.get("items").is_some_and(|i| i.as_object().is_some_and(Map::is_empty)) {
+            node.insert("items".into(), json!({"type": "object"}));
+            log.record(&join(path, "items"), "gemini-items-object", Some(json!({})), Some(json!({"type": "object"})));
+        }
+        if !node.contains_key("type") && node.contains_key("properties") {
+            node.insert("type".into(), json!("object"));
+            log.record(&join(path, "type"), "gemini-object-type", None, Some(json!("object")));
+        }
+        if let (Some(Value::Array(req)), Some(props)) = (node.get("required"), node.get("properties").and_then(Value::as_object)) {
+            let known: Vec<Value> = req.iter().filter(|r| r.as_str().is_some_and(|r| props.contains_key(r))).cloned().collect();
+            if known.len() != req.len() {
+                let before = node.insert("required".into(), Value::Array(known.clone()));
+                log.record(&join(path, "required"), "gemini-required-unknown", before, Some(Value::Array(known)));
+            }
+        }
+        let extra: Vec<String> = node.keys().filter(|k| !OPENAPI_KEYS.contains(&k.as_str())).cloned().collect();
+        for k in extra {
+            let before = node.remove(&k);
+            log.record(&join(path, &k), "gemini-keyword-dropped", before, None);
+        }
+    });
+    // The `Type` enum is upper case (STRING, OBJECT, ...); a spelling, not a change.
+    walk_post(schema, "", &mut |node, _| {
+        if let Some(Value::String(t)) = node.get_mut("type") {
+            *t = t.to_ascii_uppercase();
+        }
+    });
+    match bad_name {
+        Some(pointer) => Err(ProviderError::Unacceptable {
+            rule: "gemini-property-name",
+            message: format!("property name at {pointer} is not allowed in Gemini `parameters` ([A-Za-z_][A-Za-z0-9_]{{0,63}})"),
+            pointer,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn merge_all_of(node: &mut Map<String, Value>, branches: &[Value]) {
+    for b in branches {
+        let Value::Object(bm) = b else { continue };
+        for (k, v) in bm {
+            match (k.as_str(), node.get_mut(k)) {
+                ("properties", Some(Value::Object(p))) => {
+                    if let Value::Object(bp) = v {
+                        for (pk, pv) in bp {
+                            p.entry(pk.clone()).or_insert_with(|| pv.clone());
+                        }
+                    }
+                }
+                ("required", Some(Value::Array(r))) => {
+                    for x in v.as_array().into_iter().flatten() {
+                        if !r.contains(x) {
+                            r.push(x.clone());
+                        }
+                    }
+                }
+                (_, Some(_)) => {}
+                (_, None) => {
+                    node.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+}
+
+/// python-genai / vercel: `anyOf: [X, {type: null}]` → `nullable: true`, unwrapped to X when
+/// one branch remains.
+fn any_of_null(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
+    let Some(Value::Array(any)) = node.get("anyOf").cloned() else {
+        return;
+    };
+    let is_null = |b: &Value| b.get("type").is_some_and(|t| t == "null" || t == "NULL");
+    if !any.iter().any(is_null) {
+        return;
+    }
+    let rest: Vec<Value> = any.iter().filter(|b| !is_null(b)).cloned().collect();
+    node.insert("nullable".into(), json!(true));
+    if let [only] = rest.as_slice() {
+        node.remove("anyOf");
+        if let Value::Object(o) = only {
+            for (k, v) in o {
+                node.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    } else if rest.is_empty() {
+        node.remove("anyOf");
+        node.insert("type".into(), json!("null"));
+    } else {
+        node.insert("anyOf".into(), Value::Array(rest));
+    }
+    log.record(&join(path, "anyOf"), "gemini-anyof-null", Some(Value::Array(any)), None);
+}
+
+/// litellm#11164: Vertex errors when `anyOf` has siblings. Keep only `anyOf`; copy the
+/// description (and `nullable`) into each branch; drop `default` and the rest.
+fn any_of_alone(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
+    let siblings: Vec<String> = node.keys().filter(|k| *k != "anyOf").cloned().collect();
+    if siblings.is_empty() {
+        return;
+    }
+    let desc = node.get("description").cloned();
+    let nullable = node.get("nullable").cloned();
+    if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+        for b in branches.iter_mut() {
+            if let Value::Object(bm) = b {
+                if let Some(d) = &desc {
+                    bm.entry("description").or_insert_with(|| d.clone());
+                }
+                if let Some(n) = &nullable {
+                    bm.entry("nullable").or_insert_with(|| n.clone());
+                }
+            }
+        }
+    }
+    let mut removed = Map::new();
+    for k in siblings {
+        if let Some(v) = node.remove(&k) {
+            removed.insert(k, v);
+        }
+    }
+    log.record(path, "gemini-anyof-alone", Some(Value::Object(removed)), None);
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    contents: Vec<Content<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_instruction: Option<SystemInstruction<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolGroup<'a>>,
+}
+
+#[derive(Serialize)]
+struct Content<'a> {
+    role: &'static str,
+    parts: Vec<Part<'a>>,
+}
+
+#[derive(Serialize)]
+struct SystemInstruction<'a> {
+    parts: Vec<Part<'a>>,
+}
+
+#[derive(Serialize)]
+struct Part<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolGroup<'a> {
+    function_declarations: Vec<Declaration<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Declaration<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters_json_schema: Option<&'a Value>,
+}
+
+/// The `POST models/{model}:generateContent` body. The model is part of the URL, not the
+/// body; the assistant role is called `model`; all tools go into one `functionDeclarations`.
+pub(crate) fn render(parts: &RequestParts) -> Value {
+    let decls: Vec<Declaration> = parts.tools.iter().map(|t| declaration(t, parts.gemini_openapi)).collect();
+    let body = Body {
+        contents: parts
+            .messages
+            .iter()
+            .map(|m| Content {
+                role: match m.role {
+                    Role::User => "user",
+                    Role::Assistant => "model",
+                },
+                parts: vec![Part { text: &m.text }],
+            })
+            .collect(),
+        system_instruction: parts
+            .system
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| SystemInstruction { parts: vec![Part { text: s }] }),
+        tools: if decls.is_empty() {
+            Vec::new()
+        } else {
+            vec![ToolGroup { function_declarations: decls }]
+        },
+    };
+    crate::render::to_value(&body)
+}
+
+fn declaration(t: &ToolSpec, openapi: bool) -> Declaration<'_> {
+    // goose: send the schema only when it has properties; a tool without arguments omits it.
+    let has_props = t
+        .schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    let schema = has_props.then_some(&t.schema);
+    Declaration {
+        name: &t.name,
+        description: t.description.as_deref().filter(|d| !d.is_empty()),
+        parameters: schema.filter(|_| openapi),
+        parameters_json_schema: schema.filter(|_| !openapi),
+    }
+}

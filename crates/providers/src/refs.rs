@@ -1,0 +1,211 @@
+//! Local `$ref` resolution (§2.5 step 3), bounded against recursion and exponential expansion.
+//!
+//! Gemini rejects `$ref` in `parameters` (and restricts its siblings in `parametersJsonSchema`),
+//! and OpenAI mishandles `$ref` with sibling keywords, so those dialects inline references
+//! here. A cycle, a reference deeper than [`MAX_DEPTH`] or an expansion past the node budget is
+//! cut: the reference becomes a permissive `{"type": "object"}` with a note in its description,
+//! and the cut is reported. An unresolvable reference becomes `{}` and is reported.
+
+use serde_json::{Map, Value, json};
+
+use crate::schema::{Log, MAX_DEPTH, MAX_NODES, children_mut, join};
+
+/// Which references to inline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RefMode {
+    /// Every reference; `$defs` and `definitions` are removed afterwards.
+    All,
+    /// Only references that have sibling keywords.
+    WithSiblings,
+}
+
+struct Expander<'a> {
+    root: &'a Value,
+    mode: RefMode,
+    budget: usize,
+    stack: Vec<String>,
+}
+
+/// Inline references in `schema` according to `mode`.
+pub(crate) fn inline(schema: &mut Value, mode: RefMode, log: &mut Log) {
+    let root = schema.clone();
+    if mode == RefMode::All
+        && let Value::Object(m) = schema
+    {
+        for key in ["$defs", "definitions"] {
+            if let Some(defs) = m.remove(key) {
+                let names: Vec<Value> = defs
+                    .as_object()
+                    .map(|d| d.keys().cloned().map(Value::String).collect())
+                    .unwrap_or_default();
+                log.record(&join("", key), "defs-inlined", Some(Value::Array(names)), None);
+            }
+        }
+    }
+    let mut ex = Expander {
+        root: &root,
+        mode,
+        budget: MAX_NODES,
+        stack: Vec::new(),
+    };
+    ex.walk(schema, "", 0, log);
+}
+
+fn node_count(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => 1 + m.values().map(node_count).sum::<usize>(),
+        Value::Array(a) => 1 + a.iter().map(node_count).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// Look a local reference up: `#` or `#/json/pointer`.
+fn lookup<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    // `pointer` uses `~0`/`~1` escapes, which serde_json's `pointer` decodes; `%25`-style
+    // URI escapes are rare in MCP schemas and left alone.
+    root.pointer(pointer)
+}
+
+impl Expander<'_> {
+    fn walk(&mut self, node: &mut Value, path: &str, depth: usize, log: &mut Log) {
+        let Value::Object(m) = node else { return };
+        if let Some(Value::String(reference)) = m.get("$ref").cloned() {
+            let siblings = m.keys().any(|k| !k.starts_with('$'));
+            if self.mode == RefMode::All || siblings {
+                self.expand(node, &reference, path, depth, log);
+                return;
+            }
+        }
+        children_mut(m, path, &mut |c, p| self.walk(c, p, depth + 1, log));
+    }
+
+    fn expand(&mut self, node: &mut Value, reference: &str, path: &str, depth: usize, log: &mut Log) {
+        let Value::Object(m) = node else { return };
+        let mut siblings: Map<String, Value> = m.clone();
+        siblings.remove("$ref");
+        let before = Some(json!(reference));
+        let cut = |rule: &'static str, note: &str, log: &mut Log| {
+            let mut out = Map::new();
+            out.insert("type".into(), json!("object"));
+            out.insert("description".into(), json!(note));
+            for (k, v) in &siblings {
+                if !k.starts_with('$') {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            log.record(&join(path, "$ref"), rule, before.clone(), Some(json!("object")));
+            Value::Object(out)
+        };
+        if self.stack.iter().any(|r| r == reference) {
+            *node = cut("ref-cycle-cut", "(recursive structure, see parent)", log);
+            return;
+        }
+        if depth >= MAX_DEPTH {
+            *node = cut("ref-depth-cut", "(nested too deep to describe)", log);
+            return;
+        }
+        let Some(target) = lookup(self.root, reference) else {
+            let mut out = siblings.clone();
+            out.retain(|k, _| !k.starts_with('$'));
+            log.record(&join(path, "$ref"), "ref-unresolved", before, None);
+            *node = Value::Object(out);
+            return;
+        };
+        let cost = node_count(target);
+        if cost > self.budget {
+            *node = cut("ref-budget-cut", "(too large to describe)", log);
+            return;
+        }
+        self.budget -= cost;
+        let mut out = match target {
+            Value::Object(t) => t.clone(),
+            Value::Bool(true) => Map::new(),
+            _ => Map::new(),
+        };
+        // The target's own definitions are reachable through the root copy; do not repeat them.
+        out.remove("$defs");
+        out.remove("definitions");
+        out.remove("$id");
+        out.remove("$schema");
+        // Sibling keywords win over the target's (openai-agents does the same).
+        for (k, v) in siblings {
+            out.insert(k, v);
+        }
+        log.record(&join(path, "$ref"), "ref-inlined", before, None);
+        *node = Value::Object(out);
+        self.stack.push(reference.to_string());
+        // The inlined node may itself be a `$ref`; walking it expands that too.
+        self.walk(node, path, depth + 1, log);
+        self.stack.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(schema: Value, mode: RefMode) -> (Value, Vec<&'static str>) {
+        let mut s = schema;
+        let mut log = Log::default();
+        inline(&mut s, mode, &mut log);
+        (s, log.changes.iter().map(|c| c.rule).collect())
+    }
+
+    #[test]
+    fn definitions_are_inlined_and_removed() {
+        let (s, rules) = run(
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+                   "$defs": {"A": {"type": "string"}}}),
+            RefMode::All,
+        );
+        assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+        assert_eq!(rules, ["defs-inlined", "ref-inlined"]);
+    }
+
+    #[test]
+    fn a_cycle_is_cut_not_followed() {
+        let (s, rules) = run(
+            json!({"type": "object", "properties": {"node": {"$ref": "#/definitions/N"}},
+                   "definitions": {"N": {"type": "object",
+                       "properties": {"child": {"$ref": "#/definitions/N"}}}}}),
+            RefMode::All,
+        );
+        let child = &s["properties"]["node"]["properties"]["child"];
+        assert_eq!(child["type"], "object");
+        assert!(rules.contains(&"ref-cycle-cut"));
+    }
+
+    #[test]
+    fn exponential_expansion_stops_at_the_budget() {
+        // Each level references the previous one twice: 2^40 nodes if fully expanded.
+        let mut defs = Map::new();
+        defs.insert("L0".into(), json!({"type": "string"}));
+        for i in 1..40 {
+            let prev = format!("#/$defs/L{}", i - 1);
+            defs.insert(
+                format!("L{i}"),
+                json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}),
+            );
+        }
+        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/L39"}}, "$defs": defs});
+        let (s, rules) = run(schema, RefMode::All);
+        assert!(node_count(&s) <= 2 * MAX_NODES);
+        assert!(rules.contains(&"ref-budget-cut"));
+    }
+
+    #[test]
+    fn only_refs_with_siblings_are_inlined_in_that_mode() {
+        let (s, _) = run(
+            json!({"properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A", "description": "B"}},
+                   "$defs": {"A": {"type": "string"}}}),
+            RefMode::WithSiblings,
+        );
+        assert_eq!(s["properties"]["a"], json!({"$ref": "#/$defs/A"}));
+        assert_eq!(s["properties"]["b"], json!({"type": "string", "description": "B"}));
+        assert!(s.get("$defs").is_some());
+    }
+}

@@ -1,0 +1,192 @@
+//! Request rendering: the neutral parts of a request (model, system prompt, messages, tools)
+//! and the exact body each dialect's API receives, plus the hard limits checked before sending.
+//!
+//! Bodies are built from private serde structs in each dialect file and returned as
+//! `serde_json::Value`; with serde_json's default `Map` (a `BTreeMap`) keys serialize sorted,
+//! so the same parts always give the same bytes.
+
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_core::Dialect;
+
+use crate::error::ProviderError;
+use crate::sanitize::{SanitizeOptions, sanitize};
+use crate::schema::Change;
+use crate::{anthropic, gemini, openai_chat, openai_responses};
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The person (or program) asking.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl Role {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// A plain text message, in no provider's shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Message {
+    /// Its author.
+    pub role: Role,
+    /// Its text.
+    pub text: String,
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            text: text.into(),
+        }
+    }
+}
+
+/// One tool ready to render: public name, description and sanitized schema.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// The public name (from the name map).
+    pub name: String,
+    /// What the model reads about the tool.
+    pub description: Option<String>,
+    /// The sanitized input schema.
+    pub schema: Value,
+    /// OpenAI: send `strict: true` (the schema was converted).
+    pub strict: bool,
+}
+
+/// Everything a request body is made of.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestParts {
+    /// Model id (Gemini takes it in the URL, so its body leaves it out).
+    pub model: String,
+    /// The system prompt, if any.
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Tools, in the order they are sent.
+    pub tools: Vec<ToolSpec>,
+    /// Anthropic's required `max_tokens`.
+    pub max_tokens: u32,
+    /// Gemini: schemas go in `parameters` (OpenAPI subset) instead of `parametersJsonSchema`.
+    pub gemini_openapi: bool,
+}
+
+/// A hard provider limit the request would break.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LimitViolation {
+    /// Which limit (stable id).
+    pub limit: &'static str,
+    /// The dialect whose limit it is.
+    pub dialect: Dialect,
+    /// What the request has.
+    pub count: usize,
+    /// What the provider accepts.
+    pub max: usize,
+    /// What to do about it.
+    pub remedy: String,
+}
+
+/// OpenAI rejects requests with more than 128 tools.
+pub const OPENAI_MAX_TOOLS: usize = 128;
+/// Observed OpenAI limit on `description` ("string too long ... maximum length 1024").
+pub const OPENAI_MAX_DESCRIPTION: usize = 1024;
+
+/// Check the hard limits for a tools array before it is sent.
+pub fn check_limits(dialect: Dialect, tools: &[ToolSpec]) -> Vec<LimitViolation> {
+    let mut out = Vec::new();
+    if matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses)
+        && tools.len() > OPENAI_MAX_TOOLS
+    {
+        out.push(LimitViolation {
+            limit: "max-tools",
+            dialect,
+            count: tools.len(),
+            max: OPENAI_MAX_TOOLS,
+            remedy: "narrow the tool set with allow/deny filters or a profile, or expose a search facade instead of every tool".into(),
+        });
+    }
+    out
+}
+
+/// The exact JSON body `dialect`'s API receives for these parts.
+pub fn render_request(dialect: Dialect, parts: &RequestParts) -> Value {
+    match dialect {
+        Dialect::Anthropic => anthropic::render(parts),
+        Dialect::OpenAiChat => openai_chat::render(parts),
+        Dialect::OpenAiResponses => openai_responses::render(parts),
+        Dialect::Gemini => gemini::render(parts),
+    }
+}
+
+/// A rendered body as bytes (sorted keys, no spaces): what goes over the wire.
+pub fn to_bytes(body: &Value) -> Vec<u8> {
+    // Serializing a Value cannot fail.
+    serde_json::to_vec(body).unwrap_or_default()
+}
+
+pub(crate) fn to_value<T: Serialize>(body: &T) -> Value {
+    // Our wire structs hold only strings, numbers and Values: serialization cannot fail.
+    serde_json::to_value(body).unwrap_or(Value::Null)
+}
+
+/// One tool sanitized and ready to render, with what was changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PreparedTool {
+    /// What to put into [`RequestParts::tools`].
+    pub spec: ToolSpec,
+    /// Every change to the schema and description.
+    pub changes: Vec<Change>,
+    /// Why strict mode was asked for but not applied.
+    pub strict_fallback: Option<String>,
+    /// The root was wrapped as `{value: ...}`; unwrap arguments before calling.
+    pub wrapped_root: bool,
+}
+
+/// Sanitize one tool for `dialect` under its public name. `Err` means the tool must be
+/// excluded (and reported).
+pub fn prepare_tool(
+    dialect: Dialect,
+    public_name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+    opts: &SanitizeOptions,
+) -> Result<PreparedTool, ProviderError> {
+    let s = sanitize(dialect, input_schema, opts)?;
+    let mut changes = s.changes;
+    let mut description = description.map(str::to_string);
+    if matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses)
+        && let Some(d) = &mut description
+        && d.chars().count() > OPENAI_MAX_DESCRIPTION
+    {
+        let before = d.chars().count();
+        *d = d.chars().take(OPENAI_MAX_DESCRIPTION).collect();
+        changes.push(Change {
+            path: String::new(),
+            rule: "description-truncated",
+            before: Some(before.into()),
+            after: Some(OPENAI_MAX_DESCRIPTION.into()),
+        });
+    }
+    Ok(PreparedTool {
+        spec: ToolSpec {
+            name: public_name.to_string(),
+            description,
+            schema: s.schema,
+            strict: s.strict,
+        },
+        changes,
+        strict_fallback: s.strict_fallback,
+        wrapped_root: s.wrapped_root,
+    })
+}
