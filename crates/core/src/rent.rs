@@ -359,9 +359,10 @@ pub struct Prices {
 }
 
 impl Prices {
-    /// The entry for `model`: an exact id match, else the longest entry id that is a prefix of
-    /// `model` followed by `-` or `@` (dated ids such as `claude-sonnet-4-5-20250929`,
-    /// `gpt-4o-2024-08-06`, Vertex's `claude-sonnet-4-5@20250929`).
+    /// The entry for `model`: an exact id match, else the longest entry id that `model` extends
+    /// with a version suffix only: a date (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`),
+    /// `-latest`, or Vertex's `@…` (`claude-sonnet-4-5@20250929`). Other suffixes name another
+    /// model (`gpt-4o-mini` is not `gpt-4o`) and do not match.
     pub fn model(&self, model: &str) -> Option<&ModelPrice> {
         if let Some(exact) = self.models.iter().find(|m| m.id == model) {
             return Some(exact);
@@ -371,10 +372,22 @@ impl Prices {
             .filter(|m| {
                 model
                     .strip_prefix(m.id.as_str())
-                    .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('@'))
+                    .is_some_and(is_version_suffix)
             })
             .max_by_key(|m| m.id.len())
     }
+}
+
+fn is_version_suffix(rest: &str) -> bool {
+    if rest.starts_with('@') {
+        return true;
+    }
+    let Some(v) = rest.strip_prefix('-') else {
+        return false;
+    };
+    v == "latest"
+        || (v.chars().all(|c| c.is_ascii_digit() || c == '-')
+            && v.chars().filter(char::is_ascii_digit).count() >= 6)
 }
 
 /// The traffic a cost is computed for.
@@ -776,6 +789,11 @@ mod tests {
             "claude-sonnet-4-5"
         );
         assert!(prices.model("claude-sonnet-45").is_none());
+        assert!(prices.model("claude-sonnet-4-5-mini").is_none());
+        assert_eq!(
+            prices.model("claude-sonnet-4-5-latest").unwrap().id,
+            "claude-sonnet-4-5"
+        );
     }
 
     #[test]
