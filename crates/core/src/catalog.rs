@@ -43,7 +43,11 @@ fn empty_object_schema() -> Value {
 
 impl Tool {
     /// A tool with a name, a description and an input schema.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
         Self {
             name: name.into(),
             title: None,
@@ -334,7 +338,8 @@ mod tests {
     fn upsert_bumps_generation_only_on_change() {
         let mut c = Catalog::new();
         let mut s = ServerCatalog::new("a");
-        s.tools.push(Entry::new(Tool::new("t", "d", json!({"type": "object"}))));
+        s.tools
+            .push(Entry::new(Tool::new("t", "d", json!({"type": "object"}))));
         assert!(c.upsert(s.clone()));
         assert_eq!(c.generation, 1);
         assert!(!c.upsert(s.clone()));

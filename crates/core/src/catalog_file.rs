@@ -139,12 +139,17 @@ mod tests {
 
     #[test]
     fn every_shared_catalog_loads_without_skips() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/catalogs");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/catalogs");
         let mut total = 0;
         for name in ["github", "docker-registry", "livemcpbench", "metatool"] {
             let path = dir.join(format!("{name}.json"));
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("{}: {e} (the shared data sets sit beside the repo as ../shared)", path.display()));
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+                panic!(
+                    "{}: {e} (the shared data sets sit beside the repo as ../shared)",
+                    path.display()
+                )
+            });
             let (servers, skipped) = parse(name, name, &bytes).unwrap();
             assert!(skipped.is_empty(), "{name}: {skipped:?}");
             total += servers.iter().map(|s| s.tools.len()).sum::<usize>();

@@ -9,6 +9,7 @@ use crate::error::CoreError;
 pub struct ToolFilter {
     allow: Option<GlobSet>,
     deny: Option<GlobSet>,
+    deny_all: bool,
 }
 
 impl ToolFilter {
@@ -17,12 +18,21 @@ impl ToolFilter {
         Ok(Self {
             allow: build(allow)?,
             deny: build(deny)?,
+            deny_all: false,
         })
+    }
+
+    /// A filter that lets no tool through (a server kept only for its resources and prompts).
+    pub fn deny_all() -> Self {
+        Self {
+            deny_all: true,
+            ..Self::default()
+        }
     }
 
     /// Whether a tool with this name passes the filter.
     pub fn permits(&self, tool: &str) -> bool {
-        if self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
+        if self.deny_all || self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
             return false;
         }
         self.allow.as_ref().is_none_or(|a| a.is_match(tool))
@@ -63,6 +73,7 @@ mod tests {
         assert!(f(&["get_*", "list_*"], &[]).permits("list_issues"));
         assert!(!f(&["get_*"], &[]).permits("create_issue"));
         assert!(!f(&["*"], &["create_*"]).permits("create_issue"));
+        assert!(!ToolFilter::deny_all().permits("anything"));
     }
 
     #[test]

@@ -1,1 +1,7 @@
 //! switchboard-host: the library facade over sessions, catalog, translation and dispatch.
+
+pub mod config;
+pub mod error;
+
+pub use config::{Config, ConfigSource, Profile, ServerConfig};
+pub use error::HostError;

@@ -1,0 +1,351 @@
+//! One server entry, from either config format, validated into a `ServerConfig`. Errors name the
+//! field they concern so the readers can point at the right line.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use switchboard_core::server::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT};
+use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec};
+
+use super::ServerConfig;
+use super::expand::expand;
+
+/// What the readers share: the file, the folder relative paths start from, and the environment.
+pub struct Context<'a> {
+    pub path: &'a Path,
+    pub base: &'a Path,
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// When a call needs the user's approval (`approve = ...`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Approve {
+    /// Only tools annotated `destructiveHint: true` ask (the default).
+    #[default]
+    Destructive,
+    /// Never ask.
+    Never,
+    /// Ask for every tool not annotated `readOnlyHint: true`.
+    Writes,
+    /// Ask for every call.
+    Always,
+}
+
+/// What happens when a pinned tool's definition changes (`pin = ...`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PinMode {
+    /// Withhold the changed tool until the change is approved (the default).
+    #[default]
+    Enforce,
+    /// Report the change, keep the tool.
+    Warn,
+    /// Do not pin.
+    Off,
+}
+
+/// A timeout as written: seconds as a number, or a string with a unit (`"500ms"`, `"30s"`, `"2m"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawDuration {
+    Seconds(f64),
+    Text(String),
+}
+
+impl RawDuration {
+    fn to_duration(&self) -> Result<Duration, String> {
+        let secs = match self {
+            RawDuration::Seconds(s) => *s,
+            RawDuration::Text(t) => {
+                let t = t.trim();
+                let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+                    (n, 0.001)
+                } else if let Some(n) = t.strip_suffix('s') {
+                    (n, 1.0)
+                } else if let Some(n) = t.strip_suffix('m') {
+                    (n, 60.0)
+                } else {
+                    (t, 1.0)
+                };
+                num.trim().parse::<f64>().map_err(|_| {
+                    format!(
+                        "{t:?} is not a duration; write seconds (30) or \"500ms\", \"30s\", \"2m\""
+                    )
+                })? * scale
+            }
+        };
+        if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+            return Err(format!(
+                "{secs} s is out of range (more than 0, at most one day)"
+            ));
+        }
+        Ok(Duration::from_secs_f64(secs))
+    }
+}
+
+/// `tools = { allow = [...], deny = [...] }`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTools {
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// A server entry with every field either format may carry.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct RawServer {
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub startup_timeout: Option<RawDuration>,
+    #[serde(default)]
+    pub call_timeout: Option<RawDuration>,
+    #[serde(default)]
+    pub alias: Option<String>,
+    #[serde(default)]
+    pub tools: Option<RawTools>,
+    #[serde(default)]
+    pub approve: Option<Approve>,
+    #[serde(default)]
+    pub pin: Option<PinMode>,
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// Keys a native server entry may have (anything else is a typo we report).
+pub const NATIVE_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "startup_timeout",
+    "call_timeout",
+    "alias",
+    "tools",
+    "approve",
+    "pin",
+    "disabled",
+];
+
+/// A validation failure: the field it concerns (for positioning) and the message.
+pub struct EntryError {
+    pub field: Option<&'static str>,
+    pub message: String,
+}
+
+fn err(field: &'static str, message: impl Into<String>) -> EntryError {
+    EntryError {
+        field: Some(field),
+        message: message.into(),
+    }
+}
+
+/// Turn a raw entry into a runnable server. `Ok(None)` means the entry says `disabled = true`.
+pub fn validate(
+    ctx: &Context<'_>,
+    name: &str,
+    raw: RawServer,
+) -> Result<Option<ServerConfig>, EntryError> {
+    if raw.disabled {
+        return Ok(None);
+    }
+    if name.trim().is_empty() {
+        return Err(EntryError {
+            field: None,
+            message: "server name is empty".into(),
+        });
+    }
+    let ex = |field: &'static str, v: &str| {
+        expand(v, ctx.env).map_err(|e| err(field, format!("{field}: {e}")))
+    };
+    let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
+    let transport = match (kind.as_deref(), &raw.command, &raw.url) {
+        (Some("sse"), _, _) => {
+            return Err(err(
+                "type",
+                "the legacy HTTP+SSE transport is not supported (it was removed from MCP in 2025-03-26); use the server's Streamable HTTP endpoint with type = \"http\"",
+            ));
+        }
+        (Some(k), _, _)
+            if !matches!(k, "stdio" | "http" | "streamable-http" | "streamablehttp") =>
+        {
+            return Err(err(
+                "type",
+                format!("unknown type {k:?}; expected \"stdio\", \"http\" or \"streamable-http\""),
+            ));
+        }
+        (_, Some(_), Some(_)) => {
+            return Err(err(
+                "url",
+                "has both `command` and `url`; a server is either a command (stdio) or a URL (HTTP)",
+            ));
+        }
+        (_, None, None) => {
+            return Err(EntryError {
+                field: None,
+                message: "has neither `command` (stdio) nor `url` (Streamable HTTP)".into(),
+            });
+        }
+        (Some("stdio"), None, Some(_)) => {
+            return Err(err(
+                "type",
+                "type \"stdio\" needs `command`, but the entry has `url`",
+            ));
+        }
+        (Some(k), Some(_), None) if k != "stdio" => {
+            return Err(err(
+                "type",
+                format!("type {k:?} needs `url`, but the entry has `command`"),
+            ));
+        }
+        (_, Some(command), None) => {
+            let command = ex("command", command)?;
+            if command.trim().is_empty() {
+                return Err(err("command", "`command` is empty"));
+            }
+            let args = raw
+                .args
+                .iter()
+                .map(|a| ex("args", a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut env = Vec::new();
+            for (k, v) in &raw.env {
+                env.push((k.clone(), Secret::new(ex("env", v)?)));
+            }
+            // A relative command path (one with a slash) and cwd start from the config's folder.
+            let command = if command.contains('/') && Path::new(&command).is_relative() {
+                ctx.base.join(&command).to_string_lossy().into_owned()
+            } else {
+                command
+            };
+            let cwd = match &raw.cwd {
+                Some(c) => Some(ctx.base.join(ex("cwd", c)?)),
+                None => None,
+            };
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+        (_, None, Some(url)) => {
+            let url = ex("url", url)?;
+            let parsed = url::Url::parse(&url)
+                .map_err(|e| err("url", format!("malformed URL {url:?}: {e}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(err(
+                    "url",
+                    format!("URL scheme {:?} is not http or https", parsed.scheme()),
+                ));
+            }
+            if parsed.host_str().is_none_or(str::is_empty) {
+                return Err(err("url", format!("URL {url:?} has no host")));
+            }
+            let mut headers = Vec::new();
+            for (k, v) in &raw.headers {
+                if http_header_name_invalid(k) {
+                    return Err(err(
+                        "headers",
+                        format!("header name {k:?} is not a valid HTTP header name"),
+                    ));
+                }
+                headers.push((k.clone(), Secret::new(ex("headers", v)?)));
+            }
+            TransportSpec::Http { url, headers }
+        }
+    };
+    let startup_timeout = match &raw.startup_timeout {
+        Some(d) => d
+            .to_duration()
+            .map_err(|m| err("startup_timeout", format!("startup_timeout: {m}")))?,
+        None => DEFAULT_STARTUP_TIMEOUT,
+    };
+    let call_timeout = match &raw.call_timeout {
+        Some(d) => d
+            .to_duration()
+            .map_err(|m| err("call_timeout", format!("call_timeout: {m}")))?,
+        None => DEFAULT_CALL_TIMEOUT,
+    };
+    let tools = raw.tools.unwrap_or_default();
+    let filter = ToolFilter::new(&tools.allow, &tools.deny)
+        .map_err(|e| err("tools", format!("tools: {e}")))?;
+    if let Some(a) = &raw.alias
+        && !a
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(err(
+            "alias",
+            format!(
+                "alias {a:?} may only use letters, digits, `_` and `-` (it becomes part of tool names)"
+            ),
+        ));
+    }
+    Ok(Some(ServerConfig {
+        spec: ServerSpec {
+            name: name.to_string(),
+            transport,
+            startup_timeout,
+            call_timeout,
+        },
+        alias: raw.alias,
+        allow: tools.allow,
+        deny: tools.deny,
+        filter,
+        approve: raw.approve.unwrap_or_default(),
+        pin: raw.pin.unwrap_or_default(),
+    }))
+}
+
+fn http_header_name_invalid(name: &str) -> bool {
+    name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The closest known key to an unknown one, for "did you mean" hints.
+pub fn suggest(unknown: &str, known: &[&'static str]) -> Option<&'static str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(unknown, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,93 @@
+//! The JSON configs other hosts already use, read as-is: `mcpServers` (Claude Desktop, Cursor,
+//! Claude Code's `.mcp.json`) and `servers` (VS Code's `mcp.json`). Keys those hosts define that
+//! switchboard does not use (`autoApprove`, `alwaysAllow`, ...) are ignored, not errors.
+
+use serde_json::Value;
+
+use super::entry::{self, Context, RawServer};
+use super::position::{find_json_key, line_col};
+use super::{Config, ConfigSource, DisabledServer, Settings};
+use crate::error::HostError;
+
+pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| HostError::ConfigSyntax {
+        path: ctx.path.to_path_buf(),
+        line: e.line().max(1),
+        column: e.column().max(1),
+        message: e.to_string(),
+    })?;
+    let (key, map) = ["mcpServers", "servers"]
+        .into_iter()
+        .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
+        .ok_or_else(|| HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or \"servers\" (VS Code)".into(),
+        })?;
+    let section = find_json_key(text, 0, key).unwrap_or(0);
+    let mut servers = Vec::new();
+    let mut disabled = Vec::new();
+    // serde_json's Map is sorted by key; list servers in file order instead.
+    let mut entries: Vec<(usize, &String, &Value)> = map
+        .iter()
+        .map(|(name, v)| {
+            (
+                find_json_key(text, section, name).unwrap_or(usize::MAX),
+                name,
+                v,
+            )
+        })
+        .collect();
+    entries.sort_by_key(|(pos, name, _)| (*pos, (*name).clone()));
+    for (pos, name, value) in entries {
+        let entry_at = if pos == usize::MAX { section } else { pos };
+        let fail = |field: Option<&str>, message: String| {
+            let offset = field
+                .and_then(|f| find_json_key(text, entry_at, f))
+                .unwrap_or(entry_at);
+            let (line, column) = line_col(text, offset);
+            HostError::ServerEntry {
+                path: ctx.path.to_path_buf(),
+                line,
+                column,
+                server: name.clone(),
+                message,
+            }
+        };
+        let result = (|| {
+            if !value.is_object() {
+                return Err(fail(None, "must be an object".into()));
+            }
+            let raw: RawServer = serde_json::from_value(value.clone()).map_err(|e| {
+                let msg = e.to_string();
+                let field = [
+                    "args", "env", "headers", "command", "url", "type", "cwd", "tools",
+                ]
+                .into_iter()
+                .find(|f| value.get(*f).is_some() && msg.contains(f));
+                fail(field, msg)
+            })?;
+            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+        })();
+        match result {
+            Ok(Some(s)) => servers.push(s),
+            Ok(None) => disabled.push(DisabledServer {
+                name: name.clone(),
+                reason: "disabled in the config (\"disabled\": true)".into(),
+            }),
+            Err(e) => disabled.push(DisabledServer {
+                name: name.clone(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+    Ok(Config {
+        source: ConfigSource::File {
+            path: ctx.path.to_path_buf(),
+        },
+        servers,
+        disabled,
+        profiles: Default::default(),
+        settings: Settings::default(),
+        warnings: Vec::new(),
+    })
+}

@@ -1,0 +1,267 @@
+//! Configuration: which servers to run and how. Reads switchboard's own `switchboard.toml` and,
+//! as-is, the `mcpServers` JSON of Claude Desktop, Cursor and Claude Code (`.mcp.json`) and VS
+//! Code's `servers` JSON. A bad server entry disables that server with a reason naming the file,
+//! line and column; the other servers still start.
+
+mod entry;
+pub mod expand;
+mod mcp_json;
+mod native;
+mod position;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use switchboard_core::{ServerSpec, ToolFilter};
+
+use crate::error::HostError;
+
+pub use entry::{Approve, PinMode};
+
+/// Where the config came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ConfigSource {
+    /// A file on disk.
+    File {
+        /// Its path.
+        path: PathBuf,
+    },
+    /// No config was found: the two embedded demo servers.
+    Demo,
+}
+
+/// One usable server.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// How to reach it (name, transport, timeouts).
+    pub spec: ServerSpec,
+    /// Replaces the server part of public tool names (`alias = ""` means no prefix).
+    pub alias: Option<String>,
+    /// `tools.allow` globs as written.
+    pub allow: Vec<String>,
+    /// `tools.deny` globs as written.
+    pub deny: Vec<String>,
+    /// The compiled allow/deny filter.
+    pub filter: ToolFilter,
+    /// When calls need the user's approval.
+    pub approve: Approve,
+    /// What to do when a pinned tool definition changes.
+    pub pin: PinMode,
+}
+
+impl ServerConfig {
+    /// The configured name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}
+
+/// A server the config names but that cannot run, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct DisabledServer {
+    /// The server name.
+    pub name: String,
+    /// The full reason, with file:line:col where it applies.
+    pub reason: String,
+}
+
+/// A named selection of servers and tools for one job (`--profile NAME`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Profile {
+    /// Servers it keeps (all when absent).
+    pub servers: Option<Vec<String>>,
+    /// `server/tool` globs it keeps (all tools of the kept servers when empty).
+    pub tools: Vec<String>,
+}
+
+/// Settings that shape what the model reads.
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Put each server's `instructions` into the system prompt (default true).
+    pub instructions: bool,
+    /// Put today's date into the system prompt (default false: it would change the prompt-cache
+    /// prefix every day).
+    pub date: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            instructions: true,
+            date: false,
+        }
+    }
+}
+
+/// A loaded configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where it came from.
+    pub source: ConfigSource,
+    /// Servers that can run, in file order.
+    pub servers: Vec<ServerConfig>,
+    /// Servers that cannot, each with its reason.
+    pub disabled: Vec<DisabledServer>,
+    /// Named profiles.
+    pub profiles: BTreeMap<String, Profile>,
+    /// Prompt settings.
+    pub settings: Settings,
+    /// Things in the file that were ignored, each with file:line:col.
+    pub warnings: Vec<String>,
+}
+
+/// The file name of switchboard's own config.
+pub const NATIVE_FILE: &str = "switchboard.toml";
+/// The file name of Claude Code's project config.
+pub const MCP_JSON_FILE: &str = ".mcp.json";
+
+impl Config {
+    /// Find the config to use: `explicit` if given, else `./switchboard.toml`, else
+    /// `./.mcp.json`, else `switchboard.toml` in the user config dir. `None` means: use the demo.
+    pub fn locate(explicit: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+        if let Some(p) = explicit {
+            return Some(p.to_path_buf());
+        }
+        let user = directories::ProjectDirs::from("", "", "switchboard")
+            .map(|d| d.config_dir().join(NATIVE_FILE));
+        [cwd.join(NATIVE_FILE), cwd.join(MCP_JSON_FILE)]
+            .into_iter()
+            .chain(user)
+            .find(|p| p.is_file())
+    }
+
+    /// Read and parse a config file. Fails only when the whole file is unusable (unreadable,
+    /// syntax error, wrong shape); a bad server entry lands in `disabled` instead.
+    pub fn load(path: &Path) -> Result<Config, HostError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HostError::ConfigRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(path, &text, &|name| std::env::var(name).ok())
+    }
+
+    /// Parse config text. `path` names the file in errors and anchors relative paths;
+    /// `env` looks up variables for `${VAR}` expansion.
+    pub fn parse(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, HostError> {
+        let is_json = match path.extension().and_then(|e| e.to_str()) {
+            Some("json") => true,
+            Some("toml") => false,
+            _ => text.trim_start().starts_with('{'),
+        };
+        let ctx = entry::Context {
+            path,
+            base: path.parent().unwrap_or(Path::new(".")),
+            env,
+        };
+        if is_json {
+            mcp_json::parse(&ctx, text)
+        } else {
+            native::parse(&ctx, text)
+        }
+    }
+
+    /// The embedded demo: the two demo servers, run as `<exe> demo-server tickets|docs`.
+    pub fn demo(exe: &Path) -> Config {
+        let servers = ["tickets", "docs"]
+            .into_iter()
+            .map(|name| ServerConfig {
+                spec: ServerSpec::stdio(
+                    name,
+                    exe.to_string_lossy(),
+                    vec!["demo-server".into(), name.into()],
+                ),
+                alias: None,
+                allow: Vec::new(),
+                deny: Vec::new(),
+                filter: ToolFilter::default(),
+                approve: Approve::default(),
+                pin: PinMode::default(),
+            })
+            .collect();
+        Config {
+            source: ConfigSource::Demo,
+            servers,
+            disabled: Vec::new(),
+            profiles: BTreeMap::new(),
+            settings: Settings::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Keep only what profile `name` selects. Server names it lists that the config does not
+    /// define at all are an error; ones that are defined but disabled stay disabled.
+    pub fn with_profile(mut self, name: &str) -> Result<Config, HostError> {
+        let Some(profile) = self.profiles.get(name).cloned() else {
+            let known: Vec<&str> = self.profiles.keys().map(String::as_str).collect();
+            return Err(HostError::UnknownProfile {
+                name: name.to_string(),
+                known: if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                },
+            });
+        };
+        let path = match &self.source {
+            ConfigSource::File { path } => path.clone(),
+            ConfigSource::Demo => PathBuf::from("(embedded demo)"),
+        };
+        let profile_err = |message: String| HostError::ProfileEntry {
+            path: path.clone(),
+            profile: name.to_string(),
+            message,
+        };
+        if let Some(keep) = &profile.servers {
+            let defined: BTreeSet<&str> = self
+                .servers
+                .iter()
+                .map(ServerConfig::name)
+                .chain(self.disabled.iter().map(|d| d.name.as_str()))
+                .collect();
+            if let Some(missing) = keep.iter().find(|s| !defined.contains(s.as_str())) {
+                return Err(profile_err(format!(
+                    "lists server {missing:?}, which the config does not define"
+                )));
+            }
+            self.servers.retain(|s| keep.iter().any(|k| k == s.name()));
+            self.disabled.retain(|d| keep.iter().any(|k| *k == d.name));
+        }
+        if !profile.tools.is_empty() {
+            for server in &mut self.servers {
+                // `server/glob` entries narrow that server's allow list; a server with no entry
+                // keeps no tools.
+                let globs: Vec<String> = profile
+                    .tools
+                    .iter()
+                    .filter_map(|t| t.split_once('/'))
+                    .filter(|(s, _)| *s == server.name() || *s == "*")
+                    .map(|(_, g)| g.to_string())
+                    .collect();
+                server.filter = if globs.is_empty() {
+                    ToolFilter::deny_all()
+                } else {
+                    ToolFilter::new(&globs, &server.deny).map_err(|e| profile_err(e.to_string()))?
+                };
+                server.allow = globs;
+            }
+        }
+        Ok(self)
+    }
+
+    /// Server names, usable and disabled, in file order of each list.
+    pub fn server_names(&self) -> impl Iterator<Item = &str> {
+        self.servers
+            .iter()
+            .map(ServerConfig::name)
+            .chain(self.disabled.iter().map(|d| d.name.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests;

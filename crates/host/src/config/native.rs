@@ -1,0 +1,177 @@
+//! The native `switchboard.toml`: `[servers.NAME]` entries, `[profiles.NAME]` and `[settings]`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::entry::{self, Context, NATIVE_KEYS, RawServer};
+use super::position::{find_toml_key, line_col};
+use super::{Config, ConfigSource, DisabledServer, Profile, Settings};
+use crate::error::HostError;
+
+#[derive(Deserialize)]
+struct Spans {
+    #[serde(default)]
+    servers: BTreeMap<String, toml::Spanned<toml::Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    #[serde(default)]
+    servers: Option<Vec<String>>,
+    #[serde(default)]
+    tools: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSettings {
+    instructions: Option<bool>,
+    date: Option<bool>,
+}
+
+const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
+
+pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(ctx, text, &e))?;
+    let spans: Spans = toml::from_str(text).map_err(|e| syntax(ctx, text, &e))?;
+    let mut warnings = Vec::new();
+    for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {
+        let hint = entry::suggest(key, TOP_KEYS)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        let (line, column) = find_toml_key(text, 0..text.len(), key)
+            .or_else(|| text.find(&format!("[{key}")))
+            .map_or((1, 1), |o| line_col(text, o));
+        warnings.push(format!(
+            "{}:{line}:{column}: unknown top-level key `{key}` ignored{hint}",
+            ctx.path.display()
+        ));
+    }
+
+    // Servers in file order (the BTreeMap is by name; order by position instead).
+    let mut entries: Vec<(&String, &toml::Spanned<toml::Value>)> = spans.servers.iter().collect();
+    entries.sort_by_key(|(_, v)| v.span().start);
+    let mut servers = Vec::new();
+    let mut disabled = Vec::new();
+    for (name, spanned) in entries {
+        let span = spanned.span();
+        let header = text
+            .find(&format!("[servers.{name}]"))
+            .or_else(|| text.find(&format!("[servers.\"{name}\"]")))
+            .unwrap_or(span.start);
+        // A standard table's span covers only its header; its keys run to the next header.
+        let body_end = text[header..]
+            .find("\n[")
+            .map_or(text.len(), |i| header + i + 1);
+        let range = header.min(span.start)..span.end.max(body_end);
+        let at = |field: Option<&str>| {
+            let offset = field
+                .and_then(|f| find_toml_key(text, range.clone(), f))
+                .unwrap_or(header);
+            line_col(text, offset)
+        };
+        let fail = |field: Option<&str>, message: String| {
+            let (line, column) = at(field);
+            HostError::ServerEntry {
+                path: ctx.path.to_path_buf(),
+                line,
+                column,
+                server: name.clone(),
+                message,
+            }
+        };
+        let result = (|| {
+            let Some(tbl) = spanned.get_ref().as_table() else {
+                return Err(fail(None, "must be a table of settings".into()));
+            };
+            if let Some(bad) = tbl.keys().find(|k| !NATIVE_KEYS.contains(&k.as_str())) {
+                let hint = entry::suggest(bad, NATIVE_KEYS)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Err(fail(Some(bad), format!("unknown key `{bad}`{hint}")));
+            }
+            let raw: RawServer =
+                spanned
+                    .get_ref()
+                    .clone()
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        let field = tbl
+                            .keys()
+                            .find(|k| e.message().contains(&format!("`{k}`")))
+                            .and_then(|k| NATIVE_KEYS.iter().find(|n| **n == k.as_str()).copied());
+                        fail(field, e.message().trim().to_string())
+                    })?;
+            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+        })();
+        match result {
+            Ok(Some(s)) => servers.push(s),
+            Ok(None) => disabled.push(DisabledServer {
+                name: name.clone(),
+                reason: "disabled in the config (disabled = true)".into(),
+            }),
+            Err(e) => disabled.push(DisabledServer {
+                name: name.clone(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    let mut profiles = BTreeMap::new();
+    if let Some(toml::Value::Table(ps)) = table.get("profiles") {
+        for (pname, v) in ps {
+            match v.clone().try_into::<RawProfile>() {
+                Ok(p) => {
+                    profiles.insert(
+                        pname.clone(),
+                        Profile {
+                            servers: p.servers,
+                            tools: p.tools,
+                        },
+                    );
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: profile {pname:?} ignored: {}",
+                    ctx.path.display(),
+                    e.message().trim()
+                )),
+            }
+        }
+    }
+    let mut settings = Settings::default();
+    if let Some(v) = table.get("settings") {
+        match v.clone().try_into::<RawSettings>() {
+            Ok(s) => {
+                settings.instructions = s.instructions.unwrap_or(settings.instructions);
+                settings.date = s.date.unwrap_or(settings.date);
+            }
+            Err(e) => warnings.push(format!(
+                "{}: [settings] ignored: {}",
+                ctx.path.display(),
+                e.message().trim()
+            )),
+        }
+    }
+    Ok(Config {
+        source: ConfigSource::File {
+            path: ctx.path.to_path_buf(),
+        },
+        servers,
+        disabled,
+        profiles,
+        settings,
+        warnings,
+    })
+}
+
+fn syntax(ctx: &Context<'_>, text: &str, e: &toml::de::Error) -> HostError {
+    let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+    HostError::ConfigSyntax {
+        path: ctx.path.to_path_buf(),
+        line,
+        column,
+        message: e.message().trim().to_string(),
+    }
+}

@@ -1,0 +1,81 @@
+//! Byte offsets to 1-based line and column, and finding where a key is written, so config errors
+//! point at the exact place in the file.
+
+/// 1-based (line, column) of a byte offset in `text` (columns count characters).
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..floor_char_boundary(text, offset)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The offset of the first line inside `range` that assigns `key` (`key =`, `"key" =`, `key.x =`),
+/// for TOML.
+pub fn find_toml_key(text: &str, range: std::ops::Range<usize>, key: &str) -> Option<usize> {
+    let start = floor_char_boundary(text, range.start.min(text.len()));
+    let end = floor_char_boundary(text, range.end.min(text.len()));
+    let slice = &text[start..end];
+    let mut offset = start;
+    for line in slice.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        for candidate in [key.to_string(), format!("\"{key}\"")] {
+            if let Some(rest) = trimmed.strip_prefix(&candidate)
+                && matches!(rest.trim_start().chars().next(), Some('=') | Some('.'))
+            {
+                return Some(offset + indent);
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The offset of `"key"` followed by `:` in JSON text, searching from `from`.
+pub fn find_json_key(text: &str, from: usize, key: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(key).ok()?;
+    let mut search = floor_char_boundary(text, from.min(text.len()));
+    while let Some(i) = text[search..].find(&quoted) {
+        let at = search + i;
+        let after = &text[at + quoted.len()..];
+        if after.trim_start().starts_with(':') {
+            return Some(at);
+        }
+        search = at + quoted.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_are_one_based() {
+        let t = "ab\ncdé\nf";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 3), (2, 1));
+        assert_eq!(line_col(t, 5), (2, 3));
+        assert_eq!(line_col(t, t.len()), (3, 2));
+    }
+
+    #[test]
+    fn finds_keys() {
+        let t = "[servers.a]\ncommand = \"x\"\n  url = \"y\"\n";
+        assert_eq!(
+            find_toml_key(t, 0..t.len(), "url"),
+            Some(t.find("url").unwrap())
+        );
+        assert_eq!(find_toml_key(t, 0..t.len(), "args"), None);
+        let j = r#"{"mcpServers": {"a": {"url": 1}, "b": {}}}"#;
+        assert_eq!(find_json_key(j, 0, "b"), Some(j.find("\"b\"").unwrap()));
+    }
+}

@@ -1,0 +1,308 @@
+//! Config tests: one `check` per case, each naming what it proves.
+
+use std::path::Path;
+
+use switchboard_core::TransportSpec;
+
+use super::*;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "GITHUB_TOKEN" => Some("ghp_secret_value".into()),
+        "HOME" => Some("/home/u".into()),
+        _ => None,
+    }
+}
+
+fn parse(file: &str, text: &str) -> Result<Config, HostError> {
+    Config::parse(Path::new(file), text, &env)
+}
+
+fn reason<'a>(c: &'a Config, server: &str) -> &'a str {
+    &c.disabled
+        .iter()
+        .find(|d| d.name == server)
+        .unwrap_or_else(|| panic!("{server} not disabled: {:?}", c.disabled))
+        .reason
+}
+
+#[test]
+fn native_toml_reads_every_field() {
+    let c = parse(
+        "/etc/sb/switchboard.toml",
+        r#"
+[settings]
+instructions = false
+
+[servers.tickets]
+command = "./bin/tickets"
+args = ["--data", "${HOME}/tickets.json"]
+env = { TOKEN = "${GITHUB_TOKEN}" }
+cwd = "work"
+startup_timeout = 5
+call_timeout = "1500ms"
+alias = "t"
+approve = "writes"
+pin = "warn"
+tools = { allow = ["search", "get_*"], deny = ["get_secret"] }
+
+[servers.github]
+url = "https://api.example.com/mcp"
+headers = { Authorization = "Bearer ${GITHUB_TOKEN}" }
+
+[profiles.support]
+servers = ["tickets"]
+"#,
+    )
+    .unwrap();
+    assert!(c.disabled.is_empty(), "{:?}", c.disabled);
+    assert!(!c.settings.instructions);
+    let t = &c.servers[0];
+    assert_eq!(t.name(), "tickets");
+    assert_eq!(t.alias.as_deref(), Some("t"));
+    assert_eq!(t.approve, Approve::Writes);
+    assert_eq!(t.pin, PinMode::Warn);
+    assert_eq!(t.spec.call_timeout.as_millis(), 1500);
+    assert_eq!(t.spec.startup_timeout.as_secs(), 5);
+    assert!(
+        t.filter.permits("get_ticket")
+            && !t.filter.permits("get_secret")
+            && !t.filter.permits("close")
+    );
+    match &t.spec.transport {
+        TransportSpec::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            assert_eq!(command, "/etc/sb/./bin/tickets");
+            assert_eq!(args[1], "/home/u/tickets.json");
+            assert_eq!(env[0].1.expose(), "ghp_secret_value");
+            assert_eq!(cwd.as_deref(), Some(Path::new("/etc/sb/work")));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &c.servers[1].spec.transport {
+        TransportSpec::Http { url, headers } => {
+            assert_eq!(url, "https://api.example.com/mcp");
+            assert_eq!(headers[0].1.expose(), "Bearer ghp_secret_value");
+        }
+        other => panic!("{other:?}"),
+    }
+    let p = c.with_profile("support").unwrap();
+    assert_eq!(p.servers.len(), 1);
+}
+
+#[test]
+fn claude_desktop_mcp_servers_json_reads_as_is() {
+    let c = parse(
+        "claude_desktop_config.json",
+        r#"{
+  "mcpServers": {
+    "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "autoApprove": []},
+    "remote": {"type": "http", "url": "http://localhost:3001/mcp", "headers": {"X-Key": "${MISSING_KEY:-dev}"}},
+    "cursor-style": {"type": "streamable-http", "url": "https://x.example/mcp"},
+    "off": {"command": "x", "disabled": true}
+  }
+}"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["filesystem", "remote", "cursor-style"]);
+    assert_eq!(
+        reason(&c, "off"),
+        "disabled in the config (\"disabled\": true)"
+    );
+}
+
+#[test]
+fn vscode_servers_key_reads_as_is() {
+    let c = parse(
+        ".vscode/mcp.json",
+        r#"{"inputs": [], "servers": {"time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"], "env": {"T": "${env:HOME}"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(c.servers[0].name(), "time");
+}
+
+#[test]
+fn a_bad_entry_disables_only_that_server_and_says_where() {
+    let text = r#"
+[servers.good]
+command = "echo"
+
+[servers.badurl]
+url = "htp:/nope"
+
+[servers.typo]
+comand = "echo"
+
+[servers.nothing]
+args = ["x"]
+
+[servers.unset]
+command = "x"
+env = { K = "${NOT_SET_ANYWHERE}" }
+"#;
+    let c = parse("sb.toml", text).unwrap();
+    assert_eq!(c.servers.len(), 1);
+    assert_eq!(c.servers[0].name(), "good");
+    let r = reason(&c, "badurl");
+    assert!(r.starts_with("sb.toml:6:1: server \"badurl\": "), "{r}");
+    assert!(r.contains("scheme \"htp\""), "{r}");
+    let r = reason(&c, "typo");
+    assert!(
+        r.starts_with(
+            "sb.toml:9:1: server \"typo\": unknown key `comand`; did you mean `command`?"
+        ),
+        "{r}"
+    );
+    let r = reason(&c, "nothing");
+    assert!(
+        r.contains("sb.toml:11:1") && r.contains("neither `command`"),
+        "{r}"
+    );
+    let r = reason(&c, "unset");
+    assert!(
+        r.contains("sb.toml:16:1") && r.contains("NOT_SET_ANYWHERE is not set"),
+        "{r}"
+    );
+}
+
+#[test]
+fn malformed_url_in_json_points_at_the_url() {
+    let text = "{\n  \"mcpServers\": {\n    \"ok\": {\"command\": \"echo\"},\n    \"bad\": {\n      \"url\": \"not a url\"\n    }\n  }\n}";
+    let c = parse("x.json", text).unwrap();
+    assert_eq!(c.servers.len(), 1);
+    let r = reason(&c, "bad");
+    assert!(
+        r.starts_with("x.json:5:7: server \"bad\": malformed URL"),
+        "{r}"
+    );
+}
+
+#[test]
+fn syntax_errors_name_file_line_and_column() {
+    let e = parse("sb.toml", "[servers.a]\ncommand = \"echo\nargs = []\n").unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.starts_with("sb.toml:2:"), "{msg}");
+    let e = parse(
+        "c.json",
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}",
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.starts_with("c.json:3:"), "{msg}");
+}
+
+#[test]
+fn secrets_never_appear_in_errors_or_debug_output() {
+    let c = parse(
+        "sb.toml",
+        r#"
+[servers.gh]
+url = "https://h.example/mcp"
+headers = { Authorization = "Bearer ${GITHUB_TOKEN}" }
+call_timeout = "soon"
+"#,
+    )
+    .unwrap();
+    let all = format!("{:?} {:?}", c.servers, c.disabled);
+    assert!(!all.contains("ghp_secret_value"), "{all}");
+    let c = parse(
+        "sb.toml",
+        "[servers.gh]\nurl = \"https://h.example/mcp\"\nheaders = { A = \"${GITHUB_TOKEN}\" }\n",
+    )
+    .unwrap();
+    assert!(!format!("{:?}", c.servers).contains("ghp_secret_value"));
+}
+
+#[test]
+fn legacy_sse_and_unknown_types_are_explained() {
+    let c = parse(
+        "m.json",
+        r#"{"mcpServers": {"old": {"type": "sse", "url": "http://x/sse"}, "weird": {"type": "grpc", "url": "http://x"}}}"#,
+    )
+    .unwrap();
+    assert!(reason(&c, "old").contains("HTTP+SSE transport is not supported"));
+    assert!(reason(&c, "weird").contains("unknown type \"grpc\""));
+}
+
+#[test]
+fn profiles_select_servers_and_tools() {
+    let c = parse(
+        "sb.toml",
+        r#"
+[servers.tickets]
+command = "t"
+[servers.docs]
+command = "d"
+[servers.deploy]
+command = "x"
+[profiles.support]
+servers = ["tickets", "docs"]
+tools = ["tickets/search", "tickets/get_*"]
+[profiles.broken]
+servers = ["nope"]
+"#,
+    )
+    .unwrap();
+    let p = c.clone().with_profile("support").unwrap();
+    let names: Vec<&str> = p.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["tickets", "docs"]);
+    assert!(p.servers[0].filter.permits("get_ticket"));
+    assert!(!p.servers[0].filter.permits("close_ticket"));
+    assert!(
+        !p.servers[1].filter.permits("search"),
+        "docs has no tool entry in the profile"
+    );
+    assert!(
+        c.clone()
+            .with_profile("broken")
+            .unwrap_err()
+            .to_string()
+            .contains("\"nope\"")
+    );
+    assert!(
+        c.with_profile("missing")
+            .unwrap_err()
+            .to_string()
+            .contains("support")
+    );
+}
+
+#[test]
+fn unknown_top_level_keys_warn_with_a_suggestion() {
+    let c = parse("sb.toml", "[server.a]\ncommand = \"x\"\n").unwrap();
+    assert!(c.servers.is_empty());
+    assert!(
+        c.warnings[0].contains("did you mean `servers`"),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn locate_prefers_native_then_mcp_json() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        Config::locate(None, dir.path()).filter(|p| p.starts_with(dir.path())),
+        None
+    );
+    std::fs::write(dir.path().join(".mcp.json"), "{\"mcpServers\": {}}").unwrap();
+    assert_eq!(
+        Config::locate(None, dir.path()),
+        Some(dir.path().join(".mcp.json"))
+    );
+    std::fs::write(dir.path().join("switchboard.toml"), "").unwrap();
+    assert_eq!(
+        Config::locate(None, dir.path()),
+        Some(dir.path().join("switchboard.toml"))
+    );
+    let explicit = Path::new("/x/y.toml");
+    assert_eq!(
+        Config::locate(Some(explicit), dir.path()).as_deref(),
+        Some(explicit)
+    );
+}

@@ -1,0 +1,69 @@
+//! The one error enum of switchboard-host.
+
+use std::path::PathBuf;
+
+/// Errors of the host library. Config errors carry the file, line and column, and the server
+/// they concern, so a user can go straight to the mistake. Secrets never appear in messages.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The config file could not be read.
+    #[error("{}: cannot read config: {source}", path.display())]
+    ConfigRead {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The config file is not valid TOML or JSON.
+    #[error("{}:{line}:{column}: syntax error: {message}", path.display())]
+    ConfigSyntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The file parsed but is not a config switchboard understands.
+    #[error("{}: {message}", path.display())]
+    ConfigShape {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// One server entry is wrong; that server is disabled and the others still start.
+    #[error("{}:{line}:{column}: server {server:?}: {message}", path.display())]
+    ServerEntry {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the offending key (or of the server entry).
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The server name.
+        server: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A profile entry is wrong.
+    #[error("{}: profile {profile:?}: {message}", path.display())]
+    ProfileEntry {
+        /// The file.
+        path: PathBuf,
+        /// The profile name.
+        profile: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `--profile NAME` names no profile.
+    #[error("no profile {name:?} in the config; profiles: {known}")]
+    UnknownProfile {
+        /// The requested name.
+        name: String,
+        /// The names that exist, comma-separated (or "none").
+        known: String,
+    },
+}
