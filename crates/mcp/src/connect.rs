@@ -3,11 +3,13 @@
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
@@ -24,6 +26,10 @@ pub(crate) type Service = RunningService<RoleClient, Handler>;
 
 /// How long a failed stdio handshake waits for the child's last stderr lines.
 const LAST_WORDS: Duration = Duration::from_millis(300);
+
+/// Consecutive failed attempts to re-open a broken SSE stream before giving up on it
+/// (250 ms, 500 ms, 1 s, 2 s apart).
+const SSE_RETRIES: usize = 4;
 
 /// Headers the Streamable HTTP transport sets itself; a configured value would conflict.
 const TRANSPORT_HEADERS: [&str; 4] = [
@@ -175,6 +181,16 @@ fn http_config(
         detail,
     };
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    // rmcp re-opens a broken SSE stream forever by default, so a call in flight when the server
+    // dies would wait out its whole timeout. Bound it: consecutive failures only, so a server
+    // that closes streams on purpose (SEP-1699 polling) and answers the GET is unaffected.
+    let mut retry = ExponentialBackoff::default();
+    retry.max_times = Some(SSE_RETRIES);
+    retry.base_duration = Duration::from_millis(250);
+    retry.max_delay = Some(Duration::from_secs(2));
+    config.retry_config = Arc::new(retry);
+    // A restarted server no longer knows our session id; start a new session transparently.
+    config = config.reinit_on_expired_session(true);
     let mut custom = HashMap::new();
     for (name, value) in headers {
         if name.eq_ignore_ascii_case("authorization")

@@ -7,12 +7,12 @@ use std::time::Duration;
 use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
-    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
+    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, ServerResult,
 };
 use rmcp::service::{Peer, ServiceError};
 use serde_json::{Map, Value};
 use switchboard_core::{CallResult, Catalog, ServerCatalog, ServerInfo, ServerSpec};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -57,10 +57,19 @@ pub(crate) struct Slot {
 struct Live {
     state: ServerState,
     peer: Option<Peer<RoleClient>>,
+    /// Rung by a caller whose request found the session broken, so the supervisor replaces it
+    /// (an HTTP session gives no other sign that its server went away).
+    suspect: Option<Arc<Notify>>,
     pid: Option<u32>,
     connect_ms: Option<u64>,
     info: Option<ServerInfo>,
     warnings: Vec<String>,
+}
+
+/// A ready session as a caller borrows it.
+struct Ready {
+    peer: Peer<RoleClient>,
+    suspect: Arc<Notify>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -97,6 +106,7 @@ impl Slot {
             live: Mutex::new(Live {
                 state: ServerState::Connecting,
                 peer: None,
+                suspect: None,
                 pid: None,
                 connect_ms: None,
                 info: None,
@@ -109,6 +119,7 @@ impl Slot {
         let mut live = lock(&self.live);
         if !state.is_ready() {
             live.peer = None;
+            live.suspect = None;
         }
         live.state = state;
     }
@@ -116,6 +127,7 @@ impl Slot {
     pub(crate) fn set_ready(
         &self,
         peer: Peer<RoleClient>,
+        suspect: Arc<Notify>,
         connect_ms: u64,
         info: ServerInfo,
         warnings: Vec<String>,
@@ -123,6 +135,7 @@ impl Slot {
         let mut live = lock(&self.live);
         live.state = ServerState::Ready;
         live.peer = Some(peer);
+        live.suspect = Some(suspect);
         live.connect_ms = Some(connect_ms);
         live.info = Some(info);
         live.warnings = warnings;
@@ -134,7 +147,9 @@ impl Slot {
 
     /// Forget the session's peer (it ended); calls now fail fast with `NotReady`.
     pub(crate) fn drop_peer(&self) {
-        lock(&self.live).peer = None;
+        let mut live = lock(&self.live);
+        live.peer = None;
+        live.suspect = None;
     }
 
     pub(crate) fn set_pid(&self, pid: Option<u32>) {
@@ -262,12 +277,10 @@ impl Sessions {
         args: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallResult, SessionError> {
-        let peer = self.ready_peer(server)?;
+        let session = self.ready_peer(server)?;
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let result = request::send(&peer, request, timeout)
-            .await
-            .map_err(|e| self.service_error(server, tool, e))?;
+        let result = self.send(&session, request, timeout, server, tool).await?;
         if request::needs_more(&result) {
             return Err(SessionError::Protocol {
                 server: server.to_string(),
@@ -285,14 +298,12 @@ impl Sessions {
 
     /// Read a resource; returns the result's `contents` array as wire JSON.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, SessionError> {
-        let peer = self.ready_peer(server)?;
+        let session = self.ready_peer(server)?;
         let timeout = self.slot(server)?.spec.call_timeout;
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
             ReadResourceRequestParams::new(uri),
         ));
-        let result = request::send(&peer, request, timeout)
-            .await
-            .map_err(|e| self.service_error(server, uri, e))?;
+        let result = self.send(&session, request, timeout, server, uri).await?;
         let mut value = request::to_json(result);
         match value.get_mut("contents") {
             Some(contents @ Value::Array(_)) => Ok(contents.take()),
@@ -311,16 +322,14 @@ impl Sessions {
         name: &str,
         args: Map<String, Value>,
     ) -> Result<Value, SessionError> {
-        let peer = self.ready_peer(server)?;
+        let session = self.ready_peer(server)?;
         let timeout = self.slot(server)?.spec.call_timeout;
         let mut params = GetPromptRequestParams::new(name);
         if !args.is_empty() {
             params = params.with_arguments(args);
         }
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
-        let result = request::send(&peer, request, timeout)
-            .await
-            .map_err(|e| self.service_error(server, name, e))?;
+        let result = self.send(&session, request, timeout, server, name).await?;
         let value = request::to_json(result);
         if value.get("messages").is_some_and(Value::is_array) {
             Ok(value)
@@ -361,19 +370,44 @@ impl Sessions {
             })
     }
 
-    fn ready_peer(&self, server: &str) -> Result<Peer<RoleClient>, SessionError> {
+    fn ready_peer(&self, server: &str) -> Result<Ready, SessionError> {
         let slot = self.slot(server)?;
         let live = lock(&slot.live);
-        match (&live.state, &live.peer) {
-            (ServerState::Ready, Some(peer)) => Ok(peer.clone()),
-            (ServerState::Ready, None) => Err(SessionError::NotReady {
+        match (&live.state, &live.peer, &live.suspect) {
+            (ServerState::Ready, Some(peer), Some(suspect)) => Ok(Ready {
+                peer: peer.clone(),
+                suspect: suspect.clone(),
+            }),
+            (ServerState::Ready, _, _) => Err(SessionError::NotReady {
                 server: server.to_string(),
                 reason: "the session just ended; reconnecting".to_string(),
             }),
-            (state, _) => Err(SessionError::NotReady {
+            (state, _, _) => Err(SessionError::NotReady {
                 server: server.to_string(),
                 reason: state.describe(),
             }),
+        }
+    }
+
+    /// Send one request on a ready session. A request that finds the session closed marks it
+    /// suspect, so the supervisor reconnects instead of letting later calls fail the same way.
+    async fn send(
+        &self,
+        session: &Ready,
+        request: ClientRequest,
+        timeout: Duration,
+        server: &str,
+        target: &str,
+    ) -> Result<ServerResult, SessionError> {
+        match request::send(&session.peer, request, timeout).await {
+            Ok(result) => Ok(result),
+            Err(e) => {
+                let error = self.service_error(server, target, e);
+                if matches!(error, SessionError::Closed { .. }) {
+                    session.suspect.notify_one();
+                }
+                Err(error)
+            }
         }
     }
 

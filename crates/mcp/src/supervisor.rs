@@ -11,7 +11,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use rmcp::service::QuitReason;
 use switchboard_core::ServerCatalog;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::connect::{self, Service};
 use crate::convert;
@@ -34,6 +34,8 @@ const DEBOUNCE: Duration = Duration::from_millis(75);
 /// On shutdown a server gets this long to exit on stdin EOF before its group is killed
 /// (rmcp alone would wait 3 s, then SIGTERM).
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(300);
+/// Upper bound on waiting for a killed group's other members (grandchildren) to be gone.
+const GROUP_EXIT_WAIT: Duration = Duration::from_millis(500);
 /// Upper bound on waiting for rmcp to finish closing a session.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
@@ -99,8 +101,10 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
             }
             Ok((service, catalog, warnings)) => {
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                let suspect = Arc::new(Notify::new());
                 slot.set_ready(
                     service.peer().clone(),
+                    suspect.clone(),
                     connect_ms,
                     catalog.info.clone(),
                     warnings,
@@ -111,7 +115,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                     let _ = first.send(());
                 }
                 let ready_at = Instant::now();
-                match run(&shared, slot, service, changes, catalog).await {
+                match run(&shared, slot, service, changes, catalog, &suspect).await {
                     End::Shutdown => break,
                     End::Lost(detail) => {
                         tracing::warn!(server = %name, %detail, "session ended");
@@ -187,6 +191,7 @@ async fn run(
     service: Service,
     mut changes: mpsc::UnboundedReceiver<ListKind>,
     mut catalog: ServerCatalog,
+    suspect: &Notify,
 ) -> End {
     let peer = service.peer().clone();
     let cancel = service.cancellation_token();
@@ -199,6 +204,12 @@ async fn run(
                 cancel.cancel();
                 close(slot, ended).await;
                 return End::Shutdown;
+            }
+            _ = suspect.notified() => {
+                slot.drop_peer();
+                cancel.cancel();
+                close(slot, ended).await;
+                return End::Lost("a request found the connection closed".to_string());
             }
             Some(kind) = changes.recv() => kind,
         };
@@ -283,15 +294,21 @@ async fn close<F>(slot: &Slot, mut ended: std::pin::Pin<Box<F>>)
 where
     F: std::future::Future<Output = Result<QuitReason, tokio::task::JoinError>>,
 {
+    let pid = slot.pid();
     if tokio::time::timeout(SHUTDOWN_GRACE, &mut ended)
         .await
         .is_err()
     {
-        kill_group(slot.pid());
+        kill_group(pid);
         if tokio::time::timeout(CLOSE_WAIT, &mut ended).await.is_err() {
             tracing::warn!(server = %slot.spec.name, "session did not finish closing");
         }
     }
+    // rmcp reaps the child itself, but not what the child spawned: a wrapper that exited on
+    // stdin EOF may leave a server behind in its group, and killed grandchildren take a moment
+    // to go. Kill what is left and wait, so shutdown means "gone".
+    kill_group(pid);
+    wait_group_gone(pid, GROUP_EXIT_WAIT).await;
     slot.set_pid(None);
 }
 
@@ -299,6 +316,20 @@ fn give_up(shared: &Shared, slot: &Slot, reason: String) {
     tracing::warn!(server = %slot.spec.name, %reason, "server failed");
     slot.set_state(ServerState::Failed { reason });
     shared.withdraw(&slot.spec.name);
+}
+
+/// Poll until no process is left in the group (signal 0 probes without signalling), or `limit`.
+async fn wait_group_gone(pid: Option<u32>, limit: Duration) {
+    let Some(pgid) = pid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if killpg(Pid::from_raw(pgid), None) == Err(nix::errno::Errno::ESRCH) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// SIGKILL a stdio server's process group (the child is its leader, so pgid = pid).

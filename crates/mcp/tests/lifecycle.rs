@@ -7,7 +7,7 @@ mod common;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::{alive, args, assert_ready, eventually, everything, kill};
+use common::{HttpEverything, alive, args, assert_ready, eventually, everything, free_port, kill};
 use serde_json::json;
 use switchboard_core::ServerSpec;
 use switchboard_mcp::{ServerState, SessionError, Sessions};
@@ -110,6 +110,57 @@ async fn a_server_that_cannot_be_respawned_is_given_up_on() {
     assert!(catalog.servers.contains_key("steady"));
     assert!(sessions.generation() > generation);
     assert_ready(&sessions, "steady");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_http_server_that_dies_fails_its_call_and_is_reconnected_when_back() {
+    let port = free_port();
+    let server = HttpEverything::start(port).await;
+    let sessions = Sessions::start(vec![ServerSpec::http(
+        "web",
+        format!("http://127.0.0.1:{port}/mcp"),
+    )])
+    .await;
+    assert_ready(&sessions, "web");
+
+    let caller = sessions.clone();
+    let call = tokio::spawn(async move {
+        caller
+            .call_tool(
+                "web",
+                "trigger-long-running-operation",
+                args(json!({"duration": 5, "steps": 5})),
+            )
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(server);
+    // rmcp re-opens the broken response stream a bounded number of times (about 4 s), then
+    // the call ends as Closed instead of waiting out its 60 s timeout.
+    let result = tokio::time::timeout(Duration::from_secs(8), call)
+        .await
+        .expect("the in-flight call must end well before its timeout")
+        .unwrap();
+    assert!(
+        matches!(&result, Err(SessionError::Closed { server, .. }) if server == "web"),
+        "{result:?}"
+    );
+
+    // The server comes back on the same port; the supervisor reconnects with a new session.
+    let _server = HttpEverything::start(port).await;
+    eventually(Duration::from_secs(15), "web to be ready again", || {
+        let s = sessions.clone();
+        async move {
+            let r = s
+                .call_tool("web", "echo", args(json!({"message": "back"})))
+                .await
+                .ok()?;
+            Some(r.joined_text()).filter(|t| t == "Echo: back")
+        }
+    })
+    .await;
+    assert_ready(&sessions, "web");
     sessions.shutdown().await;
 }
 
@@ -285,7 +336,7 @@ async fn a_call_timeout_ends_the_call_quickly() {
 
 #[tokio::test]
 async fn shutdown_leaves_no_child_process() {
-    // A shell wrapper shows the process-group kill: the server is a grandchild of ours.
+    // Shell wrappers show the process-group kill: the server is a grandchild of ours.
     let js = switchboard_test_support::peers::peer("everything");
     let node = switchboard_test_support::peers::node();
     let wrapped = ServerSpec::stdio(
@@ -296,16 +347,37 @@ async fn shutdown_leaves_no_child_process() {
             format!("'{node}' '{}' stdio; echo exited", js.display()),
         ],
     );
-    let sessions = Sessions::start(vec![everything("a"), everything("b"), wrapped]).await;
-    for name in ["a", "b", "wrapped"] {
+    // The fixture server exits as soon as its stdin closes, so this group is not killed for
+    // being slow to exit; the background `sleep` it leaves behind must still be cleaned up.
+    let leaky = ServerSpec::stdio(
+        "leaky",
+        "sh",
+        vec![
+            "-c".into(),
+            format!(
+                "sleep 300 </dev/null & exec '{node}' '{}'",
+                fixture().display()
+            ),
+        ],
+    );
+    let names = ["a", "b", "wrapped", "leaky"];
+    let sessions = Sessions::start(vec![everything("a"), everything("b"), wrapped, leaky]).await;
+    for name in names {
         assert_ready(&sessions, name);
     }
-    let pids: Vec<u32> = ["a", "b", "wrapped"]
+    let pids: Vec<u32> = names
         .iter()
         .map(|n| sessions.child_pid(n).expect("pid"))
         .collect();
-    let grandchildren = children_of(pids[2]);
+    let mut grandchildren = children_of(pids[2]);
     assert!(!grandchildren.is_empty(), "sh should have spawned node");
+    let leaked = children_of(pids[3]);
+    assert_eq!(
+        leaked.len(),
+        1,
+        "sh should have left sleep behind: {leaked:?}"
+    );
+    grandchildren.extend(leaked);
     assert!(pids.iter().chain(&grandchildren).all(|p| alive(*p)));
 
     let started = Instant::now();
@@ -313,7 +385,11 @@ async fn shutdown_leaves_no_child_process() {
     let took = started.elapsed();
     assert!(took < Duration::from_secs(3), "shutdown took {took:?}");
     for pid in pids.iter().chain(&grandchildren) {
-        assert!(!alive(*pid), "process {pid} survived shutdown");
+        assert!(
+            !alive(*pid),
+            "process {pid} survived shutdown: {:?}",
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+        );
     }
     assert!(sessions.statuses().iter().all(|s| !s.state.is_ready()));
     assert!(matches!(
@@ -341,13 +417,15 @@ fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
+fn fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/paged-server.mjs")
+}
+
 fn paged_server(name: &str) -> ServerSpec {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/paged-server.mjs");
     ServerSpec::stdio(
         name,
         switchboard_test_support::peers::node(),
-        vec![script.display().to_string()],
+        vec![fixture().display().to_string()],
     )
 }
 

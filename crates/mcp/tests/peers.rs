@@ -3,12 +3,10 @@
 
 mod common;
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
-use common::{args, assert_ready, eventually, everything};
+use common::{HttpEverything, args, assert_ready, everything, free_port};
 use serde_json::json;
 use switchboard_core::{Secret, ServerSpec, TransportSpec};
 use switchboard_mcp::Sessions;
@@ -258,49 +256,10 @@ async fn git_logs_a_commit() {
     sessions.shutdown().await;
 }
 
-/// Kills the HTTP server child when the test ends, pass or fail.
-struct HttpServer(std::process::Child);
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 async fn everything_over_streamable_http() {
     let port = free_port();
-    let _server = HttpServer(
-        Command::new(node())
-            .arg(peer("everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn server-everything streamableHttp"),
-    );
-    eventually(
-        Duration::from_secs(15),
-        "server-everything to listen",
-        || async {
-            tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .ok()
-                .map(|_| ())
-        },
-    )
-    .await;
+    let _server = HttpEverything::start(port).await;
 
     let mut spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}/mcp"));
     if let TransportSpec::Http { headers, .. } = &mut spec.transport {

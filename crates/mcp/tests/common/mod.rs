@@ -80,3 +80,49 @@ pub fn kill(pid: u32) {
         .expect("run kill");
     assert!(status.success(), "kill -9 {pid} failed");
 }
+
+/// server-everything in Streamable HTTP mode on `port`; killed when dropped, pass or fail.
+pub struct HttpEverything(std::process::Child);
+
+impl HttpEverything {
+    /// Start it and wait until it accepts connections.
+    pub async fn start(port: u16) -> Self {
+        let child = std::process::Command::new(node())
+            .arg(peer("everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn server-everything streamableHttp");
+        let server = HttpEverything(child);
+        eventually(
+            Duration::from_secs(15),
+            "server-everything to listen",
+            || async {
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .ok()
+                    .map(|_| ())
+            },
+        )
+        .await;
+        server
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A TCP port that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind an ephemeral port")
+}
