@@ -72,6 +72,17 @@ struct Ready {
     suspect: Arc<Notify>,
 }
 
+impl Drop for Inner {
+    /// The last `Sessions` went away without `shutdown`: the supervisors are told to close
+    /// (the drop guard), but they may never run again if the runtime is going down too, so kill
+    /// every server process group now. No child outlives its `Sessions`.
+    fn drop(&mut self) {
+        for slot in &self.shared.slots {
+            supervisor::kill_group(slot.pid());
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding one of these locks cannot leave the data half-updated (each
     // critical section is a plain assignment), so a poisoned lock is still usable.

@@ -333,7 +333,7 @@ async fn wait_group_gone(pid: Option<u32>, limit: Duration) {
 }
 
 /// SIGKILL a stdio server's process group (the child is its leader, so pgid = pid).
-fn kill_group(pid: Option<u32>) {
+pub(crate) fn kill_group(pid: Option<u32>) {
     let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
         return;
     };

@@ -400,6 +400,39 @@ async fn shutdown_leaves_no_child_process() {
     ));
 }
 
+#[test]
+fn dropping_sessions_and_runtime_without_shutdown_still_kills_the_children() {
+    // The abrupt end of a program: no shutdown, and the runtime goes away right after, so the
+    // supervisors never get to close anything themselves.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (sessions, pids) = runtime.block_on(async {
+        let sessions = Sessions::start(vec![everything("a"), paged_server("b")]).await;
+        assert_ready(&sessions, "a");
+        assert_ready(&sessions, "b");
+        let pids = [
+            sessions.child_pid("a").unwrap(),
+            sessions.child_pid("b").unwrap(),
+        ];
+        (sessions, pids)
+    });
+    let clone = sessions.clone();
+    drop(sessions);
+    assert!(
+        pids.iter().all(|p| alive(*p)),
+        "a clone keeps the sessions alive"
+    );
+    drop(clone);
+    drop(runtime);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while pids.iter().any(|p| alive(*p)) {
+        assert!(
+            Instant::now() < deadline,
+            "children outlived their Sessions: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Pids whose parent is `pid` (from /proc/<pid>/task/*/children).
 fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
@@ -495,6 +528,27 @@ async fn every_page_is_listed_and_odd_replies_are_handled() {
                     .stderr_tail
                     .iter()
                     .any(|l| l.starts_with("cancelled request"))
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+    // A caller that stops waiting (its future dropped) cancels the request on the wire too.
+    let caller = sessions.clone();
+    let abandoned =
+        tokio::spawn(async move { caller.call_tool("paged", "hang", args(json!({}))).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    abandoned.abort();
+    eventually(
+        Duration::from_secs(3),
+        "the server to log the abandonment",
+        || {
+            let s = sessions.clone();
+            async move {
+                s.statuses()[0]
+                    .stderr_tail
+                    .iter()
+                    .any(|l| l.contains("abandoned by the caller"))
                     .then_some(())
             }
         },

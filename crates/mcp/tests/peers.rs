@@ -5,6 +5,7 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use common::{HttpEverything, args, assert_ready, everything, free_port};
 use serde_json::json;
@@ -287,5 +288,27 @@ async fn everything_over_streamable_http() {
         .await
         .unwrap();
     assert!(r.joined_text().contains("42"), "{r:?}");
+
+    // list_changed arrives over the session's SSE stream and updates the catalog.
+    let mut generation = sessions.watch_generation();
+    generation.borrow_and_update();
+    let before = sessions.catalog().servers["web"].resources.len();
+    let r = sessions
+        .call_tool(
+            "web",
+            "gzip-file-as-resource",
+            args(json!({"name": "over-http.gz", "data": "data:text/plain;base64,aGk="})),
+        )
+        .await
+        .unwrap();
+    assert!(!r.is_error, "{r:?}");
+    tokio::time::timeout(Duration::from_secs(5), generation.changed())
+        .await
+        .expect("resources/list_changed over HTTP updates the catalog")
+        .unwrap();
+    assert_eq!(
+        sessions.catalog().servers["web"].resources.len(),
+        before + 1
+    );
     sessions.shutdown().await;
 }
