@@ -14,6 +14,7 @@ mod handler;
 mod listing;
 mod request;
 mod sessions;
+mod slot;
 mod status;
 mod stderr;
 mod supervisor;

@@ -1,26 +1,25 @@
 //! `Sessions`: the public face of this crate. It starts one supervisor per configured server,
 //! keeps the merged catalog and each server's status, and routes calls to live sessions.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
     GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, ServerResult,
 };
-use rmcp::service::{Peer, ServiceError};
+use rmcp::service::ServiceError;
 use serde_json::{Map, Value};
-use switchboard_core::{CallResult, Catalog, ServerCatalog, ServerInfo, ServerSpec};
-use tokio::sync::{Notify, oneshot, watch};
+use switchboard_core::{CallResult, Catalog, ServerCatalog, ServerSpec};
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::convert;
 use crate::error::{SessionError, chain};
 use crate::request;
-use crate::status::{ServerState, ServerStatus};
-use crate::stderr::StderrTail;
+use crate::slot::{Ready, Slot, lock};
+use crate::status::ServerStatus;
 use crate::supervisor;
 
 /// Live sessions to every configured server. Cheap to clone; all clones share the sessions.
@@ -46,32 +45,6 @@ pub(crate) struct Shared {
     pub(crate) http: reqwest::Client,
 }
 
-/// One configured server.
-pub(crate) struct Slot {
-    pub(crate) spec: ServerSpec,
-    pub(crate) tail: StderrTail,
-    live: Mutex<Live>,
-}
-
-/// What changes as a server's session comes and goes.
-struct Live {
-    state: ServerState,
-    peer: Option<Peer<RoleClient>>,
-    /// Rung by a caller whose request found the session broken, so the supervisor replaces it
-    /// (an HTTP session gives no other sign that its server went away).
-    suspect: Option<Arc<Notify>>,
-    pid: Option<u32>,
-    connect_ms: Option<u64>,
-    info: Option<ServerInfo>,
-    warnings: Vec<String>,
-}
-
-/// A ready session as a caller borrows it.
-struct Ready {
-    peer: Peer<RoleClient>,
-    suspect: Arc<Notify>,
-}
-
 impl Drop for Inner {
     /// The last `Sessions` went away without `shutdown`: the supervisors are told to close
     /// (the drop guard), but they may never run again if the runtime is going down too, so kill
@@ -81,12 +54,6 @@ impl Drop for Inner {
             supervisor::kill_group(slot.pid());
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding one of these locks cannot leave the data half-updated (each
-    // critical section is a plain assignment), so a poisoned lock is still usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {
@@ -106,73 +73,6 @@ impl Shared {
         if catalog.remove(server) {
             self.generation.send_replace(catalog.generation);
         }
-    }
-}
-
-impl Slot {
-    fn new(spec: ServerSpec) -> Self {
-        Self {
-            tail: StderrTail::new(&spec.name),
-            spec,
-            live: Mutex::new(Live {
-                state: ServerState::Connecting,
-                peer: None,
-                suspect: None,
-                pid: None,
-                connect_ms: None,
-                info: None,
-                warnings: Vec::new(),
-            }),
-        }
-    }
-
-    pub(crate) fn set_state(&self, state: ServerState) {
-        let mut live = lock(&self.live);
-        if !state.is_ready() {
-            live.peer = None;
-            live.suspect = None;
-        }
-        live.state = state;
-    }
-
-    pub(crate) fn set_ready(
-        &self,
-        peer: Peer<RoleClient>,
-        suspect: Arc<Notify>,
-        connect_ms: u64,
-        info: ServerInfo,
-        warnings: Vec<String>,
-    ) {
-        let mut live = lock(&self.live);
-        live.state = ServerState::Ready;
-        live.peer = Some(peer);
-        live.suspect = Some(suspect);
-        live.connect_ms = Some(connect_ms);
-        live.info = Some(info);
-        live.warnings = warnings;
-    }
-
-    pub(crate) fn set_warnings(&self, warnings: Vec<String>) {
-        lock(&self.live).warnings = warnings;
-    }
-
-    /// Forget the session's peer (it ended); calls now fail fast with `NotReady`.
-    pub(crate) fn drop_peer(&self) {
-        let mut live = lock(&self.live);
-        live.peer = None;
-        live.suspect = None;
-    }
-
-    pub(crate) fn set_pid(&self, pid: Option<u32>) {
-        lock(&self.live).pid = pid;
-    }
-
-    pub(crate) fn pid(&self) -> Option<u32> {
-        lock(&self.live).pid
-    }
-
-    pub(crate) fn take_pid(&self) -> Option<u32> {
-        lock(&self.live).pid.take()
     }
 }
 
@@ -227,26 +127,7 @@ impl Sessions {
         shared
             .slots
             .iter()
-            .map(|slot| {
-                let live = lock(&slot.live);
-                let listed = catalog.servers.get(&slot.spec.name);
-                let info = listed.map(|c| &c.info).or(live.info.as_ref());
-                ServerStatus {
-                    name: slot.spec.name.clone(),
-                    transport: slot.spec.transport.kind(),
-                    state: live.state.clone(),
-                    protocol_version: info.and_then(|i| i.protocol_version.clone()),
-                    server_name: info.and_then(|i| i.name.clone()),
-                    server_version: info.and_then(|i| i.version.clone()),
-                    tools: listed.map_or(0, |c| c.tools.len()),
-                    resources: listed.map_or(0, |c| c.resources.len()),
-                    resource_templates: listed.map_or(0, |c| c.resource_templates.len()),
-                    prompts: listed.map_or(0, |c| c.prompts.len()),
-                    connect_ms: live.connect_ms,
-                    stderr_tail: slot.tail.lines(),
-                    warnings: live.warnings.clone(),
-                }
-            })
+            .map(|slot| slot.status(catalog.servers.get(&slot.spec.name)))
             .collect()
     }
 
@@ -382,22 +263,7 @@ impl Sessions {
     }
 
     fn ready_peer(&self, server: &str) -> Result<Ready, SessionError> {
-        let slot = self.slot(server)?;
-        let live = lock(&slot.live);
-        match (&live.state, &live.peer, &live.suspect) {
-            (ServerState::Ready, Some(peer), Some(suspect)) => Ok(Ready {
-                peer: peer.clone(),
-                suspect: suspect.clone(),
-            }),
-            (ServerState::Ready, _, _) => Err(SessionError::NotReady {
-                server: server.to_string(),
-                reason: "the session just ended; reconnecting".to_string(),
-            }),
-            (state, _, _) => Err(SessionError::NotReady {
-                server: server.to_string(),
-                reason: state.describe(),
-            }),
-        }
+        self.slot(server)?.ready()
     }
 
     /// Send one request on a ready session. A request that finds the session closed marks it

@@ -18,7 +18,8 @@ use crate::convert;
 use crate::error::SessionError;
 use crate::handler::{Handler, ListKind};
 use crate::listing;
-use crate::sessions::{Shared, Slot};
+use crate::sessions::Shared;
+use crate::slot::Slot;
 use crate::status::ServerState;
 
 /// Reconnect attempts after a session ends before the server is marked failed.

@@ -1,0 +1,153 @@
+//! `Slot`: one configured server's spec and its changing live state (state, session peer,
+//! child pid, last connect). Supervisors write it; `Sessions` reads it for calls and statuses.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::RoleClient;
+use rmcp::service::Peer;
+use switchboard_core::{ServerCatalog, ServerInfo, ServerSpec};
+use tokio::sync::Notify;
+
+use crate::error::SessionError;
+use crate::status::{ServerState, ServerStatus};
+use crate::stderr::StderrTail;
+
+/// One configured server.
+pub(crate) struct Slot {
+    pub(crate) spec: ServerSpec,
+    pub(crate) tail: StderrTail,
+    live: Mutex<Live>,
+}
+
+/// What changes as a server's session comes and goes.
+struct Live {
+    state: ServerState,
+    peer: Option<Peer<RoleClient>>,
+    /// Rung by a caller whose request found the session broken, so the supervisor replaces it
+    /// (an HTTP session gives no other sign that its server went away).
+    suspect: Option<Arc<Notify>>,
+    pid: Option<u32>,
+    connect_ms: Option<u64>,
+    info: Option<ServerInfo>,
+    warnings: Vec<String>,
+}
+
+/// A ready session as a caller borrows it.
+pub(crate) struct Ready {
+    pub(crate) peer: Peer<RoleClient>,
+    /// Rung when a request finds the session closed.
+    pub(crate) suspect: Arc<Notify>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these locks cannot leave the data half-updated (each
+    // critical section is a plain assignment), so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Slot {
+    pub(crate) fn new(spec: ServerSpec) -> Self {
+        Self {
+            tail: StderrTail::new(&spec.name),
+            spec,
+            live: Mutex::new(Live {
+                state: ServerState::Connecting,
+                peer: None,
+                suspect: None,
+                pid: None,
+                connect_ms: None,
+                info: None,
+                warnings: Vec::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn set_state(&self, state: ServerState) {
+        let mut live = lock(&self.live);
+        if !state.is_ready() {
+            live.peer = None;
+            live.suspect = None;
+        }
+        live.state = state;
+    }
+
+    pub(crate) fn set_ready(
+        &self,
+        peer: Peer<RoleClient>,
+        suspect: Arc<Notify>,
+        connect_ms: u64,
+        info: ServerInfo,
+        warnings: Vec<String>,
+    ) {
+        let mut live = lock(&self.live);
+        live.state = ServerState::Ready;
+        live.peer = Some(peer);
+        live.suspect = Some(suspect);
+        live.connect_ms = Some(connect_ms);
+        live.info = Some(info);
+        live.warnings = warnings;
+    }
+
+    pub(crate) fn set_warnings(&self, warnings: Vec<String>) {
+        lock(&self.live).warnings = warnings;
+    }
+
+    /// Forget the session's peer (it ended); calls now fail fast with `NotReady`.
+    pub(crate) fn drop_peer(&self) {
+        let mut live = lock(&self.live);
+        live.peer = None;
+        live.suspect = None;
+    }
+
+    pub(crate) fn set_pid(&self, pid: Option<u32>) {
+        lock(&self.live).pid = pid;
+    }
+
+    pub(crate) fn pid(&self) -> Option<u32> {
+        lock(&self.live).pid
+    }
+
+    pub(crate) fn take_pid(&self) -> Option<u32> {
+        lock(&self.live).pid.take()
+    }
+
+    /// The status row for this server; `listed` is its entry in the catalog, if any.
+    pub(crate) fn status(&self, listed: Option<&ServerCatalog>) -> ServerStatus {
+        let live = lock(&self.live);
+        let info = listed.map(|c| &c.info).or(live.info.as_ref());
+        ServerStatus {
+            name: self.spec.name.clone(),
+            transport: self.spec.transport.kind(),
+            state: live.state.clone(),
+            protocol_version: info.and_then(|i| i.protocol_version.clone()),
+            server_name: info.and_then(|i| i.name.clone()),
+            server_version: info.and_then(|i| i.version.clone()),
+            tools: listed.map_or(0, |c| c.tools.len()),
+            resources: listed.map_or(0, |c| c.resources.len()),
+            resource_templates: listed.map_or(0, |c| c.resource_templates.len()),
+            prompts: listed.map_or(0, |c| c.prompts.len()),
+            connect_ms: live.connect_ms,
+            stderr_tail: self.tail.lines(),
+            warnings: live.warnings.clone(),
+        }
+    }
+
+    /// The live session, for a caller; `NotReady` says why there is none.
+    pub(crate) fn ready(&self) -> Result<Ready, SessionError> {
+        let live = lock(&self.live);
+        match (&live.state, &live.peer, &live.suspect) {
+            (ServerState::Ready, Some(peer), Some(suspect)) => Ok(Ready {
+                peer: peer.clone(),
+                suspect: suspect.clone(),
+            }),
+            (ServerState::Ready, _, _) => Err(SessionError::NotReady {
+                server: self.spec.name.clone(),
+                reason: "the session just ended; reconnecting".to_string(),
+            }),
+            (state, _, _) => Err(SessionError::NotReady {
+                server: self.spec.name.clone(),
+                reason: state.describe(),
+            }),
+        }
+    }
+}
