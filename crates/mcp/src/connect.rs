@@ -115,6 +115,11 @@ pub(crate) async fn connect(
         TransportSpec::Http { url, headers } => {
             let config = http_config(&spec.name, url, headers)?;
             let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+            // Plain `initialize` (pinned to 2025-11-25 by the handler), not
+            // `ClientLifecycleMode::Auto`: against a 2026-07-28 server Auto opens a stateless
+            // session whose list_changed notifications only arrive on a `subscriptions/listen`
+            // stream and whose calls may answer `input_required`, neither of which this layer
+            // drives yet; rmcp servers still accept `initialize`.
             handler.serve(transport).await.map_err(|e| match e {
                 ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
                     server: spec.name.clone(),
