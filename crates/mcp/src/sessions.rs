@@ -19,7 +19,7 @@ use crate::convert;
 use crate::error::{SessionError, chain};
 use crate::request;
 use crate::slot::{Ready, Slot, lock};
-use crate::status::ServerStatus;
+use crate::status::{ServerState, ServerStatus};
 use crate::supervisor;
 
 /// Live sessions to every configured server. Cheap to clone; all clones share the sessions.
@@ -98,7 +98,19 @@ impl Sessions {
         });
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();
-        for index in 0..shared.slots.len() {
+        let mut names = std::collections::HashSet::new();
+        for (index, slot) in shared.slots.iter().enumerate() {
+            // Calls and the catalog are keyed by name, so a second server with the same name
+            // could never be reached; the config layer should have refused it, say so here too.
+            if !names.insert(slot.spec.name.as_str()) {
+                slot.set_state(ServerState::Failed {
+                    reason: format!(
+                        "another server is already named \"{}\"; this entry was not started",
+                        slot.spec.name
+                    ),
+                });
+                continue;
+            }
             let (tx, rx) = oneshot::channel();
             tasks.push(tokio::spawn(supervisor::supervise(
                 shared.clone(),

@@ -183,7 +183,16 @@ async fn bad_entries_fail_alone_with_specific_reasons() {
         ],
     );
     let started = Instant::now();
-    let sessions = Sessions::start(vec![missing, everything("good"), closed, crashing]).await;
+    // A second "good" would be unreachable by name; it must be refused, not started.
+    let duplicate = ServerSpec::stdio("good", "switchboard-no-such-command-y", vec![]);
+    let sessions = Sessions::start(vec![
+        missing,
+        everything("good"),
+        closed,
+        crashing,
+        duplicate,
+    ])
+    .await;
     assert!(
         started.elapsed() < Duration::from_secs(8),
         "failures are reported promptly"
@@ -193,7 +202,7 @@ async fn bad_entries_fail_alone_with_specific_reasons() {
     let names: Vec<&str> = statuses.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
-        ["missing", "good", "closed", "crashing"],
+        ["missing", "good", "closed", "crashing", "good"],
         "config order"
     );
     let reason = |i: usize| match &statuses[i].state {
@@ -215,6 +224,11 @@ async fn bad_entries_fail_alone_with_specific_reasons() {
     assert!(
         crash_reason.contains("fatal: config file unreadable"),
         "{crash_reason}"
+    );
+    assert!(
+        reason(4).contains("already named \"good\""),
+        "{}",
+        reason(4)
     );
     assert_eq!(
         statuses[3].stderr_tail,
