@@ -9,7 +9,7 @@
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, ErrorData, Implementation,
-    ListRootsResult, ProtocolVersion,
+    ListRootsResult, LoggingMessageNotificationParam, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
@@ -107,5 +107,20 @@ impl ClientHandler for Handler {
 
     async fn on_prompt_list_changed(&self, _cx: NotificationContext<RoleClient>) {
         self.changed(ListKind::Prompts);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        // Server log lines are the server's business; keep them at debug for diagnosis.
+        tracing::debug!(
+            server = %self.server,
+            level = ?params.level,
+            logger = params.logger.as_deref().unwrap_or(""),
+            data = %params.data,
+            "server log"
+        );
     }
 }
