@@ -6,6 +6,17 @@
 //! ends, and kills the process group on [`Sessions::shutdown`]. Failures are values: a server
 //! that cannot start is `Failed` with a reason, a call that goes wrong is a [`SessionError`]
 //! variant, and a tool that reports failure is an `Ok(CallResult { is_error: true, .. })`.
+//!
+//! Behaviour worth knowing at the call site:
+//! - `initialize` is pinned to protocol 2025-11-25; the client declares roots (answered with an
+//!   empty list), sampling (refused) and elicitation (declined).
+//! - A first connect failure is final (it is nearly always configuration). A session that ends
+//!   later is re-established after 250 ms, 500 ms, 1 s, 2 s, 4 s; after five failed attempts in a
+//!   row the server is `Failed` and leaves the catalog. While it restarts its last listing
+//!   stays in the catalog and calls get `NotReady`.
+//! - A call in flight when its server dies ends with `Closed`; a call that times out, or whose
+//!   future is dropped, is cancelled on the wire (`notifications/cancelled`).
+//! - The catalog's generation rises only when some server's listing really changed.
 
 mod connect;
 mod convert;
