@@ -1,5 +1,115 @@
 //! The `switchboard` command line: the only crate that prints and uses anyhow.
+//!
+//! Exit codes: 0 success; 1 the command ran and found a problem (a tool returned `isError`, a
+//! server failed, a lint finding reached `--fail-on`); 2 usage, config or connection error.
 
+mod call;
 mod eval;
+mod output;
+mod servers;
+mod source;
 
-fn main() {}
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// switchboard: an MCP host. It connects to your MCP servers, shows exactly what a model would
+/// read from them, and calls their tools.
+///
+/// With no config it runs two embedded demo servers (`tickets` and `docs`), so every command
+/// works on a fresh machine. Config is read from --config, else ./switchboard.toml, else
+/// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. Claude
+/// Desktop, Cursor and VS Code `mcp.json` files work as-is with --config.
+#[derive(Parser, Debug)]
+#[command(name = "switchboard", version, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every command takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Global {
+    /// Config file: switchboard.toml, or an mcpServers / VS Code servers JSON file.
+    #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
+    config: Option<PathBuf>,
+    /// Use only the servers and tools of this [profiles.NAME] entry of the config.
+    #[arg(long, global = true, value_name = "NAME")]
+    profile: Option<String>,
+    /// Read tools from a catalog file instead of live servers (repeatable): the shared catalog
+    /// format {"servers": [...]} or a raw tools/list result {"tools": [...]}.
+    #[arg(long, global = true, value_name = "FILE")]
+    catalog: Vec<PathBuf>,
+    /// Print machine-readable JSON on stdout instead of tables.
+    #[arg(long, global = true)]
+    json: bool,
+    /// More log output on stderr (-v info, -vv debug). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Connect to every configured server and show its state, protocol and what it offers.
+    ///
+    /// Servers connect concurrently; one that fails to start shows why (with the last lines of
+    /// its stderr) and never holds up the others. Exits 1 when any server is not ready.
+    Servers(servers::ServersArgs),
+    /// Call one tool on one server and print the result.
+    ///
+    /// Text is printed in full, images and audio are summarised by type and size, structured
+    /// content is printed as JSON. Exits 1 when the tool reports an error (isError), 2 on a
+    /// usage or connection error.
+    ///
+    /// Example: switchboard call tickets search --args '{"query": "login"}'
+    Call(call::CallArgs),
+    /// Measure tool retrieval: how well a search over the catalog finds the right tools.
+    Eval(eval::EvalArgs),
+    /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
+    #[command(hide = true)]
+    DemoServer {
+        /// tickets or docs
+        name: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    output::init_logging(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(run(cli));
+    // Child servers are shut down by the commands; do not wait for stray blocking tasks.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Servers(args) => servers::run(&cli.global, args).await,
+        Command::Call(args) => call::run(&cli.global, args).await,
+        Command::Eval(args) => eval::run(args),
+        Command::DemoServer { name } => {
+            let backend = switchboard_gateway::demo::backend(&name)?;
+            switchboard_gateway::serve_stdio(backend).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

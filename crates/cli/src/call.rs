@@ -1,0 +1,192 @@
+//! `switchboard call SERVER TOOL [--args JSON]`: one tool call, its result printed in full.
+
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use serde_json::{Map, Value, json};
+use switchboard_core::{CallResult, ContentBlock};
+use switchboard_mcp::SessionError;
+
+use crate::output::print_json;
+use crate::{Global, source};
+
+/// Arguments of `switchboard call`.
+#[derive(clap::Args, Debug)]
+pub struct CallArgs {
+    /// The configured server name (see `switchboard servers`).
+    server: String,
+    /// The tool's name on that server.
+    tool: String,
+    /// The arguments as a JSON object, e.g. '{"query": "login"}'.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+}
+
+/// Run the command.
+pub async fn run(global: &Global, args: CallArgs) -> anyhow::Result<ExitCode> {
+    if !global.catalog.is_empty() {
+        bail!("call needs a live server; --catalog files only describe tools");
+    }
+    let arguments: Map<String, Value> = match serde_json::from_str::<Value>(&args.args)
+        .with_context(|| format!("--args is not valid JSON: {}", args.args))?
+    {
+        Value::Object(m) => m,
+        other => bail!("--args must be a JSON object, got {other}"),
+    };
+    let config = source::load_config(global)?;
+    let Some(server) = config.servers.iter().find(|s| s.name() == args.server) else {
+        if let Some(d) = config.disabled.iter().find(|d| d.name == args.server) {
+            bail!("server {:?} is disabled: {}", args.server, d.reason);
+        }
+        let names: Vec<&str> = config.server_names().collect();
+        bail!(
+            "no server {:?} in the config; servers: {}",
+            args.server,
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        );
+    };
+    // Only the named server is started.
+    let mut one = config.clone();
+    one.servers = vec![server.clone()];
+    let sessions = source::connect(&one).await;
+    let outcome = call(&sessions, &args, arguments).await;
+    sessions.shutdown().await;
+    let result = match outcome {
+        Ok(r) => r,
+        Err(CallFailure::Usage(msg)) => bail!(msg),
+        Err(CallFailure::Session(e)) => {
+            let tool_failed = matches!(e, SessionError::Rpc { .. } | SessionError::Timeout { .. });
+            if global.json {
+                print_json(&json!({"error": e.to_string()}));
+            }
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(if tool_failed { 1 } else { 2 }));
+        }
+    };
+    if global.json {
+        print_json(&serde_json::to_value(&result)?);
+    } else {
+        print!("{}", render(&result));
+    }
+    Ok(if result.is_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+enum CallFailure {
+    Usage(String),
+    Session(SessionError),
+}
+
+async fn call(
+    sessions: &switchboard_mcp::Sessions,
+    args: &CallArgs,
+    arguments: Map<String, Value>,
+) -> Result<CallResult, CallFailure> {
+    let status = sessions.statuses().into_iter().next();
+    if let Some(s) = status.filter(|s| !s.state.is_ready()) {
+        let mut msg = format!("server {:?} is not ready: {}", s.name, s.state.describe());
+        for line in &s.stderr_tail {
+            msg.push_str(&format!("\n  | {line}"));
+        }
+        return Err(CallFailure::Usage(msg));
+    }
+    let catalog = sessions.catalog();
+    if catalog.tool(&args.server, &args.tool).is_none() {
+        let names: Vec<String> = catalog
+            .servers
+            .get(&args.server)
+            .map(|s| s.tools.iter().map(|t| t.def.name.clone()).collect())
+            .unwrap_or_default();
+        return Err(CallFailure::Usage(format!(
+            "server {:?} has no tool {:?}; its tools: {}",
+            args.server,
+            args.tool,
+            names.join(", ")
+        )));
+    }
+    sessions
+        .call_tool(&args.server, &args.tool, arguments)
+        .await
+        .map_err(CallFailure::Session)
+}
+
+/// Text in full; binary content summarised; structured content as JSON.
+fn render(result: &CallResult) -> String {
+    let mut out = String::new();
+    for block in &result.content {
+        match block {
+            ContentBlock::Text { text } => {
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            ContentBlock::Image { data, mime_type } => {
+                out.push_str(&format!("[image {mime_type}, {}]\n", size(data)));
+            }
+            ContentBlock::Audio { data, mime_type } => {
+                out.push_str(&format!("[audio {mime_type}, {}]\n", size(data)));
+            }
+            ContentBlock::ResourceLink {
+                uri,
+                name,
+                mime_type,
+                ..
+            } => {
+                out.push_str(&format!(
+                    "[resource link {uri}{}{}]\n",
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({name})")
+                    },
+                    mime_type
+                        .as_ref()
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default()
+                ));
+            }
+            ContentBlock::Resource { resource } => {
+                let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("?");
+                match (
+                    resource.get("text").and_then(Value::as_str),
+                    resource.get("blob").and_then(Value::as_str),
+                ) {
+                    (Some(text), _) => out.push_str(&format!("[resource {uri}]\n{text}\n")),
+                    (None, Some(blob)) => {
+                        out.push_str(&format!("[resource {uri}, {}]\n", size(blob)))
+                    }
+                    _ => out.push_str(&format!("[resource {uri}]\n")),
+                }
+            }
+        }
+    }
+    if let Some(s) = &result.structured_content {
+        out.push_str("structured content:\n");
+        out.push_str(&serde_json::to_string_pretty(s).unwrap_or_default());
+        out.push('\n');
+    }
+    if result.is_error {
+        out.push_str("(the tool reported an error)\n");
+    }
+    out
+}
+
+/// Decoded size of base64 data, human-readable.
+fn size(b64: &str) -> String {
+    let bytes = b64.trim_end_matches('=').len() * 3 / 4;
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} bytes")
+    }
+}

@@ -1,0 +1,213 @@
+//! `switchboard servers`: one row per configured server with its state, protocol, what it offers
+//! and how long it took to connect.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use switchboard_mcp::{ServerState, ServerStatus};
+
+use crate::output::{color_on_stdout, paint, print_json, table};
+use crate::{Global, source};
+
+/// Arguments of `switchboard servers`.
+#[derive(clap::Args, Debug)]
+pub struct ServersArgs {}
+
+/// One row, whatever its origin (a live session, a disabled config entry, a catalog file).
+struct Row {
+    name: String,
+    transport: String,
+    state: String,
+    error: Option<String>,
+    protocol_version: Option<String>,
+    server: Option<String>,
+    tools: usize,
+    resources: usize,
+    prompts: usize,
+    connect_ms: Option<u64>,
+    stderr_tail: Vec<String>,
+}
+
+impl Row {
+    fn from_status(s: ServerStatus) -> Row {
+        let (state, error) = match &s.state {
+            ServerState::Ready => ("ready".to_string(), None),
+            ServerState::Failed { reason } => ("failed".to_string(), Some(reason.clone())),
+            ServerState::Connecting => ("connecting".to_string(), None),
+            ServerState::Restarting { attempt } => (format!("restarting ({attempt})"), None),
+        };
+        Row {
+            name: s.name,
+            transport: s.transport.to_string(),
+            state,
+            error,
+            protocol_version: s.protocol_version,
+            server: s.server_name.map(|n| {
+                format!("{n} {}", s.server_version.unwrap_or_default())
+                    .trim()
+                    .to_string()
+            }),
+            tools: s.tools,
+            resources: s.resources,
+            prompts: s.prompts,
+            connect_ms: s.connect_ms,
+            stderr_tail: s.stderr_tail,
+        }
+    }
+
+    fn json(&self) -> Value {
+        let mut v = json!({
+            "name": self.name,
+            "transport": self.transport,
+            "state": self.state,
+            "tools": self.tools,
+            "resources": self.resources,
+            "prompts": self.prompts,
+            "protocol_version": self.protocol_version,
+            "server": self.server,
+            "connect_ms": self.connect_ms,
+        });
+        if let Some(e) = &self.error {
+            v["error"] = json!(e);
+            v["stderr_tail"] = json!(self.stderr_tail);
+        }
+        v
+    }
+}
+
+/// Run the command.
+pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let source_json;
+    if !global.catalog.is_empty() {
+        let catalog = source::load_catalog_files(&global.catalog)?;
+        source_json = json!({"kind": "catalog", "files": global.catalog});
+        for s in catalog.servers.values() {
+            rows.push(Row {
+                name: s.server.clone(),
+                transport: "file".into(),
+                state: "offline".into(),
+                error: None,
+                protocol_version: None,
+                server: s.info.description.clone(),
+                tools: s.tools.len(),
+                resources: s.resources.len(),
+                prompts: s.prompts.len(),
+                connect_ms: None,
+                stderr_tail: Vec::new(),
+            });
+        }
+    } else {
+        let config = source::load_config(global)?;
+        source_json = serde_json::to_value(&config.source)?;
+        let sessions = source::connect(&config).await;
+        rows.extend(sessions.statuses().into_iter().map(Row::from_status));
+        sessions.shutdown().await;
+        for d in &config.disabled {
+            rows.push(Row {
+                name: d.name.clone(),
+                transport: "-".into(),
+                state: "disabled".into(),
+                error: Some(d.reason.clone()),
+                protocol_version: None,
+                server: None,
+                tools: 0,
+                resources: 0,
+                prompts: 0,
+                connect_ms: None,
+                stderr_tail: Vec::new(),
+            });
+        }
+    }
+    let all_ok = rows
+        .iter()
+        .all(|r| r.state == "ready" || r.state == "offline");
+    if global.json {
+        print_json(&json!({
+            "config": source_json,
+            "servers": rows.iter().map(Row::json).collect::<Vec<_>>(),
+            "elapsed_ms": started.elapsed().as_millis() as u64,
+        }));
+    } else {
+        print!("{}", render(&rows));
+        if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
+            println!(
+                "\n(no config found: these are the embedded demo servers; see --help for where config is read)"
+            );
+        }
+    }
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn render(rows: &[Row]) -> String {
+    let color = color_on_stdout();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let state = match r.state.as_str() {
+                "ready" | "offline" => paint(&r.state, "32", color),
+                _ => paint(&r.state, "31", color),
+            };
+            vec![
+                r.name.clone(),
+                r.transport.clone(),
+                state,
+                r.protocol_version.clone().unwrap_or_else(|| "-".into()),
+                r.server.clone().unwrap_or_else(|| "-".into()),
+                r.tools.to_string(),
+                r.resources.to_string(),
+                r.prompts.to_string(),
+                r.connect_ms.map_or("-".into(), |ms| format!("{ms} ms")),
+            ]
+        })
+        .collect();
+    // Colour codes add invisible characters; compute the table on plain text when colouring.
+    let mut out = if color {
+        let plain: Vec<Vec<String>> = rows
+            .iter()
+            .zip(&cells)
+            .map(|(r, c)| {
+                let mut c = c.clone();
+                c[2] = r.state.clone();
+                c
+            })
+            .collect();
+        let t = table(HEADER, &plain);
+        let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+        for (i, r) in rows.iter().enumerate() {
+            let painted = &cells[i][2];
+            lines[i + 1] =
+                lines[i + 1].replacen(&format!("  {}  ", r.state), &format!("  {painted}  "), 1);
+        }
+        lines.join("\n") + "\n"
+    } else {
+        table(HEADER, &cells)
+    };
+    for r in rows {
+        if let Some(e) = &r.error {
+            out.push_str(&format!("\n{}: {e}\n", r.name));
+            for line in &r.stderr_tail {
+                out.push_str(&format!("  | {line}\n"));
+            }
+        }
+    }
+    out
+}
+
+const HEADER: &[&str] = &[
+    "NAME",
+    "TRANSPORT",
+    "STATE",
+    "PROTOCOL",
+    "SERVER",
+    "TOOLS",
+    "RESOURCES",
+    "PROMPTS",
+    "CONNECT",
+];

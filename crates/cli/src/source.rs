@@ -1,0 +1,67 @@
+//! Where tools come from for a command: the config (live servers) or `--catalog` files.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use switchboard_core::{Catalog, catalog_file};
+use switchboard_host::Config;
+use switchboard_mcp::Sessions;
+
+use crate::Global;
+use crate::output;
+
+/// Load the config the global flags point at (or the embedded demo), with its profile applied.
+/// Prints the config's warnings and disabled servers to stderr through tracing.
+pub fn load_config(global: &Global) -> anyhow::Result<Config> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let config = match Config::locate(global.config.as_deref(), &cwd) {
+        Some(path) => Config::load(&path)?,
+        None => {
+            let exe = std::env::current_exe()
+                .context("cannot find this program's path to start the demo servers")?;
+            Config::demo(&exe)
+        }
+    };
+    for w in &config.warnings {
+        tracing::warn!("{w}");
+    }
+    match &global.profile {
+        Some(p) => Ok(config.with_profile(p)?),
+        None => Ok(config),
+    }
+}
+
+/// Connect to every usable server of the config, with a spinner while they start.
+pub async fn connect(config: &Config) -> Sessions {
+    let specs = config
+        .servers
+        .iter()
+        .map(|s| s.spec.clone())
+        .collect::<Vec<_>>();
+    let pb = output::spinner(format!("connecting to {} server(s)", specs.len()));
+    let sessions = Sessions::start(specs).await;
+    pb.finish_and_clear();
+    sessions
+}
+
+/// Read `--catalog` files into one catalog. Entries a file gets wrong are skipped with a warning.
+pub fn load_catalog_files(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
+    let mut servers = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("cannot read catalog {}", path.display()))?;
+        let stem = stem(path);
+        let (found, skipped) = catalog_file::parse(&path.display().to_string(), &stem, &bytes)?;
+        for s in &skipped {
+            tracing::warn!("skipped: {s}");
+        }
+        servers.extend(found);
+    }
+    Ok(Catalog::from_servers(servers))
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "catalog".into())
+}
