@@ -48,7 +48,7 @@ impl Usd {
         Usd(atto)
     }
 
-    /// A whole number of dollars and a number of millionths, e.g. `from_micro(15_600)` = $0.0156.
+    /// An amount in micro-dollars (1e-6 USD): `from_micro(15_600)` = $0.0156.
     pub fn from_micro(micro: u128) -> Self {
         Usd(micro.saturating_mul(ATTO_PER_USD / MICRO))
     }
@@ -129,7 +129,7 @@ fn group_thousands(n: u128) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

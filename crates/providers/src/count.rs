@@ -41,7 +41,9 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::Dialect;
-use switchboard_core::rent::{ToolOverhead, group_tokens};
+use switchboard_core::rent::{
+    Counted, ModelPrice, RentReport, ToolLine, ToolOverhead, Workload, group_tokens,
+};
 
 /// One tool as it will be sent: the public name, the description and the (sanitized)
 /// parameters schema for the dialect.
@@ -290,6 +292,55 @@ pub fn count_text(dialect: Dialect, model: &str, text: &str) -> u64 {
         ),
         Dialect::Gemini => estimate::chars_over_4(text),
     }
+}
+
+/// A tool to count, with the server that owns it (for per-server subtotals).
+#[derive(Clone, Copy, Debug)]
+pub struct ServerTool<'a> {
+    /// The owning server's name.
+    pub server: &'a str,
+    /// The tool as sent.
+    pub tool: ToolText<'a>,
+}
+
+/// Count `tools` (and `system_prompt`, if any) for `model` and price them: the whole of
+/// `switchboard inspect --cost` short of printing. The tool-use overhead comes from `price`
+/// unless `options.overhead` is set. What-ifs are added on the result
+/// ([`RentReport::what_if_allow_list`], or [`RentReport::what_if`] with the total of a
+/// [`count_tools`] of the facade's tools minus its overhead).
+pub fn rent_report(
+    dialect: Dialect,
+    model: &str,
+    tools: &[ServerTool<'_>],
+    system_prompt: Option<&str>,
+    options: &CountOptions,
+    price: &ModelPrice,
+    workload: Workload,
+) -> RentReport {
+    let options = CountOptions {
+        overhead: options.overhead.or(price.tool_overhead_tokens),
+        system_message: options.system_message || system_prompt.is_some(),
+        ..options.clone()
+    };
+    let texts: Vec<ToolText<'_>> = tools.iter().map(|t| t.tool).collect();
+    let rent = count_tools(dialect, model, &texts, &options);
+    let counted = Counted {
+        dialect,
+        model: model.to_string(),
+        method: rent.method.to_string(),
+        tools: tools
+            .iter()
+            .zip(&rent.per_tool)
+            .map(|(t, tokens)| ToolLine {
+                public_name: t.tool.name.to_string(),
+                server: t.server.to_string(),
+                tokens: *tokens,
+            })
+            .collect(),
+        overhead_tokens: rent.overhead,
+        system_tokens: system_prompt.map_or(0, |s| count_text(dialect, model, s)),
+    };
+    RentReport::new(counted, price.clone(), workload)
 }
 
 fn overhead_for(choice: &ToolChoice, overhead: Option<ToolOverhead>) -> u64 {

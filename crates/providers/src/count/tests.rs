@@ -384,3 +384,48 @@ fn count_text_uses_the_same_method() {
         (o * 12).div_ceil(10)
     );
 }
+
+#[test]
+fn rent_report_counts_and_prices_in_one_call() {
+    let prices = prices::default_prices();
+    let price = prices.model("claude-sonnet-4-5-20250929").unwrap();
+    let schema = weather();
+    let none = json!({"type": "object"});
+    let tools = [
+        ServerTool {
+            server: "weather",
+            tool: ToolText::new("weather__get", "Get the current weather", &schema),
+        },
+        ServerTool {
+            server: "util",
+            tool: ToolText::new("util__ping", "", &none),
+        },
+    ];
+    let workload = switchboard_core::rent::Workload::default();
+    let r = rent_report(
+        Dialect::Anthropic,
+        "claude-sonnet-4-5-20250929",
+        &tools,
+        Some("Be brief."),
+        &CountOptions::default(),
+        price,
+        workload,
+    );
+    let direct = count_tools(
+        Dialect::Anthropic,
+        "claude-sonnet-4-5",
+        &[tools[0].tool, tools[1].tool],
+        &CountOptions {
+            overhead: price.tool_overhead_tokens,
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.overhead_tokens, 496, "from the price entry");
+    assert_eq!(r.tools_tokens(), direct.total);
+    assert_eq!(r.tools[1].server, "util");
+    assert_eq!(
+        r.system_tokens,
+        count_text(Dialect::Anthropic, "claude-sonnet-4-5", "Be brief.")
+    );
+    assert_eq!(r.method, direct.method.to_string());
+}
