@@ -2,6 +2,11 @@
 //!
 //! Both are pure functions of a [`RentReport`] (switchboard-core); `switchboard inspect --cost`
 //! prints [`table`] and writes [`html`] to `--html FILE`. Money is rounded here and only here.
+//!
+//! Wiring: `switchboard_providers::count::rent_report(dialect, model, tools, system, options,
+//! price, Workload { turns, requests_per_month })` builds the report, with the price from
+//! `count::prices::default_prices()` or `parse_prices(--prices FILE)`; add what-ifs with
+//! `report.what_if_allow_list(..)` / `report.what_if("search facade", tokens)`.
 
 use std::fmt::Write as _;
 
