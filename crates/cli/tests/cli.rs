@@ -1,0 +1,303 @@
+//! End-to-end tests of the `switchboard` binary: real subprocesses, real servers, real configs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use switchboard_test_support::peers::{node, peer};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_switchboard")
+}
+
+/// Run the binary in `dir` with no user config dir, so only what the test writes is read.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(exe())
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
+        .env("HOME", dir)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the switchboard binary runs")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn server<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name} in {v}"))
+}
+
+fn toml_str(p: &Path) -> String {
+    serde_json::to_string(&p.to_string_lossy()).unwrap()
+}
+
+#[test]
+fn servers_on_the_embedded_demo_shows_both_ready() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["servers", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["config"]["kind"], "demo");
+    for (name, tools) in [("tickets", 3), ("docs", 2)] {
+        let s = server(&v, name);
+        assert_eq!(s["state"], "ready", "{s}");
+        assert_eq!(s["tools"], tools);
+        assert_eq!(s["protocol_version"], "2025-11-25");
+    }
+    assert_eq!(server(&v, "docs")["resources"], 6);
+    assert_eq!(server(&v, "tickets")["prompts"], 1);
+    // The table form names both too.
+    let out = run(dir.path(), &["servers"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("tickets") && text.contains("docs") && text.contains("ready"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_entries_get_specific_errors_and_good_servers_still_come_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"[servers.good]
+command = {exe}
+args = ["demo-server", "docs"]
+
+[servers.missing]
+command = "switchboard-no-such-command-xyz"
+
+[servers.badurl]
+url = "http//missing-colon"
+"#,
+        exe = toml_str(Path::new(exe()))
+    );
+    std::fs::write(dir.path().join("switchboard.toml"), config).unwrap();
+    let out = run(dir.path(), &["servers", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a server is not ready, so exit 1"
+    );
+    let v = json(&out);
+    assert_eq!(server(&v, "good")["state"], "ready");
+    let missing = server(&v, "missing");
+    assert_eq!(missing["state"], "failed");
+    assert!(
+        missing["error"]
+            .as_str()
+            .unwrap()
+            .contains("\"switchboard-no-such-command-xyz\" not found"),
+        "{missing}"
+    );
+    let bad = server(&v, "badurl");
+    assert_eq!(bad["state"], "disabled");
+    let reason = bad["error"].as_str().unwrap();
+    assert!(
+        reason.contains("switchboard.toml:9:1: server \"badurl\": malformed URL"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_syntax_error_names_file_line_and_column_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["servers"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".mcp.json:3:"), "{err}");
+    assert!(err.contains("syntax error"), "{err}");
+}
+
+#[test]
+fn call_prints_results_and_exit_codes_say_what_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = run(
+        dir.path(),
+        &[
+            "call",
+            "docs",
+            "get_page",
+            "--args",
+            r#"{"slug": "rate-limits"}"#,
+        ],
+    );
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("HTTP 429"));
+
+    let is_error = run(
+        dir.path(),
+        &[
+            "call",
+            "tickets",
+            "get_ticket",
+            "--args",
+            r#"{"id": "T-9"}"#,
+        ],
+    );
+    assert_eq!(is_error.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&is_error.stdout).contains("no ticket \"T-9\""));
+
+    let structured = run(
+        dir.path(),
+        &[
+            "call",
+            "tickets",
+            "get_ticket",
+            "--args",
+            r#"{"id": "T-1002"}"#,
+            "--json",
+        ],
+    );
+    let v = json(&structured);
+    assert_eq!(v["structuredContent"]["customer"], "Globex");
+    assert_eq!(v["isError"], false);
+
+    for (args, needle) in [
+        (
+            vec!["call", "tickets", "search", "--args", "[1]"],
+            "must be a JSON object",
+        ),
+        (
+            vec!["call", "tickets", "search", "--args", "{oops"],
+            "not valid JSON",
+        ),
+        (vec!["call", "nope", "search"], "no server \"nope\""),
+        (vec!["call", "tickets", "nope"], "has no tool \"nope\""),
+    ] {
+        let out = run(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+fn five_real_servers(dir: &Path) -> String {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(repo.join("README"), "hello\n").unwrap();
+    git(&["add", "README"]);
+    git(&["commit", "-qm", "first"]);
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let node = node();
+    format!(
+        r#"{{"mcpServers": {{
+  "everything": {{"command": {node}, "args": [{everything}, "stdio"]}},
+  "filesystem": {{"command": {node}, "args": [{filesystem}, {files}]}},
+  "memory": {{"command": {node}, "args": [{memory}], "env": {{"MEMORY_FILE_PATH": {memfile}}}}},
+  "time": {{"command": {time}}},
+  "git": {{"command": {git}, "args": ["--repository", {repo}]}}
+}}}}"#,
+        node = serde_json::to_string(&node).unwrap(),
+        everything = toml_str(&peer("everything")),
+        filesystem = toml_str(&peer("filesystem")),
+        files = toml_str(&files),
+        memory = toml_str(&peer("memory")),
+        memfile = toml_str(&dir.join("memory.json")),
+        time = toml_str(&peer("time")),
+        git = toml_str(&peer("git")),
+        repo = toml_str(&repo),
+    )
+}
+
+#[test]
+fn five_real_servers_all_come_up_and_no_child_survives_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker: PathBuf = dir.path().to_path_buf();
+    std::fs::write(dir.path().join("five.json"), five_real_servers(dir.path())).unwrap();
+    let out = run(dir.path(), &["--config", "five.json", "servers", "--json"]);
+    let v = json(&out);
+    for name in ["everything", "filesystem", "memory", "time", "git"] {
+        let s = server(&v, name);
+        assert_eq!(s["state"], "ready", "{s}");
+        assert!(s["tools"].as_u64().unwrap() > 0, "{s}");
+    }
+    assert_eq!(out.status.code(), Some(0));
+    // Every child was started with an argument under the temp dir (or in it as cwd):
+    // none may still be running once the CLI has exited.
+    let survivors = processes_mentioning(&marker);
+    assert!(
+        survivors.is_empty(),
+        "child processes survived the CLI: {survivors:?}"
+    );
+}
+
+/// Live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &Path) -> Vec<String> {
+    let needle = needle.to_string_lossy().into_owned();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name();
+        if !name.to_string_lossy().chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // A zombie (state Z) has exited; only its parent's bookkeeping remains.
+        if stat.split(") ").nth(1).is_some_and(|s| s.starts_with('Z')) {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(&needle) {
+            out.push(format!("{}: {cmd}", name.to_string_lossy()));
+        }
+    }
+    out
+}
+
+#[test]
+fn help_teaches_and_version_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in [
+        "servers",
+        "call",
+        "--config",
+        "--catalog",
+        "--json",
+        "embedded demo",
+    ] {
+        assert!(text.contains(word), "--help lacks {word}:\n{text}");
+    }
+    let out = run(dir.path(), &["--version"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("switchboard "));
+}
