@@ -263,8 +263,16 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
                 || (matches!(f, "int32" | "int64" | "float" | "double")
                     && (types(node).contains(&"number") || types(node).contains(&"integer")));
             if !ok {
-                let before = node.remove("format");
-                log.record(&join(path, "format"), "gemini-format-dropped", before, None);
+                // Keep the hint for the model; dispatch validates against the original schema.
+                let f = f.to_string();
+                node.remove("format");
+                let note = format!("(format: {f})");
+                let desc = match node.get("description").and_then(Value::as_str) {
+                    Some(d) if !d.is_empty() => format!("{d} {note}"),
+                    _ => note,
+                };
+                node.insert("description".into(), json!(desc));
+                log.record(&join(path, "format"), "gemini-format-dropped", Some(json!(f)), None);
             }
         }
         if node.get("items").is_some_and(|i| i.as_object().is_some_and(Map::is_empty)) {
@@ -369,6 +377,8 @@ fn any_of_alone(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
     }
     let desc = node.get("description").cloned();
     let nullable = node.get("nullable").cloned();
+    // `{type: string, anyOf: [{format: ipv4}, ...]}`: the branches inherit the type.
+    let ty = node.get("type").cloned();
     if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
         for b in branches.iter_mut() {
             if let Value::Object(bm) = b {
@@ -377,6 +387,11 @@ fn any_of_alone(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
                 }
                 if let Some(n) = &nullable {
                     bm.entry("nullable").or_insert_with(|| n.clone());
+                }
+                if let Some(t) = &ty
+                    && !bm.contains_key("anyOf")
+                {
+                    bm.entry("type").or_insert_with(|| t.clone());
                 }
             }
         }

@@ -10,6 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::schema::{Log, MAX_DEPTH, MAX_NODES, children_mut, join};
 
+/// How many times a recursive reference is expanded along one path before it is cut.
+const UNROLL: usize = 2;
+
 /// Which references to inline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RefMode {
@@ -100,7 +103,9 @@ impl Expander<'_> {
             log.record(&join(path, "$ref"), rule, before.clone(), Some(json!("object")));
             Value::Object(out)
         };
-        if self.stack.iter().any(|r| r == reference) {
+        // Unroll a recursive definition once (Gemini itself "unrolls cyclic refs a limited
+        // number of times"), then cut.
+        if self.stack.iter().filter(|r| *r == reference).count() >= UNROLL {
             *node = cut("ref-cycle-cut", "(recursive structure, see parent)", log);
             return;
         }
