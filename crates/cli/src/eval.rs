@@ -1,12 +1,292 @@
 //! `switchboard eval`: measure tool retrieval on a catalog and a query set.
+//!
+//! `switchboard eval retrieval --catalog FILE... --queries FILE [--method lexical|dense|hybrid]
+//! [--model-dir DIR] [--json] [--limit N]` prints recall@1/3/5/10, MRR, nDCG@10, latency, build
+//! time and the rent of the full tools array against a search facade.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use switchboard_search::eval::{self, Report};
+use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Index, Method};
 
 /// Arguments of `switchboard eval`.
 #[derive(clap::Args, Debug)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// What to evaluate.
+    #[command(subcommand)]
+    pub target: EvalTarget,
+}
+
+/// The things `switchboard eval` can measure.
+#[derive(clap::Subcommand, Debug)]
+pub enum EvalTarget {
+    /// Tool retrieval: how often the right tools are among the top k for a query.
+    Retrieval(RetrievalArgs),
+}
+
+/// Arguments of `switchboard eval retrieval`.
+#[derive(clap::Args, Debug)]
+pub struct RetrievalArgs {
+    /// Catalog files (`{"servers": [...]}` or a raw tools/list result); all are indexed together.
+    #[arg(long = "catalog", required = true, num_args = 1..)]
+    pub catalogs: Vec<PathBuf>,
+    /// Query set, JSON lines of {"id","query","gold":[tool names],"catalog"}.
+    #[arg(long)]
+    pub queries: PathBuf,
+    /// Ranking method.
+    #[arg(long, value_enum, default_value_t = MethodArg::Hybrid)]
+    pub method: MethodArg,
+    /// Sentence-transformers model directory (model.safetensors, tokenizer.json, config.json).
+    /// Default: $SWITCHBOARD_MODEL_DIR, else <user data dir>/switchboard/models/all-MiniLM-L6-v2.
+    #[arg(long)]
+    pub model_dir: Option<PathBuf>,
+    /// Where to cache catalog embeddings. Default: the user cache dir.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Embed the catalog afresh and keep nothing.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Evaluate only the first N queries.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+/// Ranking methods as the CLI spells them.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodArg {
+    /// BM25F over name, description, parameters and server.
+    Lexical,
+    /// Sentence-embedding similarity.
+    Dense,
+    /// Both, blended.
+    Hybrid,
+}
+
+impl From<MethodArg> for Method {
+    fn from(m: MethodArg) -> Method {
+        match m {
+            MethodArg::Lexical => Method::Lexical,
+            MethodArg::Dense => Method::Dense,
+            MethodArg::Hybrid => Method::Hybrid,
+        }
+    }
+}
 
 /// Run the command.
-pub fn run(_args: EvalArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("eval is not built yet")
+pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    match args.target {
+        EvalTarget::Retrieval(a) => retrieval(a),
+    }
+}
+
+fn retrieval(args: RetrievalArgs) -> anyhow::Result<ExitCode> {
+    let method: Method = args.method.into();
+    let mut docs = Vec::new();
+    let mut stems = BTreeSet::new();
+    for path in &args.catalogs {
+        let stem = file_stem(path);
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading catalog {}", path.display()))?;
+        let (servers, skipped) =
+            switchboard_core::catalog_file::parse(&path.display().to_string(), &stem, &bytes)
+                .with_context(|| format!("parsing catalog {}", path.display()))?;
+        for issue in skipped {
+            eprintln!("warning: skipped {issue}");
+        }
+        docs.extend(Doc::from_servers(&servers));
+        stems.insert(stem);
+    }
+    if docs.is_empty() {
+        bail!("the catalogs hold no tools");
+    }
+
+    let text = std::fs::read_to_string(&args.queries)
+        .with_context(|| format!("reading queries {}", args.queries.display()))?;
+    let all = eval::parse_queries(&args.queries.display().to_string(), &text)?;
+    let total = all.len();
+    let mut queries: Vec<_> = all
+        .into_iter()
+        .filter(|q| q.catalog.as_ref().is_none_or(|c| stems.contains(c)))
+        .collect();
+    let other_catalog = total - queries.len();
+    if other_catalog > 0 {
+        eprintln!(
+            "note: {other_catalog} of {total} queries name a catalog not given ({}); left out",
+            stems.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(n) = args.limit {
+        queries.truncate(n);
+    }
+    if queries.is_empty() {
+        bail!("no queries to evaluate");
+    }
+
+    let embedder = if method == Method::Lexical {
+        None
+    } else {
+        load_model(args.model_dir.as_deref())
+    };
+    let cache = if args.no_cache {
+        None
+    } else {
+        args.cache_dir
+            .clone()
+            .or_else(EmbeddingCache::default_dir)
+            .map(EmbeddingCache::in_dir)
+    };
+
+    let bar = progress_bar("embedding tools");
+    let mut progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let index = Index::build_with(
+        &docs,
+        BuildOptions {
+            embedder: embedder.as_ref(),
+            cache: cache.as_ref(),
+            progress: Some(&mut progress),
+            ..BuildOptions::default()
+        },
+    );
+    bar.finish_and_clear();
+    for issue in index.issues() {
+        eprintln!("warning: {issue}");
+    }
+    if method != Method::Lexical && index.effective_method(method) == Method::Lexical {
+        eprintln!("note: {}; ranking lexically", index.dense_status());
+    }
+
+    let bar = progress_bar("queries");
+    let report = eval::evaluate(&index, &queries, method, &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json(&report, &index))?);
+    } else {
+        print_table(&report, &index, &args, docs.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Find and load the model, or say why not (the caller falls back to lexical).
+fn load_model(flag: Option<&Path>) -> Option<Embedder> {
+    let (dir, source) = match (flag, std::env::var_os("SWITCHBOARD_MODEL_DIR")) {
+        (Some(d), _) => (d.to_path_buf(), "--model-dir"),
+        (None, Some(d)) => (PathBuf::from(d), "SWITCHBOARD_MODEL_DIR"),
+        (None, None) => match switchboard_search::embed::default_model_dir() {
+            Some(d) => (d, "default location"),
+            None => {
+                eprintln!(
+                    "note: no model directory (no --model-dir, no SWITCHBOARD_MODEL_DIR, no user data dir); lexical only"
+                );
+                return None;
+            }
+        },
+    };
+    match Embedder::load(&dir) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!("note: no usable embedding model ({source}): {e}; lexical only");
+            None
+        }
+    }
+}
+
+fn progress_bar(what: &'static str) -> ProgressBar {
+    // The default draw target is stderr, which indicatif hides when it is not a terminal.
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} {eta}") {
+        bar.set_style(style);
+    }
+    bar.set_message(what);
+    bar
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn json(r: &Report, index: &Index) -> serde_json::Value {
+    serde_json::json!({
+        "queries": r.queries,
+        "recall": {"1": r.recall[0], "3": r.recall[1], "5": r.recall[2], "10": r.recall[3]},
+        "mrr": r.mrr,
+        "ndcg10": r.ndcg10,
+        "latency_ms": {"p50": r.latency_p50_ms, "p99": r.latency_p99_ms},
+        "build_ms": r.build_ms,
+        "tokens": {"full": r.tokens_full, "facade": r.tokens_facade, "estimate": r.token_estimate},
+        "method": r.method.as_str(),
+        "effective_method": r.effective_method.as_str(),
+        "dense_status": index.dense_status().to_string(),
+        "skipped_queries": r.skipped_queries,
+        "dropped_labels": r.dropped_labels,
+    })
+}
+
+fn print_table(r: &Report, index: &Index, args: &RetrievalArgs, tools: usize) {
+    println!(
+        "retrieval: {} queries from {} over {} tools",
+        r.queries,
+        args.queries.display(),
+        tools
+    );
+    if r.skipped_queries > 0 || r.dropped_labels > 0 {
+        println!(
+            "  ({} gold labels name no tool in the catalog and were dropped; {} queries had none left and were skipped)",
+            r.dropped_labels, r.skipped_queries
+        );
+    }
+    println!(
+        "method: {} (ran as {}); {}",
+        r.method.as_str(),
+        r.effective_method.as_str(),
+        index.dense_status()
+    );
+    println!();
+    println!(
+        "{:<9} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
+        "method", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10"
+    );
+    println!(
+        "{:<9} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>8.3}",
+        r.effective_method.as_str(),
+        r.recall[0],
+        r.recall[1],
+        r.recall[2],
+        r.recall[3],
+        r.mrr,
+        r.ndcg10
+    );
+    println!();
+    println!(
+        "latency   p50 {:.2} ms, p99 {:.2} ms per query",
+        r.latency_p50_ms, r.latency_p99_ms
+    );
+    println!("build     {:.0} ms", r.build_ms);
+    let share = if r.tokens_full > 0.0 {
+        100.0 * r.tokens_facade / r.tokens_full
+    } else {
+        0.0
+    };
+    println!(
+        "tokens    full tools array {:.0}, search tool + top {} {:.0} ({share:.1}%)",
+        r.tokens_full,
+        eval::FACADE_TOP,
+        r.tokens_facade
+    );
+    println!("          estimated as {}", r.token_estimate);
 }

@@ -1,0 +1,155 @@
+//! Lexical ranking: BM25F over four fields of a tool (name, description, parameters, server),
+//! each with its own weight and length normalization.
+
+use std::collections::HashMap;
+
+use crate::doc::Doc;
+use crate::words::Analyzer;
+
+/// The fields of a document, in the order of [`FIELD_WEIGHTS`].
+const FIELDS: usize = 4;
+/// How much a term occurrence counts in each field: name, description, params, server.
+/// The name is short and chosen with care; parameter and server text is long and generic.
+const FIELD_WEIGHTS: [f32; FIELDS] = [3.0, 1.0, 0.4, 0.5];
+/// Length normalization per field (BM25's b).
+const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.75, 0.75];
+/// Term frequency saturation (BM25's k1).
+const K1: f32 = 1.2;
+
+/// A BM25F index: postings per term with per-field frequencies.
+#[derive(Debug)]
+pub struct Bm25 {
+    analyzer: Analyzer,
+    terms: HashMap<String, usize>,
+    /// For each term id: (document, term frequency per field).
+    postings: Vec<Vec<(u32, [u16; FIELDS])>>,
+    /// Field lengths of each document.
+    lengths: Vec<[u32; FIELDS]>,
+    avg_lengths: [f32; FIELDS],
+}
+
+impl Bm25 {
+    /// Index documents; document ids are their positions.
+    pub fn build(docs: &[Doc]) -> Self {
+        let analyzer = Analyzer::default();
+        let mut terms: HashMap<String, usize> = HashMap::new();
+        let mut postings: Vec<Vec<(u32, [u16; FIELDS])>> = Vec::new();
+        let mut lengths = Vec::with_capacity(docs.len());
+        for (id, doc) in docs.iter().enumerate() {
+            let fields = fields(&analyzer, doc);
+            let mut tf: HashMap<usize, [u16; FIELDS]> = HashMap::new();
+            let mut len = [0u32; FIELDS];
+            for (f, words) in fields.iter().enumerate() {
+                len[f] = words.len() as u32;
+                for w in words {
+                    let next = terms.len();
+                    let t = *terms.entry(w.clone()).or_insert(next);
+                    if t == postings.len() {
+                        postings.push(Vec::new());
+                    }
+                    let counts = tf.entry(t).or_insert([0; FIELDS]);
+                    counts[f] = counts[f].saturating_add(1);
+                }
+            }
+            let mut tf: Vec<_> = tf.into_iter().collect();
+            tf.sort_unstable_by_key(|(t, _)| *t);
+            for (t, counts) in tf {
+                postings[t].push((id as u32, counts));
+            }
+            lengths.push(len);
+        }
+        let mut avg_lengths = [0f32; FIELDS];
+        for len in &lengths {
+            for f in 0..FIELDS {
+                avg_lengths[f] += len[f] as f32;
+            }
+        }
+        for avg in &mut avg_lengths {
+            *avg = (*avg / docs.len().max(1) as f32).max(1.0);
+        }
+        Self {
+            analyzer,
+            terms,
+            postings,
+            lengths,
+            avg_lengths,
+        }
+    }
+
+    /// Number of indexed documents.
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// True when nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// The query's terms as the index sees them.
+    pub fn query_terms(&self, query: &str) -> Vec<String> {
+        self.analyzer.terms(query)
+    }
+
+    /// A score for every document (0 where no query term occurs).
+    pub fn scores(&self, query: &str) -> Vec<f32> {
+        let mut scores = vec![0f32; self.len()];
+        let n = self.len() as f32;
+        let mut seen: HashMap<usize, f32> = HashMap::new();
+        for term in self.query_terms(query) {
+            if let Some(&t) = self.terms.get(&term) {
+                *seen.entry(t).or_insert(0.0) += 1.0;
+            }
+        }
+        for (t, query_tf) in seen {
+            let postings = &self.postings[t];
+            let df = postings.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for (doc, counts) in postings {
+                let len = &self.lengths[*doc as usize];
+                let mut tf = 0f32;
+                for f in 0..FIELDS {
+                    if counts[f] > 0 {
+                        let norm =
+                            1.0 - FIELD_B[f] + FIELD_B[f] * len[f] as f32 / self.avg_lengths[f];
+                        tf += FIELD_WEIGHTS[f] * counts[f] as f32 / norm;
+                    }
+                }
+                scores[*doc as usize] += query_tf * idf * tf * (K1 + 1.0) / (K1 + tf);
+            }
+        }
+        scores
+    }
+}
+
+/// The analyzed words of each field of a document.
+fn fields(analyzer: &Analyzer, doc: &Doc) -> [Vec<String>; FIELDS] {
+    let name = analyzer.identifier_terms(&doc.tool);
+    let description = analyzer.terms(&doc.description);
+    let mut params = Vec::new();
+    for p in &doc.params {
+        params.extend(analyzer.identifier_terms(&p.name));
+        params.extend(analyzer.terms(&p.description));
+    }
+    let mut server = analyzer.identifier_terms(&doc.server);
+    server.extend(analyzer.terms(&doc.server_description));
+    [name, description, params, server]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_match_outranks_a_description_match() {
+        let docs = [
+            Doc::new("a", "send_email", "Deliver a message", &[]),
+            Doc::new("a", "notify", "Send an email notification to a user", &[]),
+            Doc::new("a", "weather", "Forecast for a city", &[]),
+        ];
+        let bm = Bm25::build(&docs);
+        let s = bm.scores("send email");
+        assert!(s[0] > s[1] && s[1] > 0.0, "{s:?}");
+        assert_eq!(s[2], 0.0);
+    }
+}

@@ -1,0 +1,229 @@
+//! Retrieval evaluation: recall@1/3/5/10, MRR, nDCG@10, query latency, and the rent of a full
+//! tools array against a search facade, for a query set over an index.
+
+use std::time::Instant;
+
+use serde::Deserialize;
+
+use crate::error::SearchError;
+use crate::index::{Hit, Index, Method};
+
+/// The cut-offs recall is reported at.
+pub const RECALL_AT: [usize; 4] = [1, 3, 5, 10];
+/// Hits retrieved per query for MRR (reciprocal rank of the first relevant one in the top 100).
+pub const DEPTH: usize = 100;
+/// Tools a facade returns per search, for the rent estimate.
+pub const FACADE_TOP: usize = 5;
+
+/// The definition of the facade's search tool, as counted in the facade's rent.
+pub const SEARCH_TOOL_JSON: &str = r#"{"name":"search_tools","description":"Search the available tools by what you want to do. Returns the best matching tools with their full definitions; call them by name.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words"},"limit":{"type":"integer","description":"How many tools to return (default 5)"}},"required":["query"]}}"#;
+
+/// One line of a query file: `{"id","query","gold":[tool names],"catalog"}`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Query {
+    /// Its id.
+    pub id: String,
+    /// What a user asked.
+    pub query: String,
+    /// The tools that answer it: `"tool"` matches any server's tool of that name,
+    /// `"server/tool"` only that server's.
+    pub gold: Vec<String>,
+    /// The stem of the catalog file the query is meant for.
+    #[serde(default)]
+    pub catalog: Option<String>,
+}
+
+/// Parse a JSON-lines query file (blank lines are skipped).
+pub fn parse_queries(source_name: &str, text: &str) -> Result<Vec<Query>, SearchError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| SearchError::QueryLine {
+                source_name: source_name.to_string(),
+                line: i + 1,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Whether a retrieved tool is the gold label `gold`.
+pub fn matches(gold: &str, server: &str, tool: &str) -> bool {
+    gold == tool
+        || gold
+            .strip_prefix(server)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|t| t == tool)
+}
+
+/// Scores of one ranking against one query's gold labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryScore {
+    /// Share of gold labels in the top 1, 3, 5, 10.
+    pub recall: [f64; 4],
+    /// 1 / rank of the first relevant hit (0 if none).
+    pub reciprocal_rank: f64,
+    /// Binary-relevance nDCG over the top 10.
+    pub ndcg10: f64,
+}
+
+/// Score a ranking (best first) against gold labels. Each label is found at most once: the
+/// first hit that matches it; later hits matching the same label earn nothing.
+pub fn score_ranking(gold: &[String], ranking: &[(&str, &str)]) -> QueryScore {
+    let mut found_at: Vec<Option<usize>> = vec![None; gold.len()];
+    // For each rank, whether it was the first to match some label.
+    let mut credited = vec![false; ranking.len()];
+    for (rank, (server, tool)) in ranking.iter().enumerate() {
+        for (g, label) in gold.iter().enumerate() {
+            if found_at[g].is_none() && matches(label, server, tool) {
+                found_at[g] = Some(rank);
+                credited[rank] = true;
+                break;
+            }
+        }
+    }
+    let n = gold.len().max(1) as f64;
+    let recall =
+        RECALL_AT.map(|k| found_at.iter().filter(|r| r.is_some_and(|r| r < k)).count() as f64 / n);
+    let reciprocal_rank = credited
+        .iter()
+        .position(|&c| c)
+        .map_or(0.0, |r| 1.0 / (r + 1) as f64);
+    let discount = |rank: usize| 1.0 / ((rank + 2) as f64).log2();
+    let dcg: f64 = (0..ranking.len().min(10))
+        .filter(|&r| credited[r])
+        .map(discount)
+        .sum();
+    let ideal: f64 = (0..gold.len().min(10)).map(discount).sum();
+    let ndcg10 = if ideal > 0.0 { dcg / ideal } else { 0.0 };
+    QueryScore {
+        recall,
+        reciprocal_rank,
+        ndcg10,
+    }
+}
+
+/// The results of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The method asked for.
+    pub method: Method,
+    /// The method used (lexical when no embeddings exist).
+    pub effective_method: Method,
+    /// Queries scored.
+    pub queries: usize,
+    /// Queries left out because none of their gold labels names a tool in the catalog.
+    pub skipped_queries: usize,
+    /// Gold labels dropped because they name no tool in the catalog.
+    pub dropped_labels: usize,
+    /// Mean recall at 1, 3, 5, 10.
+    pub recall: [f64; 4],
+    /// Mean reciprocal rank (over the top 100).
+    pub mrr: f64,
+    /// Mean nDCG@10.
+    pub ndcg10: f64,
+    /// Median query latency in milliseconds (the whole `search` call, query embedding included).
+    pub latency_p50_ms: f64,
+    /// 99th percentile query latency in milliseconds.
+    pub latency_p99_ms: f64,
+    /// Index build time in milliseconds.
+    pub build_ms: f64,
+    /// Estimated tokens of every tool's definition in one tools array.
+    pub tokens_full: f64,
+    /// Estimated tokens of the search tool plus the top 5 definitions, mean over queries.
+    pub tokens_facade: f64,
+    /// How tokens were estimated.
+    pub token_estimate: &'static str,
+}
+
+/// Tokens estimated from characters (no tokenizer for the target model is at hand here).
+pub const TOKEN_ESTIMATE: &str =
+    "chars/4 of compact JSON definitions (name, description, inputSchema)";
+
+fn tokens(chars: usize) -> f64 {
+    chars as f64 / 4.0
+}
+
+/// Run every query through the index and score it. `progress(done, total)` after each query.
+pub fn evaluate(
+    index: &Index,
+    queries: &[Query],
+    method: Method,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Report {
+    let docs = index.docs();
+    let mut dropped_labels = 0;
+    let mut skipped_queries = 0;
+    let mut sums = QueryScore {
+        recall: [0.0; 4],
+        reciprocal_rank: 0.0,
+        ndcg10: 0.0,
+    };
+    let mut latencies = Vec::with_capacity(queries.len());
+    let mut facade_chars = 0usize;
+    let mut scored = 0usize;
+    for (i, q) in queries.iter().enumerate() {
+        let gold: Vec<String> = q
+            .gold
+            .iter()
+            .filter(|g| docs.iter().any(|d| matches(g, &d.server, &d.tool)))
+            .cloned()
+            .collect();
+        dropped_labels += q.gold.len() - gold.len();
+        if gold.is_empty() {
+            skipped_queries += 1;
+            progress(i + 1, queries.len());
+            continue;
+        }
+        let start = Instant::now();
+        let hits: Vec<Hit> = index.search(&q.query, DEPTH, method);
+        latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+        let ranking: Vec<(&str, &str)> = hits
+            .iter()
+            .map(|h| (h.server.as_str(), h.tool.as_str()))
+            .collect();
+        let s = score_ranking(&gold, &ranking);
+        for (sum, r) in sums.recall.iter_mut().zip(s.recall) {
+            *sum += r;
+        }
+        sums.reciprocal_rank += s.reciprocal_rank;
+        sums.ndcg10 += s.ndcg10;
+        facade_chars += SEARCH_TOOL_JSON.len();
+        for h in hits.iter().take(FACADE_TOP) {
+            if let Some(d) = docs
+                .iter()
+                .find(|d| d.server == h.server && d.tool == h.tool)
+            {
+                facade_chars += d.definition_chars;
+            }
+        }
+        scored += 1;
+        progress(i + 1, queries.len());
+    }
+    let n = scored.max(1) as f64;
+    latencies.sort_by(f64::total_cmp);
+    let percentile = |p: f64| -> f64 {
+        if latencies.is_empty() {
+            return 0.0;
+        }
+        let rank = ((p * latencies.len() as f64).ceil() as usize).clamp(1, latencies.len());
+        latencies[rank - 1]
+    };
+    Report {
+        method,
+        effective_method: index.effective_method(method),
+        queries: scored,
+        skipped_queries,
+        dropped_labels,
+        recall: sums.recall.map(|r| r / n),
+        mrr: sums.reciprocal_rank / n,
+        ndcg10: sums.ndcg10 / n,
+        latency_p50_ms: percentile(0.50),
+        latency_p99_ms: percentile(0.99),
+        build_ms: index.build_time().as_secs_f64() * 1000.0,
+        tokens_full: tokens(docs.iter().map(|d| d.definition_chars).sum()),
+        tokens_facade: tokens(facade_chars) / n,
+        token_estimate: TOKEN_ESTIMATE,
+    }
+}

@@ -1,0 +1,235 @@
+//! End-to-end tests of the index: ranking order on a hand-made catalog, lexical fallback without
+//! a model, the eval numbers on a fixture, and the real embedding model (small: debug is slow).
+
+use switchboard_search::eval::{self, Query};
+use switchboard_search::{
+    BuildOptions, DenseStatus, Doc, Embedder, EmbeddingCache, Index, Method, SearchError,
+};
+
+fn catalog() -> Vec<Doc> {
+    vec![
+        Doc::new(
+            "mail",
+            "send_email",
+            "Send an email message to a recipient",
+            &[("to", "Address"), ("subject", "Subject line")],
+        ),
+        Doc::new(
+            "mail",
+            "list_inbox",
+            "List messages in the inbox",
+            &[("limit", "How many")],
+        ),
+        Doc::new(
+            "calendar",
+            "create_event",
+            "Create a calendar event",
+            &[("title", "Event title"), ("start", "Start time")],
+        ),
+        Doc::new(
+            "weather",
+            "get_forecast",
+            "Weather forecast for a city",
+            &[("city", "City name")],
+        ),
+        Doc::new(
+            "files",
+            "read_file",
+            "Read a file from disk",
+            &[("path", "File path")],
+        ),
+    ]
+}
+
+fn names(index: &Index, query: &str, method: Method) -> Vec<String> {
+    index
+        .search(query, 10, method)
+        .into_iter()
+        .map(|h| format!("{}/{}", h.server, h.tool))
+        .collect()
+}
+
+#[test]
+fn lexical_ranking_on_a_small_catalog_is_exact() {
+    let index = Index::build(&catalog(), None);
+    assert_eq!(
+        names(&index, "list messages", Method::Lexical),
+        ["mail/list_inbox", "mail/send_email"]
+    );
+    assert_eq!(
+        names(&index, "send an email", Method::Lexical),
+        ["mail/send_email"]
+    );
+    assert_eq!(
+        names(&index, "calendar event title", Method::Lexical),
+        ["calendar/create_event"]
+    );
+    // Parameter names are indexed, with less weight than the tool's own words.
+    assert_eq!(
+        names(&index, "city path", Method::Lexical),
+        ["weather/get_forecast", "files/read_file"]
+    );
+    assert!(names(&index, "zzz", Method::Lexical).is_empty());
+}
+
+#[test]
+fn without_a_model_dense_and_hybrid_fall_back_to_lexical_and_say_so() {
+    let missing = std::env::temp_dir().join("switchboard-no-such-model");
+    let err = Embedder::load(&missing).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SearchError::ModelMissing {
+                file: "config.json",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let index = Index::build(&catalog(), None);
+    assert_eq!(index.dense_status(), &DenseStatus::NoModel);
+    assert!(index.dense_status().to_string().contains("lexical only"));
+    assert_eq!(index.effective_method(Method::Hybrid), Method::Lexical);
+    assert_eq!(index.effective_method(Method::Dense), Method::Lexical);
+    let lexical = index.search("list messages", 5, Method::Lexical);
+    assert_eq!(index.search("list messages", 5, Method::Hybrid), lexical);
+    assert_eq!(index.search("list messages", 5, Method::Dense), lexical);
+}
+
+#[test]
+fn eval_on_a_fixture_gives_hand_computed_numbers() {
+    let index = Index::build(&catalog(), None);
+    let q = |id: &str, query: &str, gold: &[&str]| Query {
+        id: id.into(),
+        query: query.into(),
+        gold: gold.iter().map(|g| g.to_string()).collect(),
+        catalog: None,
+    };
+    let queries = [
+        // Ranking [list_inbox, send_email]: found at rank 1.
+        q("1", "list messages", &["list_inbox"]),
+        // Ranking [send_email]: one of two labels at rank 1, the other never.
+        q("2", "send an email", &["mail/send_email", "read_file"]),
+        // No such tool: the label is dropped and the query skipped.
+        q("3", "anything", &["no_such_tool"]),
+        // A server-qualified label of the wrong server does not match.
+        q("4", "send an email", &["calendar/send_email", "send_email"]),
+    ];
+    let r = eval::evaluate(&index, &queries, Method::Lexical, &mut |_, _| {});
+    assert_eq!(r.queries, 3);
+    assert_eq!(r.skipped_queries, 1);
+    assert_eq!(r.dropped_labels, 2);
+    // Recall per query: 1, 1/2, 1 (the wrong-server label was dropped as unresolvable).
+    let recall = (1.0 + 0.5 + 1.0) / 3.0;
+    for (k, got) in eval::RECALL_AT.iter().zip(r.recall) {
+        assert!((got - recall).abs() < 1e-9, "recall@{k} {got}");
+    }
+    assert!((r.mrr - 1.0).abs() < 1e-9);
+    // nDCG@10 of query 2: 1 / (1 + 1/log2(3)).
+    let ndcg2 = 1.0 / (1.0 + 1.0 / 3f64.log2());
+    assert!(
+        (r.ndcg10 - (1.0 + ndcg2 + 1.0) / 3.0).abs() < 1e-9,
+        "{}",
+        r.ndcg10
+    );
+    assert!(r.tokens_facade < r.tokens_full + eval::SEARCH_TOOL_JSON.len() as f64);
+}
+
+#[test]
+fn score_ranking_counts_each_label_once() {
+    let gold = vec!["read_file".to_string(), "b/search".to_string()];
+    let ranking = [
+        ("a", "read_file"),
+        ("b", "read_file"),
+        ("a", "search"),
+        ("b", "search"),
+    ];
+    let s = eval::score_ranking(&gold, &ranking);
+    assert_eq!(s.recall, [0.5, 0.5, 1.0, 1.0]);
+    assert_eq!(s.reciprocal_rank, 1.0);
+    let ideal = 1.0 + 1.0 / 3f64.log2();
+    let dcg = 1.0 + 1.0 / 5f64.log2();
+    assert!((s.ndcg10 - dcg / ideal).abs() < 1e-12);
+}
+
+#[test]
+fn the_real_model_puts_similar_sentences_closer_and_caches_vectors() {
+    let dir = switchboard_test_support::peers::peer("model_dir");
+    let embedder = Embedder::load(&dir).unwrap();
+    assert_eq!(embedder.dim(), 384);
+    let v = embedder
+        .embed(
+            &[
+                "How do I send an email?",
+                "Deliver a message to someone's inbox",
+                "Tomorrow's weather in Paris",
+            ],
+            &mut |_| {},
+        )
+        .unwrap();
+    let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-4, "unit length, got {norm}");
+    let (close, far) = (
+        switchboard_search::embed::dot(&v[0], &v[1]),
+        switchboard_search::embed::dot(&v[0], &v[2]),
+    );
+    assert!(
+        close > far + 0.1,
+        "email~inbox {close} vs email~weather {far}"
+    );
+    // A batch gives the same vectors as one at a time (padding is masked out).
+    let one = embedder.embed_one("Tomorrow's weather in Paris").unwrap();
+    assert!(switchboard_search::embed::dot(&one, &v[2]) > 0.9999);
+
+    let cache_dir = std::env::temp_dir().join(format!("sb-search-test-{}", std::process::id()));
+    let cache = EmbeddingCache::in_dir(&cache_dir);
+    let docs = catalog();
+    let options = || BuildOptions {
+        embedder: Some(&embedder),
+        cache: Some(&cache),
+        ..BuildOptions::default()
+    };
+    let first = Index::build_with(&docs, options());
+    assert!(
+        matches!(
+            first.dense_status(),
+            DenseStatus::Ready {
+                embedded: 5,
+                cached: 0,
+                ..
+            }
+        ),
+        "{}",
+        first.dense_status()
+    );
+    let second = Index::build_with(&docs, options());
+    assert!(
+        matches!(
+            second.dense_status(),
+            DenseStatus::Ready {
+                embedded: 0,
+                cached: 5,
+                ..
+            }
+        ),
+        "{}",
+        second.dense_status()
+    );
+    assert_eq!(
+        names(&second, "is it going to rain tomorrow", Method::Dense)[0],
+        "weather/get_forecast"
+    );
+    assert_eq!(
+        names(&second, "is it going to rain tomorrow", Method::Hybrid)[0],
+        "weather/get_forecast"
+    );
+    assert_eq!(
+        names(
+            &first,
+            "deliver a note to my colleague by mail",
+            Method::Dense
+        )[0],
+        "mail/send_email"
+    );
+    std::fs::remove_dir_all(&cache_dir).unwrap();
+}
