@@ -1,0 +1,349 @@
+//! The translate stage: catalog + options → the exact request body for one dialect, with public
+//! names, every rename and schema change, the tools left out and why, and the limits broken.
+//!
+//! Pure: no I/O. Names come from `switchboard_core::names`, schemas and bodies from
+//! `switchboard_providers`; this module only selects, joins and reports.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_core::names::{NameMap, Rename};
+use switchboard_core::{Catalog, Dialect, ToolFilter};
+use switchboard_providers::{
+    Change, LimitViolation, Message, RequestParts, SanitizeOptions, check_limits, prepare_tool,
+    render_request,
+};
+
+/// What to translate and how.
+#[derive(Clone, Debug)]
+pub struct TranslateOptions {
+    /// The target wire format.
+    pub dialect: Dialect,
+    /// Model id; a per-dialect default when `None`.
+    pub model: Option<String>,
+    /// Server name → public prefix (empty: no prefix).
+    pub aliases: BTreeMap<String, String>,
+    /// Per-server allow/deny filters; a server without one passes every tool.
+    pub filters: BTreeMap<String, ToolFilter>,
+    /// Only these servers (a profile's selection); `None` means all.
+    pub servers: Option<BTreeSet<String>>,
+    /// Put each server's `instructions` into the system prompt.
+    pub instructions: bool,
+    /// Today's date for the system prompt, if wanted (the caller reads the clock).
+    pub date: Option<String>,
+    /// OpenAI: convert schemas to strict mode where possible.
+    pub strict: bool,
+    /// Gemini: send `parameters` (OpenAPI subset) instead of `parametersJsonSchema`.
+    pub gemini_openapi: bool,
+    /// The user message; a neutral default when `None`.
+    pub message: Option<String>,
+}
+
+impl TranslateOptions {
+    /// Defaults for a dialect: every server, no aliases or filters, instructions on.
+    pub fn new(dialect: Dialect) -> Self {
+        Self {
+            dialect,
+            model: None,
+            aliases: BTreeMap::new(),
+            filters: BTreeMap::new(),
+            servers: None,
+            instructions: true,
+            date: None,
+            strict: false,
+            gemini_openapi: false,
+            message: None,
+        }
+    }
+}
+
+/// A model to name in the request when the caller gives none.
+pub fn default_model(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Anthropic => "claude-sonnet-4-5",
+        Dialect::OpenAiChat | Dialect::OpenAiResponses => "gpt-4.1",
+        Dialect::Gemini => "gemini-2.5-flash",
+    }
+}
+
+/// The user message used when the caller gives none.
+pub const DEFAULT_MESSAGE: &str = "Hello.";
+
+/// One tool that reached the request, under its public name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NameRow {
+    /// Configured server name.
+    pub server: String,
+    /// Tool name on that server.
+    pub tool: String,
+    /// Name the model sees.
+    pub public: String,
+}
+
+/// One change to one tool's schema or description.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolChange {
+    /// Public name of the tool.
+    pub public: String,
+    /// Its server.
+    pub server: String,
+    /// Its name on the server.
+    pub tool: String,
+    /// What changed.
+    pub change: Change,
+}
+
+/// A tool that was selected but could not be sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Excluded {
+    /// Its server.
+    pub server: String,
+    /// Its name on the server.
+    pub tool: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The result of translating a catalog for one dialect.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Translation {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The exact request body.
+    pub request: Value,
+    /// Every tool in the request, in request order.
+    pub names: Vec<NameRow>,
+    /// Tools whose public name is not the plain `server__tool`.
+    pub renames: Vec<Rename>,
+    /// Every schema or description change, per tool.
+    pub changes: Vec<ToolChange>,
+    /// Selected tools left out, with the reason.
+    pub excluded: Vec<Excluded>,
+    /// Hard provider limits the request breaks (it should not be sent as is).
+    pub violations: Vec<LimitViolation>,
+    /// The system prompt that was put into the request.
+    pub system: String,
+}
+
+/// Translate `catalog` for `opts.dialect`.
+pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
+    let selected: Vec<(&str, &switchboard_core::Tool)> = catalog
+        .servers
+        .values()
+        .filter(|s| opts.servers.as_ref().is_none_or(|set| set.contains(&s.server)))
+        .flat_map(|s| {
+            let filter = opts.filters.get(&s.server);
+            s.tools
+                .iter()
+                .filter(move |t| filter.is_none_or(|f| f.permits(&t.def.name)))
+                .map(move |t| (s.server.as_str(), &t.def))
+        })
+        .collect();
+    let map = NameMap::build(
+        opts.dialect,
+        selected.iter().map(|(s, t)| (*s, t.name.as_str())),
+        &opts.aliases,
+    );
+    let sanitize_opts = SanitizeOptions {
+        strict: opts.strict,
+        gemini_openapi: opts.gemini_openapi,
+    };
+    let mut tools = Vec::new();
+    let mut names = Vec::new();
+    let mut changes = Vec::new();
+    let mut excluded = Vec::new();
+    let mut sent = BTreeSet::new();
+    for (server, tool) in &selected {
+        // The map names every selected pair; a miss would be a bug in the map, reported as such.
+        let Some(public) = map.public(server, &tool.name) else {
+            excluded.push(Excluded {
+                server: server.to_string(),
+                tool: tool.name.clone(),
+                reason: "no public name".into(),
+            });
+            continue;
+        };
+        if !sent.insert((server.to_string(), tool.name.clone())) {
+            continue;
+        }
+        match prepare_tool(
+            opts.dialect,
+            public,
+            tool.description.as_deref(),
+            &tool.input_schema,
+            &sanitize_opts,
+        ) {
+            Ok(prepared) => {
+                let row = |change: Change| ToolChange {
+                    public: public.to_string(),
+                    server: server.to_string(),
+                    tool: tool.name.clone(),
+                    change,
+                };
+                changes.extend(prepared.changes.into_iter().map(row));
+                if let Some(reason) = prepared.strict_fallback {
+                    changes.push(row(Change {
+                        path: String::new(),
+                        rule: "strict-fallback",
+                        before: None,
+                        after: Some(Value::String(reason)),
+                    }));
+                }
+                names.push(NameRow {
+                    server: server.to_string(),
+                    tool: tool.name.clone(),
+                    public: public.to_string(),
+                });
+                tools.push(prepared.spec);
+            }
+            Err(e) => excluded.push(Excluded {
+                server: server.to_string(),
+                tool: tool.name.clone(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+    let system = system_prompt(catalog, opts);
+    let violations = check_limits(opts.dialect, &tools);
+    let parts = RequestParts {
+        model: opts
+            .model
+            .clone()
+            .unwrap_or_else(|| default_model(opts.dialect).to_string()),
+        system: (!system.is_empty()).then(|| system.clone()),
+        messages: vec![Message::user(
+            opts.message.as_deref().unwrap_or(DEFAULT_MESSAGE),
+        )],
+        tools,
+        max_tokens: 1024,
+        gemini_openapi: opts.gemini_openapi,
+    };
+    let sent_names: BTreeSet<&str> = names.iter().map(|n| n.public.as_str()).collect();
+    Translation {
+        dialect: opts.dialect,
+        request: render_request(opts.dialect, &parts),
+        renames: map
+            .renames()
+            .iter()
+            .filter(|r| sent_names.contains(r.public.as_str()))
+            .cloned()
+            .collect(),
+        names,
+        changes,
+        excluded,
+        violations,
+        system,
+    }
+}
+
+/// Each selected server's instructions under a heading with its name, then the date.
+fn system_prompt(catalog: &Catalog, opts: &TranslateOptions) -> String {
+    let mut sections = Vec::new();
+    if opts.instructions {
+        for s in catalog.servers.values() {
+            if opts.servers.as_ref().is_some_and(|set| !set.contains(&s.server)) {
+                continue;
+            }
+            if let Some(text) = s.info.instructions.as_deref().map(str::trim)
+                && !text.is_empty()
+            {
+                sections.push(format!("## {}\n\n{text}", s.server));
+            }
+        }
+    }
+    if let Some(date) = &opts.date {
+        sections.push(format!("Today's date is {date}."));
+    }
+    sections.join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{Entry, ServerCatalog, Tool};
+
+    fn catalog() -> Catalog {
+        let mut tickets = ServerCatalog::new("tickets");
+        tickets.info.instructions = Some("Ticket ids look like T-123.".into());
+        for name in ["search", "get_ticket"] {
+            tickets.tools.push(Entry::new(Tool::new(
+                name,
+                "d",
+                json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+            )));
+        }
+        // `minLength` must be a number in draft 2020-12 and no rule can guess one: Anthropic
+        // would reject the whole request, so this tool is excluded there.
+        tickets.tools.push(Entry::new(Tool::new(
+            "broken",
+            "d",
+            json!({"type": "object", "properties": {"x": {"minLength": "three"}}}),
+        )));
+        let mut docs = ServerCatalog::new("docs");
+        docs.info.instructions = Some("Docs server: use search before get_page.".into());
+        docs.tools.push(Entry::new(Tool::new("search", "d", json!({}))));
+        Catalog::from_servers([tickets, docs])
+    }
+
+    #[test]
+    fn names_instructions_and_exclusions_are_reported() {
+        let mut opts = TranslateOptions::new(Dialect::Anthropic);
+        opts.date = Some("2026-11-29".into());
+        let t = translate(&catalog(), &opts);
+        let publics: Vec<&str> = t.names.iter().map(|n| n.public.as_str()).collect();
+        assert_eq!(
+            publics,
+            ["docs__search", "tickets__search", "tickets__get_ticket"]
+        );
+        assert_eq!(t.excluded.len(), 1);
+        assert_eq!(t.excluded[0].tool, "broken");
+        assert!(t.excluded[0].reason.contains("anthropic-metaschema"));
+        assert_eq!(
+            t.system,
+            "## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nTicket ids look like T-123.\n\nToday's date is 2026-11-29."
+        );
+        assert_eq!(t.request["system"], t.system);
+        assert!(t.changes.iter().any(|c| c.public == "docs__search" && c.change.rule == "empty-root"));
+    }
+
+    #[test]
+    fn filters_profiles_and_aliases_apply() {
+        let mut opts = TranslateOptions::new(Dialect::OpenAiChat);
+        opts.filters.insert(
+            "tickets".into(),
+            ToolFilter::new(&[], &["get_*".to_string()]).unwrap(),
+        );
+        opts.aliases.insert("tickets".into(), "t".into());
+        opts.instructions = false;
+        let t = translate(&catalog(), &opts);
+        let publics: Vec<&str> = t.names.iter().map(|n| n.public.as_str()).collect();
+        assert_eq!(publics, ["docs__search", "t__search", "t__broken"]);
+        assert_eq!(t.system, "");
+        assert!(t.request["messages"][0]["role"] == "user");
+        opts.servers = Some(BTreeSet::from(["docs".to_string()]));
+        let t = translate(&catalog(), &opts);
+        assert_eq!(t.names.len(), 1);
+    }
+
+    #[test]
+    fn too_many_tools_for_openai_is_a_violation() {
+        let mut big = ServerCatalog::new("big");
+        for i in 0..130 {
+            big.tools
+                .push(Entry::new(Tool::new(format!("t{i}"), "d", json!({}))));
+        }
+        let t = translate(
+            &Catalog::from_servers([big]),
+            &TranslateOptions::new(Dialect::OpenAiResponses),
+        );
+        assert_eq!(t.violations.len(), 1);
+        assert_eq!(t.violations[0].count, 130);
+        let t = translate(
+            &Catalog::from_servers([ServerCatalog::new("none")]),
+            &TranslateOptions::new(Dialect::OpenAiResponses),
+        );
+        assert!(t.violations.is_empty());
+    }
+}
