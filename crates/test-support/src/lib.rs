@@ -1,4 +1,5 @@
 //! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
 
+pub mod lint_fixture;
 pub mod peers;
 pub mod validator;
