@@ -131,7 +131,11 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
     let selected: Vec<(&str, &switchboard_core::Tool)> = catalog
         .servers
         .values()
-        .filter(|s| opts.servers.as_ref().is_none_or(|set| set.contains(&s.server)))
+        .filter(|s| {
+            opts.servers
+                .as_ref()
+                .is_none_or(|set| set.contains(&s.server))
+        })
         .flat_map(|s| {
             let filter = opts.filters.get(&s.server);
             s.tools
@@ -242,7 +246,11 @@ fn system_prompt(catalog: &Catalog, opts: &TranslateOptions) -> String {
     let mut sections = Vec::new();
     if opts.instructions {
         for s in catalog.servers.values() {
-            if opts.servers.as_ref().is_some_and(|set| !set.contains(&s.server)) {
+            if opts
+                .servers
+                .as_ref()
+                .is_some_and(|set| !set.contains(&s.server))
+            {
                 continue;
             }
             if let Some(text) = s.info.instructions.as_deref().map(str::trim)
@@ -283,7 +291,8 @@ mod tests {
         )));
         let mut docs = ServerCatalog::new("docs");
         docs.info.instructions = Some("Docs server: use search before get_page.".into());
-        docs.tools.push(Entry::new(Tool::new("search", "d", json!({}))));
+        docs.tools
+            .push(Entry::new(Tool::new("search", "d", json!({}))));
         Catalog::from_servers([tickets, docs])
     }
 
@@ -305,7 +314,11 @@ mod tests {
             "## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nTicket ids look like T-123.\n\nToday's date is 2026-11-29."
         );
         assert_eq!(t.request["system"], t.system);
-        assert!(t.changes.iter().any(|c| c.public == "docs__search" && c.change.rule == "empty-root"));
+        assert!(
+            t.changes
+                .iter()
+                .any(|c| c.public == "docs__search" && c.change.rule == "empty-root")
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
-use crate::render::{Role, RequestParts, ToolSpec};
+use crate::render::{RequestParts, Role, ToolSpec};
 use crate::schema::{self, Log, join, types, walk_post};
 
 /// Keywords `parameters` accepts (python-genai `Schema`, minus `additionalProperties`, which
@@ -58,7 +58,15 @@ pub(crate) fn sanitize(
     if openapi {
         schema::drop_keys(
             schema,
-            &["$id", "$comment", "$anchor", "examples", "deprecated", "readOnly", "writeOnly"],
+            &[
+                "$id",
+                "$comment",
+                "$anchor",
+                "examples",
+                "deprecated",
+                "readOnly",
+                "writeOnly",
+            ],
             "gemini-drop-annotation",
             log,
         );
@@ -104,7 +112,12 @@ fn type_array(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
         node.insert("nullable".into(), json!(true));
     }
     let after = json!({"type": node.get("type"), "anyOf": node.get("anyOf"), "nullable": node.get("nullable")});
-    log.record(&join(path, "type"), "gemini-type-array", Some(Value::Array(list)), Some(after));
+    log.record(
+        &join(path, "type"),
+        "gemini-type-array",
+        Some(Value::Array(list)),
+        Some(after),
+    );
 }
 
 fn keywords_for(t: &str) -> &'static [&'static str] {
@@ -117,7 +130,13 @@ fn keywords_for(t: &str) -> &'static [&'static str] {
             "exclusiveMaximum",
             "multipleOf",
         ],
-        "array" => &["items", "minItems", "maxItems", "uniqueItems", "prefixItems"],
+        "array" => &[
+            "items",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "prefixItems",
+        ],
         "object" => &[
             "properties",
             "required",
@@ -147,7 +166,12 @@ fn const_to_enum(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
         if !node.contains_key("enum") {
             node.insert("enum".into(), json!([c.clone()]));
         }
-        log.record(&join(path, "const"), "gemini-const-enum", Some(c), node.get("enum").cloned());
+        log.record(
+            &join(path, "const"),
+            "gemini-const-enum",
+            Some(c),
+            node.get("enum").cloned(),
+        );
     }
 }
 
@@ -161,13 +185,20 @@ fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &m
     if kept.len() != values.len() {
         node.insert("nullable".into(), json!(true));
     }
-    let structured = kept.iter().any(|v| v.is_object() || v.is_array() || v.is_boolean());
+    let structured = kept
+        .iter()
+        .any(|v| v.is_object() || v.is_array() || v.is_boolean());
     if structured || kept.is_empty() {
         node.remove("enum");
         if !kept.is_empty() && kept.iter().all(Value::is_boolean) && !node.contains_key("type") {
             node.insert("type".into(), json!("boolean"));
         }
-        log.record(&join(path, "enum"), "gemini-enum-dropped", Some(Value::Array(values)), None);
+        log.record(
+            &join(path, "enum"),
+            "gemini-enum-dropped",
+            Some(Value::Array(values)),
+            None,
+        );
         return;
     }
     let all_strings = kept.iter().all(Value::is_string);
@@ -185,7 +216,10 @@ fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &m
             node.insert("format".into(), json!("enum"));
             if !node.contains_key("type") {
                 let ints = values.iter().all(|v| v.is_i64() || v.is_u64());
-                node.insert("type".into(), json!(if ints { "integer" } else { "number" }));
+                node.insert(
+                    "type".into(),
+                    json!(if ints { "integer" } else { "number" }),
+                );
             }
         } else {
             node.insert("type".into(), json!("string"));
@@ -212,7 +246,8 @@ fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &m
 /// contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64".
 pub fn openapi_property_name_ok(name: &str) -> bool {
     let mut c = name.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && name.len() <= 64
         && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
 }
@@ -238,13 +273,21 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
         }
         if let Some(Value::Array(all)) = node.remove("allOf") {
             merge_all_of(node, &all);
-            log.record(&join(path, "allOf"), "gemini-allof-merged", Some(Value::Array(all)), None);
+            log.record(
+                &join(path, "allOf"),
+                "gemini-allof-merged",
+                Some(Value::Array(all)),
+                None,
+            );
         }
         any_of_null(node, path, log);
         if node.contains_key("anyOf") {
             any_of_alone(node, path, log);
         }
-        for (excl, incl, step) in [("exclusiveMinimum", "minimum", 1), ("exclusiveMaximum", "maximum", -1)] {
+        for (excl, incl, step) in [
+            ("exclusiveMinimum", "minimum", 1),
+            ("exclusiveMaximum", "maximum", -1),
+        ] {
             if let Some(v) = node.remove(excl) {
                 // Integers keep their meaning (x > 3 is x >= 4); numbers get the inclusive bound.
                 let bound = match (v.as_i64(), types(node).contains(&"integer")) {
@@ -254,7 +297,12 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
                 if !node.contains_key(incl) {
                     node.insert(incl.into(), bound.clone());
                 }
-                log.record(&join(path, excl), "gemini-exclusive-folded", Some(v), Some(bound));
+                log.record(
+                    &join(path, excl),
+                    "gemini-exclusive-folded",
+                    Some(v),
+                    Some(bound),
+                );
             }
         }
         if let Some(f) = node.get("format").and_then(Value::as_str) {
@@ -272,25 +320,59 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
                     _ => note,
                 };
                 node.insert("description".into(), json!(desc));
-                log.record(&join(path, "format"), "gemini-format-dropped", Some(json!(f)), None);
+                log.record(
+                    &join(path, "format"),
+                    "gemini-format-dropped",
+                    Some(json!(f)),
+                    None,
+                );
             }
         }
-        if node.get("items").is_some_and(|i| i.as_object().is_some_and(Map::is_empty)) {
+        if node
+            .get("items")
+            .is_some_and(|i| i.as_object().is_some_and(Map::is_empty))
+        {
             node.insert("items".into(), json!({"type": "object"}));
-            log.record(&join(path, "items"), "gemini-items-object", Some(json!({})), Some(json!({"type": "object"})));
+            log.record(
+                &join(path, "items"),
+                "gemini-items-object",
+                Some(json!({})),
+                Some(json!({"type": "object"})),
+            );
         }
         if !node.contains_key("type") && node.contains_key("properties") {
             node.insert("type".into(), json!("object"));
-            log.record(&join(path, "type"), "gemini-object-type", None, Some(json!("object")));
+            log.record(
+                &join(path, "type"),
+                "gemini-object-type",
+                None,
+                Some(json!("object")),
+            );
         }
-        if let (Some(Value::Array(req)), Some(props)) = (node.get("required"), node.get("properties").and_then(Value::as_object)) {
-            let known: Vec<Value> = req.iter().filter(|r| r.as_str().is_some_and(|r| props.contains_key(r))).cloned().collect();
+        if let (Some(Value::Array(req)), Some(props)) = (
+            node.get("required"),
+            node.get("properties").and_then(Value::as_object),
+        ) {
+            let known: Vec<Value> = req
+                .iter()
+                .filter(|r| r.as_str().is_some_and(|r| props.contains_key(r)))
+                .cloned()
+                .collect();
             if known.len() != req.len() {
                 let before = node.insert("required".into(), Value::Array(known.clone()));
-                log.record(&join(path, "required"), "gemini-required-unknown", before, Some(Value::Array(known)));
+                log.record(
+                    &join(path, "required"),
+                    "gemini-required-unknown",
+                    before,
+                    Some(Value::Array(known)),
+                );
             }
         }
-        let extra: Vec<String> = node.keys().filter(|k| !OPENAPI_KEYS.contains(&k.as_str())).cloned().collect();
+        let extra: Vec<String> = node
+            .keys()
+            .filter(|k| !OPENAPI_KEYS.contains(&k.as_str()))
+            .cloned()
+            .collect();
         for k in extra {
             let before = node.remove(&k);
             log.record(&join(path, &k), "gemini-keyword-dropped", before, None);
@@ -305,7 +387,9 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
     match bad_name {
         Some(pointer) => Err(ProviderError::Unacceptable {
             rule: "gemini-property-name",
-            message: format!("property name at {pointer} is not allowed in Gemini `parameters` ([A-Za-z_][A-Za-z0-9_]{{0,63}})"),
+            message: format!(
+                "property name at {pointer} is not allowed in Gemini `parameters` ([A-Za-z_][A-Za-z0-9_]{{0,63}})"
+            ),
             pointer,
         }),
         None => Ok(()),
@@ -365,7 +449,12 @@ fn any_of_null(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
     } else {
         node.insert("anyOf".into(), Value::Array(rest));
     }
-    log.record(&join(path, "anyOf"), "gemini-anyof-null", Some(Value::Array(any)), None);
+    log.record(
+        &join(path, "anyOf"),
+        "gemini-anyof-null",
+        Some(Value::Array(any)),
+        None,
+    );
 }
 
 /// litellm#11164: Vertex errors when `anyOf` has siblings. Keep only `anyOf`; copy the
@@ -402,7 +491,12 @@ fn any_of_alone(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
             removed.insert(k, v);
         }
     }
-    log.record(path, "gemini-anyof-alone", Some(Value::Object(removed)), None);
+    log.record(
+        path,
+        "gemini-anyof-alone",
+        Some(Value::Object(removed)),
+        None,
+    );
 }
 
 #[derive(Serialize)]
@@ -452,7 +546,11 @@ struct Declaration<'a> {
 /// The `POST models/{model}:generateContent` body. The model is part of the URL, not the
 /// body; the assistant role is called `model`; all tools go into one `functionDeclarations`.
 pub(crate) fn render(parts: &RequestParts) -> Value {
-    let decls: Vec<Declaration> = parts.tools.iter().map(|t| declaration(t, parts.gemini_openapi)).collect();
+    let decls: Vec<Declaration> = parts
+        .tools
+        .iter()
+        .map(|t| declaration(t, parts.gemini_openapi))
+        .collect();
     let body = Body {
         contents: parts
             .messages
@@ -465,15 +563,17 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                 parts: vec![Part { text: &m.text }],
             })
             .collect(),
-        system_instruction: parts
-            .system
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(|s| SystemInstruction { parts: vec![Part { text: s }] }),
+        system_instruction: parts.system.as_deref().filter(|s| !s.is_empty()).map(|s| {
+            SystemInstruction {
+                parts: vec![Part { text: s }],
+            }
+        }),
         tools: if decls.is_empty() {
             Vec::new()
         } else {
-            vec![ToolGroup { function_declarations: decls }]
+            vec![ToolGroup {
+                function_declarations: decls,
+            }]
         },
     };
     crate::render::to_value(&body)

@@ -27,7 +27,12 @@ pub(crate) fn sanitize(
     walk_pre(schema, "", &mut |node, path| {
         if node.get("type") == Some(&json!("object")) && !node.contains_key("properties") {
             node.insert("properties".into(), json!({}));
-            log.record(&join(path, "properties"), "object-properties", None, Some(json!({})));
+            log.record(
+                &join(path, "properties"),
+                "object-properties",
+                None,
+                Some(json!({})),
+            );
         }
     });
     if !want_strict {

@@ -41,7 +41,12 @@ pub(crate) fn inline(schema: &mut Value, mode: RefMode, log: &mut Log) {
                     .as_object()
                     .map(|d| d.keys().cloned().map(Value::String).collect())
                     .unwrap_or_default();
-                log.record(&join("", key), "defs-inlined", Some(Value::Array(names)), None);
+                log.record(
+                    &join("", key),
+                    "defs-inlined",
+                    Some(Value::Array(names)),
+                    None,
+                );
             }
         }
     }
@@ -86,7 +91,14 @@ impl Expander<'_> {
         children_mut(m, path, &mut |c, p| self.walk(c, p, depth + 1, log));
     }
 
-    fn expand(&mut self, node: &mut Value, reference: &str, path: &str, depth: usize, log: &mut Log) {
+    fn expand(
+        &mut self,
+        node: &mut Value,
+        reference: &str,
+        path: &str,
+        depth: usize,
+        log: &mut Log,
+    ) {
         let Value::Object(m) = node else { return };
         let mut siblings: Map<String, Value> = m.clone();
         siblings.remove("$ref");
@@ -100,7 +112,12 @@ impl Expander<'_> {
                     out.insert(k.clone(), v.clone());
                 }
             }
-            log.record(&join(path, "$ref"), rule, before.clone(), Some(json!("object")));
+            log.record(
+                &join(path, "$ref"),
+                rule,
+                before.clone(),
+                Some(json!("object")),
+            );
             Value::Object(out)
         };
         // Unroll a recursive definition once (Gemini itself "unrolls cyclic refs a limited
@@ -167,7 +184,10 @@ mod tests {
                    "$defs": {"A": {"type": "string"}}}),
             RefMode::All,
         );
-        assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        );
         assert_eq!(rules, ["defs-inlined", "ref-inlined"]);
     }
 
@@ -196,7 +216,8 @@ mod tests {
                 json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}),
             );
         }
-        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/L39"}}, "$defs": defs});
+        let schema =
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/L39"}}, "$defs": defs});
         let (s, rules) = run(schema, RefMode::All);
         assert!(node_count(&s) <= 2 * MAX_NODES);
         assert!(rules.contains(&"ref-budget-cut"));
@@ -210,7 +231,10 @@ mod tests {
             RefMode::WithSiblings,
         );
         assert_eq!(s["properties"]["a"], json!({"$ref": "#/$defs/A"}));
-        assert_eq!(s["properties"]["b"], json!({"type": "string", "description": "B"}));
+        assert_eq!(
+            s["properties"]["b"],
+            json!({"type": "string", "description": "B"})
+        );
         assert!(s.get("$defs").is_some());
     }
 }

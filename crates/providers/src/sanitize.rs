@@ -32,7 +32,11 @@ pub fn sanitize(
         Dialect::Anthropic => (anthropic::sanitize(&mut out, &mut log)?, false, None),
         Dialect::OpenAiChat => openai_chat::sanitize(&mut out, opts.strict, &mut log)?,
         Dialect::OpenAiResponses => openai_responses::sanitize(&mut out, opts.strict, &mut log)?,
-        Dialect::Gemini => (gemini::sanitize(&mut out, opts.gemini_openapi, &mut log)?, false, None),
+        Dialect::Gemini => (
+            gemini::sanitize(&mut out, opts.gemini_openapi, &mut log)?,
+            false,
+            None,
+        ),
     };
     Ok(Sanitized {
         schema: out,

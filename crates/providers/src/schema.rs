@@ -174,12 +174,7 @@ pub(crate) fn root_value(schema: &Value, log: &mut Log) -> Result<Value, Provide
         Value::Object(m) if !m.is_empty() => Ok(schema.clone()),
         Value::Object(_) | Value::Null | Value::Bool(true) => {
             let after = json!({"type": "object", "properties": {}});
-            log.record(
-                "",
-                "empty-root",
-                Some(schema.clone()),
-                Some(after.clone()),
-            );
+            log.record("", "empty-root", Some(schema.clone()), Some(after.clone()));
             Ok(after)
         }
         other => Err(ProviderError::Unacceptable {
@@ -440,7 +435,12 @@ pub(crate) fn root_object(schema: &mut Value, log: &mut Log) -> bool {
                 "properties": {"value": inner},
                 "required": ["value"],
             });
-            log.record("", "root-wrapped", None, Some(json!({"properties": ["value"]})));
+            log.record(
+                "",
+                "root-wrapped",
+                None,
+                Some(json!({"properties": ["value"]})),
+            );
             *schema = wrapped;
             return true;
         }

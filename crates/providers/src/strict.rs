@@ -50,7 +50,15 @@ const REJECTED: [&str; 11] = [
 ];
 /// Supported string formats (`uri` is not: "'uri' is not a valid format").
 const FORMATS: [&str; 9] = [
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 const MAX_PROPERTIES: usize = 5000;
 const MAX_NESTING: usize = 10;
@@ -97,7 +105,9 @@ fn node(
         return Err(format!("boolean schema at {path:?}"));
     };
     if nesting > MAX_NESTING {
-        return Err(format!("nested deeper than strict mode's {MAX_NESTING} levels at {path:?}"));
+        return Err(format!(
+            "nested deeper than strict mode's {MAX_NESTING} levels at {path:?}"
+        ));
     }
     for k in REJECTED {
         if m.contains_key(k) {
@@ -134,7 +144,11 @@ fn node(
         || m.contains_key("$ref");
     if !typed {
         // `{}` (any value) has no strict form; a string is a valid subset of "anything".
-        let t = if m.contains_key("properties") { "object" } else { "string" };
+        let t = if m.contains_key("properties") {
+            "object"
+        } else {
+            "string"
+        };
         m.insert("type".into(), json!(t));
         log.record(&join(path, "type"), "strict-untyped", None, Some(json!(t)));
     }
@@ -144,7 +158,12 @@ fn node(
         let f = f.to_string();
         m.remove("format");
         fold(m, "format", json!(f));
-        log.record(&join(path, "format"), "strict-format-dropped", Some(json!(f)), None);
+        log.record(
+            &join(path, "format"),
+            "strict-format-dropped",
+            Some(json!(f)),
+            None,
+        );
     }
     // Every other unsupported keyword becomes a hint in the description, as Anthropic's SDK
     // transformer does (`{minLength: 3}`).
@@ -214,7 +233,12 @@ fn object(
     let required: Vec<String> = m
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     let Some(Value::Object(props)) = m.get_mut("properties") else {
         m.insert("properties".into(), json!({}));
@@ -297,10 +321,12 @@ mod tests {
                 "q": {"type": "string"},
                 "status": {"type": "string", "enum": ["open", "closed"]}},
                 "required": ["q"]}),
-            Ok(json!({"type": "object", "additionalProperties": false, "properties": {
+            Ok(
+                json!({"type": "object", "additionalProperties": false, "properties": {
                 "q": {"type": "string"},
                 "status": {"type": ["string", "null"], "enum": ["open", "closed", null]}},
-                "required": ["q", "status"]})),
+                "required": ["q", "status"]}),
+            ),
         );
     }
 
@@ -324,8 +350,10 @@ mod tests {
     fn unsupported_keywords_move_into_the_description() {
         check(
             json!({"type": "object", "properties": {"n": {"type": "string", "minLength": 2, "format": "uri"}}, "required": ["n"]}),
-            Ok(json!({"type": "object", "additionalProperties": false, "required": ["n"], "properties": {
-                "n": {"type": "string", "description": "{format: \"uri\"}\n\n{minLength: 2}"}}})),
+            Ok(
+                json!({"type": "object", "additionalProperties": false, "required": ["n"], "properties": {
+                "n": {"type": "string", "description": "{format: \"uri\"}\n\n{minLength: 2}"}}}),
+            ),
         );
     }
 }

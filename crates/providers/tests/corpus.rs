@@ -71,7 +71,10 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
         for (file, server) in &corpus {
             let map = NameMap::build(
                 dialect,
-                server.tools.iter().map(|t| (server.server.as_str(), t.def.name.as_str())),
+                server
+                    .tools
+                    .iter()
+                    .map(|t| (server.server.as_str(), t.def.name.as_str())),
                 &BTreeMap::new(),
             );
             renamed += map.renames().len();
@@ -82,7 +85,13 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     continue;
                 }
                 let public = map.public(&server.server, &t.def.name).unwrap();
-                match prepare_tool(dialect, public, t.def.description.as_deref(), &t.def.input_schema, &opts) {
+                match prepare_tool(
+                    dialect,
+                    public,
+                    t.def.description.as_deref(),
+                    &t.def.input_schema,
+                    &opts,
+                ) {
                     Ok(p) => {
                         for c in &p.changes {
                             touched.entry(c.rule).or_default().insert((
@@ -109,8 +118,15 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                 };
                 let body = render_request(dialect, &parts);
                 for v in validator::validate_request(dialect, &body) {
-                    let at = v.path.split('/').nth(2).and_then(|i| i.parse::<usize>().ok());
-                    let who = at.and_then(|i| chunk.get(i)).map(|t| t.name.as_str()).unwrap_or("?");
+                    let at = v
+                        .path
+                        .split('/')
+                        .nth(2)
+                        .and_then(|i| i.parse::<usize>().ok());
+                    let who = at
+                        .and_then(|i| chunk.get(i))
+                        .map(|t| t.name.as_str())
+                        .unwrap_or("?");
                     failures.push(format!("{label}: {who}: {v}"));
                 }
             }
@@ -126,14 +142,24 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
             report.push_str(&format!("  excluded {e}\n"));
         }
         // Exclusions are reported, never silent; in the corpus they must stay rare.
-        assert!(excluded.len() * 100 <= total, "{label}: {} excluded:\n{}", excluded.len(), excluded.join("\n"));
+        assert!(
+            excluded.len() * 100 <= total,
+            "{label}: {} excluded:\n{}",
+            excluded.len(),
+            excluded.join("\n")
+        );
     }
     eprintln!("{report}");
     assert!(
         failures.is_empty(),
         "{} violations:\n{}",
         failures.len(),
-        failures.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -184,7 +210,11 @@ fn generate(schema: &Value, root: &Value, depth: usize) -> Value {
     }
     let ty: Option<String> = match m.get("type") {
         Some(Value::String(t)) => Some(t.to_ascii_lowercase()),
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).find(|t| *t != "null").map(str::to_ascii_lowercase),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .map(str::to_ascii_lowercase),
         _ => None,
     };
     if let Some(Value::Array(e)) = m.get("enum")
@@ -192,7 +222,9 @@ fn generate(schema: &Value, root: &Value, depth: usize) -> Value {
     {
         // Gemini `parameters`: `{type: INTEGER, format: enum, enum: ["101"]}` means the number.
         return match (first, ty.as_deref()) {
-            (Value::String(s), Some("integer" | "number")) => serde_json::from_str(s).unwrap_or(first.clone()),
+            (Value::String(s), Some("integer" | "number")) => {
+                serde_json::from_str(s).unwrap_or(first.clone())
+            }
             _ => first.clone(),
         };
     }
@@ -208,11 +240,20 @@ fn generate(schema: &Value, root: &Value, depth: usize) -> Value {
         }
     }
     let num = |int: bool| {
-        let lo = m.get("minimum").and_then(Value::as_f64)
-            .or_else(|| m.get("exclusiveMinimum").and_then(Value::as_f64).map(|x| x.floor() + 1.0))
+        let lo = m
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .or_else(|| {
+                m.get("exclusiveMinimum")
+                    .and_then(Value::as_f64)
+                    .map(|x| x.floor() + 1.0)
+            })
             .unwrap_or(1.0);
-        let hi = m.get("maximum").and_then(Value::as_f64)
-            .or_else(|| m.get("exclusiveMaximum").and_then(Value::as_f64).map(|x| x.ceil() - 1.0));
+        let hi = m.get("maximum").and_then(Value::as_f64).or_else(|| {
+            m.get("exclusiveMaximum")
+                .and_then(Value::as_f64)
+                .map(|x| x.ceil() - 1.0)
+        });
         let v = hi.map_or(lo.ceil(), |h| lo.ceil().min(h));
         if int { json!(v as i64) } else { json!(v) }
     };
@@ -227,8 +268,15 @@ fn generate(schema: &Value, root: &Value, depth: usize) -> Value {
             Value::Object(out)
         }
         Some("array") => {
-            let n = m.get("minItems").and_then(Value::as_u64).unwrap_or(1).max(1) as usize;
-            let item = m.get("items").map(|i| generate(i, root, depth + 1)).unwrap_or(json!("x"));
+            let n = m
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(1)
+                .max(1) as usize;
+            let item = m
+                .get("items")
+                .map(|i| generate(i, root, depth + 1))
+                .unwrap_or(json!("x"));
             Value::Array(vec![item; n])
         }
         Some("string") => {
@@ -241,7 +289,12 @@ fn generate(schema: &Value, root: &Value, depth: usize) -> Value {
                 Some("ipv4") => "192.0.2.1".to_string(),
                 Some("ipv6") => "2001:db8::1".to_string(),
                 Some("hostname") => "example.com".to_string(),
-                _ => "x".repeat(m.get("minLength").and_then(Value::as_u64).unwrap_or(1).max(1) as usize),
+                _ => "x".repeat(
+                    m.get("minLength")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(1)
+                        .max(1) as usize,
+                ),
             };
             json!(s)
         }
@@ -294,8 +347,15 @@ fn arguments_valid_under_the_sanitized_schema_are_valid_under_the_original() {
                 }
                 checked += 1;
                 if !original.is_valid(&args) {
-                    let errors: Vec<String> = original.iter_errors(&args).map(|e| e.to_string()).take(3).collect();
-                    broken.push(format!("{label}: {}/{}: {args} -> {errors:?}", server.server, t.def.name));
+                    let errors: Vec<String> = original
+                        .iter_errors(&args)
+                        .map(|e| e.to_string())
+                        .take(3)
+                        .collect();
+                    broken.push(format!(
+                        "{label}: {}/{}: {args} -> {errors:?}",
+                        server.server, t.def.name
+                    ));
                 }
             }
         }
@@ -305,5 +365,15 @@ fn arguments_valid_under_the_sanitized_schema_are_valid_under_the_original() {
         assert!(checked >= 1500, "{label}: only {checked} checked\n{report}");
     }
     eprintln!("{report}");
-    assert!(broken.is_empty(), "{} broken:\n{}", broken.len(), broken.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        broken.is_empty(),
+        "{} broken:\n{}",
+        broken.len(),
+        broken
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

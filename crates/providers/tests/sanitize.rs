@@ -5,7 +5,13 @@ use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_providers::{ProviderError, SanitizeOptions, sanitize};
 
-fn check_with(dialect: Dialect, opts: SanitizeOptions, input: Value, expect: Value, rules: &[&str]) {
+fn check_with(
+    dialect: Dialect,
+    opts: SanitizeOptions,
+    input: Value,
+    expect: Value,
+    rules: &[&str],
+) {
     let original = input.clone();
     let s = sanitize(dialect, &input, &opts).unwrap_or_else(|e| panic!("{dialect}: {e}"));
     assert_eq!(s.schema, expect, "{dialect}: got {}", s.schema);
@@ -21,7 +27,12 @@ fn check(dialect: Dialect, input: Value, expect: Value, rules: &[&str]) {
 #[test]
 fn an_empty_schema_means_no_arguments() {
     for d in Dialect::ALL {
-        check(d, json!({}), json!({"type": "object", "properties": {}}), &["empty-root"]);
+        check(
+            d,
+            json!({}),
+            json!({"type": "object", "properties": {}}),
+            &["empty-root"],
+        );
     }
 }
 
@@ -45,7 +56,12 @@ fn required_null_and_odd_types_are_repaired() {
         Dialect::OpenAiChat,
         json!({"type": "object", "required": null, "properties": {"f": {"type": "float"}, "l": {"type": "list"}}}),
         json!({"type": "object", "properties": {"f": {"type": "number"}, "l": {"type": "array", "items": {}}}}),
-        &["required-not-array", "type-repaired", "type-repaired", "array-items"],
+        &[
+            "required-not-array",
+            "type-repaired",
+            "type-repaired",
+            "array-items",
+        ],
     );
 }
 
@@ -64,7 +80,12 @@ fn a_root_any_of_is_flattened_for_anthropic() {
 
 #[test]
 fn a_non_object_root_is_wrapped() {
-    let s = sanitize(Dialect::OpenAiChat, &json!({"type": "string"}), &SanitizeOptions::default()).unwrap();
+    let s = sanitize(
+        Dialect::OpenAiChat,
+        &json!({"type": "string"}),
+        &SanitizeOptions::default(),
+    )
+    .unwrap();
     assert!(s.wrapped_root);
     assert_eq!(
         s.schema,
@@ -80,7 +101,13 @@ fn anthropic_excludes_what_it_cannot_repair() {
         &SanitizeOptions::default(),
     )
     .unwrap_err();
-    assert!(matches!(e, ProviderError::Unacceptable { rule: "anthropic-metaschema", .. }));
+    assert!(matches!(
+        e,
+        ProviderError::Unacceptable {
+            rule: "anthropic-metaschema",
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -97,7 +124,12 @@ fn gemini_turns_type_arrays_and_const_into_what_it_accepts() {
             "b": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 2}]},
             "c": {"enum": ["x"]},
             "d": {"enum": ["p"], "nullable": true}}}),
-        &["gemini-type-array", "gemini-type-array", "gemini-const-enum", "gemini-enum-null"],
+        &[
+            "gemini-type-array",
+            "gemini-type-array",
+            "gemini-const-enum",
+            "gemini-enum-null",
+        ],
     );
 }
 
@@ -148,7 +180,13 @@ fn gemini_parameters_is_the_openapi_subset() {
         &openapi,
     )
     .unwrap_err();
-    assert!(matches!(e, ProviderError::Unacceptable { rule: "gemini-property-name", .. }));
+    assert!(matches!(
+        e,
+        ProviderError::Unacceptable {
+            rule: "gemini-property-name",
+            ..
+        }
+    ));
 }
 
 #[test]

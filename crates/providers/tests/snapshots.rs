@@ -62,7 +62,9 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         .iter()
         .map(|(s, t, d, schema)| {
             let public = map.public(s, t).unwrap();
-            prepare_tool(dialect, public, Some(d), schema, opts).unwrap().spec
+            prepare_tool(dialect, public, Some(d), schema, opts)
+                .unwrap()
+                .spec
         })
         .collect();
     let parts = RequestParts {
@@ -93,7 +95,10 @@ fn demo_requests() {
         strict: true,
         ..plain
     };
-    insta::assert_json_snapshot!("demo_openai-responses_strict", request(Dialect::OpenAiResponses, &strict));
+    insta::assert_json_snapshot!(
+        "demo_openai-responses_strict",
+        request(Dialect::OpenAiResponses, &strict)
+    );
     let openapi = SanitizeOptions {
         gemini_openapi: true,
         ..plain

@@ -57,7 +57,13 @@ fn tools_of<'a>(body: &'a Value, key: &str) -> Vec<&'a Value> {
 
 /// Anthropic/OpenAI: `^[a-zA-Z0-9_-]{1,64}$`. Gemini: first char a letter or `_`, then
 /// `[A-Za-z0-9_.:-]`, at most 64.
-fn check_name(dialect: Dialect, name: Option<&Value>, path: &str, seen: &mut BTreeSet<String>, out: &mut Out) {
+fn check_name(
+    dialect: Dialect,
+    name: Option<&Value>,
+    path: &str,
+    seen: &mut BTreeSet<String>,
+    out: &mut Out,
+) {
     let Some(name) = name.and_then(Value::as_str) else {
         out.push(path, "name-missing", "tool has no name string");
         return;
@@ -67,22 +73,48 @@ fn check_name(dialect: Dialect, name: Option<&Value>, path: &str, seen: &mut BTr
         _ => c.is_ascii_alphanumeric() || "_-".contains(c),
     };
     if name.is_empty() || name.chars().count() > 64 {
-        out.push(path, "name-length", format!("{name:?} is not 1..=64 characters"));
+        out.push(
+            path,
+            "name-length",
+            format!("{name:?} is not 1..=64 characters"),
+        );
     }
     if !name.chars().all(ok_char) {
-        out.push(path, "name-charset", format!("{name:?} has characters {dialect} rejects"));
+        out.push(
+            path,
+            "name-charset",
+            format!("{name:?} has characters {dialect} rejects"),
+        );
     }
-    if dialect == Dialect::Gemini && !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        out.push(path, "name-start", format!("{name:?} must start with a letter or underscore"));
+    if dialect == Dialect::Gemini
+        && !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+    {
+        out.push(
+            path,
+            "name-start",
+            format!("{name:?} must start with a letter or underscore"),
+        );
     }
     if !seen.insert(name.to_string()) {
-        out.push(path, "name-duplicate", format!("{name:?} is declared twice"));
+        out.push(
+            path,
+            "name-duplicate",
+            format!("{name:?} is declared twice"),
+        );
     }
 }
 
 fn messages_present(body: &Value, key: &str, out: &mut Out) {
-    if body.get(key).and_then(Value::as_array).is_none_or(Vec::is_empty) {
-        out.push(&format!("/{key}"), "messages-missing", format!("`{key}` must hold at least one message"));
+    if body
+        .get(key)
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
+    {
+        out.push(
+            &format!("/{key}"),
+            "messages-missing",
+            format!("`{key}` must hold at least one message"),
+        );
     }
 }
 
@@ -96,7 +128,11 @@ fn each_schema<'a>(v: &'a Value, path: &str, f: &mut dyn FnMut(&'a Map<String, V
             "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
                 if let Value::Object(cm) = child {
                     for (name, c) in cm {
-                        each_schema(c, &format!("{p}/{}", name.replace('~', "~0").replace('/', "~1")), f);
+                        each_schema(
+                            c,
+                            &format!("{p}/{}", name.replace('~', "~0").replace('/', "~1")),
+                            f,
+                        );
                     }
                 }
             }
@@ -105,8 +141,16 @@ fn each_schema<'a>(v: &'a Value, path: &str, f: &mut dyn FnMut(&'a Map<String, V
                     each_schema(c, &format!("{p}/{i}"), f);
                 }
             }
-            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains"
-            | "propertyNames" | "unevaluatedProperties" | "unevaluatedItems" => {
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
                 if let Value::Array(list) = child {
                     for (i, c) in list.iter().enumerate() {
                         each_schema(c, &format!("{p}/{i}"), f);
@@ -134,11 +178,19 @@ fn root_rules(schema: &Value, path: &str, out: &mut Out) {
         return;
     };
     if root.get("type") != Some(&Value::String("object".into())) {
-        out.push(path, "root-type", format!("root `type` must be \"object\", got {:?}", root.get("type")));
+        out.push(
+            path,
+            "root-type",
+            format!("root `type` must be \"object\", got {:?}", root.get("type")),
+        );
     }
     for k in ["oneOf", "anyOf", "allOf"] {
         if root.contains_key(k) {
-            out.push(path, "root-composition", format!("`{k}` is not allowed at the top level"));
+            out.push(
+                path,
+                "root-composition",
+                format!("`{k}` is not allowed at the top level"),
+            );
         }
     }
 }
@@ -148,13 +200,23 @@ fn anthropic(body: &Value, out: &mut Out) {
         out.push("/model", "model-missing", "model is required");
     }
     if !body.get("max_tokens").is_some_and(Value::is_u64) {
-        out.push("/max_tokens", "max-tokens-missing", "max_tokens is required");
+        out.push(
+            "/max_tokens",
+            "max-tokens-missing",
+            "max_tokens is required",
+        );
     }
     messages_present(body, "messages", out);
     let mut seen = BTreeSet::new();
     for (i, t) in tools_of(body, "tools").into_iter().enumerate() {
         let p = format!("/tools/{i}");
-        check_name(Dialect::Anthropic, t.get("name"), &format!("{p}/name"), &mut seen, out);
+        check_name(
+            Dialect::Anthropic,
+            t.get("name"),
+            &format!("{p}/name"),
+            &mut seen,
+            out,
+        );
         let sp = format!("{p}/input_schema");
         let Some(schema) = t.get("input_schema") else {
             out.push(&sp, "schema-missing", "input_schema is required");
@@ -169,31 +231,100 @@ fn anthropic(body: &Value, out: &mut Out) {
 }
 
 const OPENAI_STRICT_KEYS: [&str; 21] = [
-    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const",
-    "description", "$defs", "definitions", "$ref", "pattern", "format", "multipleOf", "maximum",
-    "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "const",
+    "description",
+    "$defs",
+    "definitions",
+    "$ref",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
 ];
 const OPENAI_STRICT_FORMATS: [&str; 9] = [
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
-fn openai_tool(name: Option<&Value>, description: Option<&Value>, params: Option<&Value>, strict: Option<&Value>, p: &str, seen: &mut BTreeSet<String>, explicit_strict: bool, out: &mut Out) {
+/// The fields of one OpenAI function tool, wherever the API nests them.
+struct FunctionFields<'a> {
+    name: Option<&'a Value>,
+    description: Option<&'a Value>,
+    params: Option<&'a Value>,
+    strict: Option<&'a Value>,
+}
+
+impl<'a> FunctionFields<'a> {
+    fn of(v: &'a Value) -> Self {
+        Self {
+            name: v.get("name"),
+            description: v.get("description"),
+            params: v.get("parameters"),
+            strict: v.get("strict"),
+        }
+    }
+}
+
+fn openai_tool(
+    f: FunctionFields<'_>,
+    p: &str,
+    seen: &mut BTreeSet<String>,
+    explicit_strict: bool,
+    out: &mut Out,
+) {
+    let FunctionFields {
+        name,
+        description,
+        params,
+        strict,
+    } = f;
     check_name(Dialect::OpenAiChat, name, &format!("{p}/name"), seen, out);
     if let Some(d) = description.and_then(Value::as_str)
         && d.chars().count() > 1024
     {
-        out.push(&format!("{p}/description"), "description-length", "longer than 1024 characters");
+        out.push(
+            &format!("{p}/description"),
+            "description-length",
+            "longer than 1024 characters",
+        );
     }
     let strict = match strict {
         Some(Value::Bool(b)) => *b,
         None if explicit_strict => {
             // Responses defaults to strict and would silently rewrite the schema.
-            out.push(&format!("{p}/strict"), "strict-implicit", "send `strict` explicitly");
+            out.push(
+                &format!("{p}/strict"),
+                "strict-implicit",
+                "send `strict` explicitly",
+            );
             true
         }
         None => false,
         Some(other) => {
-            out.push(&format!("{p}/strict"), "strict-not-bool", format!("{other}"));
+            out.push(
+                &format!("{p}/strict"),
+                "strict-not-bool",
+                format!("{other}"),
+            );
             false
         }
     };
@@ -206,34 +337,66 @@ fn openai_tool(name: Option<&Value>, description: Option<&Value>, params: Option
             out.push(path, "array-items", "array schema missing items");
         }
         if ts == ["object"] && !m.contains_key("properties") {
-            out.push(path, "object-properties", "object schema missing properties");
+            out.push(
+                path,
+                "object-properties",
+                "object schema missing properties",
+            );
         }
         if let Some(r) = m.get("required")
             && !r.as_array().is_some_and(|a| a.iter().all(Value::is_string))
         {
-            out.push(path, "required-array", format!("{r} is not of type 'array' of strings"));
+            out.push(
+                path,
+                "required-array",
+                format!("{r} is not of type 'array' of strings"),
+            );
         }
         if !strict {
             return;
         }
         for k in m.keys() {
             if !OPENAI_STRICT_KEYS.contains(&k.as_str()) {
-                out.push(path, "strict-keyword", format!("`{k}` is not supported in strict mode"));
+                out.push(
+                    path,
+                    "strict-keyword",
+                    format!("`{k}` is not supported in strict mode"),
+                );
             }
         }
         if let Some(f) = m.get("format").and_then(Value::as_str)
             && !OPENAI_STRICT_FORMATS.contains(&f)
         {
-            out.push(path, "strict-format", format!("'{f}' is not a valid format"));
+            out.push(
+                path,
+                "strict-format",
+                format!("'{f}' is not a valid format"),
+            );
         }
         if ts.contains(&"object") || m.contains_key("properties") {
             if m.get("additionalProperties") != Some(&Value::Bool(false)) {
-                out.push(path, "strict-additional-properties", "'additionalProperties' is required to be supplied and to be false");
+                out.push(
+                    path,
+                    "strict-additional-properties",
+                    "'additionalProperties' is required to be supplied and to be false",
+                );
             }
-            let keys: BTreeSet<&str> = m.get("properties").and_then(Value::as_object).map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
-            let req: BTreeSet<&str> = m.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let keys: BTreeSet<&str> = m
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let req: BTreeSet<&str> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             if keys != req {
-                out.push(path, "strict-required", "every property must be listed in 'required'");
+                out.push(
+                    path,
+                    "strict-required",
+                    "every property must be listed in 'required'",
+                );
             }
         }
         if m.is_empty() {
@@ -245,7 +408,11 @@ fn openai_tool(name: Option<&Value>, description: Option<&Value>, params: Option
 fn openai_limits(body: &Value, key: &str, out: &mut Out) {
     let n = tools_of(body, key).len();
     if n > 128 {
-        out.push(&format!("/{key}"), "max-tools", format!("{n} tools, more than 128"));
+        out.push(
+            &format!("/{key}"),
+            "max-tools",
+            format!("{n} tools, more than 128"),
+        );
     }
 }
 
@@ -262,7 +429,13 @@ fn openai_chat(body: &Value, out: &mut Out) {
             out.push(&p, "tool-type", "type must be \"function\"");
         }
         let f = t.get("function").cloned().unwrap_or(Value::Null);
-        openai_tool(f.get("name"), f.get("description"), f.get("parameters"), f.get("strict"), &format!("{p}/function"), &mut seen, false, out);
+        openai_tool(
+            FunctionFields::of(&f),
+            &format!("{p}/function"),
+            &mut seen,
+            false,
+            out,
+        );
     }
 }
 
@@ -278,27 +451,61 @@ fn openai_responses(body: &Value, out: &mut Out) {
         if t.get("type").and_then(Value::as_str) != Some("function") {
             out.push(&p, "tool-type", "type must be \"function\"");
         }
-        openai_tool(t.get("name"), t.get("description"), t.get("parameters"), t.get("strict"), &p, &mut seen, true, out);
+        openai_tool(FunctionFields::of(t), &p, &mut seen, true, out);
     }
 }
 
 const GEMINI_OPENAPI_KEYS: [&str; 21] = [
-    "type", "format", "description", "nullable", "enum", "items", "properties", "required",
-    "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern", "anyOf",
-    "default", "example", "minProperties", "maxProperties", "propertyOrdering",
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "pattern",
+    "anyOf",
+    "default",
+    "example",
+    "minProperties",
+    "maxProperties",
+    "propertyOrdering",
 ];
-const GEMINI_TYPES: [&str; 7] = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"];
+const GEMINI_TYPES: [&str; 7] = [
+    "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL",
+];
 
 fn gemini(body: &Value, out: &mut Out) {
     messages_present(body, "contents", out);
     let mut seen = BTreeSet::new();
     for (g, group) in tools_of(body, "tools").into_iter().enumerate() {
-        let decls = group.get("functionDeclarations").and_then(Value::as_array).cloned().unwrap_or_default();
+        let decls = group
+            .get("functionDeclarations")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for (i, d) in decls.iter().enumerate() {
             let p = format!("/tools/{g}/functionDeclarations/{i}");
-            check_name(Dialect::Gemini, d.get("name"), &format!("{p}/name"), &mut seen, out);
+            check_name(
+                Dialect::Gemini,
+                d.get("name"),
+                &format!("{p}/name"),
+                &mut seen,
+                out,
+            );
             match (d.get("parameters"), d.get("parametersJsonSchema")) {
-                (Some(_), Some(_)) => out.push(&p, "gemini-both-schemas", "parameters and parametersJsonSchema are mutually exclusive"),
+                (Some(_), Some(_)) => out.push(
+                    &p,
+                    "gemini-both-schemas",
+                    "parameters and parametersJsonSchema are mutually exclusive",
+                ),
                 (Some(s), None) => gemini_openapi(s, &format!("{p}/parameters"), out),
                 (None, Some(s)) => gemini_json(s, &format!("{p}/parametersJsonSchema"), out),
                 (None, None) => {}
@@ -314,12 +521,20 @@ fn gemini_json(schema: &Value, sp: &str, out: &mut Out) {
             out.push(path, "gemini-type-array", "type arrays are not accepted");
         }
         if m.contains_key("$ref") && m.keys().any(|k| !k.starts_with('$')) {
-            out.push(path, "gemini-ref-siblings", "a $ref may have no siblings except $-prefixed ones");
+            out.push(
+                path,
+                "gemini-ref-siblings",
+                "a $ref may have no siblings except $-prefixed ones",
+            );
         }
         if let Some(Value::Array(e)) = m.get("enum")
             && !e.iter().all(|v| v.is_string() || v.is_number())
         {
-            out.push(path, "gemini-enum", "enum values must be strings or numbers");
+            out.push(
+                path,
+                "gemini-enum",
+                "enum values must be strings or numbers",
+            );
         }
     });
 }
@@ -331,13 +546,21 @@ fn gemini_openapi(schema: &Value, sp: &str, out: &mut Out) {
     each_schema(schema, sp, &mut |m, path| {
         for k in m.keys() {
             if !GEMINI_OPENAPI_KEYS.contains(&k.as_str()) {
-                out.push(path, "gemini-keyword", format!("`{k}` is not a field of Schema"));
+                out.push(
+                    path,
+                    "gemini-keyword",
+                    format!("`{k}` is not a field of Schema"),
+                );
             }
         }
         match m.get("type") {
             None => {}
             Some(Value::String(t)) if GEMINI_TYPES.contains(&t.as_str()) => {}
-            Some(t) => out.push(path, "gemini-type", format!("type {t} is not one of {GEMINI_TYPES:?}")),
+            Some(t) => out.push(
+                path,
+                "gemini-type",
+                format!("type {t} is not one of {GEMINI_TYPES:?}"),
+            ),
         }
         if let Some(Value::Array(e)) = m.get("enum")
             && !e.iter().all(Value::is_string)
@@ -345,19 +568,29 @@ fn gemini_openapi(schema: &Value, sp: &str, out: &mut Out) {
             out.push(path, "gemini-enum", "enum is list[str]");
         }
         if m.contains_key("anyOf") && m.len() > 1 {
-            out.push(path, "gemini-anyof-siblings", "a node with anyOf must hold only anyOf");
+            out.push(
+                path,
+                "gemini-anyof-siblings",
+                "a node with anyOf must hold only anyOf",
+            );
         }
         if let Some(f) = m.get("format").and_then(Value::as_str)
             && m.get("type").and_then(Value::as_str) == Some("STRING")
             && f != "enum"
             && f != "date-time"
         {
-            out.push(path, "gemini-format", format!("string format {f:?} is not enum or date-time"));
+            out.push(
+                path,
+                "gemini-format",
+                format!("string format {f:?} is not enum or date-time"),
+            );
         }
         if let Some(Value::Object(props)) = m.get("properties") {
             for name in props.keys() {
                 let mut c = name.chars();
-                let ok = c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+                let ok = c
+                    .next()
+                    .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
                     && name.len() <= 64
                     && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
                 if !ok {
@@ -374,19 +607,28 @@ mod tests {
     use serde_json::json;
 
     fn rules(d: Dialect, body: Value) -> Vec<&'static str> {
-        validate_request(d, &body).into_iter().map(|v| v.rule).collect()
+        validate_request(d, &body)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect()
     }
 
     #[test]
     fn anthropic_rules_fire() {
         let body = json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
-            "tools": [
-                {"name": "a.b", "input_schema": {"anyOf": [{"type": "object"}]}},
-                {"name": "ok", "input_schema": {"type": "object", "properties": {"x": {"type": "string", "required": true}}}},
-                {"name": "ok", "input_schema": {"type": "object"}}
-            ]});
+        "tools": [
+            {"name": "a.b", "input_schema": {"anyOf": [{"type": "object"}]}},
+            {"name": "ok", "input_schema": {"type": "object", "properties": {"x": {"type": "string", "required": true}}}},
+            {"name": "ok", "input_schema": {"type": "object"}}
+        ]});
         let r = rules(Dialect::Anthropic, body);
-        for want in ["name-charset", "root-type", "root-composition", "draft-2020-12", "name-duplicate"] {
+        for want in [
+            "name-charset",
+            "root-type",
+            "root-composition",
+            "draft-2020-12",
+            "name-duplicate",
+        ] {
             assert!(r.contains(&want), "{want} missing from {r:?}");
         }
     }
@@ -396,12 +638,25 @@ mod tests {
         let tools: Vec<Value> = (0..129)
             .map(|i| json!({"type": "function", "function": {"name": format!("t{i}"), "parameters": {"type": "object", "properties": {}}, "strict": false}}))
             .collect();
-        assert!(rules(Dialect::OpenAiChat, json!({"model": "m", "messages": [{}], "tools": tools})).contains(&"max-tools"));
+        assert!(
+            rules(
+                Dialect::OpenAiChat,
+                json!({"model": "m", "messages": [{}], "tools": tools})
+            )
+            .contains(&"max-tools")
+        );
         let body = json!({"model": "m", "input": [{}], "tools": [
             {"type": "function", "name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "array"}}, "required": null}},
             {"type": "function", "name": "g", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}}}]});
         let r = rules(Dialect::OpenAiResponses, body);
-        for want in ["strict-implicit", "array-items", "required-array", "strict-keyword", "strict-additional-properties", "strict-required"] {
+        for want in [
+            "strict-implicit",
+            "array-items",
+            "required-array",
+            "strict-keyword",
+            "strict-additional-properties",
+            "strict-required",
+        ] {
             assert!(r.contains(&want), "{want} missing from {r:?}");
         }
     }
@@ -412,7 +667,14 @@ mod tests {
             {"name": "9x", "parametersJsonSchema": {"type": "object", "properties": {"a": {"type": ["string", "null"], "enum": [true]}}}},
             {"name": "y", "parameters": {"type": "OBJECT", "properties": {"a-b": {"type": "string", "title": "t", "enum": [1]}}}}]}]});
         let r = rules(Dialect::Gemini, body);
-        for want in ["name-start", "gemini-type-array", "gemini-enum", "gemini-keyword", "gemini-type", "gemini-property-name"] {
+        for want in [
+            "name-start",
+            "gemini-type-array",
+            "gemini-enum",
+            "gemini-keyword",
+            "gemini-type",
+            "gemini-property-name",
+        ] {
             assert!(r.contains(&want), "{want} missing from {r:?}");
         }
     }
