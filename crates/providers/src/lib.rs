@@ -5,6 +5,7 @@
 //! [`check_limits`] reports hard limits a request would break.
 
 mod anthropic;
+pub mod arguments;
 pub mod count;
 pub mod error;
 mod gemini;
