@@ -79,6 +79,11 @@ pub struct NameRow {
     pub tool: String,
     /// Name the model sees.
     pub public: String,
+    /// Sent with `strict: true`; pass arguments through
+    /// `switchboard_providers::arguments::restore` before validating them.
+    pub strict: bool,
+    /// The schema root was wrapped as `{value: ...}`; `restore` unwraps it.
+    pub wrapped_root: bool,
 }
 
 /// One change to one tool's schema or description.
@@ -198,6 +203,8 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
                     server: server.to_string(),
                     tool: tool.name.clone(),
                     public: public.to_string(),
+                    strict: prepared.spec.strict,
+                    wrapped_root: prepared.wrapped_root,
                 });
                 tools.push(prepared.spec);
             }
@@ -338,6 +345,10 @@ mod tests {
         opts.servers = Some(BTreeSet::from(["docs".to_string()]));
         let t = translate(&catalog(), &opts);
         assert_eq!(t.names.len(), 1);
+        opts.strict = true;
+        let t = translate(&catalog(), &opts);
+        assert!(t.names[0].strict);
+        assert_eq!(t.request["messages"][0]["content"], DEFAULT_MESSAGE);
     }
 
     #[test]
