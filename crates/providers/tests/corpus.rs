@@ -407,3 +407,49 @@ fn arguments_valid_under_the_sanitized_schema_are_valid_under_the_original() {
             .join("\n")
     );
 }
+
+#[test]
+fn corpus_names_are_valid_unique_reversible_and_stable() {
+    let corpus = corpus();
+    let pairs: BTreeSet<(&str, &str)> = corpus
+        .iter()
+        .flat_map(|(_, s)| {
+            s.tools
+                .iter()
+                .map(|t| (s.server.as_str(), t.def.name.as_str()))
+        })
+        .collect();
+    let servers: Vec<&str> = pairs
+        .iter()
+        .map(|(s, _)| *s)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for dialect in Dialect::ALL {
+        let full = NameMap::build(dialect, pairs.iter().copied(), &BTreeMap::new());
+        let publics: BTreeSet<&str> = full.names().map(|(_, _, p)| p).collect();
+        assert_eq!(
+            publics.len(),
+            pairs.len(),
+            "{dialect}: duplicate public names"
+        );
+        for (s, t) in &pairs {
+            let p = full.public(s, t).unwrap();
+            assert!(
+                switchboard_core::names::is_valid(dialect, p),
+                "{dialect}: {p:?}"
+            );
+            assert_eq!(full.resolve(p), Some((*s, *t)));
+        }
+        // Drop every other server: nobody else's name moves.
+        let kept: BTreeSet<&str> = servers.iter().step_by(2).copied().collect();
+        let half = NameMap::build(
+            dialect,
+            pairs.iter().copied().filter(|(s, _)| kept.contains(s)),
+            &BTreeMap::new(),
+        );
+        for (s, t, p) in half.names() {
+            assert_eq!(full.public(s, t), Some(p), "{dialect}: {s}/{t} moved");
+        }
+    }
+}
