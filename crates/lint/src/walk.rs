@@ -84,61 +84,6 @@ fn params_at<'a>(schema: &'a Value, pointer: &str, depth: usize, out: &mut Vec<P
     }
 }
 
-/// Keywords whose value is one subschema.
-const ONE: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-];
-/// Keywords whose value is an array of subschemas.
-const MANY: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
-/// Keywords whose value is a map of subschemas.
-const MAP: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
-/// Calls `f(pointer, node)` for `schema` and every subschema in it.
-pub fn subschemas(schema: &Value, pointer: &str, f: &mut dyn FnMut(&str, &Value)) {
-    subschemas_at(schema, pointer, 0, f);
-}
-
-fn subschemas_at(schema: &Value, pointer: &str, depth: usize, f: &mut dyn FnMut(&str, &Value)) {
-    if depth > MAX_DEPTH || !schema.is_object() {
-        return;
-    }
-    f(pointer, schema);
-    for k in ONE {
-        if let Some(sub) = schema.get(*k) {
-            subschemas_at(sub, &join(pointer, k), depth + 1, f);
-        }
-    }
-    for k in MANY {
-        if let Some(items) = schema.get(*k).and_then(Value::as_array) {
-            let base = join(pointer, k);
-            for (i, sub) in items.iter().enumerate() {
-                subschemas_at(sub, &join(&base, &i.to_string()), depth + 1, f);
-            }
-        }
-    }
-    for k in MAP {
-        if let Some(map) = schema.get(*k).and_then(Value::as_object) {
-            let base = join(pointer, k);
-            for (name, sub) in map {
-                subschemas_at(sub, &join(&base, name), depth + 1, f);
-            }
-        }
-    }
-}
-
 /// The schema's `type` words (`"string"` or `["string", "null"]`).
 pub fn types(schema: &Value) -> Vec<&str> {
     match schema.get("type") {

@@ -205,11 +205,11 @@ pub fn firing_tools() -> Vec<Tool> {
             "inputSchema": {"type": "array", "items": {"type": "number"}},
             "annotations": read_only(),
         })),
-        // schema-dialect-rewrite (gemini: exclusiveMinimum)
+        // schema-dialect-rewrite (an array without `items`: OpenAI rejects it)
         tool(json!({
             "name": "convert_units",
-            "description": "Convert a length in metres to feet, rounded to two decimals.",
-            "inputSchema": closed(json!({"metres": {"type": "number", "exclusiveMinimum": 0, "description": "Length in metres, above zero."}})),
+            "description": "Convert lengths in metres to feet, rounded to two decimals.",
+            "inputSchema": closed(json!({"metres": {"type": "array", "maxItems": 100, "description": "Lengths in metres, each above zero."}})),
             "annotations": read_only(),
         })),
         // description-too-long

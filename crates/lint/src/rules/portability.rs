@@ -1,17 +1,19 @@
 //! Portability rules: what each provider dialect does to a tool's name and schema.
 //!
-//! These are direct checks of the documented provider rules (reference/providers.md §1.1 for
-//! names, §2.1–2.3 for schema keywords), named by dialect.
+//! Names are checked directly against the documented provider rules (reference/providers.md
+//! §1.1). Schemas go through the host's own sanitizer (`switchboard_providers::sanitize`), and
+//! each kind of change it makes for a dialect becomes one finding, so the lint reports exactly
+//! the rewrites a host will make.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
 use switchboard_core::{Catalog, Dialect};
+use switchboard_providers::{Change, SanitizeOptions, sanitize};
 
 use super::ToolCtx;
 use crate::finding::{Finding, Severity};
 use crate::rule::{Family, RuleDoc};
-use crate::walk::{subschemas, types};
+use crate::walk::types;
 
 pub const NAME_TOO_LONG: RuleDoc = RuleDoc {
     id: "name-too-long",
@@ -61,7 +63,7 @@ pub const SCHEMA_DIALECT: RuleDoc = RuleDoc {
     id: "schema-dialect-rewrite",
     family: Family::Portability,
     severity: Severity::Note,
-    summary: "The input schema uses a feature a dialect rejects, so the host must rewrite it for that dialect (one finding per feature per dialect).",
+    summary: "The input schema uses a feature a dialect rejects, so the host's sanitizer rewrites it (one finding per kind of rewrite per dialect; error when it cannot).",
     rationale: "Gemini's `parameters` is an OpenAPI-3 subset without `$ref`, `const`, `oneOf`, type arrays and \
         more; OpenAI rejects arrays without `items`; Anthropic rejects `anyOf`/`oneOf`/`allOf` at the root. \
         The host rewrites these (and reports it), but a rewrite can lose a constraint, so the model may send \
@@ -183,84 +185,6 @@ pub fn check(ctx: &ToolCtx, out: &mut Vec<Finding>) {
     schema(ctx, out);
 }
 
-/// One schema feature that needs a rewrite for some dialects.
-struct Feature {
-    /// Short name used in the message.
-    what: &'static str,
-    /// Which dialects reject it.
-    dialects: &'static [Dialect],
-    /// How to avoid it.
-    fix: &'static str,
-}
-
-const OPENAI: &[Dialect] = &[Dialect::OpenAiChat, Dialect::OpenAiResponses];
-const GEMINI: &[Dialect] = &[Dialect::Gemini];
-
-/// Gemini `parameters` keywords with no equivalent (providers.md §2.3, "Absent"), with the
-/// rewrite that avoids each. `additionalProperties` is left out on purpose: the contract rules
-/// ask for `additionalProperties: false`, and hosts drop it for Gemini without losing anything
-/// the model needs.
-const GEMINI_KEYWORDS: &[(&str, &str)] = &[
-    ("$schema", "drop `$schema` from the input schema"),
-    ("$id", "drop `$id` from the input schema"),
-    ("$ref", "inline the referenced definition instead of `$ref`"),
-    ("$defs", "inline definitions instead of `$defs`"),
-    ("definitions", "inline definitions instead of `definitions`"),
-    (
-        "const",
-        "use `enum` with one string value instead of `const`",
-    ),
-    (
-        "oneOf",
-        "use `anyOf` (or one schema with an `enum`) instead of `oneOf`",
-    ),
-    ("allOf", "merge the `allOf` branches into one schema"),
-    (
-        "not",
-        "express the constraint without `not` (an `enum` or a `pattern`)",
-    ),
-    (
-        "exclusiveMinimum",
-        "use `minimum` instead of `exclusiveMinimum`",
-    ),
-    (
-        "exclusiveMaximum",
-        "use `maximum` instead of `exclusiveMaximum`",
-    ),
-    (
-        "multipleOf",
-        "state the step in the description instead of `multipleOf`",
-    ),
-    (
-        "examples",
-        "move `examples` into the description (or use `example`)",
-    ),
-    (
-        "uniqueItems",
-        "state uniqueness in the description instead of `uniqueItems`",
-    ),
-    (
-        "patternProperties",
-        "declare fixed `properties` instead of `patternProperties`",
-    ),
-    (
-        "propertyNames",
-        "drop `propertyNames`; describe the key format in the description",
-    ),
-    (
-        "if",
-        "drop `if`/`then`/`else`; describe the condition in the description",
-    ),
-    (
-        "prefixItems",
-        "use a single `items` schema instead of `prefixItems`",
-    ),
-    (
-        "dependentRequired",
-        "describe the dependency in the description",
-    ),
-];
-
 fn schema(ctx: &ToolCtx, out: &mut Vec<Finding>) {
     let root = &ctx.tool.input_schema;
     let root_types = types(root);
@@ -277,138 +201,142 @@ fn schema(ctx: &ToolCtx, out: &mut Vec<Finding>) {
         ));
     }
 
-    // (dialect, feature) -> (first pointer, count); BTreeMap keeps output order stable.
-    let mut seen: BTreeMap<(Dialect, &'static str), (String, usize, &'static str)> =
-        BTreeMap::new();
-    let mut note =
-        |dialects: &'static [Dialect], what: &'static str, fix: &'static str, ptr: &str| {
-            for d in dialects {
-                let e = seen
-                    .entry((*d, what))
-                    .or_insert_with(|| (ptr.to_string(), 0, fix));
-                e.1 += 1;
-            }
-        };
-    let anthropic_root = Feature {
-        what: "anyOf/oneOf/allOf at the root",
-        dialects: &[Dialect::Anthropic],
-        fix: "merge the root branches into one object schema; describe which combinations are valid",
-    };
-    if ["anyOf", "oneOf", "allOf"]
-        .iter()
-        .any(|k| root.get(*k).is_some())
-    {
-        note(
-            anthropic_root.dialects,
-            anthropic_root.what,
-            anthropic_root.fix,
-            "/inputSchema",
-        );
+    for &dialect in &ctx.opts.dialects {
+        match sanitize(dialect, root, &SanitizeOptions::default()) {
+            Ok(sanitized) => report_changes(ctx, dialect, &sanitized.changes, out),
+            Err(e) => out.push(
+                ctx.finding(
+                    &SCHEMA_DIALECT,
+                    "/inputSchema",
+                    format!("{dialect} cannot accept the input schema ({e}); hosts leave the tool out for it"),
+                    "simplify the schema (no unresolvable `$ref`, bounded depth, a valid JSON Schema)",
+                )
+                .with_severity(Severity::Error),
+            ),
+        }
     }
-    if root.get("properties").is_none() && root_types == ["object"] {
-        note(
-            OPENAI,
-            "object root without `properties`",
-            "add `\"properties\": {}` to the root",
-            "/inputSchema",
-        );
+}
+
+/// Sanitizer rules not worth a finding: those other lint rules already report (root shape,
+/// description length), and dropping keywords meant for schema tooling (`$schema`, `$id`,
+/// `$comment`), which loses nothing the model uses.
+fn not_reported(rule: &str) -> bool {
+    rule.starts_with("description-")
+        || matches!(
+            rule,
+            "root-type-object"
+                | "root-wrapped"
+                | "empty-root"
+                | "drop-$schema"
+                | "drop-$id"
+                | "drop-$comment"
+        )
+}
+
+/// One finding per kind of change per dialect, pointing at the first place it was made.
+fn report_changes(ctx: &ToolCtx, dialect: Dialect, changes: &[Change], out: &mut Vec<Finding>) {
+    // rule -> (first path, count, keywords touched); BTreeMap keeps the output order stable.
+    let mut kinds: BTreeMap<&str, (&str, usize, BTreeSet<&str>)> = BTreeMap::new();
+    for c in changes.iter().filter(|c| !not_reported(c.rule)) {
+        let e = kinds
+            .entry(c.rule)
+            .or_insert((c.path.as_str(), 0, BTreeSet::new()));
+        e.1 += 1;
+        if let Some(last) = c.path.rsplit('/').next().filter(|k| !k.is_empty()) {
+            e.2.insert(last);
+        }
     }
-    subschemas(root, "/inputSchema", &mut |ptr, node| {
-        let ts = types(node);
-        if ts.contains(&"array") && node.get("items").is_none() {
-            note(
-                OPENAI,
-                "array without `items`",
-                "give every array an `items` schema",
-                ptr,
-            );
-        }
-        if node.get("required").is_some_and(|r| !r.is_array()) {
-            note(
-                OPENAI,
-                "`required` that is not an array",
-                "make `required` an array of property names",
-                ptr,
-            );
-        }
-        if ts.len() > 1 {
-            note(
-                GEMINI,
-                "a `type` array",
-                "use one type; for optional values leave the property out of `required`",
-                ptr,
-            );
-        }
-        if node
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|e| e.iter().any(|v| !v.is_string()))
-        {
-            note(
-                GEMINI,
-                "a non-string `enum`",
-                "use string enum values, or a number with `minimum`/`maximum`",
-                ptr,
-            );
-        }
-        if node.get("items").and_then(|i| i.get("anyOf")).is_some() {
-            note(
-                GEMINI,
-                "`anyOf` inside `items`",
-                "give array items one schema",
-                ptr,
-            );
-        }
-        if let Some(props) = node.get("properties").and_then(Value::as_object)
-            && props.keys().any(|k| !gemini_property_ok(k))
-        {
-            note(
-                GEMINI,
-                "a property name outside [A-Za-z_][A-Za-z0-9_]*",
-                "name properties with letters, digits and `_`",
-                ptr,
-            );
-        }
-        for (kw, fix) in GEMINI_KEYWORDS {
-            // `if` alone is the keyword; `then`/`else` come with it.
-            if node.get(*kw).is_some() {
-                note(GEMINI, kw, fix, ptr);
-            }
-        }
-    });
-    for ((dialect, what), (ptr, count, fix)) in seen {
-        if !ctx.opts.dialects.contains(&dialect) {
-            continue;
-        }
+    for (rule, (path, count, keys)) in kinds {
         let places = if count == 1 {
             String::new()
         } else {
-            format!(" ({count} places)")
+            format!(", {count} places")
         };
-        let what = if what.starts_with(|c: char| c == '$' || c.is_ascii_lowercase())
-            && !what.contains(' ')
-        {
-            format!("`{what}`")
-        } else {
-            what.to_string()
-        };
+        let keys: Vec<String> = keys
+            .iter()
+            .take(5)
+            .map(|k| format!("`{}`", unescape(k)))
+            .collect();
         out.push(ctx.finding(
             &SCHEMA_DIALECT,
-            ptr,
-            format!("{dialect} rejects {what}{places}; the host must rewrite the schema for it"),
-            fix,
+            format!("/inputSchema{path}"),
+            format!("{dialect} needs the rewrite `{rule}` ({}{places}); the model sees a different schema than the server declares", keys.join(", ")),
+            fix_for(rule),
         ));
     }
 }
 
-/// Gemini's rule for property names in `parameters` (providers.md §2.3).
-fn gemini_property_ok(key: &str) -> bool {
-    key.len() <= 64
-        && key
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// How a server author avoids a sanitizer rewrite, by the kind of rule.
+fn fix_for(rule: &str) -> &'static str {
+    const FIXES: &[(&str, &str)] = &[
+        (
+            "ref",
+            "inline the definitions instead of using `$ref`/`$defs`",
+        ),
+        (
+            "defs",
+            "inline the definitions instead of using `$ref`/`$defs`",
+        ),
+        ("array-items", "give every array an `items` schema"),
+        ("items", "give array items one schema"),
+        ("const", "use `enum` with one value instead of `const`"),
+        (
+            "type-array",
+            "use a single `type`; leave optional properties out of `required` instead of allowing null",
+        ),
+        (
+            "null",
+            "use a single `type`; leave optional properties out of `required` instead of allowing null",
+        ),
+        (
+            "oneof",
+            "use `anyOf`, or one schema with an `enum`, instead of `oneOf`",
+        ),
+        ("allof", "merge the `allOf` branches into one schema"),
+        (
+            "composition",
+            "make the root one object schema; describe valid combinations in the description",
+        ),
+        (
+            "exclusive",
+            "use `minimum`/`maximum` instead of `exclusiveMinimum`/`exclusiveMaximum`",
+        ),
+        (
+            "format",
+            "use only widely supported formats (`date-time`) or describe the format in words",
+        ),
+        ("enum", "use string `enum` values"),
+        (
+            "required",
+            "make `required` an array that names declared properties",
+        ),
+        (
+            "properties",
+            "declare `properties` as an object (`{}` when there are none)",
+        ),
+        (
+            "property-name",
+            "name properties with letters, digits and `_`",
+        ),
+        (
+            "keyword-dropped",
+            "leave out keywords the dialect lacks; state the constraint in the description",
+        ),
+        ("metaschema", "make the schema valid JSON Schema 2020-12"),
+        (
+            "additional-properties",
+            "use `additionalProperties: false` or a schema object",
+        ),
+    ];
+    FIXES
+        .iter()
+        .find(|(k, _)| rule.contains(k))
+        .map(|(_, fix)| *fix)
+        .unwrap_or("simplify the schema so that no dialect needs to rewrite it")
 }
 
 /// Collisions across the whole catalog: tools whose provider-safe names are equal.

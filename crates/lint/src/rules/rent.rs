@@ -1,11 +1,12 @@
 //! Rent rules: what a definition costs in tokens on every request that carries it.
 //!
-//! Tokens are estimated as ceil(chars / 4) of the compact JSON the model is sent (name,
-//! description, input schema): Gemini's documented rule of thumb, within about 20% of
-//! tokenizer counts for English JSON, and the same for every dialect so findings are stable.
+//! Tokens are counted with `switchboard_providers::count` for Anthropic (Claude Sonnet 4.5):
+//! o200k tokens of the definition JSON as sent, times the calibrated Claude factor. The JSON
+//! form counts nested descriptions too (OpenAI's function rendering drops them), so it is the
+//! better measure of what a definition weighs; it is deterministic and offline.
 
-use serde_json::json;
-use switchboard_core::{ServerCatalog, Tool};
+use switchboard_core::{Dialect, ServerCatalog, Tool};
+use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 
 use super::ToolCtx;
 use crate::LintOptions;
@@ -36,15 +37,31 @@ pub const SERVER_RENT: RuleDoc = RuleDoc {
 
 pub const DOCS: &[RuleDoc] = &[TOOL_RENT, SERVER_RENT];
 
-/// Estimated tokens of one tool definition as sent to a model.
+/// The model whose tokenizer and rendering the rent rules count with.
+const MODEL: &str = "claude-sonnet-4-5";
+
+/// Tokens each of `tools` costs on every request, in order.
+pub fn tool_tokens(tools: &[&Tool]) -> Vec<usize> {
+    let texts: Vec<ToolText> = tools
+        .iter()
+        .map(|t| {
+            ToolText::new(
+                &t.name,
+                t.description.as_deref().unwrap_or(""),
+                &t.input_schema,
+            )
+        })
+        .collect();
+    let rent = count_tools(Dialect::Anthropic, MODEL, &texts, &CountOptions::default());
+    rent.per_tool
+        .into_iter()
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+        .collect()
+}
+
+/// Tokens one tool definition costs on every request.
 pub fn estimate_tokens(tool: &Tool) -> usize {
-    let sent = json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    });
-    let chars = sent.to_string().chars().count();
-    chars.div_ceil(4)
+    tool_tokens(&[tool]).first().copied().unwrap_or(0)
 }
 
 pub fn check(ctx: &ToolCtx, out: &mut Vec<Finding>) {
@@ -54,20 +71,22 @@ pub fn check(ctx: &ToolCtx, out: &mut Vec<Finding>) {
         out.push(ctx.finding(
             &TOOL_RENT,
             "",
-            format!("the definition costs about {tokens} tokens per request (threshold {max})"),
+            format!("the definition costs about {tokens} tokens per request on Claude (threshold {max})"),
             "shorten the description and parameter descriptions, cut long enums and examples, or split the tool",
         ));
     }
 }
 
 pub fn check_server(server: &ServerCatalog, opts: &LintOptions, out: &mut Vec<Finding>) {
-    let total: usize = server.tools.iter().map(|t| estimate_tokens(&t.def)).sum();
+    let defs: Vec<&Tool> = server.tools.iter().map(|t| &t.def).collect();
+    let tokens = tool_tokens(&defs);
+    let total: usize = tokens.iter().sum();
     let max = opts.max_server_tokens;
     if total > max {
-        let mut sizes: Vec<(usize, &str)> = server
-            .tools
+        let mut sizes: Vec<(usize, &str)> = tokens
             .iter()
-            .map(|t| (estimate_tokens(&t.def), t.def.name.as_str()))
+            .zip(&defs)
+            .map(|(n, t)| (*n, t.name.as_str()))
             .collect();
         sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         let top: Vec<String> = sizes
@@ -81,7 +100,7 @@ pub fn check_server(server: &ServerCatalog, opts: &LintOptions, out: &mut Vec<Fi
             None,
             "",
             format!(
-                "the server's {} tools cost about {total} tokens per request (threshold {max}); largest: {}",
+                "the server's {} tools cost about {total} tokens per request on Claude (threshold {max}); largest: {}",
                 server.tools.len(),
                 top.join(", ")
             ),
