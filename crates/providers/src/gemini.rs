@@ -340,14 +340,31 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
                 Some(json!({"type": "object"})),
             );
         }
-        if !node.contains_key("type") && node.contains_key("properties") {
-            node.insert("type".into(), json!("object"));
-            log.record(
-                &join(path, "type"),
-                "gemini-object-type",
-                None,
-                Some(json!("object")),
-            );
+        // An untyped node in `parameters` is rejected as an invalid schema; infer the type
+        // from its shape (properties → object, items → array, string enum → string).
+        if !node.contains_key("type") && !node.contains_key("anyOf") {
+            let inferred = if node.contains_key("properties") {
+                Some("object")
+            } else if node.contains_key("items") {
+                Some("array")
+            } else if node
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|e| e.iter().all(Value::is_string))
+            {
+                Some("string")
+            } else {
+                None
+            };
+            if let Some(t) = inferred {
+                node.insert("type".into(), json!(t));
+                log.record(
+                    &join(path, "type"),
+                    "gemini-type-inferred",
+                    None,
+                    Some(json!(t)),
+                );
+            }
         }
         if let (Some(Value::Array(req)), Some(props)) = (
             node.get("required"),

@@ -174,6 +174,20 @@ fn gemini_parameters_is_the_openapi_subset() {
             "gemini-keyword-dropped",
         ],
     );
+    check_with(
+        Dialect::Gemini,
+        openapi,
+        json!({"properties": {"l": {"items": {"enum": ["a"]}}, "o": {"properties": {"x": {"type": "string"}}}}}),
+        json!({"type": "OBJECT", "properties": {
+            "l": {"type": "ARRAY", "items": {"type": "STRING", "enum": ["a"]}},
+            "o": {"type": "OBJECT", "properties": {"x": {"type": "STRING"}}}}}),
+        &[
+            "root-type-object",
+            "gemini-type-inferred",
+            "gemini-type-inferred",
+            "gemini-type-inferred",
+        ],
+    );
     let e = sanitize(
         Dialect::Gemini,
         &json!({"type": "object", "properties": {"a-b": {"type": "string"}}}),
