@@ -63,11 +63,15 @@ const FORMATS: [&str; 9] = [
 const MAX_PROPERTIES: usize = 5000;
 const MAX_NESTING: usize = 10;
 const MAX_ENUM_VALUES: usize = 1000;
+const MAX_TOTAL_CHARS: usize = 120_000;
+const MAX_LONG_ENUM_CHARS: usize = 15_000;
 
 #[derive(Default)]
 struct Totals {
     properties: usize,
     enum_values: usize,
+    /// Characters of property names, definition names, enum and const values.
+    chars: usize,
 }
 
 /// Convert in place; `Err` carries the reason strict mode is not possible.
@@ -86,7 +90,20 @@ pub(crate) fn convert(schema: &mut Value, log: &mut Log) -> Result<(), String> {
             totals.enum_values
         ));
     }
+    if totals.chars > MAX_TOTAL_CHARS {
+        return Err(format!(
+            "{} characters of names and enum values, more than strict mode's {MAX_TOTAL_CHARS}",
+            totals.chars
+        ));
+    }
     Ok(())
+}
+
+fn value_chars(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.chars().count(),
+        other => other.to_string().chars().count(),
+    }
 }
 
 fn node(
@@ -183,6 +200,22 @@ fn node(
     }
     if let Some(Value::Array(e)) = m.get("enum") {
         totals.enum_values += e.len();
+        let chars: usize = e.iter().map(value_chars).sum();
+        totals.chars += chars;
+        if e.len() > 250 && chars > MAX_LONG_ENUM_CHARS {
+            return Err(format!(
+                "enum at {path:?} has {} values and {chars} characters (strict allows {MAX_LONG_ENUM_CHARS} above 250 values)",
+                e.len()
+            ));
+        }
+    }
+    if let Some(c) = m.get("const") {
+        totals.chars += value_chars(c);
+    }
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(d)) = m.get(defs) {
+            totals.chars += d.keys().map(|k| k.chars().count()).sum::<usize>();
+        }
     }
     let is_object = has_type(m, "object") || m.contains_key("properties");
     if is_object {
@@ -246,6 +279,7 @@ fn object(
         return Ok(());
     };
     totals.properties += props.len();
+    totals.chars += props.keys().map(|k| k.chars().count()).sum::<usize>();
     let mut all = Vec::new();
     for (name, p) in props.iter_mut() {
         all.push(Value::String(name.clone()));
@@ -343,6 +377,20 @@ mod tests {
         check(
             json!({"type": "object", "properties": {"a": {"not": {"type": "null"}}}}),
             Err("`not`"),
+        );
+    }
+
+    #[test]
+    fn size_limits_fall_back() {
+        let many: Vec<Value> = (0..1001).map(|i| json!(format!("v{i}"))).collect();
+        check(
+            json!({"type": "object", "properties": {"e": {"type": "string", "enum": many}}, "required": ["e"]}),
+            Err("1001 enum values"),
+        );
+        let long: Vec<Value> = (0..300).map(|i| json!(format!("{i:0>60}"))).collect();
+        check(
+            json!({"type": "object", "properties": {"e": {"type": "string", "enum": long}}, "required": ["e"]}),
+            Err("above 250 values"),
         );
     }
 
