@@ -40,6 +40,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("invisible-characters", SERVER, "spell_check"),
     ("encoded-blob", SERVER, "decode_note"),
     ("hidden-text", SERVER, "word_frequency"),
+    ("hidden-instruction-block", PEER, ""),
 ];
 
 fn actual() -> BTreeSet<(String, String, String)> {
