@@ -5,7 +5,10 @@
 
 mod call;
 mod eval;
+mod inspect;
+mod lint_cmd;
 mod output;
+mod rent_view;
 mod servers;
 mod source;
 
@@ -66,6 +69,31 @@ enum Command {
     ///
     /// Example: switchboard call tickets search --args '{"query": "login"}'
     Call(call::CallArgs),
+    /// Show the exact request a provider would receive: tools with provider-safe names and
+    /// sanitized schemas, the system prompt with server instructions, and what was changed.
+    ///
+    /// The request is never sent. Exits 1 when it breaks a hard provider limit (for example
+    /// OpenAI's 128 tools), saying so first. With --cost, also what the tools array costs.
+    ///
+    /// Examples:
+    ///   switchboard inspect --provider openai-chat --json
+    ///   switchboard inspect --catalog tools.json --cost --html rent.html
+    Inspect(inspect::InspectArgs),
+    /// Check tool definitions the way a model and a provider will read them: contract,
+    /// safety annotations, portability, rent and poisoning rules.
+    ///
+    /// Lints the configured servers, --catalog files, or one stdio server started from the
+    /// command after `--`:
+    ///   switchboard lint -- python my_server.py
+    ///   switchboard lint --catalog tools.json --format sarif > lint.sarif
+    /// Exits 1 when a finding reaches --fail-on, 2 on a usage or connection error.
+    Lint {
+        #[command(flatten)]
+        args: lint_cmd::LintArgs,
+        /// A stdio server to start and lint: everything after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     Eval(eval::EvalArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
@@ -105,6 +133,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Servers(args) => servers::run(&cli.global, args).await,
         Command::Call(args) => call::run(&cli.global, args).await,
+        Command::Inspect(args) => inspect::run(&cli.global, args).await,
+        Command::Lint { args, command } => lint(&cli.global, args, command).await,
         Command::Eval(args) => eval::run(args),
         Command::DemoServer { name } => {
             let backend = switchboard_gateway::demo::backend(&name)?;
@@ -112,4 +142,51 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `lint`: get the catalog from `-- COMMAND`, `--catalog` files or the config, then lint it.
+async fn lint(
+    global: &Global,
+    args: lint_cmd::LintArgs,
+    command: Vec<String>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(code) = lint_cmd::run_standalone(&args) {
+        return Ok(code);
+    }
+    let catalog = if let Some((program, rest)) = command.split_first() {
+        let name = std::path::Path::new(rest.last().unwrap_or(program))
+            .file_stem()
+            .map_or_else(
+                || "server".to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+        let spec = switchboard_core::ServerSpec::stdio(name, program.clone(), rest.to_vec());
+        let sessions = switchboard_mcp::Sessions::start(vec![spec]).await;
+        let status = sessions.statuses().into_iter().next();
+        let catalog = sessions.catalog();
+        sessions.shutdown().await;
+        if let Some(s) = status.filter(|s| !s.state.is_ready()) {
+            let mut msg = format!(
+                "cannot lint: the server did not start: {}",
+                s.state.describe()
+            );
+            for line in &s.stderr_tail {
+                msg.push_str(&format!("\n  | {line}"));
+            }
+            anyhow::bail!(msg);
+        }
+        catalog
+    } else if !global.catalog.is_empty() {
+        source::load_catalog_files(&global.catalog)?
+    } else {
+        let config = source::load_config(global)?;
+        let sessions = source::connect(&config).await;
+        let catalog = sessions.catalog();
+        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+            tracing::warn!("server {:?} not linted: {}", s.name, s.state.describe());
+        }
+        sessions.shutdown().await;
+        catalog
+    };
+    lint_cmd::run_on_catalog(&args, &catalog)
 }

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod catalog_file;
 pub mod dialect;
 pub mod error;
+pub mod facade;
 pub mod hash;
 pub mod names;
 pub mod policy;

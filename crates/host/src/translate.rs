@@ -11,8 +11,8 @@ use serde_json::Value;
 use switchboard_core::names::{NameMap, Rename};
 use switchboard_core::{Catalog, Dialect, ToolFilter};
 use switchboard_providers::{
-    Change, LimitViolation, Message, RequestParts, SanitizeOptions, check_limits, prepare_tool,
-    render_request,
+    Change, LimitViolation, Message, RequestParts, SanitizeOptions, ToolSpec, check_limits,
+    prepare_tool, render_request,
 };
 
 /// What to translate and how.
@@ -129,6 +129,10 @@ pub struct Translation {
     pub violations: Vec<LimitViolation>,
     /// The system prompt that was put into the request.
     pub system: String,
+    /// The tools as sent (public name, description, sanitized schema), in request order; the
+    /// rent counter reads these so it counts exactly what the provider receives.
+    #[serde(skip)]
+    pub tools: Vec<ToolSpec>,
 }
 
 /// Translate `catalog` for `opts.dialect`.
@@ -234,6 +238,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
     Translation {
         dialect: opts.dialect,
         request: render_request(opts.dialect, &parts),
+        tools: parts.tools.clone(),
         renames: map
             .renames()
             .iter()

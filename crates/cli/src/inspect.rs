@@ -1,0 +1,370 @@
+//! `switchboard inspect`: the exact request body a provider would receive from the configured
+//! servers (or `--catalog` files), what was changed on the way, and with `--cost` what the tools
+//! array costs per request, session and month.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use serde_json::{Value, json};
+use switchboard_core::rent::{RentReport, Workload};
+use switchboard_core::{Catalog, Dialect, facade};
+use switchboard_host::translate::{TranslateOptions, Translation, default_model, translate};
+use switchboard_providers::count::{
+    CountOptions, ServerTool, ToolText, count_tools, prices, rent_report,
+};
+use switchboard_providers::{SanitizeOptions, prepare_tool};
+
+use crate::output::print_json;
+use crate::{Global, rent_view, source};
+
+/// Arguments of `switchboard inspect`.
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// The provider dialect to render for.
+    #[arg(long, default_value = "anthropic", value_parser = parse_dialect)]
+    provider: Dialect,
+    /// Model id to put in the request (a per-provider default otherwise).
+    #[arg(long)]
+    model: Option<String>,
+    /// The user message of the request.
+    #[arg(long, value_name = "TEXT")]
+    message: Option<String>,
+    /// OpenAI: convert schemas to strict mode where possible (per-tool fallback, with reasons).
+    #[arg(long)]
+    strict: bool,
+    /// Gemini: send the OpenAPI-subset `parameters` field instead of `parametersJsonSchema`.
+    #[arg(long)]
+    gemini_openapi: bool,
+    /// Put today's date into the system prompt (off by default: it changes the cached prefix daily).
+    #[arg(long)]
+    date: bool,
+    /// Also count what the tools array costs (tokens per tool, money per request/session/month).
+    #[arg(long)]
+    cost: bool,
+    /// Turns per session for the cost lines.
+    #[arg(long, default_value_t = Workload::default().turns, requires = "cost")]
+    turns: u64,
+    /// Requests per month for the cost lines.
+    #[arg(long, default_value_t = Workload::default().requests_per_month, requires = "cost")]
+    requests_per_month: u64,
+    /// A what-if cost line keeping only public names matching these globs (repeatable).
+    #[arg(long = "what-if-allow", value_name = "GLOB", requires = "cost")]
+    what_if_allow: Vec<String>,
+    /// Price data file (TOML, the format of data/prices.toml) instead of the built-in table.
+    #[arg(long, value_name = "FILE", requires = "cost")]
+    prices: Option<PathBuf>,
+    /// Write a self-contained HTML page (bar charts and the cost table) to FILE.
+    #[arg(long, value_name = "FILE", requires = "cost")]
+    html: Option<PathBuf>,
+}
+
+fn parse_dialect(s: &str) -> Result<Dialect, String> {
+    s.parse()
+}
+
+/// Run the command.
+pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode> {
+    let (catalog, mut opts) = if global.catalog.is_empty() {
+        let config = source::load_config(global)?;
+        let sessions = source::connect(&config).await;
+        let catalog = sessions.catalog();
+        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+            tracing::warn!(
+                "server {:?} is not in the request: {}",
+                s.name,
+                s.state.describe()
+            );
+        }
+        sessions.shutdown().await;
+        for d in &config.disabled {
+            tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
+        }
+        let mut opts = TranslateOptions::new(args.provider);
+        opts.instructions = config.settings.instructions;
+        opts.servers = Some(
+            config
+                .servers
+                .iter()
+                .map(|s| s.name().to_string())
+                .collect::<BTreeSet<_>>(),
+        );
+        for s in &config.servers {
+            if let Some(a) = &s.alias {
+                opts.aliases.insert(s.name().to_string(), a.clone());
+            }
+            opts.filters.insert(s.name().to_string(), s.filter.clone());
+        }
+        if config.settings.date {
+            opts.date = Some(today());
+        }
+        (catalog, opts)
+    } else {
+        (
+            source::load_catalog_files(&global.catalog)?,
+            TranslateOptions::new(args.provider),
+        )
+    };
+    opts.model = args.model.clone();
+    opts.message = args.message.clone();
+    opts.strict = args.strict;
+    opts.gemini_openapi = args.gemini_openapi;
+    if args.date {
+        opts.date = Some(today());
+    }
+    let t = translate(&catalog, &opts);
+    let report = if args.cost {
+        Some(cost(&args, &t, &opts)?)
+    } else {
+        None
+    };
+
+    if global.json {
+        let mut v = json!({
+            "provider": args.provider.as_str(),
+            "request": t.request,
+            "names": t.names,
+            "renames": t.renames,
+            "changes": t.changes,
+            "excluded": t.excluded,
+            "violations": t.violations,
+        });
+        if let Some(r) = &report {
+            v["rent"] = rent_json(r);
+            v["cost"] = cost_json(r);
+        }
+        print_json(&v);
+    } else {
+        print!("{}", render(&t, &catalog));
+        if let Some(r) = &report {
+            println!();
+            print!("{}", rent_view::table(r));
+        }
+    }
+    if let (Some(r), Some(path)) = (&report, &args.html) {
+        std::fs::write(path, rent_view::html(r))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(if t.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn cost(
+    args: &InspectArgs,
+    t: &Translation,
+    opts: &TranslateOptions,
+) -> anyhow::Result<RentReport> {
+    let table = match &args.prices {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            prices::parse_prices(&text, &p.display().to_string())?
+        }
+        None => prices::default_prices(),
+    };
+    let model = opts
+        .model
+        .clone()
+        .unwrap_or_else(|| default_model(args.provider).to_string());
+    let price = table.model(&model).cloned().with_context(|| {
+        format!("no price for model {model:?} in the price table; pass --prices FILE with an entry for it, or pick a --model it lists")
+    })?;
+    let server_of: BTreeMap<&str, &str> = t
+        .names
+        .iter()
+        .map(|n| (n.public.as_str(), n.server.as_str()))
+        .collect();
+    let empty = json!({});
+    let tools: Vec<ServerTool<'_>> = t
+        .tools
+        .iter()
+        .map(|spec| ServerTool {
+            server: server_of.get(spec.name.as_str()).copied().unwrap_or("?"),
+            tool: ToolText::new(
+                &spec.name,
+                spec.description.as_deref().unwrap_or(""),
+                spec.schema.as_object().map_or(&empty, |_| &spec.schema),
+            ),
+        })
+        .collect();
+    let workload = Workload {
+        turns: args.turns,
+        requests_per_month: args.requests_per_month,
+    };
+    let system = (!t.system.is_empty()).then_some(t.system.as_str());
+    let mut report = rent_report(
+        args.provider,
+        &model,
+        &tools,
+        system,
+        &CountOptions::default(),
+        &price,
+        workload,
+    );
+    if !args.what_if_allow.is_empty() {
+        let filter = switchboard_core::ToolFilter::new(&args.what_if_allow, &[])?;
+        let kept: Vec<&str> = t
+            .names
+            .iter()
+            .map(|n| n.public.as_str())
+            .filter(|p| filter.permits(p))
+            .collect();
+        report.what_if_allow_list(format!("only {}", args.what_if_allow.join(", ")), &kept);
+    }
+    // The facade: the search and call tools instead of the catalog (loaded tools come on top).
+    let facade_tools: Vec<_> = facade::tools();
+    let prepared: Vec<_> = facade_tools
+        .iter()
+        .filter_map(|f| {
+            prepare_tool(
+                args.provider,
+                &f.name,
+                f.description.as_deref(),
+                &f.input_schema,
+                &SanitizeOptions::default(),
+            )
+            .ok()
+        })
+        .collect();
+    let texts: Vec<ToolText<'_>> = prepared
+        .iter()
+        .map(|p| {
+            ToolText::new(
+                &p.spec.name,
+                p.spec.description.as_deref().unwrap_or(""),
+                &p.spec.schema,
+            )
+        })
+        .collect();
+    let facade_rent = count_tools(args.provider, &model, &texts, &CountOptions::default());
+    report.what_if(
+        "search facade (search_tools + call_tool)",
+        facade_rent.per_tool.iter().sum(),
+    );
+    Ok(report)
+}
+
+fn rent_json(r: &RentReport) -> Value {
+    json!({
+        "total_tokens": r.tools_bill.tokens,
+        "overhead_tokens": r.overhead_tokens,
+        "system_tokens": r.system_tokens,
+        "method": r.method,
+        "tools": r.tools.iter().map(|t| json!({"public": t.public_name, "server": t.server, "tokens": t.tokens})).collect::<Vec<_>>(),
+    })
+}
+
+fn cost_json(r: &RentReport) -> Value {
+    let b = &r.tools_bill;
+    json!({
+        "model": r.model,
+        "price_date": r.price.date,
+        "price_source": r.price.source,
+        "turns": r.workload.turns,
+        "requests_per_month": r.workload.requests_per_month,
+        "per_request_usd": b.per_request.as_f64(),
+        "per_session_usd": b.per_session.as_f64(),
+        "per_session_cached_usd": b.per_session_cached.as_f64(),
+        "per_month_usd": b.per_month.as_f64(),
+        "per_month_cached_usd": b.per_month_cached.as_f64(),
+        "cached": b.cached,
+        "what_ifs": r.what_ifs.iter().map(|w| json!({"label": w.label, "tokens": w.bill.tokens, "per_request_usd": w.bill.per_request.as_f64(), "per_month_usd": w.bill.per_month.as_f64()})).collect::<Vec<_>>(),
+    })
+}
+
+/// Violations first, then the body, then what changed on the way.
+fn render(t: &Translation, catalog: &Catalog) -> String {
+    let mut out = String::new();
+    for v in &t.violations {
+        out.push_str(&format!(
+            "VIOLATION: {}\n",
+            serde_json::to_value(v)
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        ));
+    }
+    if !t.violations.is_empty() {
+        out.push_str("This request breaks a hard provider limit; switchboard will not send it. Narrow it with tools.allow / tools.deny, a --profile, or the search facade.\n\n");
+    }
+    out.push_str(&format!(
+        "Request body for {} ({} tools from {} servers):\n",
+        t.dialect,
+        t.names.len(),
+        catalog.servers.len()
+    ));
+    out.push_str(&serde_json::to_string_pretty(&t.request).unwrap_or_default());
+    out.push_str("\n\n");
+    if t.renames.is_empty() && t.changes.is_empty() && t.excluded.is_empty() {
+        out.push_str("Nothing was changed on the way.\n");
+        return out;
+    }
+    if !t.renames.is_empty() {
+        out.push_str(&format!("Renamed ({}):\n", t.renames.len()));
+        for r in &t.renames {
+            out.push_str(&format!(
+                "  {}\n",
+                serde_json::to_value(r)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    if !t.changes.is_empty() {
+        out.push_str(&format!("Schema changes ({}):\n", t.changes.len()));
+        let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &t.changes {
+            *by_rule.entry(c.change.rule).or_default() += 1;
+        }
+        for c in t.changes.iter().take(50) {
+            out.push_str(&format!(
+                "  {} {} [{}]\n",
+                c.public,
+                if c.change.path.is_empty() {
+                    "/"
+                } else {
+                    &c.change.path
+                },
+                c.change.rule
+            ));
+        }
+        if t.changes.len() > 50 {
+            out.push_str(&format!(
+                "  ... and {} more (use --json for all)\n",
+                t.changes.len() - 50
+            ));
+        }
+        let summary: Vec<String> = by_rule.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+        out.push_str(&format!("  by rule: {}\n", summary.join(", ")));
+    }
+    if !t.excluded.is_empty() {
+        out.push_str(&format!("Excluded ({}):\n", t.excluded.len()));
+        for e in &t.excluded {
+            out.push_str(&format!("  {}/{}: {}\n", e.server, e.tool, e.reason));
+        }
+    }
+    out
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Civil-from-days (proleptic Gregorian), after Howard Hinnant's public-domain algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
