@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use switchboard_search::Tuning;
 use switchboard_search::eval::{self, Report};
 use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Index, Method};
 
@@ -56,6 +57,15 @@ pub struct RetrievalArgs {
     /// Evaluate only the first N queries.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Hybrid: share of the dense score in the blend (default: the library's).
+    #[arg(long)]
+    pub dense_weight: Option<f32>,
+    /// Share of a server's best tool score lent to its other tools (default: the library's).
+    #[arg(long)]
+    pub server_weight: Option<f32>,
+    /// Also embed each sentence of a multi-sentence query (slower; see RESULTS.md).
+    #[arg(long)]
+    pub sentences: bool,
 }
 
 /// Ranking methods as the CLI spells them.
@@ -143,6 +153,16 @@ fn retrieval(args: RetrievalArgs) -> anyhow::Result<ExitCode> {
             .map(EmbeddingCache::in_dir)
     };
 
+    let mut tuning = Tuning::default();
+    if let Some(w) = args.dense_weight {
+        tuning.dense_weight = w;
+    }
+    if let Some(w) = args.server_weight {
+        tuning.server_weight = w;
+    }
+    if args.sentences {
+        tuning.split_sentences = true;
+    }
     let bar = progress_bar("embedding tools");
     let mut progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
@@ -154,7 +174,7 @@ fn retrieval(args: RetrievalArgs) -> anyhow::Result<ExitCode> {
             embedder: embedder.as_ref(),
             cache: cache.as_ref(),
             progress: Some(&mut progress),
-            ..BuildOptions::default()
+            tuning,
         },
     );
     bar.finish_and_clear();

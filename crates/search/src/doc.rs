@@ -105,28 +105,41 @@ impl Doc {
         }
     }
 
-    /// The text a sentence embedding model reads: name words, description, parameter names.
-    /// Parameter descriptions are left out: they are long, mostly about formats, and crowd the
-    /// model's 256-token window; the lexical ranker still sees them.
+    /// The text a sentence embedding model reads: server name (when the server has a
+    /// description), tool name words, description, parameter names, then the start of the
+    /// server's description. Parameter descriptions are
+    /// left out: they are long, mostly about formats, and crowd the model's token window; the
+    /// lexical ranker still sees them. The server part gives atomic tools (`add_slide`) their
+    /// context (a PowerPoint server).
     pub fn dense_text(&self) -> String {
-        let mut text = crate::words::split_words(&self.tool).join(" ");
+        let words = |s: &str| crate::words::split_words(s).join(" ");
+        // Server context only where the server describes itself; a bare catalog name
+        // ("metatool") is noise to the model.
+        let mut text = if self.server_description.is_empty() {
+            words(&self.tool)
+        } else {
+            format!("{}: {}", words(&self.server), words(&self.tool))
+        };
         if !self.description.is_empty() {
             text.push_str(": ");
             text.push_str(&self.description);
         }
         if !self.params.is_empty() {
             text.push_str(" (");
-            let names: Vec<String> = self
-                .params
-                .iter()
-                .map(|p| crate::words::split_words(&p.name).join(" "))
-                .collect();
+            let names: Vec<String> = self.params.iter().map(|p| words(&p.name)).collect();
             text.push_str(&names.join(", "));
             text.push(')');
+        }
+        if !self.server_description.is_empty() {
+            text.push_str(". ");
+            text.extend(self.server_description.chars().take(SERVER_CHARS));
         }
         text
     }
 }
+
+/// How much of a server's description goes into each of its tools' embedded text.
+const SERVER_CHARS: usize = 200;
 
 fn walk_schema(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<Param>) {
     if depth >= MAX_DEPTH {
@@ -185,9 +198,8 @@ mod tests {
         let label = doc.params.iter().find(|p| p.name == "labels.name").unwrap();
         assert_eq!(label.description, "Label name");
         assert_eq!(doc.server_description, "GitHub");
-        assert!(
-            doc.dense_text()
-                .starts_with("create issue: Create an issue (")
-        );
+        let text = doc.dense_text();
+        assert!(text.starts_with("gh: create issue: Create an issue ("), "{text}");
+        assert!(text.ends_with(". GitHub"), "{text}");
     }
 }

@@ -102,6 +102,9 @@ pub struct Tuning {
     pub dense_weight: f32,
     /// Share of a server's best tool score added to each of its tools.
     pub server_weight: f32,
+    /// Also embed each sentence of a multi-sentence query and let a tool match its best one
+    /// (task descriptions ask for several things; each tool serves one of them).
+    pub split_sentences: bool,
 }
 
 impl Default for Tuning {
@@ -109,6 +112,8 @@ impl Default for Tuning {
         Self {
             dense_weight: 0.7,
             server_weight: 0.3,
+            // Off: +1 point of recall@5 on task-style queries for twice the query latency.
+            split_sentences: false,
         }
     }
 }
@@ -257,13 +262,21 @@ impl Index {
             (Method::Lexical, _) | (_, None) => return self.bm25.scores(query),
             (_, Some(d)) => d,
         };
-        let Ok(q) = dense.embedder.embed_one(query) else {
+        let mut texts = vec![query];
+        if self.tuning.split_sentences {
+            texts.extend(sentences(query));
+        }
+        let Ok(qs) = dense.embedder.embed(&texts, &mut |_| {}) else {
             return self.bm25.scores(query);
         };
         let cosine: Vec<f32> = dense
             .vectors
             .chunks_exact(dense.dim)
-            .map(|v| dot(v, &q))
+            .map(|v| {
+                qs.iter()
+                    .map(|q| dot(v, q))
+                    .fold(f32::NEG_INFINITY, f32::max)
+            })
             .collect();
         let fused = match method {
             Method::Dense => cosine,
@@ -280,6 +293,16 @@ impl Index {
             self.tuning.server_weight,
         )
     }
+}
+
+/// The sentences of a query when it has more than one (each of at least three words).
+fn sentences(query: &str) -> Vec<&str> {
+    let parts: Vec<&str> = query
+        .split(['.', '?', '!', ';', '\n'])
+        .map(str::trim)
+        .filter(|p| p.split_whitespace().count() >= 3)
+        .collect();
+    if parts.len() > 1 { parts } else { Vec::new() }
 }
 
 fn embed_docs(
