@@ -199,7 +199,10 @@ mod tests {
         assert_eq!(label.description, "Label name");
         assert_eq!(doc.server_description, "GitHub");
         let text = doc.dense_text();
-        assert!(text.starts_with("gh: create issue: Create an issue ("), "{text}");
+        assert!(
+            text.starts_with("gh: create issue: Create an issue ("),
+            "{text}"
+        );
         assert!(text.ends_with(". GitHub"), "{text}");
     }
 }
