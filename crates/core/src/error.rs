@@ -12,7 +12,9 @@ pub enum CoreError {
         error: serde_json::Error,
     },
     /// A catalog file parsed as JSON but has neither a `servers` array nor a `tools` array.
-    #[error("{source_name}: not a catalog: expected {{\"servers\": [...]}} or a tools/list result {{\"tools\": [...]}}")]
+    #[error(
+        "{source_name}: not a catalog: expected {{\"servers\": [...]}} or a tools/list result {{\"tools\": [...]}}"
+    )]
     CatalogShape {
         /// Where the bytes came from.
         source_name: String,

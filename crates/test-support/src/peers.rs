@@ -27,8 +27,12 @@ pub fn peer(name: &str) -> PathBuf {
     let value = std::env::var(&key).ok().or_else(|| from_env_file(&key));
     match value {
         Some(v) if Path::new(&v).exists() => PathBuf::from(v),
-        Some(v) => panic!("peer {name}: {key}={v} does not exist; run scripts/peers to install the test peers"),
-        None => panic!("peer {name}: {key} is not set and .peers/env has no such line; run scripts/peers to install the test peers"),
+        Some(v) => panic!(
+            "peer {name}: {key}={v} does not exist; run scripts/peers to install the test peers"
+        ),
+        None => panic!(
+            "peer {name}: {key} is not set and .peers/env has no such line; run scripts/peers to install the test peers"
+        ),
     }
 }
 

@@ -99,11 +99,7 @@ mod tests {
         ];
         for (input, want) in cases {
             let got = expand(input, &env);
-            assert_eq!(
-                got.as_deref().map_err(Clone::clone),
-                want.map_err(|e| e),
-                "{input}"
-            );
+            assert_eq!(got.as_deref().map_err(Clone::clone), want, "{input}");
         }
     }
 

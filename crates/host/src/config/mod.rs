@@ -230,7 +230,7 @@ impl Config {
                 )));
             }
             self.servers.retain(|s| keep.iter().any(|k| k == s.name()));
-            self.disabled.retain(|d| keep.iter().any(|k| *k == d.name));
+            self.disabled.retain(|d| keep.contains(&d.name));
         }
         if !profile.tools.is_empty() {
             for server in &mut self.servers {
