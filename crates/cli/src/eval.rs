@@ -32,9 +32,6 @@ pub enum EvalTarget {
 /// Arguments of `switchboard eval retrieval`.
 #[derive(clap::Args, Debug)]
 pub struct RetrievalArgs {
-    /// Catalog files (`{"servers": [...]}` or a raw tools/list result); all are indexed together.
-    #[arg(long = "catalog", required = true, num_args = 1..)]
-    pub catalogs: Vec<PathBuf>,
     /// Query set, JSON lines of {"id","query","gold":[tool names],"catalog"}.
     #[arg(long)]
     pub queries: PathBuf,
@@ -51,9 +48,6 @@ pub struct RetrievalArgs {
     /// Embed the catalog afresh and keep nothing.
     #[arg(long)]
     pub no_cache: bool,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
-    pub json: bool,
     /// Evaluate only the first N queries.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -89,18 +83,22 @@ impl From<MethodArg> for Method {
     }
 }
 
-/// Run the command.
-pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+/// Run the command over the global `--catalog` files (all indexed together), printing JSON
+/// when the global `--json` is set.
+pub fn run(args: EvalArgs, catalogs: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+    if catalogs.is_empty() {
+        bail!("eval retrieval needs the catalog to search: --catalog FILE (repeatable)");
+    }
     match args.target {
-        EvalTarget::Retrieval(a) => retrieval(a),
+        EvalTarget::Retrieval(a) => retrieval(a, catalogs, json),
     }
 }
 
-fn retrieval(args: RetrievalArgs) -> anyhow::Result<ExitCode> {
+fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
     let method: Method = args.method.into();
     let mut docs = Vec::new();
     let mut stems = BTreeSet::new();
-    for path in &args.catalogs {
+    for path in catalogs {
         let stem = file_stem(path);
         let bytes =
             std::fs::read(path).with_context(|| format!("reading catalog {}", path.display()))?;
@@ -192,7 +190,7 @@ fn retrieval(args: RetrievalArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
 
-    if args.json {
+    if as_json {
         println!("{}", serde_json::to_string_pretty(&json(&report, &index))?);
     } else {
         print_table(&report, &index, &args, docs.len());

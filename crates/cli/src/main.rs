@@ -135,7 +135,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Call(args) => call::run(&cli.global, args).await,
         Command::Inspect(args) => inspect::run(&cli.global, args).await,
         Command::Lint { args, command } => lint(&cli.global, args, command).await,
-        Command::Eval(args) => eval::run(args),
+        Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
         Command::DemoServer { name } => {
             let backend = switchboard_gateway::demo::backend(&name)?;
             switchboard_gateway::serve_stdio(backend).await?;
