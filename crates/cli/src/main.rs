@@ -190,3 +190,14 @@ async fn lint(
     };
     lint_cmd::run_on_catalog(&args, &catalog)
 }
+
+#[cfg(test)]
+mod tests {
+    /// Regression: `eval retrieval` once declared its own `--catalog`, clashing with the global
+    /// flag, and the binary panicked at parse time. clap's own consistency check catches that.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

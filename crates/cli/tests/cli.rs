@@ -301,3 +301,56 @@ fn help_teaches_and_version_prints() {
     let out = run(dir.path(), &["--version"]);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("switchboard "));
 }
+
+#[test]
+fn eval_retrieval_reports_known_recall_on_a_small_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mini.json"),
+        r#"{"servers": [{"name": "mini", "tools": [
+            {"name": "send_email", "description": "Send an email message to a recipient.", "inputSchema": {"type": "object", "properties": {"to": {"type": "string", "description": "Recipient address"}}}},
+            {"name": "get_weather", "description": "Get the current weather forecast for a city.", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            {"name": "list_files", "description": "List the files in a folder.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+        ]}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("q.jsonl"),
+        concat!(
+            r#"{"id": "1", "query": "send an email to my boss", "gold": ["send_email"], "catalog": "mini"}"#, "\n",
+            r#"{"id": "2", "query": "weather forecast in Paris", "gold": ["mini/get_weather"], "catalog": "mini"}"#, "\n",
+            r#"{"id": "3", "query": "files in my home folder", "gold": ["list_files", "no_such_tool"], "catalog": "mini"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let out = Command::new(exe())
+        .args([
+            "eval",
+            "retrieval",
+            "--catalog",
+            "mini.json",
+            "--queries",
+            "q.jsonl",
+            "--method",
+            "lexical",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .env("SWITCHBOARD_MODEL_DIR", dir.path().join("no-model"))
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["queries"], 3);
+    // Every query's first hit is its gold tool; the unknown gold label is dropped, not missed.
+    assert_eq!(v["recall"]["1"], 1.0, "{v}");
+    assert_eq!(v["recall"]["5"], 1.0, "{v}");
+    assert_eq!(v["mrr"], 1.0, "{v}");
+    assert!(v["tokens"]["facade"].as_f64().unwrap() > 0.0, "{v}");
+}
