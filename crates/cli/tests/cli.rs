@@ -354,3 +354,120 @@ fn eval_retrieval_reports_known_recall_on_a_small_fixture() {
     assert_eq!(v["mrr"], 1.0, "{v}");
     assert!(v["tokens"]["facade"].as_f64().unwrap() > 0.0, "{v}");
 }
+
+/// (rule, tool) pairs of a `lint --format json` run.
+fn findings(out: &Output) -> std::collections::BTreeSet<(String, String)> {
+    json(out)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["tool"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_demo_servers_lint_clean_but_for_the_intended_search_collision() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["lint", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Intended: both demo servers expose `search`, the collision every host must resolve.
+    let expected = [("name-collision".to_string(), "search".to_string())]
+        .into_iter()
+        .collect();
+    assert_eq!(findings(&out), expected);
+    // The same through `-- COMMAND`, one server at a time: nothing at all.
+    for name in ["tickets", "docs"] {
+        let out = run(
+            dir.path(),
+            &["lint", "--format", "json", "--", exe(), "demo-server", name],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert!(findings(&out).is_empty(), "{name}: {:?}", findings(&out));
+    }
+}
+
+#[test]
+fn linting_a_live_fixture_server_finds_what_its_definitions_contain() {
+    use switchboard_test_support::lint_fixture::lint_fixture_tools;
+    let dir = tempfile::tempdir().unwrap();
+    let tools = serde_json::to_string(&lint_fixture_tools()).unwrap();
+    std::fs::write(dir.path().join("fixture.json"), &tools).unwrap();
+    std::fs::write(
+        dir.path().join("catalog.json"),
+        format!(r#"{{"tools": {tools}}}"#),
+    )
+    .unwrap();
+    let server = switchboard_test_support::peers::repo_root()
+        .join("crates/test-support/fixtures/tools-server.mjs");
+    let live = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            &node(),
+            server.to_str().unwrap(),
+            "fixture.json",
+        ],
+    );
+    assert_eq!(
+        live.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    let offline = run(
+        dir.path(),
+        &[
+            "--catalog",
+            "catalog.json",
+            "lint",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ],
+    );
+    let (live, offline) = (findings(&live), findings(&offline));
+    assert_eq!(
+        live, offline,
+        "a live server must lint exactly like its definitions on file"
+    );
+    for rule in [
+        "hidden-instruction-block",
+        "invisible-characters",
+        "destructive-without-hint",
+        "missing-description",
+        "sensitive-data-request",
+    ] {
+        assert!(
+            live.iter().any(|(r, _)| r == rule),
+            "{rule} did not fire over the live server: {live:?}"
+        );
+    }
+    // And the default --fail-on error makes those findings fail the run.
+    let strict = run(
+        dir.path(),
+        &[
+            "lint",
+            "--",
+            &node(),
+            server.to_str().unwrap(),
+            "fixture.json",
+        ],
+    );
+    assert_eq!(strict.status.code(), Some(1));
+}
