@@ -63,6 +63,13 @@ impl TryFrom<String> for ContentHash {
     }
 }
 
+/// Canonical JSON as a string (see [`write_canonical`]).
+pub fn canonical(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
 /// Canonical JSON: object keys sorted by their UTF-8 bytes, no insignificant whitespace,
 /// strings and numbers as serde_json writes them. Independent of serde_json's `preserve_order`.
 pub fn write_canonical(value: &serde_json::Value, out: &mut String) {

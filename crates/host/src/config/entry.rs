@@ -326,6 +326,27 @@ fn http_header_name_invalid(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
+/// Put a validated entry where it belongs: a usable server, or a disabled one with its reason.
+pub fn record(
+    name: &str,
+    result: Result<Option<ServerConfig>, crate::error::HostError>,
+    disabled_note: &str,
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<super::DisabledServer>,
+) {
+    match result {
+        Ok(Some(s)) => servers.push(s),
+        Ok(None) => disabled.push(super::DisabledServer {
+            name: name.to_string(),
+            reason: disabled_note.to_string(),
+        }),
+        Err(e) => disabled.push(super::DisabledServer {
+            name: name.to_string(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
 /// The closest known key to an unknown one, for "did you mean" hints.
 pub fn suggest(unknown: &str, known: &[&'static str]) -> Option<&'static str> {
     known

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::entry::{self, Context, RawServer};
 use super::position::{find_json_key, line_col};
-use super::{Config, ConfigSource, DisabledServer, Settings};
+use super::{Config, ConfigSource, Settings};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
@@ -68,17 +68,13 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             })?;
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
-        match result {
-            Ok(Some(s)) => servers.push(s),
-            Ok(None) => disabled.push(DisabledServer {
-                name: name.clone(),
-                reason: "disabled in the config (\"disabled\": true)".into(),
-            }),
-            Err(e) => disabled.push(DisabledServer {
-                name: name.clone(),
-                reason: e.to_string(),
-            }),
-        }
+        entry::record(
+            name,
+            result,
+            "disabled in the config (\"disabled\": true)",
+            &mut servers,
+            &mut disabled,
+        );
     }
     Ok(Config {
         source: ConfigSource::File {

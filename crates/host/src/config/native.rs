@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::entry::{self, Context, NATIVE_KEYS, RawServer};
 use super::position::{find_toml_key, line_col};
-use super::{Config, ConfigSource, DisabledServer, Profile, Settings};
+use super::{Config, ConfigSource, Profile, Settings};
 use crate::error::HostError;
 
 #[derive(Deserialize)]
@@ -106,17 +106,13 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     })?;
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
-        match result {
-            Ok(Some(s)) => servers.push(s),
-            Ok(None) => disabled.push(DisabledServer {
-                name: name.clone(),
-                reason: "disabled in the config (disabled = true)".into(),
-            }),
-            Err(e) => disabled.push(DisabledServer {
-                name: name.clone(),
-                reason: e.to_string(),
-            }),
-        }
+        entry::record(
+            name,
+            result,
+            "disabled in the config (disabled = true)",
+            &mut servers,
+            &mut disabled,
+        );
     }
 
     let mut profiles = BTreeMap::new();

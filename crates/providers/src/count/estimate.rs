@@ -85,39 +85,6 @@ fn definition(tool: &ToolText<'_>, schema_key: &str) -> Value {
 }
 
 /// Compact JSON with object keys sorted at every level, whatever order the map keeps, so an
-/// estimate does not depend on serde_json's `preserve_order` feature.
-pub fn canonical(v: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(v, &mut out);
-    out
-}
-
-fn write_canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_canonical(&m[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
-}
+/// estimate does not depend on serde_json's `preserve_order` feature (the same canonical form
+/// that content hashes use).
+pub use switchboard_core::hash::canonical;
