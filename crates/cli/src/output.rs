@@ -60,8 +60,14 @@ pub fn spinner(message: impl Into<String>) -> ProgressBar {
     pb
 }
 
-/// Render rows as a left-aligned table with a header (display width by characters).
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+/// Render rows as a left-aligned table with a header (display width by characters), with
+/// `style(row, column, cell)` applied to each body cell after its width is measured on the
+/// plain text, so colour codes do not break the alignment.
+pub fn styled_table(
+    header: &[&str],
+    rows: &[Vec<String>],
+    style: &dyn Fn(usize, usize, &str) -> String,
+) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
@@ -70,22 +76,23 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
             }
         }
     }
-    let line = |cells: Vec<&str>| {
+    let line = |cells: &[String], styled: &dyn Fn(usize, &str) -> String| {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(c);
-                s.push_str(&" ".repeat(widths[i] - c.chars().count() + 2));
+            s.push_str(&styled(i, c));
+            if i + 1 < cells.len() {
+                s.push_str(
+                    &" ".repeat(widths.get(i).copied().unwrap_or(0) - c.chars().count() + 2),
+                );
             }
         }
         s.trim_end().to_string()
     };
-    let mut out = line(header.to_vec());
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let mut out = line(&header, &|_, c| c.to_string());
     out.push('\n');
-    for row in rows {
-        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    for (r, row) in rows.iter().enumerate() {
+        out.push_str(&line(row, &|col, c| style(r, col, c)));
         out.push('\n');
     }
     out

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use switchboard_mcp::{ServerState, ServerStatus};
 
-use crate::output::{color_on_stdout, paint, print_json, table};
+use crate::output::{color_on_stdout, paint, print_json, styled_table};
 use crate::{Global, source};
 
 /// Arguments of `switchboard servers`.
@@ -150,14 +150,10 @@ fn render(rows: &[Row]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let state = match r.state.as_str() {
-                "ready" | "offline" => paint(&r.state, "32", color),
-                _ => paint(&r.state, "31", color),
-            };
             vec![
                 r.name.clone(),
                 r.transport.clone(),
-                state,
+                r.state.clone(),
                 r.protocol_version.clone().unwrap_or_else(|| "-".into()),
                 r.server.clone().unwrap_or_else(|| "-".into()),
                 r.tools.to_string(),
@@ -167,28 +163,11 @@ fn render(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    // Colour codes add invisible characters; compute the table on plain text when colouring.
-    let mut out = if color {
-        let plain: Vec<Vec<String>> = rows
-            .iter()
-            .zip(&cells)
-            .map(|(r, c)| {
-                let mut c = c.clone();
-                c[2] = r.state.clone();
-                c
-            })
-            .collect();
-        let t = table(HEADER, &plain);
-        let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
-        for (i, r) in rows.iter().enumerate() {
-            let painted = &cells[i][2];
-            lines[i + 1] =
-                lines[i + 1].replacen(&format!("  {}  ", r.state), &format!("  {painted}  "), 1);
-        }
-        lines.join("\n") + "\n"
-    } else {
-        table(HEADER, &cells)
-    };
+    let mut out = styled_table(HEADER, &cells, &|_, col, cell| match (col, cell) {
+        (2, "ready" | "offline") => paint(cell, "32", color),
+        (2, _) => paint(cell, "31", color),
+        _ => cell.to_string(),
+    });
     for r in rows {
         if let Some(e) = &r.error {
             out.push_str(&format!("\n{}: {e}\n", r.name));
