@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod error;
+pub mod policy;
 pub mod translate;
 
 pub use config::{Config, ConfigSource, Profile, ServerConfig};

@@ -47,6 +47,18 @@ pub enum PinMode {
     Off,
 }
 
+/// Settings for one tool of a server: `[servers.NAME.tool.TOOL]` in switchboard.toml.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolOverride {
+    /// Overrides the server's `approve` for this tool.
+    #[serde(default)]
+    pub approve: Option<Approve>,
+    /// Overrides the server's `max_result_tokens` for this tool.
+    #[serde(default)]
+    pub max_result_tokens: Option<u32>,
+}
+
 /// A timeout as written: seconds as a number, or a string with a unit (`"500ms"`, `"30s"`, `"2m"`).
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -127,6 +139,10 @@ pub struct RawServer {
     #[serde(default)]
     pub pin: Option<PinMode>,
     #[serde(default)]
+    pub max_result_tokens: Option<u32>,
+    #[serde(default)]
+    pub tool: BTreeMap<String, ToolOverride>,
+    #[serde(default)]
     pub disabled: bool,
 }
 
@@ -145,6 +161,8 @@ pub const NATIVE_KEYS: &[&str] = &[
     "tools",
     "approve",
     "pin",
+    "max_result_tokens",
+    "tool",
     "disabled",
 ];
 
@@ -303,6 +321,14 @@ pub fn validate(
             ),
         ));
     }
+    let zero_limit = raw.max_result_tokens == Some(0)
+        || raw.tool.values().any(|o| o.max_result_tokens == Some(0));
+    if zero_limit {
+        return Err(err(
+            "max_result_tokens",
+            "max_result_tokens must be at least 1 (it is the result size, in tokens, above which a result is cut)",
+        ));
+    }
     Ok(Some(ServerConfig {
         spec: ServerSpec {
             name: name.to_string(),
@@ -316,6 +342,8 @@ pub fn validate(
         filter,
         approve: raw.approve.unwrap_or_default(),
         pin: raw.pin.unwrap_or_default(),
+        tool_overrides: raw.tool,
+        max_result_tokens: raw.max_result_tokens,
     }))
 }
 

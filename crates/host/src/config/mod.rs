@@ -17,7 +17,10 @@ use switchboard_core::{ServerSpec, ToolFilter};
 
 use crate::error::HostError;
 
-pub use entry::{Approve, PinMode};
+pub use entry::{Approve, PinMode, ToolOverride};
+
+/// The result size, in tokens, above which a tool result is cut (`max_result_tokens`).
+pub const DEFAULT_RESULT_TOKENS: u32 = 25_000;
 
 /// Where the config came from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -49,12 +52,34 @@ pub struct ServerConfig {
     pub approve: Approve,
     /// What to do when a pinned tool definition changes.
     pub pin: PinMode,
+    /// Per-tool settings: `[servers.NAME.tool.TOOL]`.
+    pub tool_overrides: BTreeMap<String, ToolOverride>,
+    /// `max_result_tokens` for the whole server.
+    pub max_result_tokens: Option<u32>,
 }
 
 impl ServerConfig {
     /// The configured name.
     pub fn name(&self) -> &str {
         &self.spec.name
+    }
+
+    /// When a call to `tool` needs approval: the tool's own setting, else the server's.
+    pub fn approve_for(&self, tool: &str) -> Approve {
+        self.tool_overrides
+            .get(tool)
+            .and_then(|o| o.approve)
+            .unwrap_or(self.approve)
+    }
+
+    /// The largest result of `tool`, in tokens, passed on uncut: the tool's own setting, else
+    /// the server's, else [`DEFAULT_RESULT_TOKENS`].
+    pub fn result_limit(&self, tool: &str) -> u32 {
+        self.tool_overrides
+            .get(tool)
+            .and_then(|o| o.max_result_tokens)
+            .or(self.max_result_tokens)
+            .unwrap_or(DEFAULT_RESULT_TOKENS)
     }
 }
 
@@ -84,6 +109,8 @@ pub struct Settings {
     /// Put today's date into the system prompt (default false: it would change the prompt-cache
     /// prefix every day).
     pub date: bool,
+    /// Where the gateway keeps tool pins (`pin_store`); the user data directory when absent.
+    pub pin_store: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -91,6 +118,7 @@ impl Default for Settings {
         Self {
             instructions: true,
             date: false,
+            pin_store: None,
         }
     }
 }
@@ -182,6 +210,8 @@ impl Config {
                 filter: ToolFilter::default(),
                 approve: Approve::default(),
                 pin: PinMode::default(),
+                tool_overrides: BTreeMap::new(),
+                max_result_tokens: None,
             })
             .collect();
         Config {

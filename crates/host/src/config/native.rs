@@ -29,6 +29,7 @@ struct RawProfile {
 struct RawSettings {
     instructions: Option<bool>,
     date: Option<bool>,
+    pin_store: Option<String>,
 }
 
 const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
@@ -142,6 +143,8 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             Ok(s) => {
                 settings.instructions = s.instructions.unwrap_or(settings.instructions);
                 settings.date = s.date.unwrap_or(settings.date);
+                // A relative pin store path starts from the config's folder, like `cwd`.
+                settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
             }
             Err(e) => warnings.push(format!(
                 "{}: [settings] ignored: {}",

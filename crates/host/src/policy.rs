@@ -1,0 +1,169 @@
+//! Whether a tool is listed and whether a call may go ahead: a decision is a value, and the
+//! async caller (the loop's dispatcher, the gateway) acts on it.
+
+use switchboard_core::catalog::Tool;
+
+use crate::config::{Approve, ServerConfig};
+
+/// What to do with one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Call it.
+    Allow,
+    /// Refuse it; `reason` is a sentence for the model or client.
+    Deny {
+        /// Why, in one sentence.
+        reason: String,
+    },
+    /// Ask the user first; `reason` says why approval is needed.
+    Ask {
+        /// Why, in one sentence.
+        reason: String,
+    },
+}
+
+/// Whether the tool reaches the model (or the gateway's clients) at all: the config's
+/// `tools.allow` / `tools.deny` (and any profile narrowing). A tool that is not listed must also
+/// be refused when called.
+pub fn listed(server: &ServerConfig, tool: &str) -> bool {
+    server.filter.permits(tool)
+}
+
+/// Whether a call to `tool` of `server` may go ahead. Not listed: `Deny`. Otherwise the
+/// approval mode for the tool (`[servers.NAME.tool.TOOL] approve`, else the server's) and the
+/// tool's annotations decide between `Ask` and `Allow`:
+/// - `destructive` (default): asks when `destructiveHint` is `true`;
+/// - `writes`: asks unless `readOnlyHint` is `true`;
+/// - `always`: asks; `never`: allows.
+///
+/// Annotations are hints from the server, so the default only trusts them in the cautious
+/// direction: a server must say a tool is destructive to be asked about it, and must say it is
+/// read-only to skip the question under `writes`.
+pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
+    if !listed(server, &tool.name) {
+        return Decision::Deny {
+            reason: format!(
+                "tool {:?} of server {:?} is not allowed by the configuration (tools.allow / tools.deny)",
+                tool.name,
+                server.name()
+            ),
+        };
+    }
+    let ask = |why: &str| Decision::Ask {
+        reason: format!("{:?} on server {:?} {why}", tool.name, server.name()),
+    };
+    match server.approve_for(&tool.name) {
+        Approve::Never => Decision::Allow,
+        Approve::Always => ask("needs approval for every call (approve = \"always\")"),
+        Approve::Writes if !tool.is_read_only() => {
+            ask("is not marked read-only and the server is set to approve = \"writes\"")
+        }
+        Approve::Writes => Decision::Allow,
+        Approve::Destructive if tool.is_declared_destructive() => {
+            ask("is marked destructive (destructiveHint)")
+        }
+        Approve::Destructive => Decision::Allow,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn server(toml: &str) -> ServerConfig {
+        let text = format!("[servers.s]\ncommand = \"x\"\n{toml}");
+        let config = Config::parse(Path::new("t.toml"), &text, &|_| None).expect("parses");
+        assert!(config.disabled.is_empty(), "{:?}", config.disabled);
+        config.servers.into_iter().next().expect("one server")
+    }
+
+    fn tool(name: &str, annotations: serde_json::Value) -> Tool {
+        serde_json::from_value(json!({
+            "name": name,
+            "inputSchema": {"type": "object"},
+            "annotations": annotations,
+        }))
+        .expect("tool")
+    }
+
+    fn check(config: &str, name: &str, annotations: serde_json::Value, expect: &str) {
+        let got = match decide(&server(config), &tool(name, annotations)) {
+            Decision::Allow => "allow",
+            Decision::Deny { .. } => "deny",
+            Decision::Ask { .. } => "ask",
+        };
+        assert_eq!(got, expect, "{config:?} {name} -> {got}, wanted {expect}");
+    }
+
+    #[test]
+    fn default_asks_only_for_destructive_tools() {
+        check("", "rm", json!({"destructiveHint": true}), "ask");
+        check("", "rm", json!({"destructiveHint": false}), "allow");
+        check("", "write", json!({}), "allow");
+    }
+
+    #[test]
+    fn writes_asks_unless_read_only() {
+        let c = "approve = \"writes\"";
+        check(c, "read", json!({"readOnlyHint": true}), "allow");
+        check(c, "write", json!({}), "ask");
+        check(c, "write", json!({"readOnlyHint": false}), "ask");
+    }
+
+    #[test]
+    fn always_and_never() {
+        check(
+            "approve = \"always\"",
+            "read",
+            json!({"readOnlyHint": true}),
+            "ask",
+        );
+        check(
+            "approve = \"never\"",
+            "rm",
+            json!({"destructiveHint": true}),
+            "allow",
+        );
+    }
+
+    #[test]
+    fn tool_setting_overrides_server_setting() {
+        let c = "approve = \"always\"\n[servers.s.tool.read]\napprove = \"never\"";
+        check(c, "read", json!({}), "allow");
+        check(c, "other", json!({}), "ask");
+    }
+
+    #[test]
+    fn deny_list_refuses_the_call() {
+        let c = "tools = { deny = [\"rm*\"] }";
+        check(c, "rm_rf", json!({}), "deny");
+        assert!(!listed(&server(c), "rm_rf"));
+        assert!(listed(&server(c), "ls"));
+    }
+
+    #[test]
+    fn result_limit_falls_back_tool_server_default() {
+        let s = server("max_result_tokens = 100\n[servers.s.tool.big]\nmax_result_tokens = 900");
+        assert_eq!(s.result_limit("big"), 900);
+        assert_eq!(s.result_limit("small"), 100);
+        assert_eq!(
+            server("").result_limit("x"),
+            crate::config::DEFAULT_RESULT_TOKENS
+        );
+    }
+
+    #[test]
+    fn zero_limit_disables_the_server_with_a_reason() {
+        let text = "[servers.s]\ncommand = \"x\"\nmax_result_tokens = 0";
+        let config = Config::parse(Path::new("t.toml"), text, &|_| None).expect("parses");
+        assert!(config.servers.is_empty());
+        assert!(
+            config.disabled[0].reason.contains("max_result_tokens"),
+            "{:?}",
+            config.disabled
+        );
+    }
+}
