@@ -233,6 +233,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         tools,
         max_tokens: 1024,
         gemini_openapi: opts.gemini_openapi,
+        stream: false,
     };
     let sent_names: BTreeSet<&str> = names.iter().map(|n| n.public.as_str()).collect();
     Translation {

@@ -1,11 +1,16 @@
-//! Anthropic Messages: schema rules (§2.1, §2.5 "Anthropic non-strict") and the request body (§3.1).
+//! Anthropic Messages: schema rules (§2.1, §2.5 "Anthropic non-strict"), the request body
+//! (§3.1) with `tool_use`/`tool_result` blocks, and the response and stream decoding.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
+use switchboard_core::Dialect;
 
+use crate::conversation::{Message, Part, ResultPart};
 use crate::error::ProviderError;
-use crate::render::{Message, RequestParts, ToolSpec};
+use crate::render::{RequestParts, ToolSpec};
+use crate::reply::{Reply, Stop, Usage, count_at, error_message, settle_stop, str_at};
 use crate::schema::{self, Log};
+use crate::stream::{Assembly, StreamEvent};
 
 /// Common pass, then the root rules, then a local check against the draft 2020-12 metaschema:
 /// Anthropic rejects the whole request ("JSON schema is invalid. It must match JSON Schema
@@ -34,12 +39,52 @@ struct Body<'a> {
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
 }
 
 #[derive(Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    content: Content<'a>,
+}
+
+/// A lone text stays a string (the shorter form); anything else is a list of blocks.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Blocks(Vec<Block<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: &'a str,
+    },
+    Image {
+        source: Source<'a>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: Vec<Block<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct Source<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: &'a str,
 }
 
 #[derive(Serialize)]
@@ -58,14 +103,76 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         system: parts.system.as_deref().filter(|s| !s.is_empty()),
         messages: parts.messages.iter().map(message).collect(),
         tools: parts.tools.iter().map(tool).collect(),
+        stream: parts.stream,
     };
     crate::render::to_value(&body)
 }
 
+static EMPTY_INPUT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+
+/// Tool results come first in a user message (the API requires it); empty text blocks are
+/// left out (rejected: "text content blocks must be non-empty"); a tool use whose input was
+/// not an object (cut by `max_tokens`) is replayed with `{}`, the only shape the API takes.
 fn message(m: &Message) -> WireMessage<'_> {
+    if let [Part::Text(text)] = m.parts.as_slice() {
+        return WireMessage {
+            role: m.role.as_str(),
+            content: Content::Text(text),
+        };
+    }
+    let (results, rest): (Vec<&Part>, Vec<&Part>) = m
+        .parts
+        .iter()
+        .partition(|p| matches!(p, Part::ToolResult { .. }));
+    let blocks = results
+        .into_iter()
+        .chain(rest)
+        .filter_map(|p| match p {
+            Part::Text(text) if text.is_empty() => None,
+            Part::Text(text) => Some(Block::Text { text }),
+            Part::Image { media_type, data } => Some(image(media_type, data)),
+            Part::ToolUse { id, name, input } => Some(Block::ToolUse {
+                id,
+                name,
+                input: if input.is_object() {
+                    input
+                } else {
+                    &EMPTY_INPUT
+                },
+            }),
+            Part::ToolResult {
+                id,
+                content,
+                is_error,
+                ..
+            } => Some(Block::ToolResult {
+                tool_use_id: id,
+                content: content
+                    .iter()
+                    .filter_map(|c| match c {
+                        ResultPart::Text(text) if text.is_empty() => None,
+                        ResultPart::Text(text) => Some(Block::Text { text }),
+                        ResultPart::Image { media_type, data } => Some(image(media_type, data)),
+                    })
+                    .collect(),
+                is_error: *is_error,
+            }),
+        })
+        .collect();
     WireMessage {
         role: m.role.as_str(),
-        content: &m.text,
+        content: Content::Blocks(blocks),
+    }
+}
+
+fn image<'a>(media_type: &'a str, data: &'a str) -> Block<'a> {
+    Block::Image {
+        source: Source {
+            kind: "base64",
+            media_type,
+            data,
+        },
     }
 }
 
@@ -75,4 +182,157 @@ fn tool(t: &ToolSpec) -> WireTool<'_> {
         description: t.description.as_deref().filter(|d| !d.is_empty()),
         input_schema: &t.schema,
     }
+}
+
+const D: Dialect = Dialect::Anthropic;
+
+/// A `message` response: `content` blocks (text, tool_use; thinking and others skipped),
+/// `stop_reason`, `usage`.
+pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
+    if str_at(v, "/type") == Some("error") {
+        return Err(api_error(v));
+    }
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ProviderError::decode(D, "no `content` array in the message"))?;
+    let mut parts = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        match str_at(b, "/type") {
+            Some("text") => {
+                let text = str_at(b, "/text").ok_or_else(|| {
+                    ProviderError::decode(D, format!("content[{i}]: text block without `text`"))
+                })?;
+                if !text.is_empty() {
+                    parts.push(Part::Text(text.to_string()));
+                }
+            }
+            Some("tool_use") => {
+                let (Some(id), Some(name)) = (str_at(b, "/id"), str_at(b, "/name")) else {
+                    return Err(ProviderError::decode(
+                        D,
+                        format!("content[{i}]: tool_use block without `id` or `name`"),
+                    ));
+                };
+                let input = match b.get("input") {
+                    Some(o @ Value::Object(_)) => o.clone(),
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(other) => Value::String(other.to_string()),
+                };
+                parts.push(Part::ToolUse {
+                    id: id.into(),
+                    name: name.into(),
+                    input,
+                });
+            }
+            _ => {}
+        }
+    }
+    let stop = stop_reason(str_at(v, "/stop_reason"));
+    Ok(Reply {
+        stop: settle_stop(stop, &parts),
+        parts,
+        usage: usage(v.get("usage"), &Usage::default()),
+    })
+}
+
+fn stop_reason(reason: Option<&str>) -> Stop {
+    match reason {
+        Some("end_turn" | "stop_sequence") | None => Stop::EndTurn,
+        Some("tool_use") => Stop::ToolUse,
+        Some("max_tokens") => Stop::MaxTokens,
+        Some("refusal") => Stop::Refusal,
+        Some(other) => Stop::Other(other.into()),
+    }
+}
+
+/// Usage fields present in `u` override `base` (a stream's `message_delta` repeats or
+/// updates what `message_start` said). `input_tokens` is the uncached remainder, so cache
+/// reads and writes are added to it.
+fn usage(u: Option<&Value>, base: &Usage) -> Usage {
+    let Some(u) = u else {
+        return base.clone();
+    };
+    let read = count_at(u, "/cache_read_input_tokens").or(base.cache_read_tokens);
+    let write = count_at(u, "/cache_creation_input_tokens").or(base.cache_write_tokens);
+    let uncached = count_at(u, "/input_tokens");
+    let input = match uncached {
+        Some(n) => n + read.unwrap_or(0) + write.unwrap_or(0),
+        None => base.input_tokens,
+    };
+    Usage {
+        input_tokens: input,
+        output_tokens: count_at(u, "/output_tokens").unwrap_or(base.output_tokens),
+        cache_read_tokens: read,
+        cache_write_tokens: write,
+    }
+}
+
+fn api_error(v: &Value) -> ProviderError {
+    ProviderError::Api {
+        dialect: D,
+        message: error_message(v).unwrap_or_else(|| v.to_string()),
+    }
+}
+
+/// One stream event; the data's `type` names it (the SSE `event:` name is the same).
+pub(crate) fn feed(
+    acc: &mut Assembly,
+    event: Option<&str>,
+    v: &Value,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    let kind = str_at(v, "/type").or(event).unwrap_or("");
+    let index = || {
+        count_at(v, "/index")
+            .map(|i| i.to_string())
+            .ok_or_else(|| ProviderError::decode(D, format!("{kind} event without `index`")))
+    };
+    match kind {
+        "message_start" => acc.usage = usage(v.pointer("/message/usage"), &acc.usage),
+        "content_block_start" => {
+            let key = index()?;
+            let block = v.get("content_block").unwrap_or(&Value::Null);
+            match str_at(block, "/type") {
+                Some("text") => acc.text(&key, str_at(block, "/text").unwrap_or(""), out),
+                Some("tool_use") => {
+                    let (Some(id), Some(name)) = (str_at(block, "/id"), str_at(block, "/name"))
+                    else {
+                        return Err(ProviderError::decode(
+                            D,
+                            "content_block_start: tool_use without `id` or `name`",
+                        ));
+                    };
+                    // The start carries `input: {}`; the real input follows as JSON deltas.
+                    acc.tool(&key, id, name, "", out);
+                }
+                _ => {}
+            }
+        }
+        "content_block_delta" => {
+            let key = index()?;
+            match str_at(v, "/delta/type") {
+                Some("text_delta") => acc.text(&key, str_at(v, "/delta/text").unwrap_or(""), out),
+                Some("input_json_delta") => {
+                    let part = str_at(v, "/delta/partial_json").unwrap_or("");
+                    if !acc.args(&key, part) {
+                        return Err(ProviderError::decode(
+                            D,
+                            format!("input_json_delta for block {key}, which is not a tool use"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        "message_delta" => {
+            acc.stop = Some(stop_reason(str_at(v, "/delta/stop_reason")));
+            acc.usage = usage(v.get("usage"), &acc.usage);
+        }
+        "message_stop" => acc.done = true,
+        "error" => return Err(api_error(v)),
+        // ping, content_block_stop, and event types added later.
+        _ => {}
+    }
+    Ok(())
 }

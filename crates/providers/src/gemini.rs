@@ -1,4 +1,5 @@
-//! Google Gemini generateContent: schema rules (§2.3, §2.5 "Gemini") and the request body.
+//! Google Gemini generateContent: schema rules (§2.3, §2.5 "Gemini"), the request body with
+//! `functionCall`/`functionResponse` parts, and the response and stream decoding.
 //!
 //! By default schemas go out as `parametersJsonSchema` (plain JSON Schema, as gemini-cli and
 //! goose send them); with `gemini_openapi` they go out as `parameters`, the OpenAPI 3.0 subset
@@ -7,10 +8,15 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use switchboard_core::Dialect;
+
+use crate::conversation::{GEMINI_SYNTH_ID, Part as Piece, result_text};
 use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
 use crate::render::{RequestParts, Role, ToolSpec};
+use crate::reply::{Reply, Stop, Usage, count_at, error_message, settle_stop, str_at};
 use crate::schema::{self, Log, join, types, walk_post};
+use crate::stream::{Assembly, StreamEvent};
 
 /// Keywords `parameters` accepts (python-genai `Schema`, minus `additionalProperties`, which
 /// the Developer API rejects, and `title`, `defs`/`ref`, which it does not resolve).
@@ -538,8 +544,27 @@ struct SystemInstruction<'a> {
 }
 
 #[derive(Serialize)]
-struct Part<'a> {
-    text: &'a str,
+#[serde(rename_all = "camelCase")]
+enum Part<'a> {
+    InlineData {
+        #[serde(rename = "mimeType")]
+        mime_type: &'a str,
+        data: &'a str,
+    },
+    FunctionCall {
+        name: &'a str,
+        args: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+    },
+    FunctionResponse {
+        name: &'a str,
+        response: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+    },
+    #[serde(untagged)]
+    Text { text: &'a str },
 }
 
 #[derive(Serialize)]
@@ -560,8 +585,15 @@ struct Declaration<'a> {
     parameters_json_schema: Option<&'a Value>,
 }
 
+static EMPTY_ARGS: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+
 /// The `POST models/{model}:generateContent` body. The model is part of the URL, not the
 /// body; the assistant role is called `model`; all tools go into one `functionDeclarations`.
+/// Tool uses become `functionCall` parts and results `functionResponse` parts (`name` plus
+/// `response: {"output": text}` or `{"error": text}`), results first in their message; ids
+/// synthesized at decoding are left out (the API pairs by name and order), real ones are
+/// echoed. Images are `inlineData`; in results they become a text note.
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let decls: Vec<Declaration> = parts
         .tools
@@ -577,12 +609,12 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                     Role::User => "user",
                     Role::Assistant => "model",
                 },
-                parts: vec![Part { text: &m.text }],
+                parts: wire_parts(&m.parts),
             })
             .collect(),
         system_instruction: parts.system.as_deref().filter(|s| !s.is_empty()).map(|s| {
             SystemInstruction {
-                parts: vec![Part { text: s }],
+                parts: vec![Part::Text { text: s }],
             }
         }),
         tools: if decls.is_empty() {
@@ -594,6 +626,51 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         },
     };
     crate::render::to_value(&body)
+}
+
+fn real_id(id: &str) -> Option<&str> {
+    (!id.starts_with(GEMINI_SYNTH_ID) && !id.is_empty()).then_some(id)
+}
+
+fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
+    let (results, rest): (Vec<&Piece>, Vec<&Piece>) = parts
+        .iter()
+        .partition(|p| matches!(p, Piece::ToolResult { .. }));
+    results
+        .into_iter()
+        .chain(rest)
+        .filter_map(|p| match p {
+            Piece::Text(text) if text.is_empty() => None,
+            Piece::Text(text) => Some(Part::Text { text }),
+            Piece::Image { media_type, data } => Some(Part::InlineData {
+                mime_type: media_type,
+                data,
+            }),
+            Piece::ToolUse { id, name, input } => Some(Part::FunctionCall {
+                name,
+                args: if input.is_object() {
+                    input
+                } else {
+                    &EMPTY_ARGS
+                },
+                id: real_id(id),
+            }),
+            Piece::ToolResult {
+                id,
+                name,
+                content,
+                is_error,
+            } => Some(Part::FunctionResponse {
+                name,
+                response: if *is_error {
+                    json!({ "error": result_text(content) })
+                } else {
+                    json!({ "output": result_text(content) })
+                },
+                id: real_id(id),
+            }),
+        })
+        .collect()
 }
 
 fn declaration(t: &ToolSpec, openapi: bool) -> Declaration<'_> {
@@ -610,4 +687,164 @@ fn declaration(t: &ToolSpec, openapi: bool) -> Declaration<'_> {
         parameters: schema.filter(|_| openapi),
         parameters_json_schema: schema.filter(|_| !openapi),
     }
+}
+
+const D: Dialect = Dialect::Gemini;
+
+/// A `GenerateContentResponse`: the first candidate's `content.parts` (`text`, skipping
+/// `thought` parts, and `functionCall`), its `finishReason`, `usageMetadata`, and
+/// `promptFeedback.blockReason` when the prompt was blocked (no candidates).
+pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
+    if v.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(ProviderError::Api {
+            dialect: D,
+            message: error_message(v).unwrap_or_else(|| v.to_string()),
+        });
+    }
+    if !v.is_object() {
+        return Err(ProviderError::decode(
+            D,
+            "the response is not a JSON object",
+        ));
+    }
+    let mut parts = Vec::new();
+    let mut out = Vec::new();
+    let mut acc = Assembly::default();
+    chunk(&mut acc, v, &mut out)?;
+    let stop = acc.stop.clone().unwrap_or(Stop::EndTurn);
+    for (_, block) in acc.blocks {
+        match block {
+            crate::stream::Block::Text(t) => {
+                if !t.is_empty() {
+                    parts.push(Piece::Text(t));
+                }
+            }
+            crate::stream::Block::Tool { id, name, args } => parts.push(Piece::ToolUse {
+                id,
+                name,
+                input: crate::conversation::parse_arguments(&args),
+            }),
+        }
+    }
+    if v.get("candidates").is_none() && acc.stop.is_none() {
+        return Err(ProviderError::decode(
+            D,
+            "no `candidates` and no `promptFeedback.blockReason` in the response",
+        ));
+    }
+    Ok(Reply {
+        stop: settle_stop(stop, &parts),
+        parts,
+        usage: acc.usage,
+    })
+}
+
+fn finish_reason(reason: &str) -> Stop {
+    match reason {
+        "STOP" => Stop::EndTurn,
+        "MAX_TOKENS" => Stop::MaxTokens,
+        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => {
+            Stop::Refusal
+        }
+        other => Stop::Other(other.into()),
+    }
+}
+
+fn usage(u: &Value) -> Usage {
+    Usage {
+        input_tokens: count_at(u, "/promptTokenCount").unwrap_or(0),
+        output_tokens: count_at(u, "/candidatesTokenCount").unwrap_or(0)
+            + count_at(u, "/thoughtsTokenCount").unwrap_or(0),
+        cache_read_tokens: count_at(u, "/cachedContentTokenCount"),
+        cache_write_tokens: None,
+    }
+}
+
+/// One response chunk (a whole response is one chunk too). Text parts are deltas; a
+/// `functionCall` arrives whole, with its arguments as an object; calls without an `id` get
+/// `gemini-call-N`, N counting calls in this reply.
+fn chunk(acc: &mut Assembly, v: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+    if let Some(u) = v.get("usageMetadata").filter(|u| u.is_object()) {
+        acc.usage = usage(u);
+    }
+    if let Some(reason) = str_at(v, "/promptFeedback/blockReason") {
+        acc.stop = Some(Stop::Refusal);
+        acc.text(
+            "text-blocked",
+            &format!("(the prompt was blocked: {reason})"),
+            out,
+        );
+        out.clear();
+        return Ok(());
+    }
+    let Some(candidate) = v.pointer("/candidates/0") else {
+        return Ok(());
+    };
+    if let Some(parts) = candidate.pointer("/content/parts") {
+        let parts = parts
+            .as_array()
+            .ok_or_else(|| ProviderError::decode(D, "`content.parts` is not an array"))?;
+        for (i, p) in parts.iter().enumerate() {
+            if p.get("thought").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            if let Some(text) = str_at(p, "/text") {
+                // Consecutive text joins one block; text after a call starts a new one.
+                let key = format!("text{}", acc.blocks.len());
+                let key = match acc.blocks.last() {
+                    Some((k, crate::stream::Block::Text(_))) => k.clone(),
+                    _ => key,
+                };
+                acc.text(&key, text, out);
+            } else if let Some(call) = p.get("functionCall") {
+                let name = str_at(call, "/name").ok_or_else(|| {
+                    ProviderError::decode(D, format!("parts[{i}]: functionCall without `name`"))
+                })?;
+                let n = acc
+                    .blocks
+                    .iter()
+                    .filter(|(_, b)| matches!(b, crate::stream::Block::Tool { .. }))
+                    .count();
+                let id = str_at(call, "/id")
+                    .filter(|id| !id.is_empty())
+                    .map_or_else(|| format!("{GEMINI_SYNTH_ID}{n}"), str::to_string);
+                let args = match call.get("args") {
+                    Some(a @ Value::Object(_)) => a.to_string(),
+                    None | Some(Value::Null) => "{}".to_string(),
+                    // Not an object: keep it as text, so the loop can answer.
+                    Some(other) => other.to_string(),
+                };
+                acc.tool(&format!("call{n}"), &id, name, &args, out);
+            }
+        }
+    }
+    if let Some(reason) = str_at(candidate, "/finishReason") {
+        acc.stop = Some(finish_reason(reason));
+    }
+    Ok(())
+}
+
+/// One streamed chunk (`alt=sse`: each event's data is a whole `GenerateContentResponse`).
+pub(crate) fn feed(
+    acc: &mut Assembly,
+    v: &Value,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    let v = match v {
+        // Without `alt=sse` the stream is one JSON array; accept its elements too.
+        Value::Array(items) => {
+            for item in items {
+                feed(acc, item, out)?;
+            }
+            return Ok(());
+        }
+        other => other,
+    };
+    if v.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(ProviderError::Api {
+            dialect: D,
+            message: error_message(v).unwrap_or_else(|| v.to_string()),
+        });
+    }
+    chunk(acc, v, out)
 }

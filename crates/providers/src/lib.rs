@@ -2,26 +2,36 @@
 //!
 //! Entry points: [`sanitize()`] rewrites one input schema for a dialect, [`prepare_tool`] does
 //! that plus the tool-level rules, [`render_request`] builds the exact request body, and
-//! [`check_limits`] reports hard limits a request would break.
+//! [`check_limits`] reports hard limits a request would break. A conversation is [`Message`]s
+//! of [`Part`]s; [`decode_reply`] and [`StreamDecoder`] turn responses into a [`Reply`];
+//! [`endpoint()`] says where a request goes. Nothing here does I/O.
 
 mod anthropic;
 pub mod arguments;
+pub mod conversation;
 pub mod count;
+pub mod endpoint;
 pub mod error;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
 mod refs;
 pub mod render;
+pub mod reply;
 pub mod sanitize;
 pub mod schema;
+pub mod stream;
 mod strict;
 
+pub use conversation::{Message, Part, ResultPart, Role, accepts_result_images};
+pub use endpoint::{Endpoint, api_key_env, default_base_url, endpoint};
 pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{
-    LimitViolation, Message, PreparedTool, RequestParts, Role, ToolSpec, check_limits,
-    prepare_tool, render_request, to_bytes,
+    LimitViolation, PreparedTool, RequestParts, ToolSpec, check_limits, prepare_tool,
+    render_request, to_bytes,
 };
+pub use reply::{Reply, Stop, Usage, decode_error, decode_reply};
 pub use sanitize::{SanitizeOptions, sanitize};
 pub use schema::{Change, Sanitized};
+pub use stream::{StreamDecoder, StreamEvent};

@@ -1,13 +1,18 @@
-//! OpenAI Chat Completions: schema rules (§2.2, §2.5 "OpenAI Chat non-strict" and strict) and
-//! the request body.
+//! OpenAI Chat Completions: schema rules (§2.2, §2.5 "OpenAI Chat non-strict" and strict), the
+//! request body with assistant `tool_calls` and `role: "tool"` results, and the response and
+//! stream decoding (also for Ollama, llama.cpp, vLLM and LM Studio).
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use switchboard_core::Dialect;
 
+use crate::conversation::{Part, arguments_text, parse_arguments, result_text};
 use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
 use crate::render::{RequestParts, ToolSpec};
+use crate::reply::{Reply, Stop, Usage, count_at, error_message, settle_stop, str_at};
 use crate::schema::{self, Log, join, walk_pre};
+use crate::stream::{Assembly, StreamEvent};
 use crate::strict;
 
 /// Common pass for both OpenAI APIs, then strict conversion when asked. Returns
@@ -56,12 +61,60 @@ struct Body<'a> {
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
 }
 
 #[derive(Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<Content<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<ToolCall<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+/// A text-only message stays a string; a message with images is a list of parts.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(String),
+    Parts(Vec<ContentPart<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentPart<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct ToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Call<'a>,
+}
+
+#[derive(Serialize)]
+struct Call<'a> {
+    name: &'a str,
+    arguments: String,
 }
 
 #[derive(Serialize)]
@@ -81,25 +134,125 @@ struct Function<'a> {
 }
 
 /// The `POST /v1/chat/completions` body: the system prompt is the first message; `strict` is
-/// always sent explicitly.
+/// always sent explicitly. An assistant message carries its tool uses as `tool_calls`
+/// (arguments as a JSON string); a user message's tool results become one `role: "tool"`
+/// message each, in order, before any other user content. Tool messages are text only:
+/// images become a note, and an error result's text is prefixed `Error: ` (the format has no
+/// error flag).
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = parts.system.as_deref().filter(|s| !s.is_empty()) {
-        messages.push(WireMessage {
-            role: "system",
-            content: system,
-        });
+        messages.push(text_message("system", system.to_string()));
     }
-    messages.extend(parts.messages.iter().map(|m| WireMessage {
-        role: m.role.as_str(),
-        content: &m.text,
-    }));
+    for m in &parts.messages {
+        match m.role {
+            crate::Role::Assistant => messages.push(assistant(&m.parts)),
+            crate::Role::User => user(&m.parts, &mut messages),
+        }
+    }
     let body = Body {
         model: &parts.model,
         messages,
         tools: parts.tools.iter().map(tool).collect(),
+        stream: parts.stream,
+        stream_options: parts.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
     };
     crate::render::to_value(&body)
+}
+
+fn text_message(role: &'static str, text: String) -> WireMessage<'static> {
+    WireMessage {
+        role,
+        content: Some(Content::Text(text)),
+        tool_calls: Vec::new(),
+        tool_call_id: None,
+    }
+}
+
+fn assistant(parts: &[Part]) -> WireMessage<'_> {
+    let text: String = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    let tool_calls: Vec<ToolCall> = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolUse { id, name, input } => Some(ToolCall {
+                id,
+                kind: "function",
+                function: Call {
+                    name,
+                    arguments: arguments_text(input),
+                },
+            }),
+            _ => None,
+        })
+        .collect();
+    WireMessage {
+        role: "assistant",
+        // "Required unless tool_calls is specified."
+        content: (!text.is_empty() || tool_calls.is_empty()).then_some(Content::Text(text)),
+        tool_calls,
+        tool_call_id: None,
+    }
+}
+
+fn user<'a>(parts: &'a [Part], out: &mut Vec<WireMessage<'a>>) {
+    let mut rest = Vec::new();
+    for p in parts {
+        match p {
+            Part::ToolResult {
+                id,
+                content,
+                is_error,
+                ..
+            } => {
+                let mut text = result_text(content);
+                if *is_error && !text.starts_with("Error") {
+                    text.insert_str(0, "Error: ");
+                }
+                out.push(WireMessage {
+                    role: "tool",
+                    content: Some(Content::Text(text)),
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some(id),
+                });
+            }
+            Part::Text(text) => rest.push(ContentPart::Text { text }),
+            Part::Image { media_type, data } => rest.push(ContentPart::ImageUrl {
+                image_url: ImageUrl {
+                    url: format!("data:{media_type};base64,{data}"),
+                },
+            }),
+            // A tool use in a user message has no place in this format.
+            Part::ToolUse { .. } => {}
+        }
+    }
+    let content = match rest.as_slice() {
+        [] => return,
+        [ContentPart::Text { text }] => Content::Text(text.to_string()),
+        _ if rest.iter().all(|p| matches!(p, ContentPart::Text { .. })) => Content::Text(
+            rest.iter()
+                .filter_map(|p| match p {
+                    ContentPart::Text { text } => Some(*text),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => Content::Parts(rest),
+    };
+    out.push(WireMessage {
+        role: "user",
+        content: Some(content),
+        tool_calls: Vec::new(),
+        tool_call_id: None,
+    });
 }
 
 fn tool(t: &ToolSpec) -> WireTool<'_> {
@@ -112,4 +265,148 @@ fn tool(t: &ToolSpec) -> WireTool<'_> {
             strict: t.strict,
         },
     }
+}
+
+const D: Dialect = Dialect::OpenAiChat;
+
+/// A `chat.completion`: the first choice's `message` (`content`, `refusal`, `tool_calls`),
+/// its `finish_reason`, and `usage`. Tool calls without an id (some local servers) get
+/// `call_N`.
+pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
+    if v.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(ProviderError::Api {
+            dialect: D,
+            message: error_message(v).unwrap_or_else(|| v.to_string()),
+        });
+    }
+    let choice = v
+        .pointer("/choices/0")
+        .ok_or_else(|| ProviderError::decode(D, "no `choices[0]` in the completion"))?;
+    let message = choice
+        .get("message")
+        .ok_or_else(|| ProviderError::decode(D, "choices[0] has no `message`"))?;
+    let mut parts = Vec::new();
+    if let Some(text) = str_at(message, "/content").filter(|t| !t.is_empty()) {
+        parts.push(Part::Text(text.into()));
+    }
+    let refusal = str_at(message, "/refusal").filter(|t| !t.is_empty());
+    if let Some(text) = refusal {
+        parts.push(Part::Text(text.into()));
+    }
+    if let Some(calls) = message.get("tool_calls").filter(|c| !c.is_null()) {
+        let calls = calls
+            .as_array()
+            .ok_or_else(|| ProviderError::decode(D, "`tool_calls` is not an array"))?;
+        for (i, call) in calls.iter().enumerate() {
+            let name = str_at(call, "/function/name").ok_or_else(|| {
+                ProviderError::decode(D, format!("tool_calls[{i}] has no `function.name`"))
+            })?;
+            let id = str_at(call, "/id")
+                .filter(|id| !id.is_empty())
+                .map_or_else(|| format!("call_{i}"), str::to_string);
+            let input = match call.pointer("/function/arguments") {
+                Some(Value::String(raw)) => parse_arguments(raw),
+                // Some servers send the arguments as an object.
+                Some(o @ Value::Object(_)) => o.clone(),
+                None | Some(Value::Null) => json!({}),
+                Some(other) => Value::String(other.to_string()),
+            };
+            parts.push(Part::ToolUse {
+                id,
+                name: name.into(),
+                input,
+            });
+        }
+    }
+    let stop = if refusal.is_some() {
+        Stop::Refusal
+    } else {
+        finish_reason(str_at(choice, "/finish_reason"))
+    };
+    Ok(Reply {
+        stop: settle_stop(stop, &parts),
+        parts,
+        usage: usage(v.get("usage")),
+    })
+}
+
+fn finish_reason(reason: Option<&str>) -> Stop {
+    match reason {
+        Some("stop") | None => Stop::EndTurn,
+        Some("tool_calls" | "function_call") => Stop::ToolUse,
+        Some("length") => Stop::MaxTokens,
+        Some("content_filter") => Stop::Refusal,
+        Some(other) => Stop::Other(other.into()),
+    }
+}
+
+fn usage(u: Option<&Value>) -> Usage {
+    let Some(u) = u.filter(|u| u.is_object()) else {
+        return Usage::default();
+    };
+    Usage {
+        input_tokens: count_at(u, "/prompt_tokens").unwrap_or(0),
+        output_tokens: count_at(u, "/completion_tokens").unwrap_or(0),
+        cache_read_tokens: count_at(u, "/prompt_tokens_details/cached_tokens"),
+        cache_write_tokens: None,
+    }
+}
+
+/// One `chat.completion.chunk`: text in `choices[0].delta.content`, tool calls by
+/// `delta.tool_calls[].index` (the first chunk of a call has its id and name, later ones
+/// argument pieces), `finish_reason`, and with `include_usage` a last chunk with `usage`
+/// and no choices.
+pub(crate) fn feed(
+    acc: &mut Assembly,
+    v: &Value,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    if v.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(ProviderError::Api {
+            dialect: D,
+            message: error_message(v).unwrap_or_else(|| v.to_string()),
+        });
+    }
+    if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+        acc.usage = usage(Some(u));
+    }
+    let Some(choice) = v.pointer("/choices/0") else {
+        return Ok(());
+    };
+    if let Some(text) = str_at(choice, "/delta/content") {
+        acc.text("text", text, out);
+    }
+    if let Some(text) = str_at(choice, "/delta/refusal") {
+        acc.text("text", text, out);
+        acc.refused = true;
+    }
+    if let Some(calls) = choice
+        .pointer("/delta/tool_calls")
+        .and_then(Value::as_array)
+    {
+        for (n, call) in calls.iter().enumerate() {
+            let index = count_at(call, "/index").unwrap_or(n as u64);
+            let key = format!("call{index}");
+            let args = str_at(call, "/function/arguments").unwrap_or("");
+            if acc.block(&key).is_some() {
+                acc.args(&key, args);
+                continue;
+            }
+            let name = str_at(call, "/function/name").ok_or_else(|| {
+                ProviderError::decode(D, format!("tool call {index} starts without a name"))
+            })?;
+            let id = str_at(call, "/id")
+                .filter(|id| !id.is_empty())
+                .map_or_else(|| format!("call_{index}"), str::to_string);
+            acc.tool(&key, &id, name, args, out);
+        }
+    }
+    if let Some(reason) = str_at(choice, "/finish_reason") {
+        acc.stop = Some(if acc.refused {
+            Stop::Refusal
+        } else {
+            finish_reason(Some(reason))
+        });
+    }
+    Ok(())
 }

@@ -9,48 +9,11 @@ use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::Dialect;
 
+pub use crate::conversation::{Message, Part, ResultPart, Role};
 use crate::error::ProviderError;
 use crate::sanitize::{SanitizeOptions, sanitize};
 use crate::schema::Change;
 use crate::{anthropic, gemini, openai_chat, openai_responses};
-
-/// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The person (or program) asking.
-    User,
-    /// The model.
-    Assistant,
-}
-
-impl Role {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
-}
-
-/// A plain text message, in no provider's shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Message {
-    /// Its author.
-    pub role: Role,
-    /// Its text.
-    pub text: String,
-}
-
-impl Message {
-    /// A user message.
-    pub fn user(text: impl Into<String>) -> Self {
-        Self {
-            role: Role::User,
-            text: text.into(),
-        }
-    }
-}
 
 /// One tool ready to render: public name, description and sanitized schema.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -80,6 +43,10 @@ pub struct RequestParts {
     pub max_tokens: u32,
     /// Gemini: schemas go in `parameters` (OpenAPI subset) instead of `parametersJsonSchema`.
     pub gemini_openapi: bool,
+    /// Ask for a streamed response: Anthropic and OpenAI get `"stream": true` (OpenAI Chat
+    /// also `stream_options.include_usage`); Gemini streams by URL (see [`crate::endpoint`])
+    /// and its body is unchanged.
+    pub stream: bool,
 }
 
 /// A hard provider limit the request would break.

@@ -115,6 +115,7 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     tools: chunk.to_vec(),
                     max_tokens: 64,
                     gemini_openapi: opts.gemini_openapi,
+                    stream: false,
                 };
                 let body = render_request(dialect, &parts);
                 for v in validator::validate_request(dialect, &body) {

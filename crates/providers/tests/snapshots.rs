@@ -74,6 +74,7 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         tools: specs,
         max_tokens: 1024,
         gemini_openapi: opts.gemini_openapi,
+        stream: false,
     };
     let body = render_request(dialect, &parts);
     assert_eq!(to_bytes(&body), to_bytes(&render_request(dialect, &parts)));
