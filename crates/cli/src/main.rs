@@ -8,7 +8,9 @@ mod eval;
 mod inspect;
 mod lint_cmd;
 mod output;
+mod pins_cmd;
 mod rent_view;
+mod serve;
 mod servers;
 mod source;
 
@@ -96,6 +98,24 @@ enum Command {
     },
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     Eval(eval::EvalArgs),
+    /// Serve every configured server as one MCP server, over stdio (default) or HTTP.
+    ///
+    /// Tools, resources and prompts of all servers are aggregated under unique names; the
+    /// config's tools.allow/deny, approve and pin settings apply. Put it in front of your
+    /// servers in Claude Desktop or Claude Code:
+    ///   {"mcpServers": {"switchboard": {"command": "switchboard", "args": ["serve", "--config", "/path/switchboard.toml"]}}}
+    /// Over HTTP (endpoint /mcp; a non-loopback address needs a token):
+    ///   SB_TOKEN=... switchboard serve --http 127.0.0.1:8931 --token-env SB_TOKEN
+    Serve(serve::ServeArgs),
+    /// Show and approve the tool definitions `serve` has pinned.
+    ///
+    /// serve records each tool's definition the first time it sees it; a server that later
+    /// changes a tool (description, schema, annotations) has the tool withheld under
+    /// pin = "enforce" until you approve the change:
+    ///   switchboard pins list
+    ///   switchboard pins diff docs/search
+    ///   switchboard pins approve docs/search
+    Pins(pins_cmd::PinsArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
     #[command(hide = true)]
     DemoServer {
@@ -136,6 +156,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Inspect(args) => inspect::run(&cli.global, args).await,
         Command::Lint { args, command } => lint(&cli.global, args, command).await,
         Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
+        Command::Serve(args) => serve::run(&cli.global, args).await,
+        Command::Pins(args) => pins_cmd::run(&cli.global, args),
         Command::DemoServer { name } => {
             let backend = switchboard_gateway::demo::backend(&name)?;
             switchboard_gateway::serve_stdio(backend).await?;

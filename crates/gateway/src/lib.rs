@@ -1,9 +1,19 @@
-//! switchboard-gateway: the aggregating MCP server and the embedded demo servers (the only rmcp
-//! server user).
+//! switchboard-gateway: the aggregating MCP server (`switchboard serve`) and the embedded demo
+//! servers (the only rmcp server user).
+//!
+//! [`Gateway::start`] connects to every configured server; [`serve_stdio`] and [`HttpServer`]
+//! put one MCP server in front of them all. Every decision (names, allow/deny, approval, pins)
+//! comes from switchboard-host and switchboard-core; this crate only serves.
 
 pub mod demo;
 pub mod error;
+pub mod gateway;
+pub mod handler;
+pub mod http;
 pub mod static_server;
+pub mod view;
 
 pub use error::GatewayError;
+pub use gateway::{Expose, Gateway, Options};
+pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_stdio as serve_gateway_stdio};
 pub use static_server::{Backend, serve_stdio};

@@ -66,4 +66,28 @@ pub enum HostError {
         /// The names that exist, comma-separated (or "none").
         known: String,
     },
+    /// The pin store could not be opened, read or written.
+    #[error("pin store {}: {message}", path.display())]
+    PinStore {
+        /// The store file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// `pins approve`/`pins diff` named a tool that has never been pinned.
+    #[error("no pin for {server}/{tool}; `switchboard pins list` shows what is pinned")]
+    NoPin {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
+    /// `pins approve` on a tool whose definition has not changed.
+    #[error("{server}/{tool} has no changed definition waiting for approval")]
+    NothingToApprove {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
 }

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod error;
+pub mod pins;
 pub mod policy;
 pub mod translate;
 

@@ -1,0 +1,124 @@
+//! `switchboard serve`: one MCP server in front of every configured server, over stdio or
+//! Streamable HTTP, with the config's allow/deny lists, approvals and tool pinning applied.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use switchboard_core::Secret;
+use switchboard_gateway::{Expose, Gateway, HttpOptions, HttpServer, Options};
+use switchboard_host::config::PinMode;
+use switchboard_host::pins::{self, PinStore};
+
+use crate::{Global, source};
+
+/// What `--expose` offers.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum ExposeArg {
+    /// Every allowed tool, resource and prompt of every server.
+    #[default]
+    All,
+    /// Only search_tools and call_tool, for hosts that choke on many tools.
+    Facade,
+}
+
+/// Arguments of `switchboard serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Serve on stdin/stdout (the default): what Claude Desktop and Claude Code start.
+    #[arg(long, conflicts_with = "http")]
+    pub stdio: bool,
+    /// Serve Streamable HTTP at http://ADDR/mcp instead, e.g. 127.0.0.1:8931. Port 0 picks a
+    /// free port; the URL is printed on stderr. A non-loopback address needs --token-env.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// `all` tools, or the search `facade` (search_tools + call_tool).
+    #[arg(long, value_enum, default_value_t = ExposeArg::All)]
+    pub expose: ExposeArg,
+    /// HTTP only: require `Authorization: Bearer <token>`, the token read from this environment
+    /// variable (never from the command line, where other users could see it).
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// The pin store file (default: [settings] pin_store, else pins.sqlite in your user data
+    /// directory).
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+}
+
+/// Run the gateway until the client disconnects (stdio) or Ctrl-C / SIGTERM (HTTP).
+pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let config = source::load_config(global)?;
+    for d in &config.disabled {
+        tracing::warn!("server {:?} disabled: {}", d.name, d.reason);
+    }
+    let token = match &args.token_env {
+        Some(var) => {
+            let value = std::env::var(var)
+                .with_context(|| format!("--token-env {var}: the variable is not set"))?;
+            anyhow::ensure!(
+                value.trim().len() >= 16,
+                "--token-env {var}: the token must be at least 16 characters"
+            );
+            Some(Secret::new(value.trim()))
+        }
+        None => None,
+    };
+    if token.is_some() && args.http.is_none() {
+        anyhow::bail!("--token-env applies to --http only (stdio needs no token)");
+    }
+    if let Some(addr) = args.http {
+        // Refuse before starting any server.
+        anyhow::ensure!(
+            addr.ip().is_loopback() || token.is_some(),
+            "refusing to serve on {addr} without authentication: it is reachable from other machines. Pass --token-env VAR (a variable holding a secret token), or bind 127.0.0.1"
+        );
+    }
+    let pins = if config.servers.iter().any(|s| s.pin != PinMode::Off) {
+        let path = pins::store_path(args.pins.as_deref(), &config.settings)?;
+        Some(PinStore::open(&path)?)
+    } else {
+        None
+    };
+    let expose = match args.expose {
+        ExposeArg::All => Expose::All,
+        ExposeArg::Facade => Expose::Facade,
+    };
+    let gateway = Gateway::start(&config, Options { expose, pins }).await;
+    let result = match args.http {
+        None => switchboard_gateway::serve_gateway_stdio(gateway.clone())
+            .await
+            .map_err(anyhow::Error::from),
+        Some(addr) => serve_http(gateway.clone(), addr, token).await,
+    };
+    gateway.shutdown().await;
+    result?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve_http(
+    gateway: std::sync::Arc<Gateway>,
+    addr: SocketAddr,
+    token: Option<Secret>,
+) -> anyhow::Result<()> {
+    let server = HttpServer::bind(gateway, HttpOptions { addr, token }).await?;
+    eprintln!("switchboard serve: listening on {}", server.url());
+    server.run(shutdown_signal()).await?;
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,254 @@
+//! The gateway's shared state: the upstream sessions, the config, the pin store, the current
+//! [`View`] and the connected clients. One `Gateway` serves every client connection (stdio or
+//! each HTTP session); a background task rebuilds the view when the catalog or the pin store
+//! changes and tells connected clients which lists changed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::service::Peer;
+use switchboard_host::pins::PinStore;
+use switchboard_host::{Config, ServerConfig};
+use switchboard_mcp::{ServerStatus, Sessions};
+use switchboard_search::{Doc, Index};
+use tokio_util::sync::CancellationToken;
+
+use crate::view::{View, Warned};
+
+/// What the gateway exposes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expose {
+    /// Every listed tool, resource and prompt.
+    #[default]
+    All,
+    /// Only `search_tools` and `call_tool` (resources and prompts as with `All`).
+    Facade,
+}
+
+/// How to run the gateway.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Whole catalog or search facade.
+    pub expose: Expose,
+    /// The pin store; `None` disables pinning for every server.
+    pub pins: Option<PinStore>,
+}
+
+/// How often the pin store is checked for approvals made by another process.
+const PIN_POLL: Duration = Duration::from_millis(300);
+
+/// The view and, in facade mode, its search index.
+pub struct Snapshot {
+    /// What clients see.
+    pub view: View,
+    /// Lexical index over the listed tools (facade mode only).
+    pub search: Option<Index>,
+    /// (server, tool) -> index into `view.tools`, for search hits.
+    pub by_pair: HashMap<(String, String), usize>,
+}
+
+/// The shared state of a running gateway.
+pub struct Gateway {
+    sessions: Sessions,
+    servers: Vec<ServerConfig>,
+    by_name: HashMap<String, usize>,
+    pins: Option<PinStore>,
+    warned: Warned,
+    instructions: bool,
+    pub(crate) expose: Expose,
+    snapshot: RwLock<Arc<Snapshot>>,
+    clients: Mutex<Vec<Peer<RoleServer>>>,
+    stop: CancellationToken,
+}
+
+impl Gateway {
+    /// Connect to every server of `config` and build the first view. Servers that fail to start
+    /// are logged and left out; the gateway still serves the others.
+    pub async fn start(config: &Config, options: Options) -> Arc<Gateway> {
+        let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
+        let sessions = Sessions::start(specs).await;
+        for s in sessions.statuses() {
+            if !s.state.is_ready() {
+                tracing::warn!(server = %s.name, state = %s.state.describe(), "upstream server not ready");
+            }
+        }
+        let gateway = Arc::new(Gateway {
+            by_name: config
+                .servers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name().to_string(), i))
+                .collect(),
+            servers: config.servers.clone(),
+            sessions,
+            pins: options.pins,
+            warned: Warned::default(),
+            instructions: config.settings.instructions,
+            expose: options.expose,
+            snapshot: RwLock::new(Arc::new(Snapshot {
+                view: View::default(),
+                search: None,
+                by_pair: HashMap::new(),
+            })),
+            clients: Mutex::new(Vec::new()),
+            stop: CancellationToken::new(),
+        });
+        gateway.rebuild();
+        tokio::spawn(refresh(Arc::downgrade(&gateway), gateway.stop.clone()));
+        gateway
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The upstream sessions.
+    pub fn sessions(&self) -> &Sessions {
+        &self.sessions
+    }
+
+    /// One status per configured upstream server.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.sessions.statuses()
+    }
+
+    /// The config of one upstream server.
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.by_name.get(name).map(|&i| &self.servers[i])
+    }
+
+    /// Remember a connected client so it hears about list changes.
+    pub(crate) fn register(&self, peer: Peer<RoleServer>) {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.retain(|p| !p.is_transport_closed());
+        clients.push(peer);
+    }
+
+    /// Rebuild the view; returns which lists changed (tools, resources, prompts).
+    fn rebuild(&self) -> (bool, bool, bool) {
+        let catalog = self.sessions.catalog();
+        let view = View::build(
+            &catalog,
+            &self.servers,
+            self.pins.as_ref(),
+            &self.warned,
+            self.instructions,
+        );
+        let by_pair: HashMap<(String, String), usize> = view
+            .tools
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match view.routes.get(&t.public) {
+                Some(crate::view::Route::Open { server, def }) => {
+                    Some(((server.clone(), def.name.clone()), i))
+                }
+                _ => None,
+            })
+            .collect();
+        let search = (self.expose == Expose::Facade).then(|| {
+            let docs: Vec<Doc> = catalog
+                .servers
+                .values()
+                .flat_map(|s| {
+                    s.tools
+                        .iter()
+                        .filter(|t| by_pair.contains_key(&(s.server.clone(), t.def.name.clone())))
+                        .map(move |t| Doc::from_entry(s, t))
+                })
+                .collect();
+            Index::build(&docs, None)
+        });
+        let next = Arc::new(Snapshot {
+            view,
+            search,
+            by_pair,
+        });
+        let mut slot = self.snapshot.write().unwrap_or_else(|e| e.into_inner());
+        let old = &slot.view;
+        let new = &next.view;
+        let tools = old.tools.len() != new.tools.len()
+            || old
+                .tools
+                .iter()
+                .zip(&new.tools)
+                .any(|(a, b)| a.public != b.public || a.def != b.def);
+        let resources = old.resources != new.resources || old.templates != new.templates;
+        let prompts = old.prompts != new.prompts;
+        *slot = next;
+        (tools, resources, prompts)
+    }
+
+    /// Tell every connected client which lists changed.
+    async fn notify(&self, tools: bool, resources: bool, prompts: bool) {
+        let clients: Vec<Peer<RoleServer>> = {
+            let mut c = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+            c.retain(|p| !p.is_transport_closed());
+            c.clone()
+        };
+        // In facade mode the two tools never change; clients find changes through search.
+        let tools = tools && self.expose == Expose::All;
+        for peer in clients {
+            let send = async {
+                if tools {
+                    let _ = peer.notify_tool_list_changed().await;
+                }
+                if resources {
+                    let _ = peer.notify_resource_list_changed().await;
+                }
+                if prompts {
+                    let _ = peer.notify_prompt_list_changed().await;
+                }
+            };
+            if tokio::time::timeout(Duration::from_secs(2), send)
+                .await
+                .is_err()
+            {
+                tracing::debug!("a client did not take a list_changed notification in time");
+            }
+        }
+    }
+
+    /// Stop the refresher and close every upstream session.
+    pub async fn shutdown(&self) {
+        self.stop.cancel();
+        self.sessions.shutdown().await;
+    }
+}
+
+/// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
+/// from `switchboard pins approve` in another process), and notify clients of what changed.
+async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
+    let Some(g) = gateway.upgrade() else { return };
+    let mut generation = g.sessions.watch_generation();
+    let mut pins_version = g.pins.as_ref().and_then(|p| p.data_version().ok());
+    drop(g);
+    loop {
+        let catalog_changed = tokio::select! {
+            _ = stop.cancelled() => return,
+            r = generation.changed() => {
+                if r.is_err() {
+                    return;
+                }
+                true
+            }
+            _ = tokio::time::sleep(PIN_POLL) => false,
+        };
+        let Some(g) = gateway.upgrade() else { return };
+        let now = g.pins.as_ref().and_then(|p| p.data_version().ok());
+        if !catalog_changed && now == pins_version {
+            continue;
+        }
+        pins_version = now;
+        let (tools, resources, prompts) = g.rebuild();
+        if tools || resources || prompts {
+            tracing::info!(tools, resources, prompts, "gateway view changed");
+            g.notify(tools, resources, prompts).await;
+        }
+    }
+}

@@ -1,0 +1,471 @@
+//! The view: what the gateway shows its clients for one catalog generation and one state of the
+//! pin store. Built whenever either changes, then shared read-only by every request, so a call
+//! costs one hash-map lookup and never touches the pin store or the catalog lock.
+//!
+//! Names: tools and prompts get the host's public names (`core::names`, Anthropic's rule
+//! `[A-Za-z0-9_-]{1,64}`, a subset of MCP's `[A-Za-z0-9_.-]{1,128}`, so the names also survive a
+//! client that hands them on to a model). `server__tool` by default, the alias instead of the
+//! server when one is configured, the bare tool name under `alias = ""`.
+//!
+//! Resource URIs: a server with `alias = ""` keeps its URIs unchanged; every other server's URIs
+//! and URI templates are shown as `switchboard://PREFIX/ORIGINAL` (PREFIX is the alias or the
+//! server name, percent-encoded), so two servers offering the same URI stay apart and a read is
+//! routed by the prefix.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use switchboard_core::names::NameMap;
+use switchboard_core::{Catalog, Dialect, Tool};
+use switchboard_host::ServerConfig;
+use switchboard_host::config::PinMode;
+use switchboard_host::pins::{PinCheck, PinStore, definition_hash, pinned_definition};
+
+/// The scheme of rewritten resource URIs.
+pub const URI_SCHEME: &str = "switchboard://";
+
+/// Where a public tool name leads.
+#[derive(Clone, Debug)]
+pub enum Route {
+    /// A tool clients may call.
+    Open {
+        /// Configured server name.
+        server: String,
+        /// The definition as the server sent it (name is the server's).
+        def: Tool,
+    },
+    /// A tool the config hides (`tools.allow` / `tools.deny`): not listed, refused on call.
+    Hidden {
+        /// Why, for the caller.
+        reason: String,
+    },
+    /// A tool whose definition changed since it was pinned, under `pin = "enforce"`.
+    Withheld {
+        /// The explanation for the caller.
+        reason: String,
+    },
+}
+
+/// One listed tool: its public name and its definition as clients see it.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Public name.
+    pub public: String,
+    /// Configured server.
+    pub server: String,
+    /// Definition with the public name.
+    pub def: Tool,
+}
+
+/// Everything clients see for one catalog generation and pin-store version.
+#[derive(Debug, Default)]
+pub struct View {
+    /// The catalog generation it was built from.
+    pub generation: u64,
+    /// Listed tools, servers in name order, tools in server order.
+    pub tools: Vec<Listed>,
+    /// Every tool the gateway knows, listed or not, by public name.
+    pub routes: HashMap<String, Route>,
+    /// Listed prompts (definitions with public names, as JSON) and where they lead.
+    pub prompts: Vec<Value>,
+    /// Public prompt name -> (server, prompt name).
+    pub prompt_routes: HashMap<String, (String, String)>,
+    /// Listed resources (rewritten URIs, as JSON).
+    pub resources: Vec<Value>,
+    /// Listed resource templates (rewritten templates, as JSON).
+    pub templates: Vec<Value>,
+    /// Public URI -> (server, original URI), for listed resources.
+    pub resource_routes: HashMap<String, (String, String)>,
+    /// URI prefix (`switchboard://PREFIX/`) -> server, for servers with rewritten URIs.
+    pub uri_prefixes: HashMap<String, String>,
+    /// Servers whose URIs pass through unchanged (`alias = ""`), in config order.
+    pub passthrough: Vec<String>,
+    /// The gateway's combined `instructions`.
+    pub instructions: String,
+}
+
+/// Pin changes already reported under `pin = "warn"`, so each is logged once.
+#[derive(Default)]
+pub struct Warned(Mutex<HashSet<(String, String, String)>>);
+
+/// The tool-name prefix of a server: its alias if it has one (possibly empty), else its name.
+pub fn prefix(server: &ServerConfig) -> &str {
+    server.alias.as_deref().unwrap_or(server.name())
+}
+
+/// Percent-encode everything but unreserved characters (RFC 3986), for a URI authority.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The public form of a server's URI (or URI template).
+pub fn public_uri(server: &ServerConfig, uri: &str) -> String {
+    match server.alias.as_deref() {
+        Some("") => uri.to_string(),
+        _ => format!("{URI_SCHEME}{}/{uri}", encode(prefix(server))),
+    }
+}
+
+/// Change `field` of a JSON object (a definition) to `value`.
+fn with_field(def: &impl serde::Serialize, field: &str, value: &str) -> Option<Value> {
+    let mut v = serde_json::to_value(def).ok()?;
+    v.as_object_mut()?
+        .insert(field.to_string(), Value::String(value.to_string()));
+    Some(v)
+}
+
+impl View {
+    /// Build the view. `pins` is `None` when no server pins (every server has `pin = "off"`).
+    pub fn build(
+        catalog: &Catalog,
+        servers: &[ServerConfig],
+        pins: Option<&PinStore>,
+        warned: &Warned,
+        with_instructions: bool,
+    ) -> View {
+        let configs: BTreeMap<&str, &ServerConfig> =
+            servers.iter().map(|s| (s.name(), s)).collect();
+        let aliases: BTreeMap<String, String> = servers
+            .iter()
+            .filter_map(|s| s.alias.clone().map(|a| (s.name().to_string(), a)))
+            .collect();
+        let mut view = View {
+            generation: catalog.generation,
+            ..View::default()
+        };
+
+        // Tools.
+        let pairs: Vec<(&str, &str)> = catalog
+            .tools()
+            .filter(|(s, _)| configs.contains_key(s))
+            .map(|(s, t)| (s, t.def.name.as_str()))
+            .collect();
+        let names = NameMap::build(Dialect::Anthropic, pairs.iter().copied(), &aliases);
+        for (server, entry) in catalog.tools() {
+            let Some(config) = configs.get(server) else {
+                continue;
+            };
+            let tool = &entry.def;
+            let Some(public) = names.public(server, &tool.name) else {
+                continue;
+            };
+            let route = if !switchboard_host::policy::listed(config, &tool.name) {
+                Route::Hidden {
+                    reason: format!(
+                        "tool {public:?} is not available: the gateway's configuration hides it (tools.allow / tools.deny of server {server:?})"
+                    ),
+                }
+            } else {
+                match pin_state(pins, config, tool, public, warned) {
+                    Some(reason) => Route::Withheld { reason },
+                    None => Route::Open {
+                        server: server.to_string(),
+                        def: tool.clone(),
+                    },
+                }
+            };
+            if let Route::Open { .. } = route {
+                let mut def = tool.clone();
+                def.name = public.to_string();
+                view.tools.push(Listed {
+                    public: public.to_string(),
+                    server: server.to_string(),
+                    def,
+                });
+            }
+            view.routes.insert(public.to_string(), route);
+        }
+
+        // Prompts.
+        let prompt_pairs: Vec<(&str, &str)> = catalog
+            .servers
+            .values()
+            .filter(|s| configs.contains_key(s.server.as_str()))
+            .flat_map(|s| {
+                s.prompts
+                    .iter()
+                    .map(move |p| (s.server.as_str(), p.def.name.as_str()))
+            })
+            .collect();
+        let prompt_names =
+            NameMap::build(Dialect::Anthropic, prompt_pairs.iter().copied(), &aliases);
+        for (server, name) in prompt_pairs {
+            let (Some(public), Some(entry)) = (
+                prompt_names.public(server, name),
+                catalog
+                    .servers
+                    .get(server)
+                    .and_then(|s| s.prompts.iter().find(|p| p.def.name == name)),
+            ) else {
+                continue;
+            };
+            if let Some(v) = with_field(&entry.def, "name", public) {
+                view.prompts.push(v);
+                view.prompt_routes
+                    .insert(public.to_string(), (server.to_string(), name.to_string()));
+            }
+        }
+
+        // Resources and templates.
+        for config in servers {
+            match config.alias.as_deref() {
+                Some("") => view.passthrough.push(config.name().to_string()),
+                _ => {
+                    view.uri_prefixes.insert(
+                        format!("{URI_SCHEME}{}/", encode(prefix(config))),
+                        config.name().to_string(),
+                    );
+                }
+            }
+        }
+        for s in catalog.servers.values() {
+            let Some(config) = configs.get(s.server.as_str()) else {
+                continue;
+            };
+            for r in &s.resources {
+                let public = public_uri(config, &r.def.uri);
+                // Two servers that both pass a URI through: the first keeps it.
+                if view.resource_routes.contains_key(&public) {
+                    tracing::warn!(server = %s.server, uri = %r.def.uri, "resource URI offered by two servers; the first one keeps it");
+                    continue;
+                }
+                if let Some(v) = with_field(&r.def, "uri", &public) {
+                    view.resources.push(v);
+                    view.resource_routes
+                        .insert(public, (s.server.clone(), r.def.uri.clone()));
+                }
+            }
+            for t in &s.resource_templates {
+                let public = public_uri(config, &t.def.uri_template);
+                if let Some(v) = with_field(&t.def, "uriTemplate", &public) {
+                    view.templates.push(v);
+                }
+            }
+        }
+
+        view.instructions = instructions(catalog, servers, with_instructions);
+        view
+    }
+
+    /// Where a public resource URI leads: a listed URI, a URI under a server's prefix (from a
+    /// template), or, failing both, candidates among the pass-through servers.
+    pub fn resolve_uri(&self, uri: &str) -> Vec<(String, String)> {
+        if let Some((s, u)) = self.resource_routes.get(uri) {
+            return vec![(s.clone(), u.clone())];
+        }
+        if let Some(rest) = uri.strip_prefix(URI_SCHEME) {
+            if let Some((p, original)) = rest.split_once('/') {
+                let key = format!("{URI_SCHEME}{p}/");
+                if let Some(server) = self.uri_prefixes.get(&key) {
+                    return vec![(server.clone(), original.to_string())];
+                }
+            }
+        }
+        self.passthrough
+            .iter()
+            .map(|s| (s.clone(), uri.to_string()))
+            .collect()
+    }
+
+    /// Total number of listed tools.
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+}
+
+/// Check a tool against the pin store. `Some(reason)` withholds it.
+fn pin_state(
+    pins: Option<&PinStore>,
+    config: &ServerConfig,
+    tool: &Tool,
+    public: &str,
+    warned: &Warned,
+) -> Option<String> {
+    if config.pin == PinMode::Off {
+        return None;
+    }
+    let store = pins?;
+    let server = config.name();
+    let check = match store.check(server, tool) {
+        Ok(c) => c,
+        Err(e) => {
+            // Fail closed under enforce: a tool we cannot check is not shown.
+            tracing::error!(%server, tool = %tool.name, error = %e, "pin check failed");
+            return (config.pin == PinMode::Enforce).then(|| {
+                format!("tool {public:?} is withheld: its pin could not be checked ({e})")
+            });
+        }
+    };
+    let PinCheck::Changed { pinned } = check else {
+        return None;
+    };
+    let now = pinned_definition(tool);
+    let what = changed_fields(&pinned.definition, &now);
+    let hint = format!(
+        "`switchboard pins diff {server}/{name}` shows the change; `switchboard pins approve {server}/{name}` accepts it",
+        name = tool.name
+    );
+    match config.pin {
+        PinMode::Enforce => Some(format!(
+            "tool {public:?} is withheld: server {server:?} changed its definition ({what}) since it was pinned, and the gateway does not pass on a changed tool until it is approved. {hint}."
+        )),
+        PinMode::Warn => {
+            let key = (server.to_string(), tool.name.clone(), definition_hash(&now));
+            let mut seen = warned.0.lock().unwrap_or_else(|e| e.into_inner());
+            if seen.insert(key) {
+                tracing::warn!(%server, tool = %tool.name, changed = %what, "pinned tool definition changed (pin = \"warn\": kept); {hint}");
+            }
+            None
+        }
+        PinMode::Off => None,
+    }
+}
+
+/// Which top-level fields of a pinned definition differ, e.g. "description, inputSchema".
+pub fn changed_fields(old: &Value, new: &Value) -> String {
+    let keys: std::collections::BTreeSet<&String> = old
+        .as_object()
+        .into_iter()
+        .chain(new.as_object())
+        .flat_map(|o| o.keys())
+        .collect();
+    let changed: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| old.get(k.as_str()) != new.get(k.as_str()))
+        .map(String::as_str)
+        .collect();
+    if changed.is_empty() {
+        "definition".to_string()
+    } else {
+        format!("{} changed", changed.join(", "))
+    }
+}
+
+/// The gateway's own instructions followed by each server's, under its name.
+fn instructions(catalog: &Catalog, servers: &[ServerConfig], with_servers: bool) -> String {
+    let mut out = String::from(
+        "switchboard gateway: the tools, resources and prompts of several MCP servers behind one connection. Tool and prompt names are `server__name` (or the server's configured alias); resource URIs of prefixed servers are `switchboard://server/ORIGINAL-URI`.",
+    );
+    if !with_servers {
+        return out;
+    }
+    for config in servers {
+        let Some(text) = catalog
+            .servers
+            .get(config.name())
+            .and_then(|s| s.info.instructions.as_deref())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
+        };
+        let p = prefix(config);
+        let label = if p.is_empty() { config.name() } else { p };
+        out.push_str(&format!("\n\n## Server {label}\n{text}"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_core::{Entry, Resource, ServerCatalog, ServerSpec, ToolFilter};
+    use switchboard_host::config::Approve;
+
+    fn config(name: &str, alias: Option<&str>, deny: &[&str]) -> ServerConfig {
+        let deny: Vec<String> = deny.iter().map(|s| s.to_string()).collect();
+        ServerConfig {
+            spec: ServerSpec::stdio(name, "x", vec![]),
+            alias: alias.map(str::to_string),
+            allow: vec![],
+            filter: ToolFilter::new(&[], &deny).unwrap(),
+            deny,
+            approve: Approve::default(),
+            pin: PinMode::Off,
+            tool_overrides: BTreeMap::new(),
+            max_result_tokens: None,
+        }
+    }
+
+    fn catalog() -> Catalog {
+        let mut a = ServerCatalog::new("tickets");
+        a.tools.push(Entry::new(Tool::new(
+            "search",
+            "Find tickets",
+            json!({"type": "object"}),
+        )));
+        a.tools.push(Entry::new(Tool::new(
+            "delete",
+            "Delete",
+            json!({"type": "object"}),
+        )));
+        let mut b = ServerCatalog::new("docs");
+        b.tools.push(Entry::new(Tool::new(
+            "search",
+            "Find pages",
+            json!({"type": "object"}),
+        )));
+        b.resources.push(Entry::new(Resource {
+            uri: "docs://pages/a".into(),
+            name: "a".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            extra: Default::default(),
+        }));
+        b.info.instructions = Some("Use search.".into());
+        Catalog::from_servers([a, b])
+    }
+
+    #[test]
+    fn same_tool_names_get_distinct_public_names_and_hidden_tools_are_routed_but_unlisted() {
+        let servers = [
+            config("tickets", None, &["delete"]),
+            config("docs", None, &[]),
+        ];
+        let v = View::build(&catalog(), &servers, None, &Warned::default(), true);
+        let names: Vec<&str> = v.tools.iter().map(|t| t.public.as_str()).collect();
+        assert_eq!(names, ["docs__search", "tickets__search"]);
+        assert!(matches!(v.routes["tickets__delete"], Route::Hidden { .. }));
+        assert!(
+            matches!(&v.routes["docs__search"], Route::Open { server, def } if server == "docs" && def.name == "search")
+        );
+        assert!(v.instructions.contains("## Server docs\nUse search."));
+    }
+
+    #[test]
+    fn uris_are_prefixed_unless_the_alias_is_empty() {
+        let servers = [config("tickets", None, &[]), config("docs", None, &[])];
+        let v = View::build(&catalog(), &servers, None, &Warned::default(), true);
+        assert_eq!(v.resources[0]["uri"], "switchboard://docs/docs://pages/a");
+        assert_eq!(
+            v.resolve_uri("switchboard://docs/docs://pages/a"),
+            vec![("docs".to_string(), "docs://pages/a".to_string())]
+        );
+        assert_eq!(
+            v.resolve_uri("switchboard://docs/docs://pages/other"),
+            vec![("docs".to_string(), "docs://pages/other".to_string())]
+        );
+        let servers = [config("tickets", None, &[]), config("docs", Some(""), &[])];
+        let v = View::build(&catalog(), &servers, None, &Warned::default(), true);
+        assert_eq!(v.resources[0]["uri"], "docs://pages/a");
+        assert!(v.tools.iter().any(|t| t.public == "search"));
+    }
+
+    #[test]
+    fn changed_fields_names_what_changed() {
+        let a = json!({"name": "x", "description": "a", "inputSchema": {}});
+        let b = json!({"name": "x", "description": "b", "inputSchema": {}});
+        assert_eq!(changed_fields(&a, &b), "description changed");
+    }
+}
