@@ -90,4 +90,56 @@ pub enum HostError {
         /// The tool.
         tool: String,
     },
+    /// The model provider answered with an HTTP error (after retries, where they apply). The
+    /// message is the provider's own.
+    #[error("{provider} returned HTTP {status}{}: {message}", attempts_note(*attempts))]
+    ProviderHttp {
+        /// The dialect's name (anthropic, openai-chat, ...).
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's own error message.
+        message: String,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The model provider could not be reached.
+    #[error("cannot reach {url}{}: {detail}", attempts_note(*attempts))]
+    ProviderConnect {
+        /// The URL (never with a key: keys travel in headers).
+        url: String,
+        /// The transport's error with its causes.
+        detail: String,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The provider's reply could not be read.
+    #[error("{0}")]
+    ProviderReply(#[from] switchboard_providers::ProviderError),
+    /// No API key in the environment for a provider that needs one.
+    #[error(
+        "no API key for {provider}: set {vars} (or pass --base-url for a local server that needs none)"
+    )]
+    MissingApiKey {
+        /// The dialect's name.
+        provider: String,
+        /// The variables looked at, "A or B".
+        vars: String,
+    },
+    /// The transcript file could not be written.
+    #[error("transcript {}: {source}", path.display())]
+    Transcript {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+fn attempts_note(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" after {attempts} attempts")
+    } else {
+        String::new()
+    }
 }

@@ -1,9 +1,14 @@
 //! switchboard-host: the library facade over sessions, catalog, translation and dispatch.
 
+pub mod agent;
+pub mod client;
 pub mod config;
+pub mod dispatch;
 pub mod error;
 pub mod pins;
 pub mod policy;
+pub mod shape;
+pub mod transcript;
 pub mod translate;
 
 pub use config::{Config, ConfigSource, Profile, ServerConfig};

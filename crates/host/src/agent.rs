@@ -1,0 +1,527 @@
+//! The agent loop: send the conversation with the tools array, read the model's reply, dispatch
+//! its tool uses (concurrently, answered in one message in the model's order), send the results
+//! back, until the model answers without tool uses or the turn limit is hit.
+//!
+//! The tools array is rebuilt only at a request boundary and only when the sessions' catalog
+//! generation changed, so when nothing changed every request carries byte-identical tools and
+//! system prompt (the provider's prompt cache survives); public names depend only on each tool's
+//! own server and name, so unchanged tools keep their names across rebuilds.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use switchboard_core::Dialect;
+use switchboard_mcp::Sessions;
+use switchboard_providers::count::{CountOptions, ToolText, count_tools};
+use switchboard_providers::{
+    Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage, accepts_result_images,
+    render_request,
+};
+
+use crate::client::ProviderClient;
+use crate::config::{Config, ServerConfig};
+use crate::dispatch::{Approver, Dispatcher, Outcome, ToolInput, ToolTable, ToolUse, Validators};
+use crate::error::HostError;
+use crate::shape;
+use crate::transcript::Transcript;
+use crate::translate::{TranslateOptions, Translation, translate};
+
+/// How the loop runs.
+#[derive(Clone, Debug)]
+pub struct AgentOptions {
+    /// Model requests allowed per user message.
+    pub max_turns: u32,
+    /// `max_tokens` of each request.
+    pub max_tokens: u32,
+    /// Stream replies (text shows as it arrives).
+    pub stream: bool,
+    /// Where full texts of cut results are written.
+    pub spill_dir: PathBuf,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        Self {
+            max_turns: 20,
+            max_tokens: 4096,
+            stream: false,
+            spill_dir: shape::default_spill_dir(),
+        }
+    }
+}
+
+/// Something the caller may show while the loop runs.
+#[derive(Clone, Debug)]
+pub enum AgentEvent {
+    /// Streamed answer text.
+    TextDelta(String),
+    /// A whole text part of a reply (also sent when streaming, after the deltas).
+    Text(String),
+    /// The model asked for a tool.
+    ToolUseStarted {
+        /// The public name.
+        name: String,
+    },
+    /// A tool use was answered.
+    ToolFinished(Box<Outcome>),
+    /// The tools array changed before this request.
+    ToolsChanged {
+        /// Public names added.
+        added: Vec<String>,
+        /// Public names removed.
+        removed: Vec<String>,
+    },
+}
+
+/// Why a user message's loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// The model answered without tool uses.
+    Answered,
+    /// The turn limit was reached while the model still wanted tools.
+    MaxTurns,
+    /// The model hit `max_tokens`.
+    MaxTokens,
+    /// The model refused.
+    Refusal,
+}
+
+/// One model request and what came of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnRecord {
+    /// 1-based, across the whole conversation.
+    pub turn: u32,
+    /// The reply's text.
+    pub text: String,
+    /// Why the model stopped.
+    pub stop: Stop,
+    /// Tokens of this request.
+    pub usage: Usage,
+    /// Tool uses answered after this reply.
+    pub tool_calls: Vec<Outcome>,
+    /// The tools array changed before this request.
+    pub tools_changed: bool,
+}
+
+/// The result of one user message.
+#[derive(Clone, Debug, Serialize)]
+pub struct Answer {
+    /// The last reply's text.
+    pub text: String,
+    /// Why it ended.
+    pub end: End,
+}
+
+/// A conversation with a model over the configured servers' tools.
+pub struct Agent {
+    sessions: Sessions,
+    servers: Vec<ServerConfig>,
+    client: ProviderClient,
+    opts: AgentOptions,
+    approver: Arc<dyn Approver>,
+    validators: Validators,
+    translate_opts: TranslateOptions,
+    table: ToolTable,
+    tools: Option<(u64, Translation, u64)>,
+    transcript: Option<Transcript>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Every model request so far.
+    pub turns: Vec<TurnRecord>,
+    /// Tokens used so far.
+    pub usage: Usage,
+}
+
+/// Translate options for a config: its servers, aliases, filters and prompt settings.
+pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> TranslateOptions {
+    let mut opts = TranslateOptions::new(dialect);
+    opts.model = Some(model.to_string());
+    opts.instructions = config.settings.instructions;
+    opts.servers = Some(
+        config
+            .servers
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect(),
+    );
+    for s in &config.servers {
+        if let Some(a) = &s.alias {
+            opts.aliases.insert(s.name().to_string(), a.clone());
+        }
+        opts.filters.insert(s.name().to_string(), s.filter.clone());
+    }
+    opts
+}
+
+impl Agent {
+    /// A new conversation. `translate_opts` decides which tools the model sees (see
+    /// [`translate_options`]).
+    pub fn new(
+        sessions: Sessions,
+        servers: Vec<ServerConfig>,
+        client: ProviderClient,
+        translate_opts: TranslateOptions,
+        approver: Arc<dyn Approver>,
+        opts: AgentOptions,
+    ) -> Self {
+        Self {
+            sessions,
+            servers,
+            client,
+            opts,
+            approver,
+            validators: Validators::default(),
+            translate_opts,
+            table: ToolTable::default(),
+            tools: None,
+            transcript: None,
+            messages: Vec::new(),
+            turns: Vec::new(),
+            usage: Usage::default(),
+        }
+    }
+
+    /// Write every request and response to this transcript.
+    pub fn set_transcript(&mut self, t: Transcript) {
+        self.transcript = Some(t);
+    }
+
+    /// The provider client.
+    pub fn client(&self) -> &ProviderClient {
+        &self.client
+    }
+
+    /// The sessions.
+    pub fn sessions(&self) -> &Sessions {
+        &self.sessions
+    }
+
+    /// The tools array as last sent (or as it would be sent now, before the first request).
+    pub fn translation(&mut self) -> &Translation {
+        self.refresh_tools(0);
+        match &self.tools {
+            Some((_, t, _)) => t,
+            None => unreachable_translation(),
+        }
+    }
+
+    /// Send a user message (text and, e.g., attached resources) and run the loop until the
+    /// model answers or the turn limit is hit. Errors are provider errors after retries and
+    /// transcript write failures; tool failures are never errors.
+    pub async fn send(
+        &mut self,
+        parts: Vec<Part>,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<Answer, HostError> {
+        self.push_user(parts);
+        let mut turns_here = 0u32;
+        loop {
+            turns_here += 1;
+            let turn = u32::try_from(self.turns.len()).unwrap_or(u32::MAX) + 1;
+            let changed = self.refresh_tools(turn);
+            if let Some((added, removed)) = changed.clone() {
+                on_event(AgentEvent::ToolsChanged { added, removed });
+            }
+            let body = self.request_body();
+            self.log_request(turn, &body)?;
+            let sent = if self.opts.stream {
+                let mut forward = |e: &StreamEvent| match e {
+                    StreamEvent::TextDelta(t) => on_event(AgentEvent::TextDelta(t.clone())),
+                    StreamEvent::ToolUseStarted { name, .. } => {
+                        on_event(AgentEvent::ToolUseStarted { name: name.clone() })
+                    }
+                };
+                self.client.send_streaming(&body, &mut forward).await
+            } else {
+                self.client.send(&body).await
+            };
+            let response = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
+                    return Err(e);
+                }
+            };
+            self.log(
+                "response",
+                json!({"turn": turn, "attempts": response.attempts, "body": response.body, "reply": response.reply}),
+            )?;
+            let reply = response.reply;
+            add_usage(&mut self.usage, &reply.usage);
+            let text: String = reply
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("");
+            if !self.opts.stream {
+                for p in &reply.parts {
+                    match p {
+                        Part::Text(t) => on_event(AgentEvent::Text(t.clone())),
+                        Part::ToolUse { name, .. } => {
+                            on_event(AgentEvent::ToolUseStarted { name: name.clone() })
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let uses: Vec<ToolUse> = reply
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::ToolUse { id, name, input } => Some(ToolUse {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: match input {
+                            Value::String(raw) => ToolInput::Unparsed {
+                                raw: raw.clone(),
+                                error: "the arguments are not a JSON object".into(),
+                            },
+                            other => ToolInput::Json(other.clone()),
+                        },
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let mut assistant = reply.parts.clone();
+            if assistant.is_empty() {
+                // An empty assistant message is refused by some providers.
+                assistant.push(Part::Text("(no answer)".into()));
+            }
+            self.messages.push(Message::assistant(assistant));
+            let mut record = TurnRecord {
+                turn,
+                text: text.clone(),
+                stop: reply.stop.clone(),
+                usage: reply.usage.clone(),
+                tool_calls: Vec::new(),
+                tools_changed: changed.is_some(),
+            };
+            if uses.is_empty() {
+                self.turns.push(record);
+                let end = match reply.stop {
+                    Stop::MaxTokens => End::MaxTokens,
+                    Stop::Refusal => End::Refusal,
+                    _ => End::Answered,
+                };
+                return Ok(Answer { text, end });
+            }
+            let outcomes = if turns_here >= self.opts.max_turns {
+                // Answer every use without calling, so the conversation stays valid.
+                uses.iter().map(turn_limit_outcome).collect()
+            } else {
+                self.dispatch(&uses).await
+            };
+            for o in &outcomes {
+                self.log("tool_call", json!({"turn": turn, "outcome": o}))?;
+                on_event(AgentEvent::ToolFinished(Box::new(o.clone())));
+            }
+            let images = accepts_result_images(self.client.dialect);
+            let results = outcomes.iter().map(|o| result_part(o, images)).collect();
+            self.messages.push(Message::tool_results(results));
+            record.tool_calls = outcomes;
+            self.turns.push(record);
+            if turns_here >= self.opts.max_turns {
+                return Ok(Answer {
+                    text,
+                    end: End::MaxTurns,
+                });
+            }
+        }
+    }
+
+    /// Append user parts; after tool results (a turn limit) they join that user message.
+    fn push_user(&mut self, parts: Vec<Part>) {
+        match self.messages.last_mut() {
+            Some(last) if last.role == Role::User => last.parts.extend(parts),
+            _ => self.messages.push(Message {
+                role: Role::User,
+                parts,
+            }),
+        }
+    }
+
+    async fn dispatch(&mut self, uses: &[ToolUse]) -> Vec<Outcome> {
+        let catalog = self.sessions.catalog();
+        let dispatcher = Dispatcher {
+            table: &self.table,
+            catalog: &catalog,
+            servers: &self.servers,
+            caller: &self.sessions,
+            approver: self.approver.as_ref(),
+            validators: &self.validators,
+            images: accepts_result_images(self.client.dialect),
+            spill_dir: self.opts.spill_dir.clone(),
+        };
+        dispatcher.dispatch_all(uses).await
+    }
+
+    /// Rebuild the tools array when the catalog generation moved. Returns the names added and
+    /// removed when the array changed (not on the first build).
+    fn refresh_tools(&mut self, turn: u32) -> Option<(Vec<String>, Vec<String>)> {
+        let generation = self.sessions.generation();
+        if let Some((g, _, _)) = &self.tools
+            && *g == generation
+        {
+            return None;
+        }
+        let catalog = self.sessions.catalog();
+        let t = translate(&catalog, &self.translate_opts);
+        for e in &t.excluded {
+            tracing::warn!(server = %e.server, tool = %e.tool, "tool left out of the request: {}", e.reason);
+        }
+        for v in &t.violations {
+            tracing::warn!(
+                "the request breaks a provider limit: {} ({} > {}): {}",
+                v.limit,
+                v.count,
+                v.max,
+                v.remedy
+            );
+        }
+        let texts: Vec<ToolText<'_>> = t
+            .tools
+            .iter()
+            .map(|s| ToolText::new(&s.name, s.description.as_deref().unwrap_or(""), &s.schema))
+            .collect();
+        let count_opts = CountOptions {
+            system_message: !t.system.is_empty(),
+            ..CountOptions::default()
+        };
+        let rent = count_tools(self.client.dialect, &self.client.model, &texts, &count_opts).total;
+        let changed = match &self.tools {
+            None => None,
+            Some((_, old, _)) if old.tools == t.tools && old.system == t.system => None,
+            Some((_, old, _)) => {
+                let before: std::collections::BTreeSet<&str> =
+                    old.names.iter().map(|n| n.public.as_str()).collect();
+                let after: std::collections::BTreeSet<&str> =
+                    t.names.iter().map(|n| n.public.as_str()).collect();
+                Some((
+                    after.difference(&before).map(|s| s.to_string()).collect(),
+                    before.difference(&after).map(|s| s.to_string()).collect(),
+                ))
+            }
+        };
+        if let Some((added, removed)) = &changed {
+            let _ = self.log(
+                "tools_changed",
+                json!({"turn": turn, "generation": generation, "added": added, "removed": removed}),
+            );
+        }
+        self.table.replace(&t);
+        self.tools = Some((generation, t, rent));
+        changed
+    }
+
+    fn request_body(&self) -> Value {
+        let Some((_, t, _)) = &self.tools else {
+            return Value::Null;
+        };
+        let parts = RequestParts {
+            model: self.client.model.clone(),
+            system: (!t.system.is_empty()).then(|| t.system.clone()),
+            messages: self.messages.clone(),
+            tools: t.tools.clone(),
+            max_tokens: self.opts.max_tokens,
+            gemini_openapi: self.translate_opts.gemini_openapi,
+            stream: self.opts.stream,
+        };
+        render_request(self.client.dialect, &parts)
+    }
+
+    fn log_request(&mut self, turn: u32, body: &Value) -> Result<(), HostError> {
+        if self.transcript.is_none() {
+            return Ok(());
+        }
+        let rent = self.tools.as_ref().map_or(0, |(_, _, r)| *r);
+        let line = json!({
+            "turn": turn,
+            "provider": self.client.dialect.as_str(),
+            "url": self.client.url(self.opts.stream),
+            "headers": self.client.redacted_headers(self.opts.stream),
+            "rent": {"tools_tokens": rent},
+            "body": body,
+        });
+        self.log("request", line)
+    }
+
+    fn log(&mut self, kind: &str, fields: Value) -> Result<(), HostError> {
+        match &mut self.transcript {
+            Some(t) => t.write(kind, fields),
+            None => Ok(()),
+        }
+    }
+}
+
+fn unreachable_translation() -> &'static Translation {
+    // `refresh_tools` always leaves `tools` set; this keeps the accessor total without a panic.
+    static EMPTY: std::sync::OnceLock<Translation> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| {
+        translate(
+            &switchboard_core::Catalog::new(),
+            &TranslateOptions::new(Dialect::Anthropic),
+        )
+    })
+}
+
+fn add_usage(total: &mut Usage, u: &Usage) {
+    total.input_tokens += u.input_tokens;
+    total.output_tokens += u.output_tokens;
+    if let Some(r) = u.cache_read_tokens {
+        *total.cache_read_tokens.get_or_insert(0) += r;
+    }
+    if let Some(w) = u.cache_write_tokens {
+        *total.cache_write_tokens.get_or_insert(0) += w;
+    }
+}
+
+/// A tool use left unanswered by the turn limit still gets a result.
+fn turn_limit_outcome(u: &ToolUse) -> Outcome {
+    Outcome {
+        id: u.id.clone(),
+        name: u.name.clone(),
+        server: None,
+        tool: None,
+        arguments: match &u.input {
+            ToolInput::Json(v) => v.clone(),
+            ToolInput::Unparsed { raw, .. } => Value::String(raw.clone()),
+        },
+        status: crate::dispatch::Status::NotRun,
+        result: shape::Shaped::error(
+            "Not run: the turn limit for this message was reached. Tell the user what you found so far.",
+        ),
+        elapsed_ms: 0,
+    }
+}
+
+/// An outcome as the conversation's tool result part.
+fn result_part(o: &Outcome, images: bool) -> Part {
+    let content = o
+        .result
+        .parts
+        .iter()
+        .map(|p| match p {
+            shape::ResultPart::Text { text } => ResultPart::Text(text.clone()),
+            shape::ResultPart::Image { mime_type, data } if images => ResultPart::Image {
+                media_type: mime_type.clone(),
+                data: data.clone(),
+            },
+            shape::ResultPart::Image { mime_type, .. } => {
+                ResultPart::Text(format!("[image: {mime_type}; not shown]"))
+            }
+        })
+        .collect();
+    Part::ToolResult {
+        id: o.id.clone(),
+        name: o.name.clone(),
+        content,
+        is_error: o.result.is_error,
+    }
+}

@@ -1,0 +1,286 @@
+//! Provider HTTP clients: one [`ProviderClient`] per dialect and base URL. A thin I/O shell:
+//! where to send and which headers come from `switchboard_providers::endpoint`, the body from
+//! `render_request`, and replies are read by `decode_reply` / `StreamDecoder`. This module only
+//! moves bytes, frames server-sent events and retries 429/5xx with backoff.
+
+pub mod retry;
+pub mod sse;
+
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use serde_json::Value;
+use switchboard_core::{Dialect, Secret};
+use switchboard_providers::{
+    Reply, StreamDecoder, StreamEvent, api_key_env, decode_error, decode_reply, default_base_url,
+    endpoint,
+};
+
+use crate::error::HostError;
+pub use retry::RetryPolicy;
+use sse::SseParser;
+
+/// A client for one provider endpoint and model.
+#[derive(Clone, Debug)]
+pub struct ProviderClient {
+    http: reqwest::Client,
+    /// The wire format.
+    pub dialect: Dialect,
+    /// Base URL (the provider's default or `--base-url`).
+    pub base_url: String,
+    /// Model id.
+    pub model: String,
+    api_key: Option<Secret>,
+    /// When to retry.
+    pub retry: RetryPolicy,
+}
+
+/// One successful exchange.
+#[derive(Clone, Debug)]
+pub struct Response {
+    /// The decoded turn.
+    pub reply: Reply,
+    /// The response body as received: the JSON body, or for a stream the array of events
+    /// (`{"event": name, "data": parsed data}`).
+    pub body: Value,
+    /// Requests made (1 without retries).
+    pub attempts: u32,
+}
+
+/// The dialect's name as the CLI spells it.
+pub fn provider_name(dialect: Dialect) -> &'static str {
+    dialect.as_str()
+}
+
+impl ProviderClient {
+    /// A client. `base_url` defaults to the provider's; `api_key` may be absent for local
+    /// servers.
+    pub fn new(
+        dialect: Dialect,
+        base_url: Option<&str>,
+        model: impl Into<String>,
+        api_key: Option<Secret>,
+    ) -> Result<Self, HostError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .read_timeout(Duration::from_secs(600))
+            .build()
+            .map_err(|e| HostError::ProviderConnect {
+                url: base_url.unwrap_or(default_base_url(dialect)).to_string(),
+                detail: chain(&e),
+                attempts: 0,
+            })?;
+        Ok(Self {
+            http,
+            dialect,
+            base_url: base_url.unwrap_or(default_base_url(dialect)).to_string(),
+            model: model.into(),
+            api_key,
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    /// The API key from the usual environment variables (`lookup` reads one). Without
+    /// `--base-url` a missing key is an error; with one it is allowed (local servers need none).
+    pub fn key_from_env(
+        dialect: Dialect,
+        custom_base_url: bool,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<Secret>, HostError> {
+        let vars = api_key_env(dialect);
+        let found = vars
+            .iter()
+            .find_map(|v| lookup(v).filter(|k| !k.trim().is_empty()));
+        match found {
+            Some(k) => Ok(Some(Secret::new(k.trim()))),
+            None if custom_base_url => Ok(None),
+            None => Err(HostError::MissingApiKey {
+                provider: provider_name(dialect).to_string(),
+                vars: vars.join(" or "),
+            }),
+        }
+    }
+
+    /// The URL requests go to (no secrets in it).
+    pub fn url(&self, stream: bool) -> String {
+        endpoint(self.dialect, &self.base_url, &self.model, stream, None).url
+    }
+
+    /// The headers requests carry, secrets replaced (for transcripts).
+    pub fn redacted_headers(&self, stream: bool) -> Value {
+        let ep = endpoint(
+            self.dialect,
+            &self.base_url,
+            &self.model,
+            stream,
+            self.api_key.as_ref().map(Secret::expose),
+        );
+        crate::transcript::redact_headers(&ep.headers)
+    }
+
+    /// Send one request body and wait for the whole reply.
+    pub async fn send(&self, body: &Value) -> Result<Response, HostError> {
+        self.exchange(body, false, &mut |_| {}).await
+    }
+
+    /// Send one request body with streaming; `on_event` sees text deltas and tool-use starts as
+    /// they arrive. The body must have been rendered with `stream: true`.
+    pub async fn send_streaming(
+        &self,
+        body: &Value,
+        on_event: &mut (dyn FnMut(&StreamEvent) + Send),
+    ) -> Result<Response, HostError> {
+        self.exchange(body, true, on_event).await
+    }
+
+    async fn exchange(
+        &self,
+        body: &Value,
+        stream: bool,
+        on_event: &mut (dyn FnMut(&StreamEvent) + Send),
+    ) -> Result<Response, HostError> {
+        let ep = endpoint(
+            self.dialect,
+            &self.base_url,
+            &self.model,
+            stream,
+            self.api_key.as_ref().map(Secret::expose),
+        );
+        let bytes = switchboard_providers::to_bytes(body);
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let mut req = self.http.post(&ep.url);
+            for (k, v) in &ep.headers {
+                req = req.header(k.as_str(), v.as_str());
+            }
+            let sent = req.body(bytes.clone()).send().await;
+            let retries_left = attempts <= self.retry.max_retries;
+            let resp = match sent {
+                Ok(r) => r,
+                Err(e) if retries_left && (e.is_connect() || e.is_timeout()) => {
+                    let wait = self.retry.wait(attempts - 1, None);
+                    tracing::warn!(url = %ep.url, error = %chain(&e), ?wait, "provider unreachable; retrying");
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                Err(e) => {
+                    return Err(HostError::ProviderConnect {
+                        url: ep.url.clone(),
+                        detail: chain(&e),
+                        attempts,
+                    });
+                }
+            };
+            let status = resp.status().as_u16();
+            if !resp.status().is_success() {
+                let headers = resp.headers().clone();
+                let text = resp.bytes().await.unwrap_or_default();
+                let message = decode_error(self.dialect, status, &text);
+                if retries_left && retry::retryable(status) {
+                    let wait = self.retry.wait(attempts - 1, Some(&headers));
+                    tracing::warn!(status, %message, ?wait, "provider error; retrying");
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                return Err(HostError::ProviderHttp {
+                    provider: provider_name(self.dialect).to_string(),
+                    status,
+                    message,
+                    attempts,
+                });
+            }
+            let is_sse = resp
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.contains("text/event-stream"));
+            return if stream && is_sse {
+                self.read_stream(resp, on_event, attempts).await
+            } else {
+                let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
+                    url: ep.url.clone(),
+                    detail: format!("reading the response failed: {}", chain(&e)),
+                    attempts,
+                })?;
+                let reply = decode_reply(self.dialect, &text)?;
+                if stream {
+                    // A server that ignored `stream`: show the text at once.
+                    for p in &reply.parts {
+                        if let switchboard_providers::Part::Text(t) = p {
+                            on_event(&StreamEvent::TextDelta(t.clone()));
+                        }
+                    }
+                }
+                Ok(Response {
+                    reply,
+                    body: serde_json::from_slice(&text).unwrap_or(Value::Null),
+                    attempts,
+                })
+            };
+        }
+    }
+
+    async fn read_stream(
+        &self,
+        resp: reqwest::Response,
+        on_event: &mut (dyn FnMut(&StreamEvent) + Send),
+        attempts: u32,
+    ) -> Result<Response, HostError> {
+        let url = resp.url().to_string();
+        let mut decoder = StreamDecoder::new(self.dialect);
+        let mut parser = SseParser::default();
+        let mut events = Vec::new();
+        let mut chunks = resp.bytes_stream();
+        let mut handle = |ev: sse::SseEvent,
+                          decoder: &mut StreamDecoder,
+                          events: &mut Vec<Value>|
+         -> Result<(), HostError> {
+            for shown in decoder.feed(ev.event.as_deref(), &ev.data)? {
+                on_event(&shown);
+            }
+            let data = serde_json::from_str(&ev.data).unwrap_or(Value::String(ev.data));
+            let mut rec = serde_json::Map::new();
+            if let Some(name) = ev.event {
+                rec.insert("event".into(), Value::String(name));
+            }
+            rec.insert("data".into(), data);
+            events.push(Value::Object(rec));
+            Ok(())
+        };
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| HostError::ProviderConnect {
+                url: url.clone(),
+                detail: format!("the stream broke: {}", chain(&e)),
+                attempts,
+            })?;
+            for ev in parser.push(&chunk) {
+                handle(ev, &mut decoder, &mut events)?;
+            }
+        }
+        for ev in parser.finish() {
+            handle(ev, &mut decoder, &mut events)?;
+        }
+        let reply = decoder.finish()?;
+        Ok(Response {
+            reply,
+            body: Value::Array(events),
+            attempts,
+        })
+    }
+}
+
+/// An error and its causes on one line.
+fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}

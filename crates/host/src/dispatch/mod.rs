@@ -1,0 +1,364 @@
+//! Dispatch: one tool use from the model → one tool result for the model, always.
+//!
+//! The order is the contract: resolve the public name by lookup (the [`ToolTable`]) → restore
+//! and validate the arguments against the tool's original schema ([`Validators`]) → decide
+//! ([`crate::policy::decide`]) → approve ([`Approver`]) → call with the server's timeout
+//! ([`Caller`]; dropping the future cancels the call on the wire) → shape
+//! ([`crate::shape`]). Every failure on the way is an [`Outcome`] with an `is_error` result
+//! whose text tells the model what happened and what it can do; nothing here returns `Err`.
+
+pub mod approve;
+pub mod table;
+pub mod validate;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_core::{CallResult, Catalog};
+use switchboard_mcp::{SessionError, Sessions};
+
+use crate::config::ServerConfig;
+use crate::policy::{Decision, decide};
+use crate::shape::{ShapeOptions, Shaped, shape};
+
+pub use approve::{Approval, ApprovalRequest, ApproveAll, Approver, DeclineAll};
+pub use table::{Route, ToolTable};
+pub use validate::{Invalid, ValidArgs, Validators};
+
+/// One tool use as the model sent it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolUse {
+    /// The provider's id for the tool use; the result is paired with it.
+    pub id: String,
+    /// The public name the model used.
+    pub name: String,
+    /// The arguments.
+    pub input: ToolInput,
+}
+
+/// Arguments as received: JSON, or text that did not parse.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolInput {
+    /// Parsed JSON.
+    Json(Value),
+    /// The provider sent arguments that are not JSON (OpenAI sends a string).
+    Unparsed {
+        /// The text as received.
+        raw: String,
+        /// The parser's message.
+        error: String,
+    },
+}
+
+/// What became of one tool use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The tool ran and succeeded.
+    Ok,
+    /// The tool ran and reported an error (`isError`).
+    ToolError,
+    /// No tool by that name was ever sent.
+    UnknownTool,
+    /// The tool was sent earlier and has since been removed.
+    NoLongerAvailable,
+    /// The arguments did not parse or did not match the schema.
+    InvalidArguments,
+    /// The configuration does not allow the call.
+    Denied,
+    /// The user (or `run` without `--yes`) declined the call.
+    Declined,
+    /// The server has no live session.
+    ServerUnavailable,
+    /// The call took longer than the server's call timeout.
+    TimedOut,
+    /// The server exited or hung up while the call was in flight.
+    ServerClosed,
+    /// The server answered with a JSON-RPC error.
+    RpcError,
+    /// The server answered with something that is not a tool result.
+    BadReply,
+    /// Not dispatched: the turn limit was reached first.
+    NotRun,
+}
+
+/// The result of one tool use, paired by id.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// The tool use's id.
+    pub id: String,
+    /// The public name the model used.
+    pub name: String,
+    /// The server, when the name resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The tool's name on the server, when the name resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The arguments as the model sent them (a string when they did not parse).
+    pub arguments: Value,
+    /// What happened.
+    pub status: Status,
+    /// What the model receives.
+    pub result: Shaped,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// Calls a tool on a server. Implemented by [`Sessions`]; tests use fakes.
+pub trait Caller: Send + Sync {
+    /// Call `tool` on `server` with validated arguments, giving up after `timeout`.
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>>;
+}
+
+impl Caller for Sessions {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
+        Box::pin(self.call_tool_with_timeout(server, tool, args.into_inner(), timeout))
+    }
+}
+
+/// Everything one dispatch needs. Borrowed for the duration of one batch of tool uses.
+pub struct Dispatcher<'a> {
+    /// The names the model was sent.
+    pub table: &'a ToolTable,
+    /// The catalog now (it may have changed since the tools array was sent).
+    pub catalog: &'a Catalog,
+    /// Server configs (policy, limits, timeouts).
+    pub servers: &'a [ServerConfig],
+    /// Where calls go.
+    pub caller: &'a dyn Caller,
+    /// Who answers `Ask`.
+    pub approver: &'a dyn Approver,
+    /// Compiled schemas.
+    pub validators: &'a Validators,
+    /// The dialect accepts images in tool results.
+    pub images: bool,
+    /// Where full texts of cut results are written.
+    pub spill_dir: PathBuf,
+}
+
+/// How many close names an unknown-tool result lists.
+const SUGGESTIONS: usize = 3;
+
+impl Dispatcher<'_> {
+    /// Dispatch every tool use concurrently; outcomes come back in the order given.
+    pub async fn dispatch_all(&self, uses: &[ToolUse]) -> Vec<Outcome> {
+        futures::future::join_all(uses.iter().map(|u| self.dispatch(u))).await
+    }
+
+    /// Dispatch one tool use. Never fails: every problem is an `is_error` outcome.
+    pub async fn dispatch(&self, tool_use: &ToolUse) -> Outcome {
+        let started = Instant::now();
+        let arguments = match &tool_use.input {
+            ToolInput::Json(v) => v.clone(),
+            ToolInput::Unparsed { raw, .. } => Value::String(raw.clone()),
+        };
+        let mut outcome = Outcome {
+            id: tool_use.id.clone(),
+            name: tool_use.name.clone(),
+            server: None,
+            tool: None,
+            arguments,
+            status: Status::Ok,
+            result: Shaped::error(""),
+            elapsed_ms: 0,
+        };
+        let (status, result) = self.run(tool_use, &mut outcome).await;
+        outcome.status = status;
+        outcome.result = result;
+        outcome.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        outcome
+    }
+
+    async fn run(&self, tool_use: &ToolUse, outcome: &mut Outcome) -> (Status, Shaped) {
+        let name = tool_use.name.as_str();
+        // 1. Resolve by lookup.
+        let Some(route) = self.table.route(name) else {
+            if let Some(old) = self.table.retired(name) {
+                outcome.server = Some(old.server.clone());
+                outcome.tool = Some(old.tool.clone());
+                return (
+                    Status::NoLongerAvailable,
+                    Shaped::error(format!(
+                        "Tool \"{name}\" is no longer available: server \"{}\" removed \"{}\" from its tool list. Use one of the tools you have now.",
+                        old.server, old.tool
+                    )),
+                );
+            }
+            let close = self.table.closest(name, SUGGESTIONS);
+            let hint = if close.is_empty() {
+                format!(
+                    "There are {} tools; call one of them by its exact name.",
+                    self.table.len()
+                )
+            } else {
+                format!("Did you mean: {}?", close.join(", "))
+            };
+            return (
+                Status::UnknownTool,
+                Shaped::error(format!("There is no tool named \"{name}\". {hint}")),
+            );
+        };
+        outcome.server = Some(route.server.clone());
+        outcome.tool = Some(route.tool.clone());
+        let server = route.server.as_str();
+        let tool_name = route.tool.as_str();
+        let gone = || {
+            (
+                Status::NoLongerAvailable,
+                Shaped::error(format!(
+                    "Tool \"{name}\" is no longer available: server \"{server}\" removed \"{tool_name}\" from its tool list. Use one of the tools you have now."
+                )),
+            )
+        };
+        let Some(entry) = self.catalog.tool(server, tool_name) else {
+            return gone();
+        };
+        let Some(config) = self.servers.iter().find(|s| s.name() == server) else {
+            return gone();
+        };
+        // 2. Validate against the original schema.
+        let raw = match &tool_use.input {
+            ToolInput::Json(v) => v.clone(),
+            ToolInput::Unparsed { error, .. } => {
+                return (
+                    Status::InvalidArguments,
+                    Shaped::error(format!(
+                        "The arguments for \"{name}\" are not valid JSON ({error}). Send them again as one JSON object."
+                    )),
+                );
+            }
+        };
+        let restored = switchboard_providers::arguments::restore(
+            &entry.def.input_schema,
+            route.strict,
+            route.wrapped_root,
+            raw,
+        );
+        let args = match self.validators.check(&entry.def.input_schema, restored) {
+            Ok(a) => a,
+            Err(Invalid(problems)) => {
+                return (
+                    Status::InvalidArguments,
+                    Shaped::error(format!(
+                        "Invalid arguments for \"{name}\"; the tool was not called. {}. Fix the arguments and call it again.",
+                        problems.join("; ")
+                    )),
+                );
+            }
+        };
+        // 3. Decide, 4. approve.
+        match decide(config, &entry.def) {
+            Decision::Allow => {}
+            Decision::Deny { reason } => {
+                return (
+                    Status::Denied,
+                    Shaped::error(format!(
+                        "The call was not made: {reason}. Do not retry it; continue without this tool."
+                    )),
+                );
+            }
+            Decision::Ask { reason } => {
+                let request = ApprovalRequest {
+                    server: server.to_string(),
+                    tool: tool_name.to_string(),
+                    public: name.to_string(),
+                    arguments: Value::Object(args.as_map().clone()),
+                    reason,
+                };
+                if let Approval::Declined { why } = self.approver.approve(&request).await {
+                    return (
+                        Status::Declined,
+                        Shaped::error(format!(
+                            "The user declined this call to \"{name}\", so it was not made ({why}). Do not retry it unless the user asks; continue without it or tell the user what you wanted to do."
+                        )),
+                    );
+                }
+            }
+        }
+        // 5. Call.
+        let timeout = config.spec.call_timeout;
+        let result = match self.caller.call(server, tool_name, args, timeout).await {
+            Ok(r) => r,
+            Err(e) => return failure(name, &e),
+        };
+        // 6. Shape.
+        let opts = ShapeOptions {
+            images: self.images,
+            limit_tokens: config.result_limit(tool_name),
+            spill_dir: self.spill_dir.clone(),
+            label: format!("{server}-{tool_name}"),
+        };
+        let shaped = shape(&result, &opts);
+        let status = if result.is_error {
+            Status::ToolError
+        } else {
+            Status::Ok
+        };
+        (status, shaped)
+    }
+}
+
+/// A session error as a result the model can act on.
+fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
+    let server = e.server();
+    match e {
+        SessionError::Timeout { after, .. } => (
+            Status::TimedOut,
+            Shaped::error(format!(
+                "The call to \"{name}\" timed out after {} and was cancelled. Try again with a smaller request, or continue without it.",
+                human(*after)
+            )),
+        ),
+        SessionError::Closed { detail, .. } => (
+            Status::ServerClosed,
+            Shaped::error(format!(
+                "Server \"{server}\" stopped while running \"{name}\" ({detail}); the call's effect is unknown. The server is being restarted; check the state before trying again."
+            )),
+        ),
+        SessionError::Rpc { code, message, .. } => (
+            Status::RpcError,
+            Shaped::error(format!(
+                "Server \"{server}\" returned an error for \"{name}\": {message} (JSON-RPC error {code})."
+            )),
+        ),
+        SessionError::Protocol { detail, .. } => (
+            Status::BadReply,
+            Shaped::error(format!(
+                "Server \"{server}\" sent a reply to \"{name}\" that switchboard cannot use: {detail}."
+            )),
+        ),
+        other => (
+            Status::ServerUnavailable,
+            Shaped::error(format!(
+                "Server \"{server}\" is not available, so \"{name}\" was not called: {other}. Continue without it or try again later."
+            )),
+        ),
+    }
+}
+
+fn human(d: Duration) -> String {
+    if d.as_millis() < 1000 || d.subsec_millis() != 0 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,377 @@
+//! Dispatch unit tests with a fake caller (`FakeCaller`, a fake: it never talks to a server).
+//! The same failure modes against real server processes are in crates/cli/tests/run.rs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use switchboard_core::{CallResult, Catalog, Dialect, Entry, ServerCatalog, Tool};
+use tokio::sync::Barrier;
+
+use super::*;
+use crate::config::Config;
+use crate::translate::{TranslateOptions, translate};
+
+type Answer = fn(&str) -> Result<CallResult, SessionError>;
+
+/// A fake caller: answers from a table keyed by tool name, recording every call.
+struct FakeCaller {
+    answers: BTreeMap<&'static str, Answer>,
+    calls: Mutex<Vec<(String, Value)>>,
+    barrier: Option<Arc<Barrier>>,
+}
+
+impl FakeCaller {
+    fn new() -> Self {
+        let mut answers: BTreeMap<&'static str, Answer> = BTreeMap::new();
+        answers.insert("search", |_| Ok(CallResult::text("T-1 login", false)));
+        answers.insert("close_ticket", |_| Ok(CallResult::text("closed", false)));
+        answers.insert("boom", |_| Ok(CallResult::text("disk on fire", true)));
+        answers.insert("slow", |s| {
+            Err(SessionError::Timeout {
+                server: s.into(),
+                tool: "slow".into(),
+                after: Duration::from_millis(1500),
+            })
+        });
+        answers.insert("rpc", |s| {
+            Err(SessionError::Rpc {
+                server: s.into(),
+                code: -32602,
+                message: "unknown ticket".into(),
+            })
+        });
+        answers.insert("crash", |s| {
+            Err(SessionError::Closed {
+                server: s.into(),
+                detail: "the session ended".into(),
+            })
+        });
+        answers.insert("down", |s| {
+            Err(SessionError::NotReady {
+                server: s.into(),
+                reason: "restarting".into(),
+            })
+        });
+        FakeCaller {
+            answers,
+            calls: Mutex::new(Vec::new()),
+            barrier: None,
+        }
+    }
+}
+
+impl Caller for FakeCaller {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
+        Box::pin(async move {
+            self.calls
+                .lock()
+                .unwrap()
+                .push((tool.to_string(), Value::Object(args.into_inner())));
+            if let Some(b) = &self.barrier {
+                b.wait().await;
+            }
+            match self.answers.get(tool) {
+                Some(f) => f(server),
+                None => Ok(CallResult::text("ok", false)),
+            }
+        })
+    }
+}
+
+/// A fake approver that records what it was asked and answers a fixed way.
+struct FakeApprover {
+    answer: Approval,
+    asked: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl Approver for FakeApprover {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval> {
+        self.asked.lock().unwrap().push(request.clone());
+        let a = self.answer.clone();
+        Box::pin(async move { a })
+    }
+}
+
+fn catalog() -> Catalog {
+    let mut s = ServerCatalog::new("tickets");
+    let id = json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "^T-[0-9]+$"}}, "required": ["id"], "additionalProperties": false});
+    let mut close = Tool::new("close_ticket", "Close.", id.clone());
+    close.annotations = Some(serde_json::from_value(json!({"destructiveHint": true})).unwrap());
+    s.tools.push(Entry::new(close));
+    for name in ["search", "boom", "slow", "rpc", "crash", "down", "secret"] {
+        s.tools.push(Entry::new(Tool::new(
+            name,
+            "d",
+            json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        )));
+    }
+    Catalog::from_servers([s])
+}
+
+fn config() -> Config {
+    Config::parse(
+        Path::new("t.toml"),
+        "[servers.tickets]\ncommand = \"x\"\ntools.deny = [\"secret\"]\n",
+        &|_| None,
+    )
+    .unwrap()
+}
+
+struct Setup {
+    table: ToolTable,
+    catalog: Catalog,
+    config: Config,
+    caller: FakeCaller,
+    approver: FakeApprover,
+    validators: Validators,
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(answer: Approval) -> Self {
+        let catalog = catalog();
+        // The table is built without the config filter so a call to the denied tool reaches
+        // the policy (as it would after a config change between requests).
+        let table = ToolTable::new(&translate(
+            &catalog,
+            &TranslateOptions::new(Dialect::Anthropic),
+        ));
+        Setup {
+            table,
+            catalog,
+            config: config(),
+            caller: FakeCaller::new(),
+            approver: FakeApprover {
+                answer,
+                asked: Mutex::new(Vec::new()),
+            },
+            validators: Validators::default(),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn dispatcher(&self) -> Dispatcher<'_> {
+        Dispatcher {
+            table: &self.table,
+            catalog: &self.catalog,
+            servers: &self.config.servers,
+            caller: &self.caller,
+            approver: &self.approver,
+            validators: &self.validators,
+            images: true,
+            spill_dir: self.dir.path().to_path_buf(),
+        }
+    }
+}
+
+fn tool_use(name: &str, input: Value) -> ToolUse {
+    ToolUse {
+        id: format!("id-{name}"),
+        name: name.into(),
+        input: ToolInput::Json(input),
+    }
+}
+
+/// Dispatch one use and check its status, error flag and that the text contains `needle`.
+async fn check(setup: &Setup, u: ToolUse, status: Status, needle: &str) -> Outcome {
+    let o = setup.dispatcher().dispatch(&u).await;
+    assert_eq!(o.status, status, "{o:?}");
+    assert_eq!(o.id, u.id);
+    assert_eq!(o.result.is_error, !matches!(status, Status::Ok), "{o:?}");
+    assert!(
+        o.result.text().contains(needle),
+        "{:?} does not contain {needle:?}",
+        o.result.text()
+    );
+    o
+}
+
+#[tokio::test]
+async fn every_failure_is_a_result_the_model_can_act_on() {
+    let s = Setup::new(Approval::Approved);
+    check(
+        &s,
+        tool_use("tickets__search", json!({"q": "login"})),
+        Status::Ok,
+        "T-1 login",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("search_tickets", json!({})),
+        Status::UnknownTool,
+        "There is no tool named \"search_tickets\". Did you mean: tickets__search?",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__search", json!({"q": 5})),
+        Status::InvalidArguments,
+        "field /q: 5 is not of type \"string\"",
+    )
+    .await;
+    check(
+        &s,
+        ToolUse {
+            id: "x".into(),
+            name: "tickets__search".into(),
+            input: ToolInput::Unparsed {
+                raw: "{\"q\": ".into(),
+                error: "EOF while parsing".into(),
+            },
+        },
+        Status::InvalidArguments,
+        "not valid JSON (EOF while parsing)",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__secret", json!({})),
+        Status::Denied,
+        "not allowed by the configuration",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__boom", json!({})),
+        Status::ToolError,
+        "disk on fire",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__slow", json!({})),
+        Status::TimedOut,
+        "timed out after 1500 ms",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__rpc", json!({})),
+        Status::RpcError,
+        "unknown ticket (JSON-RPC error -32602)",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__crash", json!({})),
+        Status::ServerClosed,
+        "stopped while running",
+    )
+    .await;
+    check(
+        &s,
+        tool_use("tickets__down", json!({})),
+        Status::ServerUnavailable,
+        "restarting",
+    )
+    .await;
+    // Only the calls that passed every check reached the caller.
+    let called: Vec<String> = s
+        .caller
+        .calls
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| c.0.clone())
+        .collect();
+    assert_eq!(called, ["search", "boom", "slow", "rpc", "crash", "down"]);
+}
+
+#[tokio::test]
+async fn a_destructive_tool_asks_and_a_declined_call_is_not_made() {
+    let s = Setup::new(Approval::Declined {
+        why: "the user said no".into(),
+    });
+    check(
+        &s,
+        tool_use("tickets__close_ticket", json!({"id": "T-1"})),
+        Status::Declined,
+        "The user declined this call to \"tickets__close_ticket\"",
+    )
+    .await;
+    let asked = s.approver.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].server, "tickets");
+    assert_eq!(asked[0].tool, "close_ticket");
+    assert_eq!(asked[0].arguments, json!({"id": "T-1"}));
+    assert!(asked[0].reason.contains("destructive"));
+    assert!(s.caller.calls.lock().unwrap().is_empty());
+    // Validation comes before approval: invalid arguments never reach the user.
+    check(
+        &s,
+        tool_use("tickets__close_ticket", json!({"id": "nope"})),
+        Status::InvalidArguments,
+        "field /id",
+    )
+    .await;
+    assert_eq!(s.approver.asked.lock().unwrap().len(), 1);
+
+    let s = Setup::new(Approval::Approved);
+    check(
+        &s,
+        tool_use("tickets__close_ticket", json!({"id": "T-1"})),
+        Status::Ok,
+        "closed",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_removed_tool_is_no_longer_available() {
+    let mut s = Setup::new(Approval::Approved);
+    // The server dropped `boom`: the catalog changed but the tools array was not rebuilt yet.
+    let mut smaller = s.catalog.servers["tickets"].clone();
+    smaller.tools.retain(|t| t.def.name != "boom");
+    s.catalog = Catalog::from_servers([smaller]);
+    check(
+        &s,
+        tool_use("tickets__boom", json!({})),
+        Status::NoLongerAvailable,
+        "no longer available",
+    )
+    .await;
+    // After the rebuild the name is retired, and still answered the same way.
+    s.table.replace(&translate(
+        &s.catalog,
+        &TranslateOptions::new(Dialect::Anthropic),
+    ));
+    let o = check(
+        &s,
+        tool_use("tickets__boom", json!({})),
+        Status::NoLongerAvailable,
+        "removed \"boom\"",
+    )
+    .await;
+    assert_eq!(o.server.as_deref(), Some("tickets"));
+}
+
+#[tokio::test]
+async fn parallel_uses_run_concurrently_and_come_back_in_order() {
+    let mut s = Setup::new(Approval::Approved);
+    // Both calls must be in flight at once to pass the barrier; sequential dispatch would hang
+    // (and the timeout turns the hang into a failure).
+    s.caller.barrier = Some(Arc::new(Barrier::new(2)));
+    let uses = [
+        tool_use("tickets__search", json!({"q": "a"})),
+        ToolUse {
+            id: "second".into(),
+            ..tool_use("tickets__boom", json!({}))
+        },
+    ];
+    let outcomes =
+        tokio::time::timeout(Duration::from_secs(10), s.dispatcher().dispatch_all(&uses))
+            .await
+            .expect("both calls were in flight together");
+    let ids: Vec<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["id-tickets__search", "second"]);
+    assert_eq!(outcomes[1].status, Status::ToolError);
+}

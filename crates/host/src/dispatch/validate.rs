@@ -1,0 +1,187 @@
+//! Argument validation against a tool's original input schema (the server's, not the sanitized
+//! one the provider saw), with the `jsonschema` crate. `ValidArgs` can only be made here, so a
+//! call cannot reach a server with arguments that were not checked.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use switchboard_core::hash::ContentHash;
+
+/// Arguments that passed validation (or whose schema could not be compiled, see
+/// [`Validators::check`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidArgs(Map<String, Value>);
+
+impl ValidArgs {
+    /// The arguments.
+    pub fn into_inner(self) -> Map<String, Value> {
+        self.0
+    }
+
+    /// The arguments, borrowed.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+}
+
+/// Why arguments were refused: one line per problem, each naming the field and what was
+/// expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid(pub Vec<String>);
+
+/// Compiled validators, cached by schema hash.
+#[derive(Clone, Default)]
+pub struct Validators {
+    cache: Arc<Mutex<HashMap<ContentHash, Option<Arc<jsonschema::Validator>>>>>,
+}
+
+/// At most this many problems are listed.
+const MAX_PROBLEMS: usize = 5;
+
+impl Validators {
+    /// Check `args` against `schema`. A non-object argument value is refused (MCP arguments are
+    /// an object); `null` counts as `{}`. A schema the validator cannot compile (a remote
+    /// `$ref`, a malformed keyword) is logged and the arguments pass: the server still judges.
+    pub fn check(&self, schema: &Value, args: Value) -> Result<ValidArgs, Invalid> {
+        let map = match args {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                return Err(Invalid(vec![format!(
+                    "the arguments must be a JSON object, got {}",
+                    kind(&other)
+                )]));
+            }
+        };
+        let Some(validator) = self.compiled(schema) else {
+            return Ok(ValidArgs(map));
+        };
+        let instance = Value::Object(map);
+        let problems: Vec<String> = validator
+            .iter_errors(&instance)
+            .take(MAX_PROBLEMS)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                let field = if at.is_empty() {
+                    "the arguments".to_string()
+                } else {
+                    format!("field {at}")
+                };
+                let schema_at = e.schema_path().to_string();
+                let expected = parent_pointer(&schema_at)
+                    .and_then(|p| schema.pointer(&p))
+                    .map(|s| format!(" (expected: {})", short(s)))
+                    .unwrap_or_default();
+                format!("{field}: {e}{expected}")
+            })
+            .collect();
+        let Value::Object(map) = instance else {
+            return Err(Invalid(vec!["the arguments must be a JSON object".into()]));
+        };
+        if problems.is_empty() {
+            Ok(ValidArgs(map))
+        } else {
+            Err(Invalid(problems))
+        }
+    }
+
+    fn compiled(&self, schema: &Value) -> Option<Arc<jsonschema::Validator>> {
+        let key = ContentHash::of_json(schema);
+        let mut cache = match self.cache.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        cache
+            .entry(key)
+            .or_insert_with(|| match jsonschema::validator_for(schema) {
+                Ok(v) => Some(Arc::new(v)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "tool input schema does not compile; arguments are passed unchecked");
+                    None
+                }
+            })
+            .clone()
+    }
+}
+
+/// The schema location of the keyword's parent (`/properties/q/type` → `/properties/q`).
+fn parent_pointer(schema_path: &str) -> Option<String> {
+    let (parent, _) = schema_path.rsplit_once('/')?;
+    Some(parent.to_string())
+}
+
+/// A schema fragment on one line, cut at 200 characters.
+fn short(v: &Value) -> String {
+    let s = serde_json::to_string(v).unwrap_or_default();
+    if s.chars().count() > 200 {
+        format!("{}…", s.chars().take(200).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "maxLength": 5},
+                "status": {"type": "string", "enum": ["open", "closed"]}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
+    }
+
+    #[test]
+    fn valid_arguments_pass_and_null_is_empty() {
+        let v = Validators::default();
+        let ok = v.check(&schema(), json!({"query": "sso"})).unwrap();
+        assert_eq!(ok.as_map()["query"], "sso");
+        assert!(v.check(&json!({"type": "object"}), Value::Null).is_ok());
+    }
+
+    #[test]
+    fn problems_name_the_field_and_what_was_expected() {
+        let v = Validators::default();
+        let Invalid(p) = v
+            .check(&schema(), json!({"query": 5, "status": "gone"}))
+            .unwrap_err();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(
+            p.iter().any(
+                |l| l.starts_with("field /query: 5 is not of type \"string\"")
+                    && l.contains("expected: {\"maxLength\":5,\"type\":\"string\"}")
+            ),
+            "{p:?}"
+        );
+        assert!(p.iter().any(|l| l.starts_with("field /status")), "{p:?}");
+        let Invalid(p) = v.check(&schema(), json!({})).unwrap_err();
+        assert!(p[0].contains("\"query\" is a required property"), "{p:?}");
+        let Invalid(p) = v.check(&schema(), json!([1])).unwrap_err();
+        assert_eq!(p, ["the arguments must be a JSON object, got an array"]);
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_lets_arguments_through() {
+        let v = Validators::default();
+        let bad = json!({"type": "object", "properties": {"x": {"minLength": "three"}}});
+        assert!(v.check(&bad, json!({"x": "a"})).is_ok());
+    }
+}

@@ -1,0 +1,408 @@
+//! Result shaping: an MCP tool result → what the model receives. Text passes through, images go
+//! to dialects that accept them (described in text elsewhere), audio and resources become text
+//! naming what they are, `structuredContent` stands in when there is no text, and text over the
+//! token limit is cut with a note saying how much was cut and where the full text was written.
+//!
+//! Tokens are estimated at 4 characters per token (`switchboard_providers::count::estimate::
+//! chars_over_4`): exact tokenizers take seconds on a 5 MB result and Claude has no public one;
+//! the limit is a guard against runaway results, not a bill, so an estimate is enough.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_core::{CallResult, ContentBlock};
+use switchboard_providers::count::estimate::chars_over_4;
+
+/// Characters per token assumed when cutting.
+pub const CHARS_PER_TOKEN: usize = 4;
+
+/// One block of a shaped result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResultPart {
+    /// Text for the model.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, only for dialects that accept images in tool results.
+    Image {
+        /// MIME type.
+        mime_type: String,
+        /// Base64 data.
+        data: String,
+    },
+}
+
+/// How a result was cut.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Cut {
+    /// Estimated tokens of the whole text.
+    pub total_tokens: u64,
+    /// Characters of the whole text.
+    pub total_chars: usize,
+    /// Characters kept.
+    pub kept_chars: usize,
+    /// Where the full text was written (`None` when writing failed).
+    pub path: Option<PathBuf>,
+}
+
+/// What the model receives for one tool call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Shaped {
+    /// The blocks, in the server's order (text blocks merged when cut).
+    pub parts: Vec<ResultPart>,
+    /// The result is an error.
+    pub is_error: bool,
+    /// Set when the text was over the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
+}
+
+impl Shaped {
+    /// An error result with one sentence for the model.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            parts: vec![ResultPart::Text { text: text.into() }],
+            is_error: true,
+            cut: None,
+        }
+    }
+
+    /// All text parts joined by newlines.
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                ResultPart::Text { text } => Some(text.as_str()),
+                ResultPart::Image { .. } => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// How to shape.
+#[derive(Clone, Debug)]
+pub struct ShapeOptions {
+    /// The dialect accepts images inside tool results.
+    pub images: bool,
+    /// Token limit for the text of one result.
+    pub limit_tokens: u32,
+    /// Where full texts of cut results are written.
+    pub spill_dir: PathBuf,
+    /// A label for the spill file name (the tool), sanitized before use.
+    pub label: String,
+}
+
+impl ShapeOptions {
+    /// Options with the default spill dir (`<OS temp dir>/switchboard-results`).
+    pub fn new(images: bool, limit_tokens: u32, label: impl Into<String>) -> Self {
+        Self {
+            images,
+            limit_tokens,
+            spill_dir: default_spill_dir(),
+            label: label.into(),
+        }
+    }
+}
+
+/// `<OS temp dir>/switchboard-results`.
+pub fn default_spill_dir() -> PathBuf {
+    std::env::temp_dir().join("switchboard-results")
+}
+
+/// Shape one call result for the model.
+pub fn shape(result: &CallResult, opts: &ShapeOptions) -> Shaped {
+    let mut parts = Vec::new();
+    for block in &result.content {
+        parts.push(match block {
+            ContentBlock::Text { text } => ResultPart::Text { text: text.clone() },
+            ContentBlock::Image { data, mime_type } if opts.images => ResultPart::Image {
+                mime_type: mime_type.clone(),
+                data: data.clone(),
+            },
+            ContentBlock::Image { data, mime_type } => text(format!(
+                "[image: {mime_type}, {}; not shown because this provider does not accept images in tool results]",
+                size(data)
+            )),
+            ContentBlock::Audio { data, mime_type } => text(format!(
+                "[audio: {mime_type}, {}; not shown, models here cannot hear tool results]",
+                size(data)
+            )),
+            ContentBlock::ResourceLink {
+                uri,
+                name,
+                description,
+                mime_type,
+            } => {
+                let mut s = format!("[resource link: {uri}");
+                if !name.is_empty() {
+                    s.push_str(&format!(" named {name:?}"));
+                }
+                if let Some(m) = mime_type {
+                    s.push_str(&format!(", {m}"));
+                }
+                if let Some(d) = description {
+                    s.push_str(&format!(": {d}"));
+                }
+                s.push(']');
+                text(s)
+            }
+            ContentBlock::Resource { resource } => text(embedded(resource)),
+        });
+    }
+    let has_text = parts
+        .iter()
+        .any(|p| matches!(p, ResultPart::Text { text } if !text.is_empty()));
+    if !has_text && let Some(structured) = &result.structured_content {
+        parts.insert(
+            0,
+            text(serde_json::to_string(structured).unwrap_or_default()),
+        );
+    }
+    if parts.is_empty() {
+        parts.push(text(if result.is_error {
+            "The tool reported an error without any message."
+        } else {
+            "The tool returned no content."
+        }));
+    }
+    let mut shaped = Shaped {
+        parts,
+        is_error: result.is_error,
+        cut: None,
+    };
+    limit(&mut shaped, opts);
+    shaped
+}
+
+fn text(s: impl Into<String>) -> ResultPart {
+    ResultPart::Text { text: s.into() }
+}
+
+/// An embedded resource as text: its text with a header, or a line naming a binary blob.
+fn embedded(resource: &Value) -> String {
+    let uri = resource
+        .get("uri")
+        .and_then(Value::as_str)
+        .unwrap_or("(no uri)");
+    let mime = resource
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .map(|m| format!(", {m}"))
+        .unwrap_or_default();
+    match (
+        resource.get("text").and_then(Value::as_str),
+        resource.get("blob").and_then(Value::as_str),
+    ) {
+        (Some(t), _) => format!("[embedded resource: {uri}{mime}]\n{t}"),
+        (None, Some(blob)) => format!(
+            "[embedded resource: {uri}{mime}, {} of binary data; not shown]",
+            size(blob)
+        ),
+        (None, None) => format!("[embedded resource: {uri}{mime}, empty]"),
+    }
+}
+
+/// Decoded size of base64 data, human-readable.
+fn size(b64: &str) -> String {
+    let bytes = b64.trim_end_matches('=').len() * 3 / 4;
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// Cut the text over `opts.limit_tokens`: all text parts become one, cut on a line or char
+/// boundary, followed by the note; the full text goes to a file.
+fn limit(shaped: &mut Shaped, opts: &ShapeOptions) {
+    let full = shaped.text();
+    let total_tokens = chars_over_4(&full);
+    if total_tokens <= u64::from(opts.limit_tokens) {
+        return;
+    }
+    let total_chars = full.chars().count();
+    // Leave room for the note inside the limit.
+    let budget = (opts.limit_tokens as usize * CHARS_PER_TOKEN).saturating_sub(400);
+    let end = full
+        .char_indices()
+        .nth(budget)
+        .map_or(full.len(), |(i, _)| i);
+    // Prefer to end at a line break when one is near.
+    let end = match full[..end].rfind('\n') {
+        Some(nl) if nl + 2000 >= end && nl > 0 => nl,
+        _ => end,
+    };
+    let kept = &full[..end];
+    let kept_chars = kept.chars().count();
+    let path = spill(&full, opts);
+    let cut_tokens = total_tokens.saturating_sub(chars_over_4(kept));
+    let place = match &path {
+        Ok(p) => format!("the full result was written to {}", p.display()),
+        Err(e) => format!("the full result could not be saved ({e})"),
+    };
+    let note = format!(
+        "\n\n[switchboard: result cut to the first {kept_chars} of {total_chars} characters (about {cut_tokens} of {total_tokens} tokens cut, limit {} tokens); {place}. Ask for a narrower query or a smaller page to see the rest.]",
+        opts.limit_tokens
+    );
+    let mut new_parts = vec![text(format!("{kept}{note}"))];
+    new_parts.extend(
+        shaped
+            .parts
+            .drain(..)
+            .filter(|p| matches!(p, ResultPart::Image { .. })),
+    );
+    shaped.parts = new_parts;
+    shaped.cut = Some(Cut {
+        total_tokens,
+        total_chars,
+        kept_chars,
+        path: path.ok(),
+    });
+}
+
+/// Write the full text under `opts.spill_dir`, named after the label and the content hash.
+fn spill(full: &str, opts: &ShapeOptions) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(&opts.spill_dir)?;
+    let label: String = opts
+        .label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    let hash = switchboard_core::hash::ContentHash::of_bytes(full.as_bytes());
+    let path: PathBuf = Path::new(&opts.spill_dir).join(format!("{label}-{}.txt", hash.short(12)));
+    std::fs::write(&path, full)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn opts(images: bool, limit: u32, dir: &Path) -> ShapeOptions {
+        ShapeOptions {
+            images,
+            limit_tokens: limit,
+            spill_dir: dir.to_path_buf(),
+            label: "tickets/search".into(),
+        }
+    }
+
+    #[test]
+    fn text_passes_and_images_depend_on_the_dialect() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = CallResult {
+            content: vec![
+                ContentBlock::Text { text: "hi".into() },
+                ContentBlock::Image {
+                    data: "aGVsbG8=".into(),
+                    mime_type: "image/png".into(),
+                },
+            ],
+            structured_content: None,
+            is_error: false,
+        };
+        let with = shape(&r, &opts(true, 100, dir.path()));
+        assert_eq!(with.parts.len(), 2);
+        assert!(matches!(with.parts[1], ResultPart::Image { .. }));
+        let without = shape(&r, &opts(false, 100, dir.path()));
+        assert_eq!(
+            without.text(),
+            "hi\n[image: image/png, 5 bytes; not shown because this provider does not accept images in tool results]"
+        );
+    }
+
+    #[test]
+    fn audio_links_and_resources_become_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let r: CallResult = serde_json::from_value(json!({"content": [
+            {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///a.md", "name": "a", "mimeType": "text/markdown"},
+            {"type": "resource", "resource": {"uri": "mem://x", "text": "inside"}},
+            {"type": "resource", "resource": {"uri": "mem://b", "blob": "AAAA", "mimeType": "application/pdf"}}
+        ]}))
+        .unwrap();
+        let s = shape(&r, &opts(true, 100, dir.path())).text();
+        assert!(s.contains("[audio: audio/wav, 3 bytes"), "{s}");
+        assert!(
+            s.contains("[resource link: file:///a.md named \"a\", text/markdown]"),
+            "{s}"
+        );
+        assert!(s.contains("[embedded resource: mem://x]\ninside"), "{s}");
+        assert!(
+            s.contains("[embedded resource: mem://b, application/pdf, 3 bytes of binary data"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn structured_content_stands_in_for_missing_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = CallResult {
+            content: vec![],
+            structured_content: Some(json!({"n": 1})),
+            is_error: false,
+        };
+        assert_eq!(shape(&r, &opts(true, 100, dir.path())).text(), "{\"n\":1}");
+        let both = CallResult {
+            structured_content: Some(json!({"n": 1})),
+            ..CallResult::text("one", false)
+        };
+        assert_eq!(shape(&both, &opts(true, 100, dir.path())).text(), "one");
+        let empty = CallResult::default();
+        assert_eq!(
+            shape(&empty, &opts(true, 100, dir.path())).text(),
+            "The tool returned no content."
+        );
+    }
+
+    #[test]
+    fn a_5_mb_result_is_cut_to_the_limit_with_a_note_and_saved_in_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let line =
+            "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz01234567\n";
+        let big = line.repeat(5 * 1024 * 1024 / line.len());
+        let r = CallResult::text(big.clone(), false);
+        let s = shape(&r, &opts(true, 25_000, dir.path()));
+        let cut = s.cut.clone().expect("cut");
+        assert!(
+            chars_over_4(&s.text()) <= 25_000,
+            "{}",
+            chars_over_4(&s.text())
+        );
+        assert_eq!(cut.total_chars, big.len());
+        let path = cut.path.expect("saved");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), big);
+        let t = s.text();
+        assert!(
+            t.contains(&format!("of {} characters", big.len())),
+            "{}",
+            &t[t.len() - 400..]
+        );
+        assert!(t.contains(&path.display().to_string()));
+        assert!(!s.is_error);
+    }
+
+    #[test]
+    fn small_results_are_not_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = CallResult::text("x".repeat(400), true);
+        let s = shape(&r, &opts(true, 100, dir.path()));
+        assert!(s.cut.is_none());
+        assert!(s.is_error);
+        assert_eq!(s.text().len(), 400);
+    }
+}
