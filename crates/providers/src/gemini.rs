@@ -726,10 +726,14 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
             }),
         }
     }
-    if v.get("candidates").is_none() && acc.stop.is_none() {
+    let has_candidate = v
+        .get("candidates")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty());
+    if !has_candidate && str_at(v, "/promptFeedback/blockReason").is_none() {
         return Err(ProviderError::decode(
             D,
-            "no `candidates` and no `promptFeedback.blockReason` in the response",
+            "no `candidates` list and no `promptFeedback.blockReason` in the response",
         ));
     }
     Ok(Reply {

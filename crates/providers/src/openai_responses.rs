@@ -68,8 +68,13 @@ enum Content<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum InputPart<'a> {
-    InputText { text: Cow<'a, str> },
-    InputImage { image_url: String },
+    InputText {
+        text: Cow<'a, str>,
+    },
+    InputImage {
+        image_url: String,
+        detail: &'static str,
+    },
 }
 
 #[derive(Serialize)]
@@ -100,6 +105,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                 }),
                 Part::Image { media_type, data } => run.push(InputPart::InputImage {
                     image_url: data_url(media_type, data),
+                    detail: "auto",
                 }),
                 Part::ToolUse {
                     id,
@@ -182,6 +188,7 @@ fn output(content: &[ResultPart], is_error: bool) -> Content<'_> {
             },
             ResultPart::Image { media_type, data } => InputPart::InputImage {
                 image_url: data_url(media_type, data),
+                detail: "auto",
             },
         })
         .collect();

@@ -1,11 +1,15 @@
 //! A request validator that encodes each dialect's documented rules (reference/providers.md §1,
 //! §2, §3) and lists every violation in a rendered request body. It is written independently
-//! of the sanitizer so that tests of the sanitizer can fail.
+//! of the sanitizer so that tests of the sanitizer can fail. The conversation rules (roles,
+//! content types, tool-use/result pairing) are in [`conversation`]'s rules, run as part of
+//! [`validate_request`].
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 use switchboard_core::Dialect;
+
+mod conversation;
 
 /// One broken rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +48,12 @@ pub fn validate_request(dialect: Dialect, body: &Value) -> Vec<Violation> {
         Dialect::OpenAiChat => openai_chat(body, &mut out),
         Dialect::OpenAiResponses => openai_responses(body, &mut out),
         Dialect::Gemini => gemini(body, &mut out),
+    }
+    match dialect {
+        Dialect::Anthropic => conversation::anthropic(body, &mut out),
+        Dialect::OpenAiChat => conversation::openai_chat(body, &mut out),
+        Dialect::OpenAiResponses => conversation::openai_responses(body, &mut out),
+        Dialect::Gemini => conversation::gemini(body, &mut out),
     }
     out.0
 }

@@ -1,0 +1,266 @@
+//! A full multi-turn conversation (text, two parallel tool uses, results with an error and an
+//! image, a last user turn) encoded in every dialect: snapshots, byte determinism, the
+//! validator's conversation rules, and the stream switch.
+
+use serde_json::{Value, json};
+use switchboard_core::Dialect;
+use switchboard_providers::{
+    Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images, render_request,
+    to_bytes,
+};
+use switchboard_test_support::validator;
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+fn tools() -> Vec<ToolSpec> {
+    let spec = |name: &str, description: &str, schema: Value| ToolSpec {
+        name: name.into(),
+        description: Some(description.into()),
+        schema,
+        strict: false,
+    };
+    vec![
+        spec(
+            "tickets__search",
+            "Search tickets.",
+            json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+        ),
+        spec(
+            "docs__search",
+            "Search the documentation.",
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}),
+        ),
+        spec(
+            "tickets__get_ticket",
+            "Get one ticket with its screenshot.",
+            json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}),
+        ),
+    ]
+}
+
+/// Call ids as each provider makes them (Gemini gives none: the decoder synthesizes them).
+fn ids(dialect: Dialect) -> [&'static str; 3] {
+    match dialect {
+        Dialect::Anthropic => ["toolu_01A", "toolu_01B", "toolu_02A"],
+        Dialect::OpenAiChat => ["call_a1", "call_b2", "call_c3"],
+        Dialect::OpenAiResponses => ["call_r1", "call_r2", "call_r3"],
+        Dialect::Gemini => ["gemini-call-0", "gemini-call-1", "gemini-call-0"],
+    }
+}
+
+fn conversation(dialect: Dialect) -> Vec<Message> {
+    let [a, b, c] = ids(dialect);
+    let result =
+        |id: &str, name: &str, content: Vec<ResultPart>, is_error: bool| Part::ToolResult {
+            id: id.into(),
+            name: name.into(),
+            content,
+            is_error,
+        };
+    vec![
+        Message::user("Find the ticket about login failures and check the docs."),
+        Message::assistant(vec![
+            Part::text("Searching tickets and docs."),
+            Part::ToolUse {
+                id: a.into(),
+                name: "tickets__search".into(),
+                input: json!({"query": "login failure"}),
+            },
+            Part::ToolUse {
+                id: b.into(),
+                name: "docs__search".into(),
+                input: json!({"q": "login"}),
+            },
+        ]),
+        Message::tool_results(vec![
+            result(
+                a,
+                "tickets__search",
+                vec![ResultPart::Text("T-17 Login fails on Safari (open)".into())],
+                false,
+            ),
+            result(
+                b,
+                "docs__search",
+                vec![ResultPart::Text(
+                    "Error: the docs server did not answer within 30 s; try again or search tickets only."
+                        .into(),
+                )],
+                true,
+            ),
+        ]),
+        Message::assistant(vec![Part::ToolUse {
+            id: c.into(),
+            name: "tickets__get_ticket".into(),
+            input: json!({"id": "T-17"}),
+        }]),
+        Message::tool_results(vec![result(
+            c,
+            "tickets__get_ticket",
+            vec![
+                ResultPart::Text("T-17: Safari users get a blank page after login.".into()),
+                ResultPart::Image {
+                    media_type: "image/png".into(),
+                    data: PNG.into(),
+                },
+            ],
+            false,
+        )]),
+        Message::assistant(vec![Part::text(
+            "T-17 is open: Safari users see a blank page after logging in.",
+        )]),
+        Message::user("Close it."),
+    ]
+}
+
+fn parts(dialect: Dialect, stream: bool) -> RequestParts {
+    RequestParts {
+        model: "demo-model".into(),
+        system: Some("You help with tickets.".into()),
+        messages: conversation(dialect),
+        tools: tools(),
+        max_tokens: 1024,
+        gemini_openapi: false,
+        stream,
+    }
+}
+
+#[test]
+fn full_conversation_in_every_dialect() {
+    for dialect in Dialect::ALL {
+        let p = parts(dialect, false);
+        let body = render_request(dialect, &p);
+        assert_eq!(to_bytes(&body), to_bytes(&render_request(dialect, &p)));
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        insta::assert_json_snapshot!(format!("conversation_{dialect}"), body);
+    }
+}
+
+#[test]
+fn images_in_results_only_where_accepted() {
+    for dialect in Dialect::ALL {
+        let text = render_request(dialect, &parts(dialect, false)).to_string();
+        // The image appears once per dialect that accepts it in results, never elsewhere.
+        assert_eq!(
+            text.contains(PNG),
+            accepts_result_images(dialect),
+            "{dialect}: {text}"
+        );
+        if !accepts_result_images(dialect) {
+            assert!(text.contains("[image image/png"), "{dialect}: no note");
+        }
+    }
+}
+
+#[test]
+fn error_results_say_so_in_every_dialect() {
+    for dialect in Dialect::ALL {
+        let body = render_request(dialect, &parts(dialect, false));
+        let text = body.to_string();
+        match dialect {
+            Dialect::Anthropic => assert!(text.contains(r#""is_error":true"#)),
+            Dialect::Gemini => assert!(text.contains(r#""response":{"error":"Error: the docs"#)),
+            _ => assert!(text.contains("Error: the docs server")),
+        }
+    }
+}
+
+#[test]
+fn gemini_pairs_by_name_and_leaves_synthesized_ids_out() {
+    let body = render_request(Dialect::Gemini, &parts(Dialect::Gemini, false));
+    let text = body.to_string();
+    assert!(!text.contains("gemini-call-"), "{text}");
+    assert_eq!(
+        body.pointer("/contents/2/parts/1/functionResponse/name"),
+        Some(&json!("docs__search"))
+    );
+    // A real id (newer API) is echoed in both the call and the response.
+    let mut p = parts(Dialect::Gemini, false);
+    if let Part::ToolUse { id, .. } = &mut p.messages[3].parts[0] {
+        *id = "fc-123".into();
+    }
+    if let Part::ToolResult { id, .. } = &mut p.messages[4].parts[0] {
+        *id = "fc-123".into();
+    }
+    let body = render_request(Dialect::Gemini, &p);
+    assert_eq!(
+        body.pointer("/contents/3/parts/0/functionCall/id"),
+        Some(&json!("fc-123"))
+    );
+    assert_eq!(
+        body.pointer("/contents/4/parts/0/functionResponse/id"),
+        Some(&json!("fc-123"))
+    );
+}
+
+#[test]
+fn stream_flag_per_dialect() {
+    for dialect in Dialect::ALL {
+        let plain = render_request(dialect, &parts(dialect, false));
+        let streamed = render_request(dialect, &parts(dialect, true));
+        assert_eq!(plain.get("stream"), None, "{dialect}");
+        match dialect {
+            Dialect::Gemini => assert_eq!(plain, streamed),
+            Dialect::OpenAiChat => {
+                assert_eq!(streamed["stream"], json!(true));
+                assert_eq!(streamed["stream_options"], json!({"include_usage": true}));
+            }
+            _ => {
+                assert_eq!(streamed["stream"], json!(true));
+                assert_eq!(streamed.get("stream_options"), None);
+            }
+        }
+        assert!(validator::validate_request(dialect, &streamed).is_empty());
+    }
+}
+
+#[test]
+fn invalid_arguments_are_replayed_in_a_shape_each_api_accepts() {
+    for dialect in Dialect::ALL {
+        let mut p = parts(dialect, false);
+        if let Part::ToolUse { input, .. } = &mut p.messages[3].parts[0] {
+            *input = Value::String("{\"id\": \"T-1".into());
+        }
+        assert_eq!(
+            p.messages[3].parts[0].invalid_input(),
+            Some("{\"id\": \"T-1")
+        );
+        let body = render_request(dialect, &p);
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        let text = body.to_string();
+        match dialect {
+            // OpenAI takes arguments as a string: the model's own text goes back.
+            Dialect::OpenAiChat | Dialect::OpenAiResponses => {
+                assert!(text.contains(r#""arguments":"{\"id\": \"T-1""#), "{text}")
+            }
+            // The others need an object.
+            _ => assert!(!text.contains("T-1\""), "{text}"),
+        }
+    }
+}
+
+#[test]
+fn user_images_and_text_after_results() {
+    for dialect in Dialect::ALL {
+        let mut p = parts(dialect, false);
+        p.messages
+            .push(Message::assistant(vec![Part::text("Done.")]));
+        p.messages.push(Message {
+            role: switchboard_providers::Role::User,
+            parts: vec![
+                Part::text("What is on this screenshot?"),
+                Part::Image {
+                    media_type: "image/png".into(),
+                    data: PNG.into(),
+                },
+            ],
+        });
+        let body = render_request(dialect, &p);
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        assert!(body.to_string().contains(PNG));
+    }
+}
