@@ -12,13 +12,18 @@ PLAN is a JSON list of steps; each prints one JSON line on stdout:
   {"op": "pause"}                               -> {"paused": true}, then waits for a stdin line
   {"op": "wait_tools_changed", "timeout": S}    -> {"changed": bool}
 An error in a step prints {"error": "..."} and exits 1.
+
+With ELICIT=accept or ELICIT=decline in the environment the client declares the elicitation
+capability and answers every form with approve=true (accept) or declines it.
 """
 
 import json
+import os
 import sys
 
 import anyio
 import httpx2
+import mcp_types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -29,6 +34,17 @@ changed = anyio.Event()
 async def on_message(message):
     if type(message).__name__ == "ToolListChangedNotification":
         changed.set()
+
+
+async def on_elicit(context, params):
+    if os.environ.get("ELICIT") == "accept":
+        return mcp_types.ElicitResult(action="accept", content={"approve": True})
+    return mcp_types.ElicitResult(action="decline")
+
+
+def session_for(read, write):
+    elicit = on_elicit if os.environ.get("ELICIT") else None
+    return ClientSession(read, write, message_handler=on_message, elicitation_callback=elicit)
 
 
 def text_of(content):
@@ -84,13 +100,13 @@ async def main():
     if kind == "stdio":
         params = StdioServerParameters(command=sys.argv[3], args=sys.argv[4:])
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, message_handler=on_message) as session:
+            async with session_for(read, write) as session:
                 await run_plan(session, plan)
     elif kind == "http":
         headers = {"Authorization": f"Bearer {sys.argv[4]}"} if len(sys.argv) > 4 else {}
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
             async with streamable_http_client(sys.argv[3], http_client=http) as (read, write, *_):
-                async with ClientSession(read, write, message_handler=on_message) as session:
+                async with session_for(read, write) as session:
                     await run_plan(session, plan)
     else:
         raise ValueError(f"unknown transport {kind}")
