@@ -4,12 +4,14 @@
 //! server failed, a lint finding reached `--fail-on`); 2 usage, config or connection error.
 
 mod call;
+mod chat;
 mod eval;
 mod inspect;
 mod lint_cmd;
 mod output;
 mod pins_cmd;
 mod rent_view;
+mod run;
 mod serve;
 mod servers;
 mod source;
@@ -96,6 +98,25 @@ enum Command {
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
     },
+    /// Run one task non-interactively: the model uses the servers' tools until it answers.
+    ///
+    /// Calls that need approval (destructive tools by default, see `approve` in the config) are
+    /// declined unless --yes; the model is told and carries on. API keys come from
+    /// ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY/GOOGLE_API_KEY. Exits 0 when the model
+    /// answered, 1 when the run failed (provider error after retries, --max-turns reached), 2 on
+    /// a usage or config error.
+    ///
+    /// Examples:
+    ///   switchboard run -p "Find the ticket about SSO logins and summarise it"
+    ///   switchboard run -p "..." --provider openai-chat --base-url http://localhost:11434/v1 --model qwen3
+    ///   switchboard run -p "..." --json --transcript run.jsonl
+    Run(run::RunArgs),
+    /// Talk with a model that can use the servers' tools; answers stream as they are written.
+    ///
+    /// Calls that need approval ask first, showing the tool, its server and its arguments.
+    /// Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
+    /// /attach URI (adds a resource to your next message), /quit.
+    Chat(chat::ChatArgs),
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     Eval(eval::EvalArgs),
     /// Serve every configured server as one MCP server, over stdio (default) or HTTP.
@@ -155,6 +176,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Call(args) => call::run(&cli.global, args).await,
         Command::Inspect(args) => inspect::run(&cli.global, args).await,
         Command::Lint { args, command } => lint(&cli.global, args, command).await,
+        Command::Run(args) => run::run(&cli.global, args).await,
+        Command::Chat(args) => chat::run(&cli.global, args).await,
         Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
         Command::Serve(args) => serve::run(&cli.global, args).await,
         Command::Pins(args) => pins_cmd::run(&cli.global, args),

@@ -2,4 +2,5 @@
 
 pub mod lint_fixture;
 pub mod peers;
+pub mod provider_double;
 pub mod validator;

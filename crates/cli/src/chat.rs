@@ -1,0 +1,287 @@
+//! `switchboard chat`: an interactive conversation with streamed answers. Calls that need
+//! approval ask at the terminal, showing the tool, its server and its arguments. Slash commands:
+//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /quit.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+use switchboard_host::agent::{Agent, AgentEvent, End};
+use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver};
+use switchboard_providers::Part;
+use tokio::io::{AsyncBufReadExt as _, BufReader, Lines, Stdin};
+use tokio::sync::Mutex;
+
+use crate::Global;
+use crate::run::{ModelArgs, compact, start_agent};
+
+/// Arguments of `switchboard chat`.
+#[derive(clap::Args, Debug)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Wait for whole replies instead of streaming them.
+    #[arg(long)]
+    no_stream: bool,
+}
+
+type Input = Arc<Mutex<Lines<BufReader<Stdin>>>>;
+
+/// Asks at the terminal; one question at a time (parallel tool uses wait their turn).
+struct TerminalApprover {
+    input: Input,
+}
+
+impl Approver for TerminalApprover {
+    fn approve<'a>(&'a self, r: &'a ApprovalRequest) -> BoxFuture<'a, Approval> {
+        Box::pin(async move {
+            let mut lines = self.input.lock().await;
+            eprintln!(
+                "\n{} on server {} wants to run with {}\n  ({})",
+                r.tool,
+                r.server,
+                compact(&r.arguments, 400),
+                r.reason
+            );
+            eprint!("Allow? [y/N] ");
+            let _ = std::io::stderr().flush();
+            match lines.next_line().await {
+                Ok(Some(l)) if matches!(l.trim(), "y" | "Y" | "yes") => Approval::Approved,
+                _ => Approval::Declined {
+                    why: "the user answered no at the prompt".into(),
+                },
+            }
+        })
+    }
+}
+
+/// Run the command.
+pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    let input: Input = Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()).lines()));
+    let approver = Arc::new(TerminalApprover {
+        input: input.clone(),
+    });
+    let mut agent = start_agent(global, &args.model, approver, !args.no_stream).await?;
+    let tools = agent.translation().names.len();
+    eprintln!(
+        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /quit",
+        agent.client().model
+    );
+    let mut attached: Vec<Part> = Vec::new();
+    let mut failed = false;
+    loop {
+        eprint!("> ");
+        let _ = std::io::stderr().flush();
+        let line = match input.lock().await.next_line().await {
+            Ok(Some(l)) => l,
+            _ => break,
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let message = if let Some(cmd) = line.strip_prefix('/') {
+            match command(&mut agent, cmd, &mut attached).await {
+                Command::Quit => break,
+                Command::Done => continue,
+                Command::Send(text) => text,
+            }
+        } else {
+            line.to_string()
+        };
+        let mut parts = std::mem::take(&mut attached);
+        parts.push(Part::Text(message));
+        let mut show = |e: AgentEvent| match e {
+            AgentEvent::TextDelta(t) | AgentEvent::Text(t) => {
+                print!("{t}");
+                let _ = std::io::stdout().flush();
+            }
+            AgentEvent::ToolUseStarted { name } => eprintln!("\n  [{name}]"),
+            AgentEvent::ToolFinished(o) => {
+                eprintln!("  [{} → {:?}, {} ms]", o.name, o.status, o.elapsed_ms)
+            }
+            AgentEvent::ToolsChanged { added, removed } => eprintln!(
+                "  [tools changed: +{} -{}]",
+                added.join(","),
+                removed.join(",")
+            ),
+        };
+        match agent.send(parts, &mut show).await {
+            Ok(a) => {
+                println!();
+                if a.end == End::MaxTurns {
+                    eprintln!("(stopped after --max-turns model requests)");
+                }
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("\nerror: {e}");
+            }
+        }
+    }
+    agent.sessions().shutdown().await;
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+enum Command {
+    Quit,
+    Done,
+    Send(String),
+}
+
+async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Command {
+    let (name, rest) = cmd.split_once(' ').unwrap_or((cmd, ""));
+    let rest = rest.trim();
+    match name {
+        "quit" | "exit" | "q" => Command::Quit,
+        "tools" => {
+            for n in &agent.translation().names {
+                println!("{:40} {}/{}", n.public, n.server, n.tool);
+            }
+            Command::Done
+        }
+        "servers" => {
+            for s in agent.sessions().statuses() {
+                println!("{:20} {}", s.name, s.state.describe());
+            }
+            Command::Done
+        }
+        "cost" => {
+            let u = &agent.usage;
+            println!(
+                "{} model requests; {} input tokens ({} from cache), {} output tokens",
+                agent.turns.len(),
+                u.input_tokens,
+                u.cache_read_tokens.unwrap_or(0),
+                u.output_tokens
+            );
+            Command::Done
+        }
+        "prompt" => match prompt(agent, rest).await {
+            Ok(text) => Command::Send(text),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Command::Done
+            }
+        },
+        "attach" => {
+            match attach(agent, rest).await {
+                Ok(part) => {
+                    attached.push(part);
+                    eprintln!("attached {rest}; it goes with your next message");
+                }
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
+        other => {
+            eprintln!("unknown command /{other}; try /tools /servers /cost /prompt /attach /quit");
+            Command::Done
+        }
+    }
+}
+
+/// `/prompt [server/]NAME key=value ...`: the prompt's messages as one user message.
+async fn prompt(agent: &Agent, rest: &str) -> Result<String, String> {
+    let mut words = rest.split_whitespace();
+    let wanted = words.next().ok_or("usage: /prompt NAME [key=value ...]")?;
+    let mut args = Map::new();
+    for w in words {
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| format!("{w:?} is not key=value"))?;
+        args.insert(k.into(), Value::String(v.into()));
+    }
+    let (server_hint, name) = match wanted.split_once('/') {
+        Some((s, n)) => (Some(s), n),
+        None => (None, wanted),
+    };
+    let catalog = agent.sessions().catalog();
+    let server = catalog
+        .servers
+        .values()
+        .filter(|s| server_hint.is_none_or(|h| h == s.server))
+        .find(|s| s.prompts.iter().any(|p| p.def.name == name))
+        .map(|s| s.server.clone())
+        .ok_or_else(|| {
+            let all: Vec<String> = catalog
+                .servers
+                .values()
+                .flat_map(|s| {
+                    s.prompts
+                        .iter()
+                        .map(move |p| format!("{}/{}", s.server, p.def.name))
+                })
+                .collect();
+            format!("no prompt {wanted:?}; prompts: {}", all.join(", "))
+        })?;
+    let result = agent
+        .sessions()
+        .get_prompt(&server, name, args)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for m in result["messages"].as_array().into_iter().flatten() {
+        if let Some(t) = m.pointer("/content/text").and_then(Value::as_str) {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(t);
+        }
+    }
+    if text.is_empty() {
+        return Err(format!("prompt {wanted:?} has no text messages"));
+    }
+    eprintln!("{text}");
+    Ok(text)
+}
+
+/// `/attach [server/]URI`: the resource's text as a part of the next message.
+async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
+    if rest.is_empty() {
+        return Err("usage: /attach URI".into());
+    }
+    let catalog = agent.sessions().catalog();
+    let server = catalog
+        .servers
+        .values()
+        .find(|s| s.resources.iter().any(|r| r.def.uri == rest))
+        .or_else(|| {
+            // A URI no server lists (a template match): try the only server that has templates.
+            let mut with_templates = catalog
+                .servers
+                .values()
+                .filter(|s| !s.resource_templates.is_empty());
+            match (with_templates.next(), with_templates.next()) {
+                (Some(one), None) => Some(one),
+                _ => None,
+            }
+        })
+        .map(|s| s.server.clone())
+        .ok_or_else(|| format!("no server lists the resource {rest:?}"))?;
+    let contents = agent
+        .sessions()
+        .read_resource(&server, rest)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut text = format!("[attached resource {rest} from server {server}]\n");
+    for c in contents.as_array().into_iter().flatten() {
+        if let Some(t) = c.get("text").and_then(Value::as_str) {
+            text.push_str(t);
+            text.push('\n');
+        } else if c.get("blob").is_some() {
+            let mime = c
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("binary");
+            text.push_str(&format!("[{mime} content not shown]\n"));
+        }
+    }
+    Ok(Part::Text(text))
+}

@@ -1,0 +1,243 @@
+//! `switchboard run -p TEXT`: one task, non-interactive: the model works with the configured
+//! servers' tools until it answers. Calls that need approval are declined unless `--yes`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use serde_json::{Value, json};
+use switchboard_core::Dialect;
+use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, translate_options};
+use switchboard_host::client::ProviderClient;
+use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll, Status};
+use switchboard_host::transcript::Transcript;
+use switchboard_host::translate::default_model;
+use switchboard_providers::Part;
+
+use crate::output::print_json;
+use crate::{Global, source};
+
+/// Which model endpoint to talk to; shared by `run` and `chat`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The provider's API: anthropic, openai-chat (also Ollama, llama.cpp, vLLM, LM Studio with
+    /// --base-url), openai-responses or gemini.
+    #[arg(long, default_value = "anthropic", value_parser = parse_dialect)]
+    pub provider: Dialect,
+    /// Model id (a per-provider default otherwise).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Send requests here instead of the provider's API, e.g. http://localhost:11434/v1 for
+    /// Ollama. No API key is needed when this is set and none is in the environment.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model requests allowed per message before giving up.
+    #[arg(long, default_value_t = 20)]
+    pub max_turns: u32,
+    /// `max_tokens` of each request.
+    #[arg(long, default_value_t = 4096)]
+    pub max_tokens: u32,
+    /// Write every request and response body as JSON lines to FILE (keys redacted).
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+}
+
+fn parse_dialect(s: &str) -> Result<Dialect, String> {
+    s.parse()
+}
+
+/// Arguments of `switchboard run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The task for the model.
+    #[arg(short = 'p', long = "prompt", value_name = "TEXT")]
+    prompt: String,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Approve every call that needs approval (destructive tools, or per config). Without it
+    /// such calls are declined and the model is told so.
+    #[arg(long)]
+    yes: bool,
+    /// Stream the reply (the answer text is the same; useful to test streaming endpoints).
+    #[arg(long)]
+    stream: bool,
+}
+
+/// Connect to the servers, build the client and the agent. Errors here are usage/config
+/// errors (exit 2).
+pub async fn start_agent(
+    global: &Global,
+    model: &ModelArgs,
+    approver: Arc<dyn Approver>,
+    stream: bool,
+) -> anyhow::Result<Agent> {
+    let config = source::load_config(global)?;
+    for d in &config.disabled {
+        tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
+    }
+    let key = ProviderClient::key_from_env(model.provider, model.base_url.is_some(), &|v| {
+        std::env::var(v).ok()
+    })?;
+    let model_id = model
+        .model
+        .clone()
+        .unwrap_or_else(|| default_model(model.provider).to_string());
+    let client = ProviderClient::new(
+        model.provider,
+        model.base_url.as_deref(),
+        model_id.clone(),
+        key,
+    )?;
+    let transcript = match &model.transcript {
+        Some(p) => Some(
+            Transcript::create(p)
+                .with_context(|| format!("cannot write the transcript {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let sessions = source::connect(&config).await;
+    for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+        tracing::warn!(
+            "server {:?} is not available: {}",
+            s.name,
+            s.state.describe()
+        );
+    }
+    let opts = AgentOptions {
+        max_turns: model.max_turns.max(1),
+        max_tokens: model.max_tokens,
+        stream,
+        ..AgentOptions::default()
+    };
+    let topts = translate_options(&config, model.provider, &model_id);
+    let mut agent = Agent::new(
+        sessions,
+        config.servers.clone(),
+        client,
+        topts,
+        approver,
+        opts,
+    );
+    if let Some(t) = transcript {
+        agent.set_transcript(t);
+    }
+    Ok(agent)
+}
+
+/// Run the command. Exit 0 when the model answered, 1 when the run failed (provider error after
+/// retries, turn limit), 2 on usage or config errors.
+pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
+    let approver: Arc<dyn Approver> = if args.yes {
+        Arc::new(ApproveAll)
+    } else {
+        Arc::new(DeclineAll {
+            why: "switchboard run was started without --yes, and this call needs approval".into(),
+        })
+    };
+    let mut agent = start_agent(global, &args.model, approver, args.stream).await?;
+    let json = global.json;
+    let mut show = |e: AgentEvent| {
+        if json {
+            return;
+        }
+        match e {
+            AgentEvent::ToolFinished(o) => {
+                let what = match o.status {
+                    Status::Ok => "ok".to_string(),
+                    other => format!("{other:?}").to_lowercase(),
+                };
+                eprintln!(
+                    "  {} {} → {what} ({} ms)",
+                    o.name,
+                    compact(&o.arguments, 120),
+                    o.elapsed_ms
+                );
+            }
+            AgentEvent::ToolsChanged { added, removed } => {
+                eprintln!(
+                    "  tools changed: +{} -{}",
+                    added.join(","),
+                    removed.join(",")
+                );
+            }
+            _ => {}
+        }
+    };
+    let result = agent
+        .send(vec![Part::Text(args.prompt.clone())], &mut show)
+        .await;
+    agent.sessions().shutdown().await;
+    let (answer, error) = match result {
+        Ok(a) => (Some(a), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let code = match (&answer, &error) {
+        (Some(a), _) if a.end == End::Answered => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    };
+    if json {
+        let calls: Vec<Value> = agent
+            .turns
+            .iter()
+            .flat_map(|t| {
+                t.tool_calls.iter().map(move |o| {
+                    json!({
+                        "turn": t.turn, "id": o.id, "name": o.name, "server": o.server,
+                        "tool": o.tool, "arguments": o.arguments, "status": o.status,
+                        "is_error": o.result.is_error, "text": o.result.text(),
+                        "cut": o.result.cut, "elapsed_ms": o.elapsed_ms,
+                    })
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "text": answer.as_ref().map(|a| a.text.clone()),
+            "end": answer.as_ref().map(|a| a.end),
+            "error": error,
+            "turns": agent.turns.iter().map(|t| json!({
+                "turn": t.turn, "text": t.text, "stop": t.stop, "usage": t.usage,
+                "tools_changed": t.tools_changed,
+                "tool_calls": t.tool_calls.iter().map(|o| o.id.clone()).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "tool_calls": calls,
+            "usage": agent.usage,
+        }));
+    } else {
+        if let Some(a) = &answer {
+            println!("{}", a.text);
+            match a.end {
+                End::Answered => {}
+                End::MaxTurns => eprintln!(
+                    "error: stopped after {} model requests (--max-turns); the model still wanted tools",
+                    args.model.max_turns
+                ),
+                End::MaxTokens => eprintln!(
+                    "error: the model hit max_tokens ({})",
+                    args.model.max_tokens
+                ),
+                End::Refusal => eprintln!("error: the model refused"),
+            }
+        }
+        if let Some(e) = &error {
+            eprintln!("error: {e}");
+        }
+        eprintln!(
+            "{} model requests, {} input + {} output tokens",
+            agent.turns.len(),
+            agent.usage.input_tokens,
+            agent.usage.output_tokens
+        );
+    }
+    Ok(code)
+}
+
+/// JSON on one line, cut to `max` characters.
+pub fn compact(v: &Value, max: usize) -> String {
+    let s = serde_json::to_string(v).unwrap_or_default();
+    if s.chars().count() > max {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    } else {
+        s
+    }
+}

@@ -1,0 +1,582 @@
+//! `switchboard run` end to end: the real binary, real MCP server processes (the embedded demo
+//! servers, a Node fixture server that misbehaves on purpose), and the provider double (a fake
+//! model provider over real HTTP that checks every request it receives). Each scenario runs for
+//! Anthropic and for OpenAI Chat.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+use switchboard_core::Dialect;
+use switchboard_test_support::peers::node;
+use switchboard_test_support::provider_double::{Call, ProviderDouble, Recorded, Turn};
+use switchboard_test_support::validator::validate_request;
+
+const KEY: &str = "sk-test-must-never-be-written-0123456789";
+
+/// Run the binary in `dir` (no config there unless the test wrote one, no user config).
+async fn switchboard(dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join(".config"))
+        .env("TMPDIR", dir)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env_remove("RUST_LOG")
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
+        .await
+        .expect("switchboard run finished within 120 s")
+        .expect("switchboard runs");
+    eprintln!("--- stderr\n{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn provider(d: Dialect) -> &'static str {
+    d.as_str()
+}
+
+fn stdout_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The text of the tool result answering `id` in a request body, and its error flag.
+fn result_for(d: Dialect, body: &Value, id: &str) -> Option<(String, bool)> {
+    let messages = body["messages"].as_array()?;
+    for m in messages {
+        match d {
+            Dialect::Anthropic => {
+                for b in m["content"].as_array().into_iter().flatten() {
+                    if b["type"] == "tool_result" && b["tool_use_id"] == id {
+                        let text = match &b["content"] {
+                            Value::String(s) => s.clone(),
+                            Value::Array(a) => a
+                                .iter()
+                                .filter_map(|c| c["text"].as_str())
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                            _ => String::new(),
+                        };
+                        return Some((text, b["is_error"] == true));
+                    }
+                }
+            }
+            _ => {
+                if m["role"] == "tool" && m["tool_call_id"] == id {
+                    let text = match &m["content"] {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    // OpenAI tool messages have no error flag; the text carries it.
+                    return Some((text, false));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Tool-use ids in a recorded reply order: the ids the double gave, in request `n`'s answer.
+fn ids_of_results(d: Dialect, body: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in body["messages"].as_array().into_iter().flatten() {
+        match d {
+            Dialect::Anthropic => {
+                for b in m["content"].as_array().into_iter().flatten() {
+                    if b["type"] == "tool_result" {
+                        out.push(b["tool_use_id"].as_str().unwrap_or("").to_string());
+                    }
+                }
+            }
+            _ => {
+                if m["role"] == "tool" {
+                    out.push(m["tool_call_id"].as_str().unwrap_or("").to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every transcript line parses; every request body passes the validator; no key leaked;
+/// returns the lines.
+fn check_transcript(d: Dialect, path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("transcript written");
+    assert!(
+        !text.contains(KEY),
+        "the API key leaked into the transcript"
+    );
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each transcript line is JSON"))
+        .collect();
+    let requests: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "request").collect();
+    assert!(!requests.is_empty());
+    for r in &requests {
+        let v = validate_request(d, &r["body"]);
+        assert!(v.is_empty(), "transcript request breaks rules: {v:?}");
+        assert!(r["rent"]["tools_tokens"].as_u64().unwrap_or(0) > 0, "{r}");
+        let headers = r["headers"].as_object().expect("headers");
+        for k in ["x-api-key", "authorization"] {
+            if let Some(v) = headers.get(k) {
+                assert_eq!(v, "[redacted]");
+            }
+        }
+    }
+    assert_eq!(
+        lines.iter().filter(|l| l["kind"] == "response").count(),
+        requests.len()
+    );
+    lines
+}
+
+/// A request body without its messages: what must stay byte-identical while the catalog does.
+fn without_messages(r: &Recorded) -> Vec<u8> {
+    let mut b = r.body.clone();
+    if let Some(m) = b.as_object_mut() {
+        m.remove("messages");
+    }
+    serde_json::to_vec(&b).unwrap()
+}
+
+async fn demo_run(d: Dialect, stream: bool) {
+    let script = vec![
+        Turn::Tools {
+            text: Some("Let me look.".into()),
+            calls: vec![Call::ends_with(
+                "tickets__search",
+                json!({"query": "login"}),
+            )],
+        },
+        Turn::tools(vec![Call::ends_with("get_ticket", json!({"id": "T-1001"}))]),
+        Turn::tools(vec![Call::ends_with(
+            "close_ticket",
+            json!({"id": "T-1001"}),
+        )]),
+        Turn::Text("I could not close T-1001: closing needs approval.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("run.jsonl");
+    let base = double.base_url();
+    let mut args = vec![
+        "--json",
+        "run",
+        "-p",
+        "Find the login ticket, read it and close it.",
+        "--provider",
+        provider(d),
+        "--base-url",
+        &base,
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ];
+    if stream {
+        args.push("--stream");
+    }
+    let out = switchboard(dir.path(), &args).await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    assert_eq!(
+        v["text"],
+        "I could not close T-1001: closing needs approval."
+    );
+    assert_eq!(v["end"], "answered");
+    let statuses: Vec<&str> = v["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["ok", "ok", "declined"]);
+    assert_eq!(v["tool_calls"][0]["server"], "tickets");
+    assert_eq!(v["tool_calls"][2]["tool"], "close_ticket");
+    assert_eq!(v["turns"].as_array().unwrap().len(), 4);
+    assert!(v["usage"]["input_tokens"].as_u64().unwrap() > 0);
+
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    // The search found the ticket, the read returned it, the close was declined.
+    let last = &reqs[3].body;
+    let ids = ids_of_results(d, last);
+    assert_eq!(ids.len(), 3);
+    let (search, _) = result_for(d, last, &ids[0]).unwrap();
+    assert!(search.contains("T-1001"), "{search}");
+    let (read, _) = result_for(d, last, &ids[1]).unwrap();
+    assert!(read.contains("T-1001"), "{read}");
+    let (declined, is_error) = result_for(d, last, &ids[2]).unwrap();
+    assert!(declined.contains("declined"), "{declined}");
+    if d == Dialect::Anthropic {
+        assert!(is_error);
+    }
+    // Nothing changed in the catalog: every request is identical but for the messages.
+    for r in &reqs[1..] {
+        assert_eq!(without_messages(r), without_messages(&reqs[0]));
+    }
+    // The key went in the header, and only there.
+    let key_header = match d {
+        Dialect::Anthropic => "x-api-key",
+        _ => "authorization",
+    };
+    assert!(
+        reqs[0]
+            .headers
+            .iter()
+            .any(|(k, v)| k == key_header && v.contains(KEY))
+    );
+    let lines = check_transcript(d, &transcript);
+    assert!(lines.iter().all(|l| l["kind"] != "tools_changed"));
+    assert_eq!(lines.iter().filter(|l| l["kind"] == "tool_call").count(), 3);
+}
+
+#[tokio::test]
+async fn demo_run_anthropic() {
+    demo_run(Dialect::Anthropic, false).await;
+}
+
+#[tokio::test]
+async fn demo_run_openai_chat() {
+    demo_run(Dialect::OpenAiChat, false).await;
+}
+
+#[tokio::test]
+async fn demo_run_anthropic_streamed() {
+    demo_run(Dialect::Anthropic, true).await;
+}
+
+#[tokio::test]
+async fn demo_run_openai_chat_streamed() {
+    demo_run(Dialect::OpenAiChat, true).await;
+}
+
+#[tokio::test]
+async fn yes_approves_the_destructive_call() {
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "close_ticket",
+            json!({"id": "T-1002"}),
+        )]),
+        Turn::Text("Closed.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "close T-1002",
+            "--base-url",
+            &base,
+            "--yes",
+        ],
+    )
+    .await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    assert_eq!(v["tool_calls"][0]["status"], "ok");
+    assert!(
+        v["tool_calls"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Closed T-1002")
+    );
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop-server.mjs")
+}
+
+fn write_fixture_config(dir: &Path) {
+    let config = format!(
+        "[servers.fx]\ncommand = {:?}\nargs = [{:?}]\ncall_timeout = \"1s\"\nmax_result_tokens = 25000\n",
+        node(),
+        fixture().display().to_string()
+    );
+    std::fs::write(dir.join("switchboard.toml"), config).unwrap();
+}
+
+async fn failure_modes(d: Dialect) {
+    let mut script = vec![
+        // Two parallel calls, answered in one message in order.
+        Turn::tools(vec![
+            Call::ends_with("echo", json!({"text": "first"})),
+            Call::ends_with("echo", json!({"text": "second"})),
+        ]),
+        Turn::tools(vec![Call::exact("fx__no_such_tool", json!({}))]),
+        Turn::tools(vec![Call::ends_with("echo", json!({"text": 5}))]),
+        Turn::tools(vec![Call::ends_with("slow", json!({"ms": 5000}))]),
+        Turn::tools(vec![Call::ends_with("rpc_error", json!({}))]),
+        Turn::tools(vec![Call::ends_with("fails", json!({}))]),
+        Turn::tools(vec![Call::ends_with("big", json!({"mb": 5}))]),
+        Turn::tools(vec![Call::ends_with("retire", json!({"tool": "doomed"}))]),
+        // The model still calls the removed tool by its old name.
+        Turn::tools(vec![Call::exact("fx__doomed", json!({}))]),
+        Turn::tools(vec![Call::ends_with("crash", json!({}))]),
+    ];
+    if d == Dialect::OpenAiChat {
+        script.push(Turn::tools(vec![Call {
+            raw_args: Some("{\"text\": ".into()),
+            ..Call::ends_with("echo", json!({}))
+        }]));
+    }
+    script.push(Turn::Text("All done.".into()));
+    let turns = script.len();
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture_config(dir.path());
+    let transcript = dir.path().join("t.jsonl");
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "exercise every tool",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+    )
+    .await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "the loop continued to the end");
+    let v = stdout_json(&out);
+    assert_eq!(v["text"], "All done.");
+    let calls = v["tool_calls"].as_array().unwrap();
+    let status = |i: usize| calls[i]["status"].as_str().unwrap().to_string();
+    let text = |i: usize| calls[i]["text"].as_str().unwrap().to_string();
+    let expected = [
+        ("ok", "first"),
+        ("ok", "second"),
+        (
+            "unknown_tool",
+            "There is no tool named \"fx__no_such_tool\"",
+        ),
+        (
+            "invalid_arguments",
+            "field /text: 5 is not of type \"string\"",
+        ),
+        ("timed_out", "timed out after 1 s"),
+        ("rpc_error", "the widget store is locked"),
+        ("tool_error", "the disk is full"),
+        ("ok", "result cut to the first"),
+        ("ok", "removed doomed"),
+        ("no_longer_available", "is no longer available"),
+        ("server_closed", "stopped while running"),
+    ];
+    for (i, (s, t)) in expected.iter().enumerate() {
+        assert_eq!(status(i), *s, "call {i}: {}", text(i));
+        assert!(text(i).contains(t), "call {i}: {:?} lacks {t:?}", text(i));
+    }
+    if d == Dialect::OpenAiChat {
+        assert_eq!(status(11), "invalid_arguments");
+        assert!(text(11).contains("not valid JSON"), "{}", text(11));
+    }
+    // The 5 MB result: cut to the limit, the note names the file with the full text.
+    let big = &calls[7];
+    assert!(text(7).len() <= 25_000 * 4, "{}", text(7).len());
+    let saved = big["cut"]["path"].as_str().expect("full text saved");
+    assert!(text(7).contains(saved));
+    assert!(std::fs::metadata(saved).unwrap().len() >= 5 * 1024 * 1024);
+
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), turns);
+    // The parallel pair was answered in one message, in order, paired by id.
+    let ids = ids_of_results(d, &reqs[1].body);
+    assert_eq!(ids.len(), 2);
+    let (a, _) = result_for(d, &reqs[1].body, &ids[0]).unwrap();
+    let (b, _) = result_for(d, &reqs[1].body, &ids[1]).unwrap();
+    assert_eq!((a.as_str(), b.as_str()), ("first", "second"));
+    if d == Dialect::Anthropic {
+        let answer = reqs[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(answer["content"].as_array().unwrap().len(), 2);
+    }
+    // Every failure reached the model as its tool result.
+    let last = &reqs[turns - 1].body;
+    for (i, id) in ids_of_results(d, last).iter().enumerate().skip(2) {
+        let (t, _) = result_for(d, last, id).unwrap();
+        assert!(
+            t.contains(expected.get(i).map_or("not valid JSON", |e| e.1)),
+            "result {i}: {t}"
+        );
+    }
+    // The tools array lost `doomed` after the retire call, and the transcript marks the change.
+    let names = |r: &Recorded| -> Vec<String> {
+        r.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t.get("name")
+                    .or_else(|| t.pointer("/function/name"))
+                    .and_then(Value::as_str)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    assert!(names(&reqs[0]).contains(&"fx__doomed".to_string()));
+    assert!(!names(&reqs[turns - 1]).contains(&"fx__doomed".to_string()));
+    // Before the change, requests were identical but for the messages.
+    for r in &reqs[1..8] {
+        assert_eq!(without_messages(r), without_messages(&reqs[0]));
+    }
+    let lines = check_transcript(d, &transcript);
+    let changed: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["kind"] == "tools_changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0]["removed"], json!(["fx__doomed"]));
+}
+
+#[tokio::test]
+async fn failure_modes_anthropic() {
+    failure_modes(Dialect::Anthropic).await;
+}
+
+#[tokio::test]
+async fn failure_modes_openai_chat() {
+    failure_modes(Dialect::OpenAiChat).await;
+}
+
+#[tokio::test]
+async fn provider_errors_are_retried_then_shown_with_the_providers_message() {
+    let d = Dialect::OpenAiChat;
+    let busy =
+        json!({"error": {"message": "Rate limit reached for gpt-4.1", "type": "rate_limit_error"}});
+    let script = vec![
+        Turn::HttpError {
+            status: 429,
+            body: busy.clone(),
+            retry_after: Some(0),
+        },
+        Turn::Text("Hello after a retry.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "hi",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out)["text"], "Hello after a retry.");
+    assert_eq!(double.requests().len(), 2);
+
+    // A 400 is not retried: the run fails with exit 1 and the provider's own message.
+    let script = vec![Turn::HttpError {
+        status: 400,
+        body: json!({"error": {"message": "model 'nope' not found", "type": "invalid_request_error"}}),
+        retry_after: None,
+    }];
+    let double = ProviderDouble::start(d, script).await;
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("HTTP 400") && err.contains("model 'nope' not found"),
+        "{err}"
+    );
+    assert_eq!(double.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn max_turns_ends_the_run_with_exit_1_and_a_valid_conversation() {
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "a"}),
+        )]),
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "b"}),
+        )]),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "loop",
+            "--base-url",
+            &base,
+            "--max-turns",
+            "2",
+        ],
+    )
+    .await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(1));
+    let v = stdout_json(&out);
+    assert_eq!(v["end"], "max_turns");
+    assert_eq!(v["tool_calls"][1]["status"], "not_run");
+}
+
+#[tokio::test]
+async fn a_missing_key_without_base_url_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["run", "-p", "hi", "--provider", "gemini"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("GOOGLE_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("GEMINI_API_KEY"), "{err}");
+}

@@ -1,0 +1,728 @@
+//! `ProviderDouble`: a fake model provider for tests (a fake, not a model). A real HTTP/1.1
+//! server on 127.0.0.1 that speaks the Anthropic Messages and OpenAI Chat Completions wire
+//! formats, non-streamed and streamed (SSE), replays scripted model turns, records every request
+//! body, and checks each one: with [`crate::validator::validate_request`] and with the
+//! conversation rules both providers enforce (every tool use answered in the very next message,
+//! by id, in order, and nothing else answered). A request that breaks a rule gets HTTP 400 with
+//! the violations as the provider's error message, as the real API would refuse it, and the
+//! violation is kept for [`ProviderDouble::assert_valid`].
+//!
+//! Scripted tool uses name tools through [`Pick`], resolved against the `tools` array of the
+//! request being answered, so tests need not know hashed public names.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use switchboard_core::Dialect;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+use crate::validator::validate_request;
+
+/// How a scripted call names its tool.
+#[derive(Clone, Debug)]
+pub enum Pick {
+    /// This exact name (also for names that are not in the tools array).
+    Exact(String),
+    /// The first tool in the request whose name ends with this.
+    EndsWith(String),
+}
+
+/// One scripted tool use.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// Which tool.
+    pub tool: Pick,
+    /// The arguments.
+    pub args: Value,
+    /// Send these characters as the arguments instead (OpenAI only: its arguments are text).
+    pub raw_args: Option<String>,
+}
+
+impl Call {
+    /// The tool whose public name ends with `suffix`, with `args`.
+    pub fn ends_with(suffix: &str, args: Value) -> Self {
+        Call {
+            tool: Pick::EndsWith(suffix.into()),
+            args,
+            raw_args: None,
+        }
+    }
+
+    /// A tool by exact name.
+    pub fn exact(name: &str, args: Value) -> Self {
+        Call {
+            tool: Pick::Exact(name.into()),
+            args,
+            raw_args: None,
+        }
+    }
+}
+
+/// One scripted model turn.
+#[derive(Clone, Debug)]
+pub enum Turn {
+    /// Answer with text and stop.
+    Text(String),
+    /// Ask for these tool uses (in one reply), with optional text before them.
+    Tools {
+        /// Text before the tool uses.
+        text: Option<String>,
+        /// The calls, in order.
+        calls: Vec<Call>,
+    },
+    /// Answer with an HTTP error and this body (retry tests); `retry_after` sets the header.
+    HttpError {
+        /// Status code.
+        status: u16,
+        /// Response body.
+        body: Value,
+        /// `retry-after` seconds.
+        retry_after: Option<u32>,
+    },
+}
+
+impl Turn {
+    /// Tool uses with no text.
+    pub fn tools(calls: Vec<Call>) -> Self {
+        Turn::Tools { text: None, calls }
+    }
+}
+
+/// One recorded request.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// Path of the request line.
+    pub path: String,
+    /// Headers, lower-case names.
+    pub headers: Vec<(String, String)>,
+    /// The raw body bytes.
+    pub bytes: Vec<u8>,
+    /// The body parsed (Null when it was not JSON).
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct State {
+    turns: std::collections::VecDeque<Turn>,
+    requests: Vec<Recorded>,
+    violations: Vec<String>,
+    served: usize,
+}
+
+/// The fake provider. Dropping it stops the server.
+pub struct ProviderDouble {
+    dialect: Dialect,
+    addr: std::net::SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for ProviderDouble {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ProviderDouble {
+    /// Start a double for `dialect` (Anthropic or OpenAI Chat) that plays `turns` in order.
+    /// A request after the script ran out gets HTTP 500 and a violation.
+    pub async fn start(dialect: Dialect, turns: Vec<Turn>) -> Self {
+        assert!(
+            matches!(dialect, Dialect::Anthropic | Dialect::OpenAiChat),
+            "the provider double speaks anthropic and openai-chat only"
+        );
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(Mutex::new(State {
+            turns: turns.into(),
+            ..State::default()
+        }));
+        let st = state.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let st = st.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = serve(dialect, stream, st).await {
+                        eprintln!("provider double: connection error: {e}");
+                    }
+                });
+            }
+        });
+        ProviderDouble {
+            dialect,
+            addr,
+            state,
+            task,
+        }
+    }
+
+    /// The base URL to give the client (`--base-url`): with `/v1` for OpenAI, without for
+    /// Anthropic (whose client appends `/v1/messages`).
+    pub fn base_url(&self) -> String {
+        match self.dialect {
+            Dialect::OpenAiChat => format!("http://{}/v1", self.addr),
+            _ => format!("http://{}", self.addr),
+        }
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.lock().requests.clone()
+    }
+
+    /// Every rule broken so far, one line each.
+    pub fn violations(&self) -> Vec<String> {
+        self.lock().violations.clone()
+    }
+
+    /// Scripted turns not yet played.
+    pub fn remaining(&self) -> usize {
+        self.lock().turns.len()
+    }
+
+    /// Fail the test when any request broke a rule.
+    pub fn assert_valid(&self) {
+        let v = self.violations();
+        assert!(
+            v.is_empty(),
+            "requests broke provider rules:\n{}",
+            v.join("\n")
+        );
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Read one HTTP/1.1 request, answer it, close.
+async fn serve(
+    dialect: Dialect,
+    mut stream: TcpStream,
+    state: Arc<Mutex<State>>,
+) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16384];
+    let header_end = loop {
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..header_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next().unwrap_or_default();
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[header_end..].to_vec();
+    while body.len() < length {
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let (turn, problems) = {
+        let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut problems = check(dialect, &path, &parsed);
+        if parsed.is_null() {
+            problems.push("request body is not JSON".into());
+        }
+        let n = st.requests.len();
+        st.requests.push(Recorded {
+            path: path.clone(),
+            headers,
+            bytes: body,
+            body: parsed.clone(),
+        });
+        for p in &problems {
+            st.violations.push(format!("request {n}: {p}"));
+        }
+        let turn = if problems.is_empty() {
+            let t = st.turns.pop_front();
+            if t.is_none() {
+                st.violations
+                    .push(format!("request {n}: the script has no turn left for it"));
+            }
+            t
+        } else {
+            None
+        };
+        st.served += 1;
+        (turn, problems)
+    };
+    let streamed = parsed.get("stream").and_then(Value::as_bool) == Some(true);
+    let response = match (turn, problems.is_empty()) {
+        (_, false) => json_response(
+            400,
+            &error_body(dialect, "invalid_request_error", &problems.join("; ")),
+            None,
+        ),
+        (None, true) => json_response(
+            500,
+            &error_body(dialect, "api_error", "the provider double's script ran out"),
+            None,
+        ),
+        (
+            Some(Turn::HttpError {
+                status,
+                body,
+                retry_after,
+            }),
+            true,
+        ) => json_response(status, &body, retry_after),
+        (Some(turn), true) => {
+            let n = state.lock().unwrap_or_else(|p| p.into_inner()).served;
+            let reply = Reply::from_turn(&turn, &parsed, dialect, n);
+            if streamed {
+                sse_response(&match dialect {
+                    Dialect::Anthropic => reply.anthropic_events(&parsed),
+                    _ => reply.openai_events(&parsed),
+                })
+            } else {
+                let body = match dialect {
+                    Dialect::Anthropic => reply.anthropic(&parsed),
+                    _ => reply.openai(&parsed),
+                };
+                json_response(200, &body, None)
+            }
+        }
+    };
+    stream.write_all(&response).await?;
+    stream.shutdown().await?;
+    Ok(())
+}
+
+fn error_body(dialect: Dialect, kind: &str, message: &str) -> Value {
+    match dialect {
+        Dialect::Anthropic => {
+            json!({"type": "error", "error": {"type": kind, "message": message}})
+        }
+        _ => json!({"error": {"message": message, "type": kind, "param": null, "code": null}}),
+    }
+}
+
+fn json_response(status: u16, body: &Value, retry_after: Option<u32>) -> Vec<u8> {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut head = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        bytes.len()
+    );
+    if let Some(s) = retry_after {
+        head.push_str(&format!("retry-after: {s}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut out = head.into_bytes();
+    out.extend_from_slice(&bytes);
+    out
+}
+
+fn sse_response(events: &[(Option<&str>, Value)]) -> Vec<u8> {
+    let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n".to_vec();
+    for (name, data) in events {
+        if let Some(n) = name {
+            out.extend_from_slice(format!("event: {n}\n").as_bytes());
+        }
+        let text = match data {
+            Value::String(s) if s == "[DONE]" => s.clone(),
+            other => serde_json::to_string(other).unwrap_or_default(),
+        };
+        out.extend_from_slice(format!("data: {text}\n\n").as_bytes());
+    }
+    out
+}
+
+/// The request's rules: the documented ones (validator) and the conversation pairing.
+fn check(dialect: Dialect, path: &str, body: &Value) -> Vec<String> {
+    let mut out: Vec<String> = validate_request(dialect, body)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let want = match dialect {
+        Dialect::Anthropic => "/v1/messages",
+        _ => "/v1/chat/completions",
+    };
+    if path != want {
+        out.push(format!("POST to {path}, expected {want}"));
+    }
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    match dialect {
+        Dialect::Anthropic => anthropic_pairing(&messages, &mut out),
+        _ => openai_pairing(&messages, &mut out),
+    }
+    out
+}
+
+/// Anthropic: a user message right after an assistant message with `tool_use` blocks starts
+/// with exactly one `tool_result` per use, same ids, same order; no `tool_result` elsewhere;
+/// roles alternate and the first is `user`.
+fn anthropic_pairing(messages: &[Value], out: &mut Vec<String>) {
+    let blocks = |m: &Value| -> Vec<Value> {
+        match m.get("content") {
+            Some(Value::Array(a)) => a.clone(),
+            Some(Value::String(s)) => vec![json!({"type": "text", "text": s})],
+            _ => Vec::new(),
+        }
+    };
+    let mut expected: Vec<String> = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let want_role = if i % 2 == 0 { "user" } else { "assistant" };
+        if role != want_role {
+            out.push(format!(
+                "messages[{i}]: role {role:?}, expected {want_role:?} (roles must alternate)"
+            ));
+        }
+        let b = blocks(m);
+        if b.is_empty() {
+            out.push(format!("messages[{i}]: empty content"));
+        }
+        let results: Vec<String> = b
+            .iter()
+            .filter(|x| x["type"] == "tool_result")
+            .filter_map(|x| x["tool_use_id"].as_str().map(String::from))
+            .collect();
+        let leading: Vec<String> = b
+            .iter()
+            .take_while(|x| x["type"] == "tool_result")
+            .filter_map(|x| x["tool_use_id"].as_str().map(String::from))
+            .collect();
+        if role == "user" {
+            if leading != expected || results.len() != leading.len() {
+                out.push(format!(
+                    "messages[{i}]: tool_result ids {results:?} (leading {leading:?}) do not answer the previous tool_use ids {expected:?} in order"
+                ));
+            }
+            for x in b.iter().filter(|x| x["type"] == "tool_result") {
+                if !matches!(
+                    x.get("content"),
+                    None | Some(Value::String(_)) | Some(Value::Array(_))
+                ) {
+                    out.push(format!(
+                        "messages[{i}]: tool_result content must be a string or an array"
+                    ));
+                }
+            }
+            expected.clear();
+        } else {
+            expected = b
+                .iter()
+                .filter(|x| x["type"] == "tool_use")
+                .filter_map(|x| x["id"].as_str().map(String::from))
+                .collect();
+            for x in b.iter().filter(|x| x["type"] == "tool_use") {
+                if !x["input"].is_object() {
+                    out.push(format!("messages[{i}]: tool_use input must be an object"));
+                }
+            }
+        }
+    }
+    if !expected.is_empty() {
+        out.push(format!(
+            "the last message has unanswered tool uses {expected:?}"
+        ));
+    }
+}
+
+/// OpenAI Chat: after an assistant message with `tool_calls`, one `tool` message per call,
+/// same ids, same order, before any other message; no stray `tool` messages.
+fn openai_pairing(messages: &[Value], out: &mut Vec<String>) {
+    let mut expected: std::collections::VecDeque<String> = Default::default();
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        if role == "tool" {
+            let id = m["tool_call_id"].as_str().unwrap_or("");
+            match expected.pop_front() {
+                Some(want) if want == id => {}
+                Some(want) => out.push(format!(
+                    "messages[{i}]: tool message for {id:?}, expected {want:?} (results must follow calls in order)"
+                )),
+                None => out.push(format!("messages[{i}]: tool message {id:?} answers no tool call")),
+            }
+            if !m["content"].is_string() && !m["content"].is_array() {
+                out.push(format!(
+                    "messages[{i}]: tool message content must be a string"
+                ));
+            }
+            continue;
+        }
+        if !expected.is_empty() {
+            out.push(format!(
+                "messages[{i}]: {role} message while tool calls {expected:?} are unanswered"
+            ));
+            expected.clear();
+        }
+        if role == "assistant"
+            && let Some(calls) = m.get("tool_calls").and_then(Value::as_array)
+        {
+            for c in calls {
+                if c["function"]["arguments"].as_str().is_none() {
+                    out.push(format!(
+                        "messages[{i}]: tool call arguments must be a string"
+                    ));
+                }
+                expected.push_back(c["id"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    if !expected.is_empty() {
+        out.push(format!(
+            "the last message has unanswered tool calls {expected:?}"
+        ));
+    }
+}
+
+/// A scripted turn with names resolved against one request.
+struct Reply {
+    text: Option<String>,
+    calls: Vec<(String, String, Value, String)>, // id, name, args, args text
+    model: String,
+    n: usize,
+    input_tokens: u64,
+}
+
+impl Reply {
+    fn from_turn(turn: &Turn, request: &Value, dialect: Dialect, n: usize) -> Reply {
+        let names: Vec<String> = request["tools"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| {
+                        t.get("name")
+                            .or_else(|| t.pointer("/function/name"))
+                            .and_then(Value::as_str)
+                            .map(String::from)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let input_tokens = (serde_json::to_string(request).unwrap_or_default().len() / 4) as u64;
+        let model = request["model"].as_str().unwrap_or("double").to_string();
+        let (text, calls) = match turn {
+            Turn::Text(t) => (Some(t.clone()), Vec::new()),
+            Turn::Tools { text, calls } => (text.clone(), calls.clone()),
+            Turn::HttpError { .. } => (None, Vec::new()),
+        };
+        let calls = calls
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let name = match &c.tool {
+                    Pick::Exact(s) => s.clone(),
+                    Pick::EndsWith(suffix) => names
+                        .iter()
+                        .find(|n| n.ends_with(suffix.as_str()))
+                        .cloned()
+                        .unwrap_or_else(|| format!("no-tool-ends-with-{suffix}")),
+                };
+                let id = match dialect {
+                    Dialect::Anthropic => format!("toolu_{n:02}_{k}"),
+                    _ => format!("call_{n:02}_{k}"),
+                };
+                let text = c
+                    .raw_args
+                    .clone()
+                    .unwrap_or_else(|| serde_json::to_string(&c.args).unwrap_or_default());
+                (id, name, c.args.clone(), text)
+            })
+            .collect();
+        Reply {
+            text,
+            calls,
+            model,
+            n,
+            input_tokens,
+        }
+    }
+
+    fn output_tokens(&self) -> u64 {
+        let t = self.text.as_deref().map_or(0, str::len)
+            + self
+                .calls
+                .iter()
+                .map(|c| c.3.len() + c.1.len())
+                .sum::<usize>();
+        (t / 4 + 1) as u64
+    }
+
+    fn anthropic(&self, _req: &Value) -> Value {
+        let mut content = Vec::new();
+        if let Some(t) = &self.text {
+            content.push(json!({"type": "text", "text": t}));
+        }
+        for (id, name, args, _) in &self.calls {
+            content.push(json!({"type": "tool_use", "id": id, "name": name, "input": args}));
+        }
+        json!({
+            "id": format!("msg_double_{}", self.n), "type": "message", "role": "assistant",
+            "model": self.model, "content": content,
+            "stop_reason": if self.calls.is_empty() { "end_turn" } else { "tool_use" },
+            "stop_sequence": null,
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens(),
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        })
+    }
+
+    fn anthropic_events(&self, _req: &Value) -> Vec<(Option<&'static str>, Value)> {
+        let mut ev = vec![(
+            Some("message_start"),
+            json!({"type": "message_start", "message": {
+                "id": format!("msg_double_{}", self.n), "type": "message", "role": "assistant",
+                "model": self.model, "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": self.input_tokens, "output_tokens": 1}}}),
+        )];
+        ev.push((Some("ping"), json!({"type": "ping"})));
+        let mut index = 0;
+        if let Some(t) = &self.text {
+            ev.push((
+                Some("content_block_start"),
+                json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
+            ));
+            for piece in split(t, 3) {
+                ev.push((
+                    Some("content_block_delta"),
+                    json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}),
+                ));
+            }
+            ev.push((
+                Some("content_block_stop"),
+                json!({"type": "content_block_stop", "index": index}),
+            ));
+            index += 1;
+        }
+        for (id, name, _, text) in &self.calls {
+            ev.push((
+                Some("content_block_start"),
+                json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+            ));
+            for piece in split(text, 2) {
+                ev.push((
+                    Some("content_block_delta"),
+                    json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}}),
+                ));
+            }
+            ev.push((
+                Some("content_block_stop"),
+                json!({"type": "content_block_stop", "index": index}),
+            ));
+            index += 1;
+        }
+        ev.push((
+            Some("message_delta"),
+            json!({"type": "message_delta", "delta": {"stop_reason": if self.calls.is_empty() { "end_turn" } else { "tool_use" }, "stop_sequence": null}, "usage": {"output_tokens": self.output_tokens()}}),
+        ));
+        ev.push((Some("message_stop"), json!({"type": "message_stop"})));
+        ev
+    }
+
+    fn openai(&self, _req: &Value) -> Value {
+        let calls: Vec<Value> = self
+            .calls
+            .iter()
+            .map(|(id, name, _, text)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": text}}))
+            .collect();
+        let mut message = json!({"role": "assistant", "content": self.text, "refusal": null});
+        if !calls.is_empty() {
+            message["tool_calls"] = Value::Array(calls);
+        }
+        json!({
+            "id": format!("chatcmpl-double-{}", self.n), "object": "chat.completion", "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "logprobs": null,
+                         "finish_reason": if self.calls.is_empty() { "stop" } else { "tool_calls" }}],
+            "usage": {"prompt_tokens": self.input_tokens, "completion_tokens": self.output_tokens(),
+                      "total_tokens": self.input_tokens + self.output_tokens()}
+        })
+    }
+
+    fn openai_events(&self, req: &Value) -> Vec<(Option<&'static str>, Value)> {
+        let id = format!("chatcmpl-double-{}", self.n);
+        let chunk = |delta: Value, finish: Value| {
+            json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": self.model,
+                   "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+        };
+        let mut ev = vec![(
+            None,
+            chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+        )];
+        if let Some(t) = &self.text {
+            for piece in split(t, 3) {
+                ev.push((None, chunk(json!({"content": piece}), Value::Null)));
+            }
+        }
+        for (k, (cid, name, _, text)) in self.calls.iter().enumerate() {
+            ev.push((
+                None,
+                chunk(
+                    json!({"tool_calls": [{"index": k, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                    Value::Null,
+                ),
+            ));
+            for piece in split(text, 2) {
+                ev.push((
+                    None,
+                    chunk(
+                        json!({"tool_calls": [{"index": k, "function": {"arguments": piece}}]}),
+                        Value::Null,
+                    ),
+                ));
+            }
+        }
+        ev.push((
+            None,
+            chunk(
+                json!({}),
+                json!(if self.calls.is_empty() {
+                    "stop"
+                } else {
+                    "tool_calls"
+                }),
+            ),
+        ));
+        if req.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)) {
+            ev.push((
+                None,
+                json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": self.model, "choices": [],
+                       "usage": {"prompt_tokens": self.input_tokens, "completion_tokens": self.output_tokens(),
+                                 "total_tokens": self.input_tokens + self.output_tokens()}}),
+            ));
+        }
+        ev.push((None, Value::String("[DONE]".into())));
+        ev
+    }
+}
+
+/// `s` in `n` roughly equal pieces on char boundaries (at least one piece).
+fn split(s: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    let size = chars.len().div_ceil(n.max(1));
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
