@@ -4,6 +4,7 @@
 //! server failed, a lint finding reached `--fail-on`); 2 usage, config or connection error.
 
 mod call;
+mod conformance;
 mod chat;
 mod eval;
 mod inspect;
@@ -119,6 +120,10 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     Eval(eval::EvalArgs),
+    /// The client under test for the MCP conformance harness (scripts/conformance): connects to
+    /// URL through the session layer and exercises everything the server offers.
+    #[command(hide = true)]
+    ConformanceClient(conformance::ConformanceArgs),
     /// Serve every configured server as one MCP server, over stdio (default) or HTTP.
     ///
     /// Tools, resources and prompts of all servers are aggregated under unique names; the
@@ -179,6 +184,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&cli.global, args).await,
         Command::Chat(args) => chat::run(&cli.global, args).await,
         Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
+        Command::ConformanceClient(args) => conformance::run(args).await,
         Command::Serve(args) => serve::run(&cli.global, args).await,
         Command::Pins(args) => pins_cmd::run(&cli.global, args),
         Command::DemoServer { name } => {

@@ -1,5 +1,6 @@
 //! Connect: turn a `ServerSpec` into a running rmcp client session, spawning a stdio child (in
-//! its own process group, stderr drained) or opening a Streamable HTTP session.
+//! its own process group, stderr drained) or opening a Streamable HTTP session (with OAuth
+//! when the entry has no `Authorization` header of its own, see `auth`).
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -8,17 +9,20 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use switchboard_core::{Secret, ServerSpec, TransportSpec};
 
+use crate::auth::OAuthHttp;
 use crate::error::{SessionError, chain};
 use crate::handler::Handler;
+use crate::options::{self, Lifecycle};
 use crate::stderr::{self, StderrTail};
 
 /// A live rmcp client session driven by our handler.
@@ -30,6 +34,10 @@ const LAST_WORDS: Duration = Duration::from_millis(300);
 /// Consecutive failed attempts to re-open a broken SSE stream before giving up on it
 /// (250 ms, 500 ms, 1 s, 2 s apart).
 const SSE_RETRIES: usize = 4;
+
+/// How long a new stateful HTTP session waits for its standalone SSE stream to open before it
+/// is used, so requests the server sends on it right away are not lost.
+const STREAM_SETTLE: Duration = Duration::from_secs(1);
 
 /// Headers the Streamable HTTP transport sets itself; a configured value would conflict.
 const TRANSPORT_HEADERS: [&str; 4] = [
@@ -114,26 +122,77 @@ pub(crate) async fn connect(
         }
         TransportSpec::Http { url, headers } => {
             let config = http_config(&spec.name, url, headers)?;
-            let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
-            // Plain `initialize` (pinned to 2025-11-25 by the handler), not
-            // `ClientLifecycleMode::Auto`: against a 2026-07-28 server Auto opens a stateless
-            // session whose list_changed notifications only arrive on a `subscriptions/listen`
-            // stream and whose calls may answer `input_required`, neither of which this layer
-            // drives yet; rmcp servers still accept `initialize`.
-            handler.serve(transport).await.map_err(|e| match e {
-                ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
-                    server: spec.name.clone(),
-                    url: url.clone(),
-                    detail: http_detail(error.error.as_ref()),
+            let options = options::current();
+            // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
+            // revision is asked for: against a 2026-07-28 server a stateless session's
+            // list_changed notifications only arrive on a `subscriptions/listen` stream, which
+            // this layer does not open yet; rmcp servers still accept `initialize`.
+            let lifecycle = match options.lifecycle {
+                Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+                Lifecycle::Modern => ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
                 },
-                other => SessionError::Handshake {
-                    server: spec.name.clone(),
-                    detail: init_detail(&other),
-                    stderr_tail: Vec::new(),
-                },
+            };
+            let started = if config.auth_header.is_some() {
+                // The entry brings its own bearer token: send it and nothing else.
+                let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+                handler.serve_with_lifecycle(transport, lifecycle).await
+            } else {
+                let client = OAuthHttp::new(http.clone(), url, &options.oauth);
+                let stream = client.stream_watch();
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                let started = handler.serve_with_lifecycle(transport, lifecycle).await;
+                if started.is_ok() {
+                    stream.settle(STREAM_SETTLE).await;
+                }
+                started
+            };
+            started.map_err(|e| {
+                if let Some(detail) = auth_detail(&e, &spec.name) {
+                    return SessionError::Auth {
+                        server: spec.name.clone(),
+                        detail,
+                    };
+                }
+                match e {
+                    ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
+                        server: spec.name.clone(),
+                        url: url.clone(),
+                        detail: http_detail(error.error.as_ref()),
+                    },
+                    other => SessionError::Handshake {
+                        server: spec.name.clone(),
+                        detail: init_detail(&other),
+                        stderr_tail: Vec::new(),
+                    },
+                }
             })
         }
     }
+}
+
+/// When a handshake failed for want of authorization, what to tell the user.
+fn auth_detail(e: &ClientInitializeError, server: &str) -> Option<String> {
+    let ClientInitializeError::TransportError { error, .. } = e else {
+        return e.auth_challenge().map(|_| login_hint(server));
+    };
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        Some(StreamableHttpError::AuthRequired(_)) => Some(login_hint(server)),
+        Some(StreamableHttpError::InsufficientScope(s)) => Some(format!(
+            "the server wants more scope ({}); run `switchboard auth login {server}` again",
+            s.required_scope.as_deref().unwrap_or("unspecified")
+        )),
+        Some(StreamableHttpError::Auth(a)) => Some(chain(a)),
+        _ => None,
+    }
+}
+
+fn login_hint(server: &str) -> String {
+    format!("the server requires OAuth authorization; run `switchboard auth login {server}`")
 }
 
 /// The useful part of an HTTP transport failure. rmcp's error types do not chain to reqwest's

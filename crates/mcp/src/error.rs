@@ -103,6 +103,14 @@ pub enum SessionError {
         /// What is wrong, naming the field.
         detail: String,
     },
+    /// OAuth authorization for an HTTP server failed or is needed (`switchboard auth login`).
+    #[error("authorization failed for {server}: {detail}")]
+    Auth {
+        /// The configured server name (or its URL where no name is known).
+        server: String,
+        /// What went wrong, with the next step where there is one.
+        detail: String,
+    },
     /// The server answered with something this host cannot use (unexpected result kind,
     /// an input-required or task reply to a plain call).
     #[error("server \"{server}\" sent an unexpected reply: {detail}")]
@@ -128,6 +136,7 @@ impl SessionError {
             | SessionError::Handshake { server, .. }
             | SessionError::StartupTimeout { server, .. }
             | SessionError::Config { server, .. }
+            | SessionError::Auth { server, .. }
             | SessionError::Protocol { server, .. } => server,
         }
     }

@@ -1,7 +1,8 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: none; sampling and elicitation: refused/declined,
-//! since a host has no user at hand here), and turns `list_changed` notifications into re-list
-//! signals for the session's supervisor.
+//! answers the server's requests (roots: none; sampling: refused; elicitation: declined, or
+//! accepted with the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is
+//! configured), and turns `list_changed` notifications into re-list signals for the session's
+//! supervisor.
 // Roots and sampling are deprecated by SEP-2577 in rmcp 3.x, but 2025-11-25 servers still use
 // them (server-everything registers extra tools only for clients that declare them).
 #![allow(deprecated)]
@@ -13,7 +14,10 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
+
+use crate::options::{self, Elicitation};
 
 /// Which list a server said changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +32,7 @@ pub(crate) enum ListKind {
 pub(crate) struct Handler {
     server: String,
     changes: mpsc::UnboundedSender<ListKind>,
+    elicitation: Elicitation,
 }
 
 impl Handler {
@@ -37,6 +42,7 @@ impl Handler {
             Self {
                 server: server.to_string(),
                 changes,
+                elicitation: options::current().elicitation,
             },
             rx,
         )
@@ -90,11 +96,24 @@ impl ClientHandler for Handler {
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        // No user is attached to a session; declining is the spec's polite "no".
-        Ok(ElicitResult::new(ElicitationAction::Decline))
+        match (self.elicitation, &request) {
+            (
+                Elicitation::AcceptDefaults,
+                ElicitRequestParams::FormElicitationParams {
+                    requested_schema, ..
+                },
+            ) => {
+                let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+                Ok(ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(Value::Object(schema_defaults(&schema))))
+            }
+            // No user is attached to a session; declining is the spec's polite "no". A URL-mode
+            // elicitation needs a person with a browser, so it is declined in every mode.
+            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
@@ -122,5 +141,43 @@ impl ClientHandler for Handler {
             data = %params.data,
             "server log"
         );
+    }
+}
+
+/// Every property of an elicitation schema that declares a `default`, with that default.
+fn schema_defaults(schema: &Value) -> Map<String, Value> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(name, prop)| Some((name.clone(), prop.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_taken_from_the_schema_and_others_left_out() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "Ada"},
+                "age": {"type": "integer", "default": 36},
+                "status": {"type": "string", "enum": ["a", "b"], "default": "b"},
+                "note": {"type": "string"}
+            }
+        });
+        let got = schema_defaults(&schema);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got["name"], "Ada");
+        assert_eq!(got["age"], 36);
+        assert_eq!(got["status"], "b");
+        assert!(schema_defaults(&Value::Null).is_empty());
     }
 }

@@ -18,18 +18,24 @@
 //!   future is dropped, is cancelled on the wire (`notifications/cancelled`).
 //! - The catalog's generation rises only when some server's listing really changed.
 
+pub mod auth;
 mod connect;
 mod convert;
 mod error;
 mod handler;
 mod listing;
+mod options;
 mod request;
 mod sessions;
 mod slot;
 mod status;
 mod stderr;
 mod supervisor;
+mod token_store;
 
 pub use error::SessionError;
+pub use options::{
+    AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, TokenStorage, configure,
+};
 pub use sessions::Sessions;
 pub use status::{ServerState, ServerStatus};
