@@ -41,9 +41,14 @@ pub enum Part {
     ///
     /// `input` is the parsed arguments. When the model's arguments text was not a JSON object
     /// (OpenAI sends arguments as a string), `input` is `Value::String(raw text)`: see
-    /// [`Part::invalid_input`]. Encoding sends such a raw string back verbatim. Gemini gives no
-    /// call ids; decoding synthesizes `gemini-call-N` (N = position in the reply), and encoding
-    /// leaves synthesized ids out of the body and pairs results by name and order.
+    /// [`Part::invalid_input`]. Encoding sends such a raw string back verbatim to OpenAI and
+    /// as `{}` to Anthropic and Gemini, which take only objects.
+    ///
+    /// Gemini gives no call ids; decoding synthesizes `gemini-call-N` (N = position among the
+    /// reply's calls), and encoding leaves synthesized ids out of the body (the API pairs
+    /// results by name and order). When a Gemini call carries a `thoughtSignature`, the id
+    /// ends with `#thought-signature:` and the signature, which encoding sends back on the
+    /// call. Treat ids as opaque: copy them into the matching [`Part::ToolResult`].
     ToolUse {
         /// The call id the result must carry.
         id: String,
@@ -159,6 +164,9 @@ pub fn accepts_result_images(dialect: Dialect) -> bool {
 
 /// The prefix of ids synthesized for Gemini function calls, which have none.
 pub(crate) const GEMINI_SYNTH_ID: &str = "gemini-call-";
+/// Between a Gemini call's id and the `thoughtSignature` it came with (Gemini 3 requires the
+/// signature back on the replayed call; the id is the one place a part carries it).
+pub(crate) const GEMINI_SIGNATURE: &str = "#thought-signature:";
 
 /// The text a dialect without image support in tool results gets for an image.
 pub(crate) fn image_note(media_type: &str, data: &str) -> String {

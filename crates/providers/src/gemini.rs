@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use switchboard_core::Dialect;
 
-use crate::conversation::{GEMINI_SYNTH_ID, Part as Piece, result_text};
+use crate::conversation::{GEMINI_SIGNATURE, GEMINI_SYNTH_ID, Part as Piece, result_text};
 use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
 use crate::render::{RequestParts, Role, ToolSpec};
@@ -543,9 +543,19 @@ struct SystemInstruction<'a> {
     parts: Vec<Part<'a>>,
 }
 
+/// One part: its data, and Gemini 3's `thoughtSignature` on a replayed function call.
+#[derive(Serialize)]
+struct Part<'a> {
+    #[serde(flatten)]
+    data: Data<'a>,
+    #[serde(rename = "thoughtSignature", skip_serializing_if = "Option::is_none")]
+    thought_signature: Option<&'a str>,
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-enum Part<'a> {
+enum Data<'a> {
+    Text(&'a str),
     InlineData {
         #[serde(rename = "mimeType")]
         mime_type: &'a str,
@@ -563,8 +573,15 @@ enum Part<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         id: Option<&'a str>,
     },
-    #[serde(untagged)]
-    Text { text: &'a str },
+}
+
+impl<'a> From<Data<'a>> for Part<'a> {
+    fn from(data: Data<'a>) -> Self {
+        Part {
+            data,
+            thought_signature: None,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -593,7 +610,8 @@ static EMPTY_ARGS: std::sync::LazyLock<Value> =
 /// Tool uses become `functionCall` parts and results `functionResponse` parts (`name` plus
 /// `response: {"output": text}` or `{"error": text}`), results first in their message; ids
 /// synthesized at decoding are left out (the API pairs by name and order), real ones are
-/// echoed. Images are `inlineData`; in results they become a text note.
+/// echoed, and a thought signature kept in the id goes back as the call's
+/// `thoughtSignature`. Images are `inlineData`; in results they become a text note.
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let decls: Vec<Declaration> = parts
         .tools
@@ -614,7 +632,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
             .collect(),
         system_instruction: parts.system.as_deref().filter(|s| !s.is_empty()).map(|s| {
             SystemInstruction {
-                parts: vec![Part::Text { text: s }],
+                parts: vec![Data::Text(s).into()],
             }
         }),
         tools: if decls.is_empty() {
@@ -628,8 +646,15 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
     crate::render::to_value(&body)
 }
 
-fn real_id(id: &str) -> Option<&str> {
-    (!id.starts_with(GEMINI_SYNTH_ID) && !id.is_empty()).then_some(id)
+/// A tool-use id as decoded: the API's id or a synthesized one, then the thought signature
+/// when the call carried one. Returns (id to echo, signature).
+fn split_id(id: &str) -> (Option<&str>, Option<&str>) {
+    let (base, signature) = match id.split_once(GEMINI_SIGNATURE) {
+        Some((base, sig)) => (base, Some(sig).filter(|s| !s.is_empty())),
+        None => (id, None),
+    };
+    let real = (!base.starts_with(GEMINI_SYNTH_ID) && !base.is_empty()).then_some(base);
+    (real, signature)
 }
 
 fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
@@ -641,34 +666,46 @@ fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
         .chain(rest)
         .filter_map(|p| match p {
             Piece::Text(text) if text.is_empty() => None,
-            Piece::Text(text) => Some(Part::Text { text }),
-            Piece::Image { media_type, data } => Some(Part::InlineData {
-                mime_type: media_type,
-                data,
-            }),
-            Piece::ToolUse { id, name, input } => Some(Part::FunctionCall {
-                name,
-                args: if input.is_object() {
-                    input
-                } else {
-                    &EMPTY_ARGS
-                },
-                id: real_id(id),
-            }),
+            Piece::Text(text) => Some(Data::Text(text).into()),
+            Piece::Image { media_type, data } => Some(
+                Data::InlineData {
+                    mime_type: media_type,
+                    data,
+                }
+                .into(),
+            ),
+            Piece::ToolUse { id, name, input } => {
+                let (id, thought_signature) = split_id(id);
+                Some(Part {
+                    data: Data::FunctionCall {
+                        name,
+                        args: if input.is_object() {
+                            input
+                        } else {
+                            &EMPTY_ARGS
+                        },
+                        id,
+                    },
+                    thought_signature,
+                })
+            }
             Piece::ToolResult {
                 id,
                 name,
                 content,
                 is_error,
-            } => Some(Part::FunctionResponse {
-                name,
-                response: if *is_error {
-                    json!({ "error": result_text(content) })
-                } else {
-                    json!({ "output": result_text(content) })
-                },
-                id: real_id(id),
-            }),
+            } => Some(
+                Data::FunctionResponse {
+                    name,
+                    response: if *is_error {
+                        json!({ "error": result_text(content) })
+                    } else {
+                        json!({ "output": result_text(content) })
+                    },
+                    id: split_id(id).0,
+                }
+                .into(),
+            ),
         })
         .collect()
 }
@@ -809,9 +846,13 @@ fn chunk(acc: &mut Assembly, v: &Value, out: &mut Vec<StreamEvent>) -> Result<()
                     .iter()
                     .filter(|(_, b)| matches!(b, crate::stream::Block::Tool { .. }))
                     .count();
-                let id = str_at(call, "/id")
+                let mut id = str_at(call, "/id")
                     .filter(|id| !id.is_empty())
                     .map_or_else(|| format!("{GEMINI_SYNTH_ID}{n}"), str::to_string);
+                // Gemini 3 rejects a replayed call without its signature: keep it in the id.
+                if let Some(sig) = str_at(p, "/thoughtSignature").filter(|s| !s.is_empty()) {
+                    id = format!("{id}{GEMINI_SIGNATURE}{sig}");
+                }
                 let args = match call.get("args") {
                     Some(a @ Value::Object(_)) => a.to_string(),
                     None | Some(Value::Null) => "{}".to_string(),

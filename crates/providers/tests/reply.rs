@@ -391,3 +391,73 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn gemini_thought_signatures_survive_the_round_trip() {
+    use switchboard_providers::{Message, RequestParts, ResultPart, render_request};
+    let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "tickets__search", "args": {"query": "login"}}, "thoughtSignature": "CiQB0e2Kb3c="},
+        {"functionCall": {"name": "docs__search", "args": {"q": "login"}}}
+    ]}, "finishReason": "STOP"}]});
+    let reply = decode(Dialect::Gemini, &body);
+    let ids: Vec<String> = reply
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolUse { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "gemini-call-0#thought-signature:CiQB0e2Kb3c=",
+            "gemini-call-1"
+        ]
+    );
+    let results = reply
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolUse { id, name, .. } => Some(Part::ToolResult {
+                id: id.clone(),
+                name: name.clone(),
+                content: vec![ResultPart::Text("ok".into())],
+                is_error: false,
+            }),
+            _ => None,
+        })
+        .collect();
+    let parts = RequestParts {
+        model: "gemini-3-pro-preview".into(),
+        system: None,
+        messages: vec![
+            Message::user("find login tickets"),
+            Message::assistant(reply.parts.clone()),
+            Message::tool_results(results),
+        ],
+        tools: Vec::new(),
+        max_tokens: 100,
+        gemini_openapi: false,
+        stream: false,
+    };
+    let sent = render_request(Dialect::Gemini, &parts);
+    assert_eq!(
+        sent.pointer("/contents/1/parts/0"),
+        Some(
+            &json!({"functionCall": {"name": "tickets__search", "args": {"query": "login"}}, "thoughtSignature": "CiQB0e2Kb3c="})
+        )
+    );
+    assert_eq!(
+        sent.pointer("/contents/1/parts/1"),
+        Some(&json!({"functionCall": {"name": "docs__search", "args": {"q": "login"}}}))
+    );
+    assert_eq!(
+        sent.pointer("/contents/2/parts/0"),
+        Some(
+            &json!({"functionResponse": {"name": "tickets__search", "response": {"output": "ok"}}})
+        )
+    );
+    let violations = switchboard_test_support::validator::validate_request(Dialect::Gemini, &sent);
+    assert!(violations.is_empty(), "{violations:#?}");
+}

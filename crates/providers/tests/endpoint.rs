@@ -1,0 +1,118 @@
+//! Where requests go: URLs, headers and key variables per dialect, with user base URLs.
+
+use switchboard_core::Dialect;
+use switchboard_providers::{Endpoint, api_key_env, default_base_url, endpoint};
+
+fn header<'a>(e: &'a Endpoint, name: &str) -> Option<&'a str> {
+    e.headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn default_endpoints() {
+    let a = endpoint(
+        Dialect::Anthropic,
+        default_base_url(Dialect::Anthropic),
+        "claude-sonnet-4-5",
+        false,
+        Some("sk-ant-x"),
+    );
+    assert_eq!(a.url, "https://api.anthropic.com/v1/messages");
+    assert_eq!(header(&a, "x-api-key"), Some("sk-ant-x"));
+    assert_eq!(header(&a, "anthropic-version"), Some("2023-06-01"));
+    assert_eq!(header(&a, "content-type"), Some("application/json"));
+    assert_eq!(header(&a, "accept"), None);
+
+    let c = endpoint(
+        Dialect::OpenAiChat,
+        default_base_url(Dialect::OpenAiChat),
+        "gpt-4.1",
+        true,
+        Some("sk-x"),
+    );
+    assert_eq!(c.url, "https://api.openai.com/v1/chat/completions");
+    assert_eq!(header(&c, "authorization"), Some("Bearer sk-x"));
+    assert_eq!(header(&c, "accept"), Some("text/event-stream"));
+
+    let r = endpoint(
+        Dialect::OpenAiResponses,
+        default_base_url(Dialect::OpenAiResponses),
+        "gpt-5",
+        false,
+        Some("sk-x"),
+    );
+    assert_eq!(r.url, "https://api.openai.com/v1/responses");
+
+    let g = endpoint(
+        Dialect::Gemini,
+        default_base_url(Dialect::Gemini),
+        "gemini-2.5-flash",
+        false,
+        Some("AIza"),
+    );
+    assert_eq!(
+        g.url,
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    );
+    assert_eq!(header(&g, "x-goog-api-key"), Some("AIza"));
+    let gs = endpoint(
+        Dialect::Gemini,
+        default_base_url(Dialect::Gemini),
+        "models/gemini-2.5-flash",
+        true,
+        None,
+    );
+    assert_eq!(
+        gs.url,
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+}
+
+#[test]
+fn user_base_urls_and_no_key() {
+    // A local OpenAI-compatible server: base ends in /v1, no key, no auth header.
+    let e = endpoint(
+        Dialect::OpenAiChat,
+        "http://localhost:11434/v1/",
+        "qwen3:8b",
+        false,
+        None,
+    );
+    assert_eq!(e.url, "http://localhost:11434/v1/chat/completions");
+    assert!(e.headers.iter().all(|(n, _)| n != "authorization"));
+    // An Anthropic-compatible proxy given with or without /v1.
+    for base in [
+        "http://127.0.0.1:8080",
+        "http://127.0.0.1:8080/",
+        "http://127.0.0.1:8080/v1",
+    ] {
+        let e = endpoint(Dialect::Anthropic, base, "m", true, None);
+        assert_eq!(e.url, "http://127.0.0.1:8080/v1/messages", "{base}");
+        assert!(e.headers.iter().all(|(n, _)| n != "x-api-key"));
+    }
+}
+
+#[test]
+fn key_variables() {
+    assert_eq!(api_key_env(Dialect::Anthropic), ["ANTHROPIC_API_KEY"]);
+    assert_eq!(api_key_env(Dialect::OpenAiChat), ["OPENAI_API_KEY"]);
+    assert_eq!(api_key_env(Dialect::OpenAiResponses), ["OPENAI_API_KEY"]);
+    assert_eq!(
+        api_key_env(Dialect::Gemini),
+        ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
+    );
+    // Every secret header is listed for redaction.
+    for d in Dialect::ALL {
+        let e = endpoint(d, default_base_url(d), "m", false, Some("secret"));
+        for (name, value) in &e.headers {
+            if value.contains("secret") {
+                assert!(
+                    switchboard_providers::endpoint::SECRET_HEADERS.contains(&name.as_str()),
+                    "{d}: {name}"
+                );
+            }
+        }
+    }
+}
