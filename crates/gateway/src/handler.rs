@@ -77,10 +77,6 @@ fn refusal(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
 
-fn upstream_error(e: &McpError) -> McpError {
-    e.clone()
-}
-
 /// A session error on resources/prompts: a JSON-RPC error (those have no is_error form).
 fn session_error(e: SessionError) -> McpError {
     match e {
@@ -99,6 +95,7 @@ impl GatewayHandler {
         args: Map<String, Value>,
         cx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
+        // The snapshot (an Arc) stays alive for the call: no definition is copied.
         let snapshot = self.gateway.snapshot();
         let Some(route) = snapshot.view.routes.get(name) else {
             return Err(McpError::invalid_params(
@@ -107,16 +104,15 @@ impl GatewayHandler {
             ));
         };
         let (server, def) = match route {
-            Route::Open { server, def } => (server.clone(), def.clone()),
+            Route::Open { server, def } => (server.as_str(), def.as_ref()),
             Route::Hidden { reason } | Route::Withheld { reason } => {
                 return Ok(refusal(reason.clone()));
             }
         };
-        drop(snapshot);
-        let Some(config) = self.gateway.server(&server) else {
+        let Some(config) = self.gateway.server(server) else {
             return Ok(refusal(format!("server {server:?} is not configured")));
         };
-        match policy::decide(config, &def) {
+        match policy::decide(config, def) {
             Decision::Allow => {}
             Decision::Deny { reason } => return Ok(refusal(reason)),
             Decision::Ask { reason } => {
@@ -126,7 +122,7 @@ impl GatewayHandler {
             }
         }
         let sessions = self.gateway.sessions();
-        let call = sessions.call_tool(&server, &def.name, args);
+        let call = sessions.call_tool(server, &def.name, args);
         let result = tokio::select! {
             r = call => r,
             _ = cx.ct.cancelled() => {
@@ -304,7 +300,7 @@ impl ServerHandler for GatewayHandler {
                         // An unknown name is the model's mistake: tell it, as a result.
                         Err(e) => refusal(format!(
                             "{}; use search_tools to find the exact name",
-                            upstream_error(&e).message
+                            e.message
                         )),
                     }
                 }
@@ -359,10 +355,10 @@ impl ServerHandler for GatewayHandler {
                 Ok(Value::Array(mut contents)) => {
                     // Contents name the URI the client asked for.
                     for c in &mut contents {
-                        if let Some(o) = c.as_object_mut() {
-                            if o.get("uri").and_then(Value::as_str) == Some(uri.as_str()) {
-                                o.insert("uri".into(), Value::String(request.uri.clone()));
-                            }
+                        if let Some(o) = c.as_object_mut()
+                            && o.get("uri").and_then(Value::as_str) == Some(uri.as_str())
+                        {
+                            o.insert("uri".into(), Value::String(request.uri.clone()));
                         }
                     }
                     let result: ReadResourceResult = wire(&json!({ "contents": contents }))?;

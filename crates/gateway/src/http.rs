@@ -167,15 +167,15 @@ async fn bearer(
     request: Request,
     next: Next,
 ) -> Response {
-    if let Some(token) = token.as_ref() {
-        if !authorized(request.headers(), token) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "missing or wrong bearer token (Authorization: Bearer <token>)\n",
-            )
-                .into_response();
-        }
+    if let Some(token) = token.as_ref()
+        && !authorized(request.headers(), token)
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token (Authorization: Bearer <token>)\n",
+        )
+            .into_response();
     }
     next.run(request).await
 }

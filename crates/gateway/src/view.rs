@@ -33,7 +33,7 @@ pub enum Route {
         /// Configured server name.
         server: String,
         /// The definition as the server sent it (name is the server's).
-        def: Tool,
+        def: Box<Tool>,
     },
     /// A tool the config hides (`tools.allow` / `tools.deny`): not listed, refused on call.
     Hidden {
@@ -169,7 +169,7 @@ impl View {
                     Some(reason) => Route::Withheld { reason },
                     None => Route::Open {
                         server: server.to_string(),
-                        def: tool.clone(),
+                        def: Box::new(tool.clone()),
                     },
                 }
             };
@@ -262,13 +262,11 @@ impl View {
         if let Some((s, u)) = self.resource_routes.get(uri) {
             return vec![(s.clone(), u.clone())];
         }
-        if let Some(rest) = uri.strip_prefix(URI_SCHEME) {
-            if let Some((p, original)) = rest.split_once('/') {
-                let key = format!("{URI_SCHEME}{p}/");
-                if let Some(server) = self.uri_prefixes.get(&key) {
-                    return vec![(server.clone(), original.to_string())];
-                }
-            }
+        if let Some(rest) = uri.strip_prefix(URI_SCHEME)
+            && let Some((p, original)) = rest.split_once('/')
+            && let Some(server) = self.uri_prefixes.get(&format!("{URI_SCHEME}{p}/"))
+        {
+            return vec![(server.clone(), original.to_string())];
         }
         self.passthrough
             .iter()

@@ -3,6 +3,7 @@
 //! `switchboard demo-server tickets|docs`, so the main job runs on a fresh machine.
 
 mod args;
+pub mod conformance;
 pub mod docs;
 pub mod tickets;
 
