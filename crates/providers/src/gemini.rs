@@ -547,14 +547,14 @@ struct SystemInstruction<'a> {
 #[derive(Serialize)]
 struct Part<'a> {
     #[serde(flatten)]
-    data: Data<'a>,
+    data: Payload<'a>,
     #[serde(rename = "thoughtSignature", skip_serializing_if = "Option::is_none")]
     thought_signature: Option<&'a str>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-enum Data<'a> {
+enum Payload<'a> {
     Text(&'a str),
     InlineData {
         #[serde(rename = "mimeType")]
@@ -575,8 +575,8 @@ enum Data<'a> {
     },
 }
 
-impl<'a> From<Data<'a>> for Part<'a> {
-    fn from(data: Data<'a>) -> Self {
+impl<'a> From<Payload<'a>> for Part<'a> {
+    fn from(data: Payload<'a>) -> Self {
         Part {
             data,
             thought_signature: None,
@@ -632,7 +632,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
             .collect(),
         system_instruction: parts.system.as_deref().filter(|s| !s.is_empty()).map(|s| {
             SystemInstruction {
-                parts: vec![Data::Text(s).into()],
+                parts: vec![Payload::Text(s).into()],
             }
         }),
         tools: if decls.is_empty() {
@@ -666,9 +666,9 @@ fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
         .chain(rest)
         .filter_map(|p| match p {
             Piece::Text(text) if text.is_empty() => None,
-            Piece::Text(text) => Some(Data::Text(text).into()),
+            Piece::Text(text) => Some(Payload::Text(text).into()),
             Piece::Image { media_type, data } => Some(
-                Data::InlineData {
+                Payload::InlineData {
                     mime_type: media_type,
                     data,
                 }
@@ -677,7 +677,7 @@ fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
             Piece::ToolUse { id, name, input } => {
                 let (id, thought_signature) = split_id(id);
                 Some(Part {
-                    data: Data::FunctionCall {
+                    data: Payload::FunctionCall {
                         name,
                         args: if input.is_object() {
                             input
@@ -695,7 +695,7 @@ fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
                 content,
                 is_error,
             } => Some(
-                Data::FunctionResponse {
+                Payload::FunctionResponse {
                     name,
                     response: if *is_error {
                         json!({ "error": result_text(content) })
