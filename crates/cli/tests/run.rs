@@ -580,3 +580,83 @@ async fn a_missing_key_without_base_url_is_a_usage_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("GEMINI_API_KEY"), "{err}");
 }
+
+#[tokio::test]
+async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "close_ticket",
+            json!({"id": "T-1003"}),
+        )]),
+        Turn::Text("Closed T-1003.".into()),
+        Turn::Text("Triage done.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["chat", "--base-url", &base])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"/tools\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout.contains("tickets__close_ticket"),
+        "/tools lists the tools"
+    );
+    assert!(stdout.contains("Closed T-1003.") && stdout.contains("Triage done."));
+    assert!(stdout.contains("3 model requests"), "/cost");
+    assert!(
+        stderr.contains("close_ticket on server tickets wants to run with {\"id\":\"T-1003\"}")
+    );
+    assert!(stderr.contains("Allow? [y/N]"));
+    assert!(stderr.contains("unknown command /nonsense"));
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs[0].body["stream"], true);
+    let first = reqs[0].body["messages"][0].to_string();
+    assert!(
+        first.contains("[attached resource docs://pages/sso-setup"),
+        "{first}"
+    );
+    let ids = ids_of_results(d, &reqs[1].body);
+    let (closed, is_error) = result_for(d, &reqs[1].body, &ids[0]).unwrap();
+    assert!(closed.contains("Closed T-1003") && !is_error, "{closed}");
+    let last = reqs[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        last.contains("T-1001"),
+        "the triage prompt went to the model: {last}"
+    );
+}
