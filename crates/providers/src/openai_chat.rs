@@ -386,18 +386,23 @@ pub(crate) fn feed(
     {
         for (n, call) in calls.iter().enumerate() {
             let index = count_at(call, "/index").unwrap_or(n as u64);
-            let key = format!("call{index}");
+            let mut key = format!("call{index}");
             let args = str_at(call, "/function/arguments").unwrap_or("");
-            if acc.block(&key).is_some() {
-                acc.args(&key, args);
-                continue;
+            let new_id = str_at(call, "/id").filter(|id| !id.is_empty());
+            if let Some(crate::stream::Block::Tool { id, .. }) = acc.block(&key) {
+                // Servers that leave out `index` start each new call with its own id.
+                let another =
+                    new_id.is_some_and(|n| n != id) && str_at(call, "/function/name").is_some();
+                if !another {
+                    acc.args(&key, args);
+                    continue;
+                }
+                key = format!("call{index}.{}", acc.blocks.len());
             }
             let name = str_at(call, "/function/name").ok_or_else(|| {
                 ProviderError::decode(D, format!("tool call {index} starts without a name"))
             })?;
-            let id = str_at(call, "/id")
-                .filter(|id| !id.is_empty())
-                .map_or_else(|| format!("call_{index}"), str::to_string);
+            let id = new_id.map_or_else(|| format!("call_{index}"), str::to_string);
             acc.tool(&key, &id, name, args, out);
         }
     }

@@ -72,15 +72,22 @@ impl StreamDecoder {
 
     /// After the stream ends: the assembled reply, tool-use inputs parsed from their joined
     /// argument deltas (text that is not a JSON object stays a raw string, as in
-    /// [`Part::ToolUse`]). A stream that never said why it stopped is an error: it was cut.
+    /// [`Part::ToolUse`]). A stream that ended without a stop reason or an end marker was
+    /// cut: that is an error.
     pub fn finish(self) -> Result<Reply, ProviderError> {
         let dialect = self.dialect;
         let acc = self.acc;
-        let Some(stop) = acc.stop else {
-            return Err(ProviderError::decode(
-                dialect,
-                "the stream ended before the model finished (no stop reason)",
-            ));
+        // A stream that said it was done (`[DONE]`, `message_stop`) without a reason ended
+        // normally; one that just stopped was cut.
+        let stop = match acc.stop {
+            Some(stop) => stop,
+            None if acc.done => Stop::EndTurn,
+            None => {
+                return Err(ProviderError::decode(
+                    dialect,
+                    "the stream ended before the model finished (no stop reason)",
+                ));
+            }
         };
         let parts = acc
             .blocks

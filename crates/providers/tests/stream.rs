@@ -510,3 +510,36 @@ fn stream_and_whole_response_agree() {
     );
     assert_eq!(streamed, whole);
 }
+
+#[test]
+fn openai_chat_calls_without_index_and_done_without_reason() {
+    // A server that leaves out `index` and `finish_reason`, but ends with [DONE].
+    let events = [
+        (None, r#"{"choices":[{"delta":{"content":"On it."}}]}"#),
+        (
+            None,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"c1","type":"function","function":{"name":"a__x","arguments":"{\"n\":1}"}}]}}]}"#,
+        ),
+        (
+            None,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"c2","type":"function","function":{"name":"a__y","arguments":"{}"}}]}}]}"#,
+        ),
+        (None, "[DONE]"),
+    ];
+    let (_, reply) = run(Dialect::OpenAiChat, &events);
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::text("On it."),
+            tool("c1", "a__x", json!({"n": 1})),
+            tool("c2", "a__y", json!({})),
+        ]
+    );
+    assert_eq!(reply.stop, Stop::ToolUse);
+    // Without [DONE] the same events are a cut stream.
+    let mut d = StreamDecoder::new(Dialect::OpenAiChat);
+    for (name, data) in &events[..3] {
+        d.feed(*name, data).unwrap();
+    }
+    assert!(d.finish().is_err());
+}
