@@ -1,7 +1,7 @@
 //! `switchboard run` end to end: the real binary, real MCP server processes (the embedded demo
 //! servers, a Node fixture server that misbehaves on purpose), and the provider double (a fake
 //! model provider over real HTTP that checks every request it receives). Each scenario runs for
-//! Anthropic and for OpenAI Chat.
+//! Anthropic and for OpenAI Chat; the demo run also for OpenAI Responses and Gemini.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -24,6 +24,7 @@ async fn switchboard(dir: &Path, args: &[&str]) -> Output {
         .env("TMPDIR", dir)
         .env("ANTHROPIC_API_KEY", KEY)
         .env("OPENAI_API_KEY", KEY)
+        .env("GEMINI_API_KEY", KEY)
         .env_remove("SWITCHBOARD_CONFIG")
         .env_remove("RUST_LOG")
         .kill_on_drop(true);
@@ -48,57 +49,64 @@ fn stdout_json(out: &Output) -> Value {
     })
 }
 
-/// The text of the tool result answering `id` in a request body, and its error flag.
-fn result_for(d: Dialect, body: &Value, id: &str) -> Option<(String, bool)> {
-    let messages = body["messages"].as_array()?;
-    for m in messages {
-        match d {
-            Dialect::Anthropic => {
+/// Every tool result in a request body, in order: (id, or the tool name for Gemini, which pairs
+/// by name; text; error flag where the wire format has one).
+fn results(d: Dialect, body: &Value) -> Vec<(String, String, bool)> {
+    let text_of = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    };
+    let mut out = Vec::new();
+    let list = |key: &str| body[key].as_array().cloned().unwrap_or_default();
+    match d {
+        Dialect::Anthropic => {
+            for m in list("messages") {
                 for b in m["content"].as_array().into_iter().flatten() {
-                    if b["type"] == "tool_result" && b["tool_use_id"] == id {
-                        let text = match &b["content"] {
-                            Value::String(s) => s.clone(),
-                            Value::Array(a) => a
-                                .iter()
-                                .filter_map(|c| c["text"].as_str())
-                                .collect::<Vec<_>>()
-                                .join("\n"),
-                            _ => String::new(),
-                        };
-                        return Some((text, b["is_error"] == true));
+                    if b["type"] == "tool_result" {
+                        out.push((
+                            b["tool_use_id"].as_str().unwrap_or("").to_string(),
+                            text_of(&b["content"]),
+                            b["is_error"] == true,
+                        ));
                     }
-                }
-            }
-            _ => {
-                if m["role"] == "tool" && m["tool_call_id"] == id {
-                    let text = match &m["content"] {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    // OpenAI tool messages have no error flag; the text carries it.
-                    return Some((text, false));
                 }
             }
         }
-    }
-    None
-}
-
-/// Tool-use ids in a recorded reply order: the ids the double gave, in request `n`'s answer.
-fn ids_of_results(d: Dialect, body: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for m in body["messages"].as_array().into_iter().flatten() {
-        match d {
-            Dialect::Anthropic => {
-                for b in m["content"].as_array().into_iter().flatten() {
-                    if b["type"] == "tool_result" {
-                        out.push(b["tool_use_id"].as_str().unwrap_or("").to_string());
-                    }
+        Dialect::OpenAiChat => {
+            for m in list("messages") {
+                if m["role"] == "tool" {
+                    let id = m["tool_call_id"].as_str().unwrap_or("").to_string();
+                    out.push((id, text_of(&m["content"]), false));
                 }
             }
-            _ => {
-                if m["role"] == "tool" {
-                    out.push(m["tool_call_id"].as_str().unwrap_or("").to_string());
+        }
+        Dialect::OpenAiResponses => {
+            for item in list("input") {
+                if item["type"] == "function_call_output" {
+                    let id = item["call_id"].as_str().unwrap_or("").to_string();
+                    let text = text_of(&item["output"]);
+                    let is_error = text.starts_with("Error: ");
+                    out.push((id, text, is_error));
+                }
+            }
+        }
+        Dialect::Gemini => {
+            for c in list("contents") {
+                for p in c["parts"].as_array().into_iter().flatten() {
+                    if let Some(f) = p.get("functionResponse") {
+                        let r = &f["response"];
+                        let (text, is_error) = match (r.get("output"), r.get("error")) {
+                            (_, Some(e)) => (text_of(e), true),
+                            (Some(o), None) => (text_of(o), false),
+                            _ => (r.to_string(), false),
+                        };
+                        out.push((f["name"].as_str().unwrap_or("").to_string(), text, is_error));
+                    }
                 }
             }
         }
@@ -125,7 +133,7 @@ fn check_transcript(d: Dialect, path: &Path) -> Vec<Value> {
         assert!(v.is_empty(), "transcript request breaks rules: {v:?}");
         assert!(r["rent"]["tools_tokens"].as_u64().unwrap_or(0) > 0, "{r}");
         let headers = r["headers"].as_object().expect("headers");
-        for k in ["x-api-key", "authorization"] {
+        for k in ["x-api-key", "authorization", "x-goog-api-key"] {
             if let Some(v) = headers.get(k) {
                 assert_eq!(v, "[redacted]");
             }
@@ -138,13 +146,16 @@ fn check_transcript(d: Dialect, path: &Path) -> Vec<Value> {
     lines
 }
 
-/// A request body without its messages: what must stay byte-identical while the catalog does.
-fn without_messages(r: &Recorded) -> Vec<u8> {
+/// A request body without its conversation (`messages`, `input` or `contents`): what must stay
+/// byte-identical while the catalog does.
+fn without_messages(r: &Recorded) -> String {
     let mut b = r.body.clone();
     if let Some(m) = b.as_object_mut() {
-        m.remove("messages");
+        for key in ["messages", "input", "contents"] {
+            m.remove(key);
+        }
     }
-    serde_json::to_vec(&b).unwrap()
+    serde_json::to_string(&b).unwrap()
 }
 
 async fn demo_run(d: Dialect, stream: bool) {
@@ -206,17 +217,13 @@ async fn demo_run(d: Dialect, stream: bool) {
     let reqs = double.requests();
     assert_eq!(reqs.len(), 4);
     // The search found the ticket, the read returned it, the close was declined.
-    let last = &reqs[3].body;
-    let ids = ids_of_results(d, last);
-    assert_eq!(ids.len(), 3);
-    let (search, _) = result_for(d, last, &ids[0]).unwrap();
-    assert!(search.contains("T-1001"), "{search}");
-    let (read, _) = result_for(d, last, &ids[1]).unwrap();
-    assert!(read.contains("T-1001"), "{read}");
-    let (declined, is_error) = result_for(d, last, &ids[2]).unwrap();
-    assert!(declined.contains("declined"), "{declined}");
-    if d == Dialect::Anthropic {
-        assert!(is_error);
+    let r = results(d, &reqs[3].body);
+    assert_eq!(r.len(), 3);
+    assert!(r[0].1.contains("T-1001"), "{}", r[0].1);
+    assert!(r[1].1.contains("T-1001"), "{}", r[1].1);
+    assert!(r[2].1.contains("declined"), "{}", r[2].1);
+    if matches!(d, Dialect::Anthropic | Dialect::Gemini) {
+        assert!(r[2].2, "the declined result is flagged as an error");
     }
     // Nothing changed in the catalog: every request is identical but for the messages.
     for r in &reqs[1..] {
@@ -225,6 +232,7 @@ async fn demo_run(d: Dialect, stream: bool) {
     // The key went in the header, and only there.
     let key_header = match d {
         Dialect::Anthropic => "x-api-key",
+        Dialect::Gemini => "x-goog-api-key",
         _ => "authorization",
     };
     assert!(
@@ -256,6 +264,26 @@ async fn demo_run_anthropic_streamed() {
 #[tokio::test]
 async fn demo_run_openai_chat_streamed() {
     demo_run(Dialect::OpenAiChat, true).await;
+}
+
+#[tokio::test]
+async fn demo_run_openai_responses() {
+    demo_run(Dialect::OpenAiResponses, false).await;
+}
+
+#[tokio::test]
+async fn demo_run_openai_responses_streamed() {
+    demo_run(Dialect::OpenAiResponses, true).await;
+}
+
+#[tokio::test]
+async fn demo_run_gemini() {
+    demo_run(Dialect::Gemini, false).await;
+}
+
+#[tokio::test]
+async fn demo_run_gemini_streamed() {
+    demo_run(Dialect::Gemini, true).await;
 }
 
 #[tokio::test]
@@ -400,11 +428,12 @@ async fn failure_modes(d: Dialect) {
     let reqs = double.requests();
     assert_eq!(reqs.len(), turns);
     // The parallel pair was answered in one message, in order, paired by id.
-    let ids = ids_of_results(d, &reqs[1].body);
-    assert_eq!(ids.len(), 2);
-    let (a, _) = result_for(d, &reqs[1].body, &ids[0]).unwrap();
-    let (b, _) = result_for(d, &reqs[1].body, &ids[1]).unwrap();
-    assert_eq!((a.as_str(), b.as_str()), ("first", "second"));
+    let pair = results(d, &reqs[1].body);
+    assert_eq!(pair.len(), 2);
+    assert_eq!(
+        (pair[0].1.as_str(), pair[1].1.as_str()),
+        ("first", "second")
+    );
     if d == Dialect::Anthropic {
         let answer = reqs[1].body["messages"]
             .as_array()
@@ -415,9 +444,9 @@ async fn failure_modes(d: Dialect) {
         assert_eq!(answer["content"].as_array().unwrap().len(), 2);
     }
     // Every failure reached the model as its tool result.
-    let last = &reqs[turns - 1].body;
-    for (i, id) in ids_of_results(d, last).iter().enumerate().skip(2) {
-        let (t, _) = result_for(d, last, id).unwrap();
+    let last = results(d, &reqs[turns - 1].body);
+    assert_eq!(last.len(), calls.len());
+    for (i, (_, t, _)) in last.iter().enumerate().skip(2) {
         assert!(
             t.contains(expected.get(i).map_or("not valid JSON", |e| e.1)),
             "result {i}: {t}"
@@ -646,9 +675,8 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
         first.contains("[attached resource docs://pages/sso-setup"),
         "{first}"
     );
-    let ids = ids_of_results(d, &reqs[1].body);
-    let (closed, is_error) = result_for(d, &reqs[1].body, &ids[0]).unwrap();
-    assert!(closed.contains("Closed T-1003") && !is_error, "{closed}");
+    let r = results(d, &reqs[1].body);
+    assert!(r[0].1.contains("Closed T-1003") && !r[0].2, "{:?}", r[0]);
     let last = reqs[2].body["messages"]
         .as_array()
         .unwrap()

@@ -1,9 +1,10 @@
 //! `ProviderDouble`: a fake model provider for tests (a fake, not a model). A real HTTP/1.1
-//! server on 127.0.0.1 that speaks the Anthropic Messages and OpenAI Chat Completions wire
-//! formats, non-streamed and streamed (SSE), replays scripted model turns, records every request
-//! body, and checks each one: with [`crate::validator::validate_request`] and with the
-//! conversation rules both providers enforce (every tool use answered in the very next message,
-//! by id, in order, and nothing else answered). A request that breaks a rule gets HTTP 400 with
+//! server on 127.0.0.1 that speaks the Anthropic Messages, OpenAI Chat Completions, OpenAI
+//! Responses and Gemini `generateContent` wire formats, non-streamed and streamed (SSE), replays
+//! scripted model turns, records every request body, and checks each one: with
+//! [`crate::validator::validate_request`] and with the conversation rules the providers enforce
+//! (every tool use answered in the very next message, by id (Gemini: by name), in order, and
+//! nothing else answered). A request that breaks a rule gets HTTP 400 with
 //! the violations as the provider's error message, as the real API would refuse it, and the
 //! violation is kept for [`ProviderDouble::assert_valid`].
 //!
@@ -129,10 +130,6 @@ impl ProviderDouble {
     /// Start a double for `dialect` (Anthropic or OpenAI Chat) that plays `turns` in order.
     /// A request after the script ran out gets HTTP 500 and a violation.
     pub async fn start(dialect: Dialect, turns: Vec<Turn>) -> Self {
-        assert!(
-            matches!(dialect, Dialect::Anthropic | Dialect::OpenAiChat),
-            "the provider double speaks anthropic and openai-chat only"
-        );
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -160,12 +157,13 @@ impl ProviderDouble {
         }
     }
 
-    /// The base URL to give the client (`--base-url`): with `/v1` for OpenAI, without for
-    /// Anthropic (whose client appends `/v1/messages`).
+    /// The base URL to give the client (`--base-url`): with `/v1` for OpenAI, `/v1beta` for
+    /// Gemini, none for Anthropic (whose client appends `/v1/messages`).
     pub fn base_url(&self) -> String {
         match self.dialect {
-            Dialect::OpenAiChat => format!("http://{}/v1", self.addr),
-            _ => format!("http://{}", self.addr),
+            Dialect::OpenAiChat | Dialect::OpenAiResponses => format!("http://{}/v1", self.addr),
+            Dialect::Gemini => format!("http://{}/v1beta", self.addr),
+            Dialect::Anthropic => format!("http://{}", self.addr),
         }
     }
 
@@ -272,7 +270,10 @@ async fn serve(
         st.served += 1;
         (turn, problems)
     };
-    let streamed = parsed.get("stream").and_then(Value::as_bool) == Some(true);
+    let streamed = match dialect {
+        Dialect::Gemini => path.contains(":streamGenerateContent"),
+        _ => parsed.get("stream").and_then(Value::as_bool) == Some(true),
+    };
     let response = match (turn, problems.is_empty()) {
         (_, false) => json_response(
             400,
@@ -298,12 +299,16 @@ async fn serve(
             if streamed {
                 sse_response(&match dialect {
                     Dialect::Anthropic => reply.anthropic_events(&parsed),
-                    _ => reply.openai_events(&parsed),
+                    Dialect::OpenAiChat => reply.openai_events(&parsed),
+                    Dialect::OpenAiResponses => reply.responses_events(),
+                    Dialect::Gemini => reply.gemini_events(),
                 })
             } else {
                 let body = match dialect {
                     Dialect::Anthropic => reply.anthropic(&parsed),
-                    _ => reply.openai(&parsed),
+                    Dialect::OpenAiChat => reply.openai(&parsed),
+                    Dialect::OpenAiResponses => reply.responses(),
+                    Dialect::Gemini => reply.gemini(),
                 };
                 json_response(200, &body, None)
             }
@@ -318,6 +323,9 @@ fn error_body(dialect: Dialect, kind: &str, message: &str) -> Value {
     match dialect {
         Dialect::Anthropic => {
             json!({"type": "error", "error": {"type": kind, "message": message}})
+        }
+        Dialect::Gemini => {
+            json!({"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}})
         }
         _ => json!({"error": {"message": message, "type": kind, "param": null, "code": null}}),
     }
@@ -359,23 +367,120 @@ fn check(dialect: Dialect, path: &str, body: &Value) -> Vec<String> {
         .iter()
         .map(ToString::to_string)
         .collect();
-    let want = match dialect {
-        Dialect::Anthropic => "/v1/messages",
-        _ => "/v1/chat/completions",
+    let path_ok = match dialect {
+        Dialect::Anthropic => path == "/v1/messages",
+        Dialect::OpenAiChat => path == "/v1/chat/completions",
+        Dialect::OpenAiResponses => path == "/v1/responses",
+        Dialect::Gemini => {
+            path.starts_with("/v1beta/models/")
+                && (path.ends_with(":generateContent")
+                    || path.ends_with(":streamGenerateContent?alt=sse"))
+        }
     };
-    if path != want {
-        out.push(format!("POST to {path}, expected {want}"));
+    if !path_ok {
+        out.push(format!(
+            "POST to {path}, not the {} endpoint",
+            dialect.as_str()
+        ));
     }
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let list = |key: &str| {
+        body.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     match dialect {
-        Dialect::Anthropic => anthropic_pairing(&messages, &mut out),
-        _ => openai_pairing(&messages, &mut out),
+        Dialect::Anthropic => anthropic_pairing(&list("messages"), &mut out),
+        Dialect::OpenAiChat => openai_pairing(&list("messages"), &mut out),
+        Dialect::OpenAiResponses => responses_pairing(&list("input"), &mut out),
+        Dialect::Gemini => gemini_pairing(&list("contents"), &mut out),
     }
     out
+}
+
+/// OpenAI Responses: every `function_call` item is answered by one `function_call_output` with
+/// its `call_id`, after it and before the next message, in the order of the calls.
+fn responses_pairing(items: &[Value], out: &mut Vec<String>) {
+    let mut expected: std::collections::VecDeque<String> = Default::default();
+    for (i, item) in items.iter().enumerate() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                if item["arguments"].as_str().is_none() {
+                    out.push(format!(
+                        "input[{i}]: function_call arguments must be a string"
+                    ));
+                }
+                expected.push_back(item["call_id"].as_str().unwrap_or("").to_string());
+            }
+            Some("function_call_output") => {
+                let id = item["call_id"].as_str().unwrap_or("");
+                match expected.pop_front() {
+                    Some(want) if want == id => {}
+                    Some(want) => out.push(format!(
+                        "input[{i}]: function_call_output for {id:?}, expected {want:?}"
+                    )),
+                    None => out.push(format!(
+                        "input[{i}]: output {id:?} answers no function_call"
+                    )),
+                }
+                if !item["output"].is_string() && !item["output"].is_array() {
+                    out.push(format!("input[{i}]: output must be a string or an array"));
+                }
+            }
+            _ => {
+                // A message: only an assistant message may sit among unanswered calls
+                // (text the model wrote before its calls is replayed first).
+                if !expected.is_empty() && item["role"] != "assistant" {
+                    out.push(format!(
+                        "input[{i}]: message while calls {expected:?} are unanswered"
+                    ));
+                    expected.clear();
+                }
+            }
+        }
+    }
+    if !expected.is_empty() {
+        out.push(format!("unanswered function calls {expected:?}"));
+    }
+}
+
+/// Gemini: a `model` turn with `functionCall` parts is followed by a `user` turn with one
+/// `functionResponse` per call, same names, same order.
+fn gemini_pairing(contents: &[Value], out: &mut Vec<String>) {
+    let parts_of = |c: &Value| c["parts"].as_array().cloned().unwrap_or_default();
+    let mut expected: Vec<String> = Vec::new();
+    for (i, c) in contents.iter().enumerate() {
+        let parts = parts_of(c);
+        if parts.is_empty() {
+            out.push(format!("contents[{i}]: no parts"));
+        }
+        let names = |key: &str| -> Vec<String> {
+            parts
+                .iter()
+                .filter_map(|p| p.get(key))
+                .map(|f| f["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        };
+        let responses = names("functionResponse");
+        if responses != expected {
+            out.push(format!(
+                "contents[{i}]: function responses {responses:?} do not answer the calls {expected:?} in order"
+            ));
+        }
+        if !expected.is_empty() && c["role"] != "user" {
+            out.push(format!(
+                "contents[{i}]: function responses must be in a user turn"
+            ));
+        }
+        expected = if c["role"] == "model" {
+            names("functionCall")
+        } else {
+            Vec::new()
+        };
+    }
+    if !expected.is_empty() {
+        out.push(format!("unanswered function calls {expected:?}"));
+    }
 }
 
 /// Anthropic: a user message right after an assistant message with `tool_use` blocks starts
@@ -508,19 +613,23 @@ struct Reply {
 
 impl Reply {
     fn from_turn(turn: &Turn, request: &Value, dialect: Dialect, n: usize) -> Reply {
+        // Anthropic and Responses: tools[].name; Chat: tools[].function.name; Gemini:
+        // tools[].functionDeclarations[].name.
         let names: Vec<String> = request["tools"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|t| {
-                        t.get("name")
-                            .or_else(|| t.pointer("/function/name"))
-                            .and_then(Value::as_str)
-                            .map(String::from)
-                    })
-                    .collect()
+            .into_iter()
+            .flatten()
+            .flat_map(|t| {
+                let mut v: Vec<&Value> = t
+                    .get("functionDeclarations")
+                    .and_then(Value::as_array)
+                    .map(|d| d.iter().filter_map(|f| f.get("name")).collect())
+                    .unwrap_or_default();
+                v.extend(t.get("name").or_else(|| t.pointer("/function/name")));
+                v
             })
-            .unwrap_or_default();
+            .filter_map(|n| n.as_str().map(String::from))
+            .collect();
         let input_tokens = (serde_json::to_string(request).unwrap_or_default().len() / 4) as u64;
         let model = request["model"].as_str().unwrap_or("double").to_string();
         let (text, calls) = match turn {
@@ -713,6 +822,136 @@ impl Reply {
             ));
         }
         ev.push((None, Value::String("[DONE]".into())));
+        ev
+    }
+}
+
+impl Reply {
+    fn responses_output(&self) -> Vec<Value> {
+        let mut output = Vec::new();
+        if let Some(t) = &self.text {
+            output.push(json!({"type": "message", "id": format!("msg_{}", self.n), "status": "completed",
+                "role": "assistant", "content": [{"type": "output_text", "text": t, "annotations": []}]}));
+        }
+        for (k, (id, name, _, text)) in self.calls.iter().enumerate() {
+            output.push(
+                json!({"type": "function_call", "id": format!("fc_{}_{k}", self.n),
+                "call_id": id, "name": name, "arguments": text, "status": "completed"}),
+            );
+        }
+        output
+    }
+
+    fn responses(&self) -> Value {
+        json!({
+            "id": format!("resp_double_{}", self.n), "object": "response", "created_at": 0,
+            "status": "completed", "model": self.model, "output": self.responses_output(),
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens(),
+                      "total_tokens": self.input_tokens + self.output_tokens(),
+                      "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}}
+        })
+    }
+
+    fn responses_events(&self) -> Vec<(Option<&'static str>, Value)> {
+        let id = format!("resp_double_{}", self.n);
+        let mut ev = vec![(
+            Some("response.created"),
+            json!({"type": "response.created", "response": {"id": id, "object": "response",
+                "status": "in_progress", "model": self.model, "output": []}}),
+        )];
+        for (i, item) in self.responses_output().into_iter().enumerate() {
+            let item_id = item["id"].clone();
+            let mut empty = item.clone();
+            if item["type"] == "message" {
+                empty["content"] = json!([]);
+                empty["status"] = json!("in_progress");
+                ev.push((
+                    Some("response.output_item.added"),
+                    json!({"type": "response.output_item.added", "output_index": i, "item": empty}),
+                ));
+                let text = item["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                for piece in split(&text, 3) {
+                    ev.push((
+                        Some("response.output_text.delta"),
+                        json!({"type": "response.output_text.delta",
+                        "item_id": item_id, "output_index": i, "content_index": 0, "delta": piece}),
+                    ));
+                }
+                ev.push((
+                    Some("response.output_text.done"),
+                    json!({"type": "response.output_text.done",
+                    "item_id": item_id, "output_index": i, "content_index": 0, "text": text}),
+                ));
+            } else {
+                empty["arguments"] = json!("");
+                empty["status"] = json!("in_progress");
+                ev.push((
+                    Some("response.output_item.added"),
+                    json!({"type": "response.output_item.added", "output_index": i, "item": empty}),
+                ));
+                let args = item["arguments"].as_str().unwrap_or("").to_string();
+                for piece in split(&args, 2) {
+                    ev.push((
+                        Some("response.function_call_arguments.delta"),
+                        json!({"type": "response.function_call_arguments.delta",
+                        "item_id": item_id, "output_index": i, "delta": piece}),
+                    ));
+                }
+                ev.push((
+                    Some("response.function_call_arguments.done"),
+                    json!({"type": "response.function_call_arguments.done",
+                    "item_id": item_id, "output_index": i, "arguments": args}),
+                ));
+            }
+            ev.push((
+                Some("response.output_item.done"),
+                json!({"type": "response.output_item.done", "output_index": i, "item": item}),
+            ));
+        }
+        ev.push((
+            Some("response.completed"),
+            json!({"type": "response.completed", "response": self.responses()}),
+        ));
+        ev
+    }
+
+    fn gemini_usage(&self) -> Value {
+        json!({"promptTokenCount": self.input_tokens, "candidatesTokenCount": self.output_tokens(),
+               "totalTokenCount": self.input_tokens + self.output_tokens()})
+    }
+
+    fn gemini(&self) -> Value {
+        let mut parts = Vec::new();
+        if let Some(t) = &self.text {
+            parts.push(json!({"text": t}));
+        }
+        for (_, name, args, _) in &self.calls {
+            parts.push(json!({"functionCall": {"name": name, "args": args}}));
+        }
+        json!({
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": self.gemini_usage(), "modelVersion": self.model
+        })
+    }
+
+    fn gemini_events(&self) -> Vec<(Option<&'static str>, Value)> {
+        let mut ev = Vec::new();
+        if let Some(t) = &self.text {
+            for piece in split(t, 3) {
+                ev.push((None, json!({"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}, "index": 0}],
+                    "modelVersion": self.model})));
+            }
+        }
+        for (_, name, args, _) in &self.calls {
+            ev.push((None, json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": name, "args": args}}]}, "index": 0}],
+                "modelVersion": self.model})));
+        }
+        ev.push((None, json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": self.gemini_usage(), "modelVersion": self.model})));
         ev
     }
 }
