@@ -73,6 +73,7 @@ enum Block<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         content: Vec<Block<'a>>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,

@@ -286,8 +286,16 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
         .get("message")
         .ok_or_else(|| ProviderError::decode(D, "choices[0] has no `message`"))?;
     let mut parts = Vec::new();
-    if let Some(text) = str_at(message, "/content").filter(|t| !t.is_empty()) {
-        parts.push(Part::Text(text.into()));
+    match message.get("content") {
+        Some(Value::String(text)) if !text.is_empty() => parts.push(Part::Text(text.clone())),
+        // Some compatible servers answer with a list of parts.
+        Some(Value::Array(list)) => {
+            let text: String = list.iter().filter_map(|p| str_at(p, "/text")).collect();
+            if !text.is_empty() {
+                parts.push(Part::Text(text));
+            }
+        }
+        _ => {}
     }
     let refusal = str_at(message, "/refusal").filter(|t| !t.is_empty());
     if let Some(text) = refusal {

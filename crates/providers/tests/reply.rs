@@ -461,3 +461,13 @@ fn gemini_thought_signatures_survive_the_round_trip() {
     let violations = switchboard_test_support::validator::validate_request(Dialect::Gemini, &sent);
     assert!(violations.is_empty(), "{violations:#?}");
 }
+
+#[test]
+fn openai_chat_content_as_a_list_of_parts() {
+    let body = json!({"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant",
+        "content": [{"type": "text", "text": "Two "}, {"type": "text", "text": "parts."}]}, "finish_reason": "stop"}]});
+    assert_eq!(
+        decode(Dialect::OpenAiChat, &body).parts,
+        vec![Part::text("Two parts.")]
+    );
+}
