@@ -237,7 +237,7 @@ fn openai_responses_rules() {
         ("tool-use-unanswered", |b| {
             list(b, "/input").remove(4);
         }),
-        // The answer comes after the model's next message.
+        // The answer comes after the next user message.
         ("tool-use-unanswered", |b| {
             let out = list(b, "/input").remove(4);
             list(b, "/input").push(out);
@@ -374,4 +374,16 @@ fn every_rule_id_is_exercised() {
             "no case for {rule}"
         );
     }
+}
+
+#[test]
+fn responses_model_text_between_calls_and_outputs_is_fine() {
+    // A response's output items [function_call, message] replayed in order, then the outputs.
+    let body = json!({"model": "m", "input": [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "call_1", "name": "a", "arguments": "{}"},
+        {"type": "message", "role": "assistant", "content": "Calling a."},
+        {"type": "function_call_output", "call_id": "call_1", "output": "r1"}]});
+    let v = validate_request(Dialect::OpenAiResponses, &body);
+    assert!(v.is_empty(), "{v:#?}");
 }

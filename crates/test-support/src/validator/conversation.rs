@@ -476,8 +476,8 @@ fn chat_text_content(m: &Value, p: &str, out: &mut Out) {
 // ---------------------------------------------------------------- OpenAI Responses
 
 /// `input` items: every `function_call` is answered by exactly one `function_call_output`
-/// with its `call_id`, after it and before the next assistant output; no output without a
-/// call; outputs are strings or `input_text`/`input_image`/`input_file` lists.
+/// with its `call_id`, after it and before the next user (or system) message; no output
+/// without a call; outputs are strings or `input_text`/`input_image`/`input_file` lists.
 pub(super) fn openai_responses(body: &Value, out: &mut Out) {
     let input = match body.get("input") {
         Some(Value::String(_)) => return,
@@ -500,7 +500,9 @@ pub(super) fn openai_responses(body: &Value, out: &mut Out) {
                         format!("role {role:?} is not user, assistant, system or developer"),
                     );
                 }
-                if role == "assistant" && !open.is_empty() {
+                // The model's own text may sit between its calls and their outputs (a
+                // response's output items are replayed in order); anything else may not.
+                if role != "assistant" && !open.is_empty() {
                     flush_open(&mut open, &calls, out);
                 }
                 match item.get("content") {
