@@ -34,6 +34,30 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 /// A client ID metadata document URL (SEP-991) for authorization servers that support them.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
+/// Arguments of the hidden `conformance-server` command.
+#[derive(clap::Args, Debug)]
+pub struct FixtureArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp (port 0 picks one; the URL is printed on
+    /// stderr) instead of stdin/stdout.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+}
+
+/// Run the conformance fixture server (the server scenarios' tools, resources and prompts).
+pub async fn serve_fixture(args: FixtureArgs) -> anyhow::Result<ExitCode> {
+    use switchboard_gateway::demo::conformance;
+    match args.http {
+        Some(addr) => {
+            conformance::serve_http(addr, |url| {
+                eprintln!("conformance fixture: listening on {url}")
+            })
+            .await?
+        }
+        None => conformance::serve_stdio().await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Arguments of the hidden `conformance-client` command.
 #[derive(clap::Args, Debug)]
 pub struct ConformanceArgs {

@@ -124,6 +124,10 @@ enum Command {
     /// URL through the session layer and exercises everything the server offers.
     #[command(hide = true)]
     ConformanceClient(conformance::ConformanceArgs),
+    /// The conformance fixture server (scripts/conformance): the tools, resources and prompts
+    /// the harness's server scenarios expect, on stdio or --http ADDR.
+    #[command(hide = true)]
+    ConformanceServer(conformance::FixtureArgs),
     /// Serve every configured server as one MCP server, over stdio (default) or HTTP.
     ///
     /// Tools, resources and prompts of all servers are aggregated under unique names; the
@@ -185,6 +189,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Chat(args) => chat::run(&cli.global, args).await,
         Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
         Command::ConformanceClient(args) => conformance::run(args).await,
+        Command::ConformanceServer(args) => conformance::serve_fixture(args).await,
         Command::Serve(args) => serve::run(&cli.global, args).await,
         Command::Pins(args) => pins_cmd::run(&cli.global, args),
         Command::DemoServer { name } => {

@@ -80,6 +80,15 @@ fn wire<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, McpError> {
         .map_err(|e| McpError::internal_error(format!("fixture value does not convert: {e}"), None))
 }
 
+/// JSON to an rmcp result type, marked complete: 2026-07-28 requires `resultType`, and rmcp
+/// drops it again for peers on older revisions.
+fn result<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Some(object) = value.as_object_mut() {
+        object.insert("resultType".to_string(), json!("complete"));
+    }
+    wire(value)
+}
+
 fn tool(name: &str, description: &str, properties: Value) -> Value {
     json!({
         "name": name,
@@ -91,18 +100,46 @@ fn tool(name: &str, description: &str, properties: Value) -> Value {
 fn tools() -> Vec<Value> {
     let none = json!({});
     vec![
-        tool("test_simple_text", "Returns a simple text response", none.clone()),
-        tool("test_image_content", "Returns a small PNG image", none.clone()),
-        tool("test_audio_content", "Returns a short WAV clip", none.clone()),
-        tool("test_embedded_resource", "Returns an embedded text resource", none.clone()),
+        tool(
+            "test_simple_text",
+            "Returns a simple text response",
+            none.clone(),
+        ),
+        tool(
+            "test_image_content",
+            "Returns a small PNG image",
+            none.clone(),
+        ),
+        tool(
+            "test_audio_content",
+            "Returns a short WAV clip",
+            none.clone(),
+        ),
+        tool(
+            "test_embedded_resource",
+            "Returns an embedded text resource",
+            none.clone(),
+        ),
         tool(
             "test_multiple_content_types",
             "Returns text, an image and an embedded resource",
             none.clone(),
         ),
-        tool("test_tool_with_logging", "Sends three log messages while it runs", none.clone()),
-        tool("test_error_handling", "Always fails with a tool error", none.clone()),
-        tool("test_tool_with_progress", "Reports progress three times", none.clone()),
+        tool(
+            "test_tool_with_logging",
+            "Sends three log messages while it runs",
+            none.clone(),
+        ),
+        tool(
+            "test_error_handling",
+            "Always fails with a tool error",
+            none.clone(),
+        ),
+        tool(
+            "test_tool_with_progress",
+            "Reports progress three times",
+            none.clone(),
+        ),
         tool(
             "test_sampling",
             "Asks the client's model to answer a prompt",
@@ -139,7 +176,7 @@ fn embedded(uri: &str, t: &str) -> Value {
 }
 
 fn done(content: Vec<Value>) -> Result<CallToolResponse, McpError> {
-    let result: CallToolResult = wire(json!({ "content": content }))?;
+    let result: CallToolResult = result(json!({ "content": content }))?;
     Ok(result.into())
 }
 
@@ -238,7 +275,7 @@ impl ServerHandler for ConformanceFixture {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        wire(json!({ "tools": tools() }))
+        result(json!({ "tools": tools() }))
     }
 
     async fn call_tool(
@@ -261,7 +298,10 @@ impl ServerHandler for ConformanceFixture {
             "test_multiple_content_types" => done(vec![
                 text("Multiple content types test:"),
                 image(),
-                embedded("test://mixed-content-resource", "Embedded in a mixed result."),
+                embedded(
+                    "test://mixed-content-resource",
+                    "Embedded in a mixed result.",
+                ),
             ]),
             "test_tool_with_logging" => {
                 for (i, message) in [
@@ -286,7 +326,7 @@ impl ServerHandler for ConformanceFixture {
                 done(vec![text("Tool with logging executed successfully")])
             }
             "test_error_handling" => {
-                let result: CallToolResult = wire(json!({
+                let result: CallToolResult = result(json!({
                     "content": [text("This tool intentionally returns an error for testing")],
                     "isError": true
                 }))?;
@@ -311,11 +351,10 @@ impl ServerHandler for ConformanceFixture {
                     "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
                     "maxTokens": 100
                 }))?;
-                let result = cx
-                    .peer
-                    .create_message(params)
-                    .await
-                    .map_err(|e| McpError::internal_error(format!("sampling failed: {e}"), None))?;
+                let result =
+                    cx.peer.create_message(params).await.map_err(|e| {
+                        McpError::internal_error(format!("sampling failed: {e}"), None)
+                    })?;
                 let answer = serde_json::to_value(&result).unwrap_or(Value::Null);
                 let said = answer
                     .pointer("/content/text")
@@ -338,13 +377,23 @@ impl ServerHandler for ConformanceFixture {
                 elicit(&cx, &message, schema).await
             }
             "test_elicitation_sep1034_defaults" => {
-                elicit(&cx, "Please review and update the form fields with defaults", defaults_schema()).await
+                elicit(
+                    &cx,
+                    "Please review and update the form fields with defaults",
+                    defaults_schema(),
+                )
+                .await
             }
             "test_elicitation_sep1330_enums" => {
-                elicit(&cx, "Please select options from the enum fields", enums_schema()).await
+                elicit(
+                    &cx,
+                    "Please select options from the enum fields",
+                    enums_schema(),
+                )
+                .await
             }
             other => {
-                let result: CallToolResult = wire(json!({
+                let result: CallToolResult = result(json!({
                     "content": [text(&format!("unknown tool {other}"))],
                     "isError": true
                 }))?;
@@ -358,7 +407,7 @@ impl ServerHandler for ConformanceFixture {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        wire(json!({"resources": [
+        result(json!({"resources": [
             {"uri": "test://static-text", "name": "Static Text Resource",
              "description": "A static text resource for testing", "mimeType": "text/plain"},
             {"uri": "test://static-binary", "name": "Static Binary Resource",
@@ -373,7 +422,7 @@ impl ServerHandler for ConformanceFixture {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        wire(json!({"resourceTemplates": [
+        result(json!({"resourceTemplates": [
             {"uriTemplate": "test://template/{id}/data", "name": "Resource Template",
              "description": "A resource template with an id parameter", "mimeType": "application/json"}
         ]}))
@@ -407,7 +456,7 @@ impl ServerHandler for ConformanceFixture {
                 }
             },
         };
-        let result: ReadResourceResult = wire(json!({ "contents": [contents] }))?;
+        let result: ReadResourceResult = result(json!({ "contents": [contents] }))?;
         Ok(result.into())
     }
 
@@ -432,7 +481,7 @@ impl ServerHandler for ConformanceFixture {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        wire(json!({"prompts": [
+        result(json!({"prompts": [
             {"name": "test_simple_prompt", "description": "A simple prompt without arguments"},
             {"name": "test_prompt_with_arguments", "description": "A prompt with required arguments",
              "arguments": [
@@ -453,7 +502,11 @@ impl ServerHandler for ConformanceFixture {
         let args = request.arguments.clone().unwrap_or_default();
         let arg = |k: &str| {
             args.get(k)
-                .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string())
+                })
                 .unwrap_or_default()
         };
         let user = |content: Value| json!({"role": "user", "content": content});
@@ -474,15 +527,14 @@ impl ServerHandler for ConformanceFixture {
                     user(text("Please process the embedded resource above.")),
                 ]
             }
-            "test_prompt_with_image" => vec![
-                user(image()),
-                user(text("Please analyze the image above.")),
-            ],
+            "test_prompt_with_image" => {
+                vec![user(image()), user(text("Please analyze the image above."))]
+            }
             other => {
                 return Err(McpError::invalid_params(format!("no prompt {other}"), None));
             }
         };
-        let result: GetPromptResult = wire(json!({ "messages": messages }))?;
+        let result: GetPromptResult = result(json!({ "messages": messages }))?;
         Ok(result.into())
     }
 
@@ -491,7 +543,9 @@ impl ServerHandler for ConformanceFixture {
         _request: CompleteRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        wire(json!({"completion": {"values": ["paris", "park", "party"], "total": 3, "hasMore": false}}))
+        result(
+            json!({"completion": {"values": ["paris", "park", "party"], "total": 3, "hasMore": false}}),
+        )
     }
 
     async fn set_level(

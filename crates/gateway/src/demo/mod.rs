@@ -4,6 +4,7 @@
 
 mod args;
 pub mod conformance;
+pub mod conformance;
 pub mod docs;
 pub mod tickets;
 
