@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
-use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, translate_options};
+use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode, translate_options};
 use switchboard_host::client::ProviderClient;
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll, Status};
 use switchboard_host::transcript::Transcript;
@@ -41,6 +41,19 @@ pub struct ModelArgs {
     /// Write every request and response body as JSON lines to FILE (keys redacted).
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
+    /// Which tools the model sees: `all` of them, or `search`: only a search_tools tool, plus
+    /// the tools its searches found (they join the list at the next request and stay).
+    #[arg(long, value_enum, default_value_t = Tools::All)]
+    pub tools: Tools,
+}
+
+/// `--tools`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tools {
+    /// Every tool of every server.
+    All,
+    /// A search tool and what it found.
+    Search,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -108,6 +121,10 @@ pub async fn start_agent(
         max_turns: model.max_turns.max(1),
         max_tokens: model.max_tokens,
         stream,
+        tools: match model.tools {
+            Tools::All => ToolMode::All,
+            Tools::Search => ToolMode::Search,
+        },
         ..AgentOptions::default()
     };
     let topts = translate_options(&config, model.provider, &model_id);

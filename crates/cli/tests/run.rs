@@ -688,3 +688,85 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
         "the triage prompt went to the model: {last}"
     );
 }
+
+#[tokio::test]
+async fn search_mode_loads_found_tools_and_keeps_them() {
+    for d in [Dialect::Anthropic, Dialect::OpenAiChat] {
+        let script = vec![
+            Turn::tools(vec![Call::exact(
+                "search_tools",
+                json!({"query": "close a support ticket", "limit": 2}),
+            )]),
+            Turn::tools(vec![Call::ends_with(
+                "close_ticket",
+                json!({"id": "T-1004"}),
+            )]),
+            Turn::Text("Could not close it.".into()),
+        ];
+        let double = ProviderDouble::start(d, script).await;
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("t.jsonl");
+        let base = double.base_url();
+        let out = switchboard(
+            dir.path(),
+            &[
+                "--json",
+                "run",
+                "-p",
+                "close T-1004",
+                "--provider",
+                provider(d),
+                "--base-url",
+                &base,
+                "--tools",
+                "search",
+                "--transcript",
+                transcript.to_str().unwrap(),
+            ],
+        )
+        .await;
+        double.assert_valid();
+        assert_eq!(out.status.code(), Some(0));
+        let v = stdout_json(&out);
+        let names = |r: &Recorded| -> Vec<String> {
+            r.body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t.get("name")
+                        .or_else(|| t.pointer("/function/name"))
+                        .and_then(Value::as_str)
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        let reqs = double.requests();
+        assert_eq!(names(&reqs[0]), ["search_tools"]);
+        let found = names(&reqs[1]);
+        assert_eq!(found[0], "search_tools");
+        assert!(
+            found.contains(&"tickets__close_ticket".to_string()),
+            "{found:?}"
+        );
+        assert!(found.len() <= 3, "{found:?}");
+        // Found tools stay.
+        assert_eq!(names(&reqs[2]), found);
+        assert_eq!(v["tool_calls"][0]["status"], "ok");
+        assert!(
+            v["tool_calls"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("tickets__close_ticket")
+        );
+        assert_eq!(v["tool_calls"][1]["status"], "declined");
+        let lines = check_transcript(d, &transcript);
+        let changed: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["kind"] == "tools_changed")
+            .collect();
+        assert_eq!(changed.len(), 1);
+        assert!(changed[0]["removed"].as_array().unwrap().is_empty());
+    }
+}

@@ -25,6 +25,7 @@ use crate::config::{Config, ServerConfig};
 use crate::dispatch::{Approver, Dispatcher, Outcome, ToolInput, ToolTable, ToolUse, Validators};
 use crate::error::HostError;
 use crate::shape;
+use crate::tool_search::ToolSearch;
 use crate::transcript::Transcript;
 use crate::translate::{TranslateOptions, Translation, translate};
 
@@ -39,6 +40,18 @@ pub struct AgentOptions {
     pub stream: bool,
     /// Where full texts of cut results are written.
     pub spill_dir: PathBuf,
+    /// Which tools the model sees.
+    pub tools: ToolMode,
+}
+
+/// Which tools the model sees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolMode {
+    /// Every listed tool of every server.
+    #[default]
+    All,
+    /// The facade's `search_tools` and the tools its searches found (see [`ToolSearch`]).
+    Search,
 }
 
 impl Default for AgentOptions {
@@ -48,6 +61,7 @@ impl Default for AgentOptions {
             max_tokens: 4096,
             stream: false,
             spill_dir: shape::default_spill_dir(),
+            tools: ToolMode::All,
         }
     }
 }
@@ -125,7 +139,9 @@ pub struct Agent {
     validators: Validators,
     translate_opts: TranslateOptions,
     table: ToolTable,
-    tools: Option<(u64, Translation, u64)>,
+    /// (catalog generation, tools loaded by search), the translation, its rent in tokens.
+    tools: Option<((u64, usize), Translation, u64)>,
+    search: Option<ToolSearch>,
     transcript: Option<Transcript>,
     /// The conversation so far.
     pub messages: Vec<Message>,
@@ -167,10 +183,12 @@ impl Agent {
         approver: Arc<dyn Approver>,
         opts: AgentOptions,
     ) -> Self {
+        let search = (opts.tools == ToolMode::Search).then(ToolSearch::default);
         Self {
             sessions,
             servers,
             client,
+            search,
             opts,
             approver,
             validators: Validators::default(),
@@ -349,6 +367,19 @@ impl Agent {
 
     async fn dispatch(&mut self, uses: &[ToolUse]) -> Vec<Outcome> {
         let catalog = self.sessions.catalog();
+        // Search mode: `search_tools` is answered here; the rest go through the dispatcher,
+        // concurrently; the outcomes are put back in the model's order.
+        let search_mode = self.search.is_some();
+        let is_search =
+            |u: &ToolUse| search_mode && u.name == switchboard_core::facade::SEARCH_TOOL;
+        let others: Vec<ToolUse> = uses.iter().filter(|u| !is_search(u)).cloned().collect();
+        let mut searched = Vec::new();
+        if let Some(search) = &mut self.search {
+            search.refresh(&catalog, &self.translate_opts);
+            for u in uses.iter().filter(|u| is_search(u)) {
+                searched.push(search.answer(&catalog, u));
+            }
+        }
         let dispatcher = Dispatcher {
             table: &self.table,
             catalog: &catalog,
@@ -359,20 +390,47 @@ impl Agent {
             images: accepts_result_images(self.client.dialect),
             spill_dir: self.opts.spill_dir.clone(),
         };
-        dispatcher.dispatch_all(uses).await
+        let mut dispatched = dispatcher.dispatch_all(&others).await.into_iter();
+        let mut searched = searched.into_iter();
+        uses.iter()
+            .filter_map(|u| {
+                if is_search(u) {
+                    searched.next()
+                } else {
+                    dispatched.next()
+                }
+            })
+            .collect()
     }
 
     /// Rebuild the tools array when the catalog generation moved. Returns the names added and
     /// removed when the array changed (not on the first build).
     fn refresh_tools(&mut self, turn: u32) -> Option<(Vec<String>, Vec<String>)> {
         let generation = self.sessions.generation();
-        if let Some((g, _, _)) = &self.tools
-            && *g == generation
+        let loaded = self
+            .search
+            .as_ref()
+            .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
+        let key = (generation, loaded);
+        if let Some((k, _, _)) = &self.tools
+            && *k == key
         {
             return None;
         }
         let catalog = self.sessions.catalog();
-        let t = translate(&catalog, &self.translate_opts);
+        let t = match &self.search {
+            None => translate(&catalog, &self.translate_opts),
+            Some(search) => {
+                let mut t = translate(
+                    &search.loaded_catalog(&catalog, &self.translate_opts),
+                    &self.translate_opts,
+                );
+                if let Some(spec) = ToolSearch::search_spec(&self.translate_opts) {
+                    t.tools.insert(0, spec);
+                }
+                t
+            }
+        };
         for e in &t.excluded {
             tracing::warn!(server = %e.server, tool = %e.tool, "tool left out of the request: {}", e.reason);
         }
@@ -416,7 +474,7 @@ impl Agent {
             );
         }
         self.table.replace(&t);
-        self.tools = Some((generation, t, rent));
+        self.tools = Some((key, t, rent));
         changed
     }
 

@@ -8,6 +8,7 @@ pub mod error;
 pub mod pins;
 pub mod policy;
 pub mod shape;
+pub mod tool_search;
 pub mod transcript;
 pub mod translate;
 

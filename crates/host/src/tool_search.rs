@@ -1,0 +1,179 @@
+//! Search mode for the agent loop (`--tools search`): instead of every tool, the model gets the
+//! facade's `search_tools` plus the tools its searches found. Found tools join the array at the
+//! next request and stay (so the array only grows and the prompt cache breaks once per find).
+//! The index is lexical (BM25 from `switchboard_search`), rebuilt when the catalog changes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+use switchboard_core::names::NameMap;
+use switchboard_core::{Catalog, ServerCatalog, facade};
+use switchboard_providers::{SanitizeOptions, ToolSpec, prepare_tool};
+use switchboard_search::{Doc, Index, Method};
+
+use crate::dispatch::{Outcome, Status, ToolInput, ToolUse};
+use crate::shape::Shaped;
+use crate::translate::TranslateOptions;
+
+/// How many matches a search returns unless the model asks for another number.
+const DEFAULT_LIMIT: usize = 5;
+/// The most matches one search returns.
+const MAX_LIMIT: usize = 20;
+
+/// The searchable catalog and the tools found so far.
+#[derive(Default)]
+pub struct ToolSearch {
+    index: Option<(u64, Index, NameMap, usize)>,
+    loaded: BTreeSet<(String, String)>,
+}
+
+impl ToolSearch {
+    /// The catalog the model may reach: selected servers, config filters applied.
+    pub fn listed(catalog: &Catalog, opts: &TranslateOptions) -> Vec<ServerCatalog> {
+        catalog
+            .servers
+            .values()
+            .filter(|s| {
+                opts.servers
+                    .as_ref()
+                    .is_none_or(|set| set.contains(&s.server))
+            })
+            .map(|s| {
+                let mut s = s.clone();
+                if let Some(f) = opts.filters.get(&s.server) {
+                    s.tools.retain(|t| f.permits(&t.def.name));
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// The catalog to translate: the listed servers with only the loaded tools.
+    pub fn loaded_catalog(&self, catalog: &Catalog, opts: &TranslateOptions) -> Catalog {
+        let servers = Self::listed(catalog, opts).into_iter().map(|mut s| {
+            let name = s.server.clone();
+            s.tools
+                .retain(|t| self.loaded.contains(&(name.clone(), t.def.name.clone())));
+            s
+        });
+        Catalog::from_servers(servers)
+    }
+
+    /// The `search_tools` definition for the dialect, to put first in the array.
+    pub fn search_spec(opts: &TranslateOptions) -> Option<ToolSpec> {
+        let tool = facade::tools()
+            .into_iter()
+            .find(|t| t.name == facade::SEARCH_TOOL)?;
+        let sanitize = SanitizeOptions {
+            strict: opts.strict,
+            gemini_openapi: opts.gemini_openapi,
+        };
+        prepare_tool(
+            opts.dialect,
+            &tool.name,
+            tool.description.as_deref(),
+            &tool.input_schema,
+            &sanitize,
+        )
+        .ok()
+        .map(|p| p.spec)
+    }
+
+    /// Rebuild the index when the catalog generation moved.
+    pub fn refresh(&mut self, catalog: &Catalog, opts: &TranslateOptions) {
+        if self
+            .index
+            .as_ref()
+            .is_some_and(|(g, ..)| *g == catalog.generation)
+        {
+            return;
+        }
+        let servers = Self::listed(catalog, opts);
+        let docs = Doc::from_servers(&servers);
+        let pairs: Vec<(&str, &str)> = servers
+            .iter()
+            .flat_map(|s| {
+                s.tools
+                    .iter()
+                    .map(move |t| (s.server.as_str(), t.def.name.as_str()))
+            })
+            .collect();
+        let names = NameMap::build(opts.dialect, pairs.iter().copied(), &opts.aliases);
+        let total = docs.len();
+        self.index = Some((catalog.generation, Index::build(&docs, None), names, total));
+    }
+
+    /// Answer one `search_tools` use: the matches with their public names, descriptions and
+    /// schemas; the matches are loaded for the next request.
+    pub fn answer(&mut self, catalog: &Catalog, u: &ToolUse) -> Outcome {
+        let arguments = match &u.input {
+            ToolInput::Json(v) => v.clone(),
+            ToolInput::Unparsed { raw, .. } => Value::String(raw.clone()),
+        };
+        let outcome = |status, result| Outcome {
+            id: u.id.clone(),
+            name: u.name.clone(),
+            server: None,
+            tool: None,
+            arguments: arguments.clone(),
+            status,
+            result,
+            elapsed_ms: 0,
+        };
+        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
+            return outcome(
+                Status::InvalidArguments,
+                Shaped::error(
+                    "search_tools needs a \"query\" string saying what you want to do; call it again with one.",
+                ),
+            );
+        };
+        let limit = arguments
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
+            .clamp(1, MAX_LIMIT);
+        let Some((_, index, names, total)) = &self.index else {
+            return outcome(Status::Ok, Shaped::error("No tools are available."));
+        };
+        let mut found = Vec::new();
+        for hit in index.search(query, limit, Method::Lexical) {
+            let Some(entry) = catalog.tool(&hit.server, &hit.tool) else {
+                continue;
+            };
+            let Some(public) = names.public(&hit.server, &hit.tool) else {
+                continue;
+            };
+            found.push(json!({
+                "name": public,
+                "description": entry.def.description,
+                "inputSchema": entry.def.input_schema,
+            }));
+            self.loaded.insert((hit.server.clone(), hit.tool.clone()));
+        }
+        let body = json!({
+            "tools": found,
+            "total_tools": total,
+            "note": "The tools found are now in your tool list: call them directly by name.",
+        });
+        outcome(
+            Status::Ok,
+            Shaped {
+                parts: vec![crate::shape::ResultPart::Text {
+                    text: body.to_string(),
+                }],
+                is_error: false,
+                cut: None,
+            },
+        )
+    }
+
+    /// The tools found so far, per server.
+    pub fn loaded(&self) -> BTreeMap<&str, Vec<&str>> {
+        let mut out: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (s, t) in &self.loaded {
+            out.entry(s.as_str()).or_default().push(t.as_str());
+        }
+        out
+    }
+}
