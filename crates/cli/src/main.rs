@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 the command ran and found a problem (a tool returned `isError`, a
 //! server failed, a lint finding reached `--fail-on`); 2 usage, config or connection error.
 
+mod auth_cmd;
 mod call;
 mod conformance;
 mod chat;
@@ -120,6 +121,16 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     Eval(eval::EvalArgs),
+    /// OAuth for HTTP servers: log in with your browser, log out, show what is stored.
+    ///
+    /// Tokens live in your user data directory (readable by you only); sessions send them and
+    /// refresh them as they expire. A server that needs authorization and has none stored
+    /// fails with a message naming this command.
+    ///
+    /// Examples:
+    ///   switchboard auth login github
+    ///   switchboard auth status --json
+    Auth(auth_cmd::AuthArgs),
     /// The client under test for the MCP conformance harness (scripts/conformance): connects to
     /// URL through the session layer and exercises everything the server offers.
     #[command(hide = true)]
@@ -188,6 +199,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&cli.global, args).await,
         Command::Chat(args) => chat::run(&cli.global, args).await,
         Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
+        Command::Auth(args) => auth_cmd::run(&cli.global, args).await,
         Command::ConformanceClient(args) => conformance::run(args).await,
         Command::ConformanceServer(args) => conformance::serve_fixture(args).await,
         Command::Serve(args) => serve::run(&cli.global, args).await,
