@@ -99,21 +99,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        match (self.elicitation, &request) {
-            (
-                Elicitation::AcceptDefaults,
-                ElicitRequestParams::FormElicitationParams {
-                    requested_schema, ..
-                },
-            ) => {
-                let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
-                Ok(ElicitResult::new(ElicitationAction::Accept)
-                    .with_content(Value::Object(schema_defaults(&schema))))
-            }
-            // No user is attached to a session; declining is the spec's polite "no". A URL-mode
-            // elicitation needs a person with a browser, so it is declined in every mode.
-            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
-        }
+        Ok(answer_elicitation(self.elicitation, &request))
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
@@ -141,6 +127,29 @@ impl ClientHandler for Handler {
             data = %params.data,
             "server log"
         );
+    }
+}
+
+/// How this host answers an elicitation request under `policy` (also for the input requests
+/// of a multi-round-trip call, see `mrtr`).
+pub(crate) fn answer_elicitation(
+    policy: Elicitation,
+    request: &ElicitRequestParams,
+) -> ElicitResult {
+    match (policy, request) {
+        (
+            Elicitation::AcceptDefaults,
+            ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            },
+        ) => {
+            let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+            ElicitResult::new(ElicitationAction::Accept)
+                .with_content(Value::Object(schema_defaults(&schema)))
+        }
+        // No user is attached to a session; declining is the spec's polite "no". A URL-mode
+        // elicitation needs a person with a browser, so it is declined in every mode.
+        _ => ElicitResult::new(ElicitationAction::Decline),
     }
 }
 

@@ -24,6 +24,7 @@ mod convert;
 mod error;
 mod handler;
 mod listing;
+mod mrtr;
 mod options;
 mod request;
 mod sessions;

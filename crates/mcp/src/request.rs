@@ -11,9 +11,27 @@ use rmcp::model::{CancelledNotificationParam, ClientRequest, RequestId, ServerRe
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 
+/// Send `request` and wait for its result, driving multi-round-trip `input_required` rounds
+/// (see `mrtr`); each round may take up to `timeout`.
+pub(crate) async fn send(
+    peer: &Peer<RoleClient>,
+    mut request: ClientRequest,
+    timeout: Duration,
+) -> Result<ServerResult, ServiceError> {
+    let mut round = 0;
+    loop {
+        let result = send_once(peer, request.clone(), timeout).await?;
+        match crate::mrtr::next_round(&request, &result, round).await {
+            Some(next) => request = next,
+            None => return Ok(result),
+        }
+        round += 1;
+    }
+}
+
 /// Send `request` and wait for its result for at most `timeout`. On timeout rmcp sends
 /// `notifications/cancelled` itself; if this future is dropped first, the guard does.
-pub(crate) async fn send(
+async fn send_once(
     peer: &Peer<RoleClient>,
     request: ClientRequest,
     timeout: Duration,
