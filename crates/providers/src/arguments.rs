@@ -2,7 +2,7 @@
 //! original schema (argument validation) and the server.
 //!
 //! Two rewrites need undoing: OpenAI strict mode sends every formerly optional property, as
-//! `null` when the model leaves it out ([`crate::strict`]), and a non-object root was wrapped as
+//! `null` when the model leaves it out (strict mode), and a non-object root was wrapped as
 //! `{value: ...}` ([`crate::Sanitized::wrapped_root`]).
 
 use serde_json::Value;

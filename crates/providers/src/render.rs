@@ -44,7 +44,7 @@ pub struct RequestParts {
     /// Gemini: schemas go in `parameters` (OpenAPI subset) instead of `parametersJsonSchema`.
     pub gemini_openapi: bool,
     /// Ask for a streamed response: Anthropic and OpenAI get `"stream": true` (OpenAI Chat
-    /// also `stream_options.include_usage`); Gemini streams by URL (see [`crate::endpoint`])
+    /// also `stream_options.include_usage`); Gemini streams by URL (see [`crate::endpoint()`])
     /// and its body is unchanged.
     pub stream: bool,
 }

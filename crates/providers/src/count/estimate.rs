@@ -64,7 +64,7 @@ pub fn claude_proxy_tokens(tool: &ToolText<'_>) -> u64 {
 }
 
 /// Gemini's documented rule of thumb, "about 4 characters per token"
-/// (https://ai.google.dev/gemini-api/docs/tokens, §3.3), on the function declaration as sent.
+/// (<https://ai.google.dev/gemini-api/docs/tokens>, §3.3), on the function declaration as sent.
 pub fn gemini_tokens(tool: &ToolText<'_>) -> u64 {
     chars_over_4(&canonical(&definition(tool, "parameters")))
 }
