@@ -10,9 +10,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use switchboard_search::Tuning;
 use switchboard_search::eval::{self, Report};
 use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Index, Method};
+use switchboard_search::{ClauseFusion, Tuning};
 
 /// Arguments of `switchboard eval`.
 #[derive(clap::Args, Debug)]
@@ -60,6 +60,31 @@ pub struct RetrievalArgs {
     /// Also embed each sentence of a multi-sentence query (slower; see RESULTS.md).
     #[arg(long)]
     pub sentences: bool,
+    /// How the clauses of a long query join its ranking: off, max, or rrf (default: the
+    /// library's). Each clause is ranked on its own, then fused with the whole query.
+    #[arg(long)]
+    pub clauses: Option<ClausesArg>,
+    /// Clause fusion rrf: the constant k in 1/(k + rank).
+    #[arg(long, default_value_t = 60.0)]
+    pub rrf_k: f32,
+    /// Clause fusion rrf: how many times the whole query's ranking counts.
+    #[arg(long, default_value_t = 1.0)]
+    pub whole_weight: f32,
+    /// Share of the query's similarity to a server's own document added to its tools
+    /// (default: the library's).
+    #[arg(long)]
+    pub server_doc_weight: Option<f32>,
+}
+
+/// Clause fusion as the CLI spells it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClausesArg {
+    /// The whole query only.
+    Off,
+    /// Each tool's best normalized score over the whole query and its clauses.
+    Max,
+    /// Reciprocal rank fusion of the whole query's and each clause's ranking.
+    Rrf,
 }
 
 /// Ranking methods as the CLI spells them.
@@ -160,6 +185,19 @@ fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow
     }
     if args.sentences {
         tuning.split_sentences = true;
+    }
+    if let Some(c) = args.clauses {
+        tuning.clauses = match c {
+            ClausesArg::Off => ClauseFusion::Off,
+            ClausesArg::Max => ClauseFusion::Max,
+            ClausesArg::Rrf => ClauseFusion::Rrf {
+                k: args.rrf_k,
+                whole_weight: args.whole_weight,
+            },
+        };
+    }
+    if let Some(w) = args.server_doc_weight {
+        tuning.server_doc_weight = w;
     }
     let bar = progress_bar("embedding tools");
     let mut progress = |done: usize, total: usize| {

@@ -1,20 +1,19 @@
 //! Sentence embeddings in Rust: a BERT sentence-transformers model (all-MiniLM-L6-v2 or any
 //! other BERT directory with model.safetensors, tokenizer.json and config.json), mean pooling
-//! over real tokens and L2 normalization, as sentence-transformers does. CPU only.
+//! over real tokens and L2 normalization, as sentence-transformers does. CPU only; the encoder
+//! is [`crate::bert`], a plain-Rust forward pass.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::bert::{Bert, Config};
 use crate::error::SearchError;
 
-/// Texts per forward pass when embedding many; sorted by length first so padding stays small.
-const BATCH: usize = 32;
+/// Texts per forward pass when embedding many (sequences are packed without padding).
+const BATCH: usize = 16;
 
 /// A loaded sentence embedding model. Cheap to clone (shared).
 #[derive(Clone)]
@@ -23,7 +22,7 @@ pub struct Embedder {
 }
 
 struct Inner {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     id: String,
     dim: usize,
@@ -75,11 +74,6 @@ impl Embedder {
                 path: config_path.clone(),
                 source,
             })?;
-        let hidden: HiddenSize =
-            serde_json::from_slice(&config_bytes).map_err(|source| SearchError::Config {
-                path: config_path.clone(),
-                source,
-            })?;
         let sentence_path = dir.join("sentence_bert_config.json");
         let max_len = if sentence_path.is_file() {
             let s: SentenceConfig =
@@ -93,8 +87,8 @@ impl Embedder {
         } else {
             None
         }
-        .unwrap_or(hidden.max_position_embeddings)
-        .min(hidden.max_position_embeddings);
+        .unwrap_or(config.max_position_embeddings)
+        .min(config.max_position_embeddings);
 
         let tokenizer_bytes = read(&tokenizer_path)?;
         let tok_err = |message: String| SearchError::Tokenizer {
@@ -103,19 +97,9 @@ impl Embedder {
         };
         let mut tokenizer =
             Tokenizer::from_bytes(&tokenizer_bytes).map_err(|e| tok_err(e.to_string()))?;
-        // tokenizer.json files often pad to a fixed length (128 for MiniLM); pad per batch
-        // instead, and truncate where sentence-transformers does.
-        let pad_id = tokenizer.get_padding().map(|p| p.pad_id).unwrap_or(0);
-        let pad_token = tokenizer
-            .get_padding()
-            .map(|p| p.pad_token.clone())
-            .unwrap_or_else(|| "[PAD]".to_string());
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id,
-            pad_token,
-            ..PaddingParams::default()
-        }));
+        // tokenizer.json files often pad to a fixed length (128 for MiniLM); sequences are
+        // packed without padding here, and truncated where sentence-transformers does.
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: max_len,
@@ -125,23 +109,17 @@ impl Embedder {
 
         let weights = read(&weights_path)?;
         let id = model_id(dir, &config_bytes, &tokenizer_bytes, &weights);
-        let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(
-            |source| SearchError::Model {
-                stage: "reading model.safetensors",
-                source,
-            },
-        )?;
-        let model = BertModel::load(vb, &config).map_err(|source| SearchError::Model {
-            stage: "loading BERT weights",
-            source,
+        let dim = config.hidden_size;
+        let model = Bert::load(config, &weights).map_err(|message| SearchError::Model {
+            stage: "loading model.safetensors",
+            message,
         })?;
         Ok(Self {
             inner: Arc::new(Inner {
                 model,
                 tokenizer,
                 id,
-                dim: hidden.hidden_size,
+                dim,
                 dir: dir.to_path_buf(),
             }),
         })
@@ -162,93 +140,107 @@ impl Embedder {
         &self.inner.dir
     }
 
-    /// Embed one text: a unit vector of [`Self::dim`] floats.
+    /// Embed one text: a unit vector of [`Self::dim`] floats. Single-threaded.
     pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, SearchError> {
+        let ids = self.tokenize(text)?;
         Ok(self
-            .forward(&[text])?
+            .inner
+            .model
+            .embed(&[&ids])
+            .map_err(|message| SearchError::Model {
+                stage: "forward pass",
+                message,
+            })?
             .pop()
             .unwrap_or_else(|| vec![0.0; self.dim()]))
     }
 
-    /// Embed many texts, in batches of similar length; `progress(done)` after each batch.
+    /// Token ids of a text, with the model's special tokens.
+    pub fn tokenize(&self, text: &str) -> Result<Vec<u32>, SearchError> {
+        let inner = &*self.inner;
+        inner
+            .tokenizer
+            .encode(text, true)
+            .map(|e| e.get_ids().to_vec())
+            .map_err(|e| SearchError::Tokenizer {
+                path: inner.dir.join("tokenizer.json"),
+                message: e.to_string(),
+            })
+    }
+
+    /// Embed many texts on up to `threads` threads (each text's vector is the same as
+    /// [`Self::embed_one`]'s); `progress(done)` after each batch of a thread.
     pub fn embed(
         &self,
         texts: &[&str],
         progress: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f32>>, SearchError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.embed_threads(texts, threads, progress)
+    }
+
+    /// [`Self::embed`] with an explicit thread count.
+    pub fn embed_threads(
+        &self,
+        texts: &[&str],
+        threads: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f32>>, SearchError> {
+        let ids = texts
+            .iter()
+            .map(|t| self.tokenize(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Deal batches round-robin by cost (attention grows with the square of the length),
+        // longest first, so threads finish together.
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        // Longest first by characters (a cheap proxy for tokens); stable for equal lengths.
-        order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+        order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
+        let threads = threads.clamp(1, batches.len().max(1));
+        let (tx, rx) = std::sync::mpsc::channel::<Result<Vec<(usize, Vec<f32>)>, String>>();
         let mut out = vec![Vec::new(); texts.len()];
-        let mut done = 0;
-        for chunk in order.chunks(BATCH) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            for (&i, v) in chunk.iter().zip(self.forward(&batch)?) {
-                out[i] = v;
+        let mut failure = None;
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let tx = tx.clone();
+                let batches = &batches;
+                let ids = &ids;
+                let model = &self.inner.model;
+                scope.spawn(move || {
+                    for batch in batches.iter().skip(t).step_by(threads) {
+                        let seqs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
+                        let result = model
+                            .embed(&seqs)
+                            .map(|vs| batch.iter().copied().zip(vs).collect());
+                        let failed = result.is_err();
+                        if tx.send(result).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
             }
-            done += chunk.len();
-            progress(done);
+            drop(tx);
+            let mut done = 0;
+            for result in rx {
+                match result {
+                    Ok(pairs) => {
+                        done += pairs.len();
+                        for (i, v) in pairs {
+                            out[i] = v;
+                        }
+                        progress(done);
+                    }
+                    Err(e) => failure = Some(e),
+                }
+            }
+        });
+        match failure {
+            Some(message) => Err(SearchError::Model {
+                stage: "forward pass",
+                message,
+            }),
+            None => Ok(out),
         }
-        Ok(out)
     }
-
-    fn forward(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, SearchError> {
-        let inner = &*self.inner;
-        let encodings = inner
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| SearchError::Tokenizer {
-                path: inner.dir.join("tokenizer.json"),
-                message: e.to_string(),
-            })?;
-        let model_err = |source| SearchError::Model {
-            stage: "forward pass",
-            source,
-        };
-        let rows = encodings.len();
-        let cols = encodings.first().map_or(0, |e| e.get_ids().len());
-        let flat = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Vec<u32> {
-            encodings
-                .iter()
-                .flat_map(|e| f(e).iter().copied())
-                .collect()
-        };
-        let device = &inner.model.device;
-        let shape = (rows, cols);
-        let ids = Tensor::from_vec(flat(&|e| e.get_ids()), shape, device).map_err(model_err)?;
-        let types =
-            Tensor::from_vec(flat(&|e| e.get_type_ids()), shape, device).map_err(model_err)?;
-        let mask = Tensor::from_vec(flat(&|e| e.get_attention_mask()), shape, device)
-            .map_err(model_err)?;
-        let pooled = (|| {
-            let hidden = inner.model.forward(&ids, &types, Some(&mask))?;
-            // Mean over real tokens only, then unit length.
-            let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-            let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-            let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-            let mean = summed.broadcast_div(&counts)?;
-            let norm = mean
-                .sqr()?
-                .sum_keepdim(1)?
-                .sqrt()?
-                .clamp(1e-12f32, f32::MAX)?;
-            mean.broadcast_div(&norm)?.to_vec2::<f32>()
-        })()
-        .map_err(model_err)?;
-        Ok(pooled)
-    }
-}
-
-/// Fields of config.json the candle config keeps private.
-#[derive(serde::Deserialize)]
-struct HiddenSize {
-    hidden_size: usize,
-    #[serde(default = "default_positions")]
-    max_position_embeddings: usize,
-}
-
-fn default_positions() -> usize {
-    512
 }
 
 fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights: &[u8]) -> String {
@@ -275,7 +267,7 @@ fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights: &[u8]) -> Stri
 
 /// Cosine similarity of two unit vectors (their dot product).
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    crate::linear::dot(a, b)
 }
 
 /// Where switchboard looks for the default model when none is named:

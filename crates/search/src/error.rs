@@ -40,13 +40,13 @@ pub enum SearchError {
         /// What the tokenizers crate said.
         message: String,
     },
-    /// The tensor library failed (bad weights, shape mismatch).
-    #[error("model {stage}: {source}")]
+    /// The model's weights are not what the encoder needs, or a forward pass failed.
+    #[error("model {stage}: {message}")]
     Model {
-        /// What we were doing: "loading weights", "forward pass", ...
+        /// What we were doing: "loading model.safetensors", "forward pass", ...
         stage: &'static str,
-        /// The candle error.
-        source: candle_core::Error,
+        /// What is wrong.
+        message: String,
     },
     /// The embedding cache could not be written.
     #[error("embedding cache {path}: {source}")]

@@ -9,7 +9,7 @@ use switchboard_core::hash::ContentHash;
 use crate::bm25::Bm25;
 use crate::cache::{EmbeddingCache, Vectors};
 use crate::doc::Doc;
-use crate::embed::{Embedder, dot};
+use crate::embed::Embedder;
 use crate::error::SearchError;
 use crate::fusion;
 
@@ -105,6 +105,29 @@ pub struct Tuning {
     /// Also embed each sentence of a multi-sentence query and let a tool match its best one
     /// (task descriptions ask for several things; each tool serves one of them).
     pub split_sentences: bool,
+    /// How rankings of a multi-clause query's clauses join the whole query's ranking.
+    pub clauses: ClauseFusion,
+    /// Share of the query's similarity to a server's own document (its name, description and
+    /// tool names) added to each of its tools.
+    pub server_doc_weight: f32,
+}
+
+/// How a long query's clauses are used: each clause asks for something a different tool may
+/// serve, so each gets its own ranking, fused with the whole query's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClauseFusion {
+    /// Rank by the whole query only.
+    Off,
+    /// Reciprocal rank fusion over the whole query and each clause: `Σ 1/(k + rank)`; the
+    /// whole query's ranking counts `whole_weight` times.
+    Rrf {
+        /// The RRF constant.
+        k: f32,
+        /// Weight of the whole query's ranking.
+        whole_weight: f32,
+    },
+    /// Each tool keeps its best normalized score over the whole query and the clauses.
+    Max,
 }
 
 impl Default for Tuning {
@@ -114,6 +137,8 @@ impl Default for Tuning {
             server_weight: 0.3,
             // Off: +1 point of recall@5 on task-style queries for twice the query latency.
             split_sentences: false,
+            clauses: ClauseFusion::Off,
+            server_doc_weight: 0.0,
         }
     }
 }
@@ -135,6 +160,8 @@ struct Dense {
     embedder: Embedder,
     /// Row-major, one unit vector of `dim` floats per document.
     vectors: Vec<f32>,
+    /// One unit vector per server (its [`server_text`]), in server id order.
+    server_vectors: Vec<f32>,
     dim: usize,
 }
 
@@ -178,7 +205,7 @@ impl Index {
         let start = Instant::now();
         let bm25 = Bm25::build(docs);
         let mut names: HashMap<&str, u32> = HashMap::new();
-        let server_of = docs
+        let server_of: Vec<u32> = docs
             .iter()
             .map(|d| {
                 let next = names.len() as u32;
@@ -189,7 +216,15 @@ impl Index {
         let mut issues = Vec::new();
         let (dense, status) = match options.embedder {
             None => (None, DenseStatus::NoModel),
-            Some(e) => match embed_docs(docs, e, options.cache, options.progress, &mut issues) {
+            Some(e) => match embed_docs(
+                docs,
+                e,
+                options.cache,
+                options.progress,
+                &mut issues,
+                &server_of,
+                servers,
+            ) {
                 Ok((dense, status)) => (Some(dense), status),
                 Err(err) => {
                     let status = DenseStatus::Failed(err.to_string());
@@ -258,26 +293,52 @@ impl Index {
 
     /// A score for every document under a method.
     pub fn scores(&self, query: &str, method: Method) -> Vec<f32> {
+        let whole = self.scores_of(query, method);
+        let fusion = self.tuning.clauses;
+        if fusion == ClauseFusion::Off || self.effective_method(method) == Method::Lexical {
+            return whole;
+        }
+        let parts = clauses(query);
+        if parts.len() < 2 {
+            return whole;
+        }
+        let per_clause: Vec<Vec<f32>> = parts.iter().map(|c| self.scores_of(c, method)).collect();
+        match fusion {
+            ClauseFusion::Off => whole,
+            ClauseFusion::Max => {
+                let mut best = fusion::min_max(&whole);
+                for c in &per_clause {
+                    for (b, v) in best.iter_mut().zip(fusion::min_max(c)) {
+                        *b = b.max(v);
+                    }
+                }
+                best
+            }
+            ClauseFusion::Rrf { k, whole_weight } => {
+                let mut out = vec![0f32; whole.len()];
+                let mut add = |scores: &[f32], weight: f32| {
+                    for (rank, i) in fusion::top_k(scores, scores.len()).into_iter().enumerate() {
+                        out[i] += weight / (k + rank as f32 + 1.0);
+                    }
+                };
+                add(&whole, whole_weight);
+                for c in &per_clause {
+                    add(c, 1.0);
+                }
+                out
+            }
+        }
+    }
+
+    /// Scores of one text (the whole query or one clause).
+    fn scores_of(&self, query: &str, method: Method) -> Vec<f32> {
         let dense = match (self.effective_method(method), &self.dense) {
             (Method::Lexical, _) | (_, None) => return self.bm25.scores(query),
             (_, Some(d)) => d,
         };
-        let mut texts = vec![query];
-        if self.tuning.split_sentences {
-            texts.extend(sentences(query));
-        }
-        let Ok(qs) = dense.embedder.embed(&texts, &mut |_| {}) else {
+        let Some((cosine, server_cosine)) = dense.cosine(query, self.tuning.split_sentences) else {
             return self.bm25.scores(query);
         };
-        let cosine: Vec<f32> = dense
-            .vectors
-            .chunks_exact(dense.dim)
-            .map(|v| {
-                qs.iter()
-                    .map(|q| dot(v, q))
-                    .fold(f32::NEG_INFINITY, f32::max)
-            })
-            .collect();
         let fused = match method {
             Method::Dense => cosine,
             _ => fusion::blend(
@@ -286,13 +347,101 @@ impl Index {
                 self.tuning.dense_weight,
             ),
         };
-        fusion::server_boost(
+        let mut boosted = fusion::server_boost(
             &fused,
             &self.server_of,
             self.servers,
             self.tuning.server_weight,
-        )
+        );
+        let w = self.tuning.server_doc_weight;
+        if w != 0.0 && self.servers > 1 {
+            let server = fusion::min_max(&server_cosine);
+            for (s, &srv) in boosted.iter_mut().zip(&self.server_of) {
+                *s += w * server[srv as usize];
+            }
+        }
+        boosted
     }
+}
+
+impl Dense {
+    /// Cosine similarity of the query (and, when asked, its best-matching sentence) to every
+    /// document; `None` when the query cannot be embedded.
+    fn cosine(&self, query: &str, split_sentences: bool) -> Option<(Vec<f32>, Vec<f32>)> {
+        let mut qs = vec![self.embedder.embed_one(query).ok()?];
+        if split_sentences {
+            for s in sentences(query) {
+                qs.push(self.embedder.embed_one(s).ok()?);
+            }
+        }
+        let docs = pulp::Arch::new().dispatch(Scan {
+            vectors: &self.vectors,
+            dim: self.dim,
+            queries: &qs,
+        });
+        let servers = pulp::Arch::new().dispatch(Scan {
+            vectors: &self.server_vectors,
+            dim: self.dim,
+            queries: &qs[..1],
+        });
+        Some((docs, servers))
+    }
+}
+
+/// The best cosine of any query vector with each document vector, as a SIMD operation.
+struct Scan<'a> {
+    vectors: &'a [f32],
+    dim: usize,
+    queries: &'a [Vec<f32>],
+}
+
+impl pulp::WithSimd for Scan<'_> {
+    type Output = Vec<f32>;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<f32> {
+        self.vectors
+            .chunks_exact(self.dim.max(1))
+            .map(|v| {
+                self.queries
+                    .iter()
+                    .map(|q| crate::linear::dot(v, q))
+                    .fold(f32::NEG_INFINITY, f32::max)
+            })
+            .collect()
+    }
+}
+
+/// The clauses of a query: its sentences, and within a sentence the parts joined by a comma or
+/// a sequencing word ("then", "and then", "after that"), each of at least three words. Empty or
+/// one clause means the query asks for one thing.
+fn clauses(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sentence in query.split(['.', '?', '!', ';', '\n']) {
+        let mut current: Vec<&str> = Vec::new();
+        let mut flush = |current: &mut Vec<&str>| {
+            if current.len() >= 3 {
+                out.push(current.join(" "));
+            }
+            current.clear();
+        };
+        for word in sentence.split_whitespace() {
+            let lower = word.to_lowercase();
+            if matches!(lower.as_str(), "then" | "afterwards" | "finally") {
+                flush(&mut current);
+                continue;
+            }
+            let (w, comma) = match word.strip_suffix(',') {
+                Some(w) => (w, true),
+                None => (word, false),
+            };
+            current.push(w);
+            if comma {
+                flush(&mut current);
+            }
+        }
+        flush(&mut current);
+    }
+    out
 }
 
 /// The sentences of a query when it has more than one (each of at least three words).
@@ -305,15 +454,41 @@ fn sentences(query: &str) -> Vec<&str> {
     if parts.len() > 1 { parts } else { Vec::new() }
 }
 
+/// The text of each server as one document: its name, its description and its tools' names
+/// (what the server is for, as a whole), in server id order.
+fn server_texts(docs: &[Doc], server_of: &[u32], servers: usize) -> Vec<String> {
+    let words = |s: &str| crate::words::split_words(s).join(" ");
+    let mut texts: Vec<Option<String>> = vec![None; servers];
+    for (doc, &srv) in docs.iter().zip(server_of) {
+        let text = texts[srv as usize].get_or_insert_with(|| {
+            let mut t = words(&doc.server);
+            if !doc.server_description.is_empty() {
+                t.push_str(": ");
+                t.push_str(&doc.server_description);
+            }
+            t.push_str(". Tools:");
+            t
+        });
+        text.push(' ');
+        text.push_str(&words(&doc.tool));
+        text.push(',');
+    }
+    texts.into_iter().map(Option::unwrap_or_default).collect()
+}
+
 fn embed_docs(
     docs: &[Doc],
     embedder: &Embedder,
     cache: Option<&EmbeddingCache>,
     mut progress: Option<&mut dyn FnMut(usize, usize)>,
     issues: &mut Vec<SearchError>,
+    server_of: &[u32],
+    servers: usize,
 ) -> Result<(Dense, DenseStatus), SearchError> {
     let dim = embedder.dim();
-    let texts: Vec<String> = docs.iter().map(Doc::dense_text).collect();
+    // Tool documents first, then one document per server.
+    let mut texts: Vec<String> = docs.iter().map(Doc::dense_text).collect();
+    texts.extend(server_texts(docs, server_of, servers));
     let keys: Vec<[u8; 32]> = texts
         .iter()
         .map(|t| *ContentHash::of_bytes(t.as_bytes()).as_bytes())
@@ -348,21 +523,63 @@ fn embed_docs(
             issues.push(e);
         }
     }
-    let mut vectors = Vec::with_capacity(docs.len() * dim);
+    let mut vectors = Vec::with_capacity(keys.len() * dim);
     for key in &keys {
         vectors.extend_from_slice(&known[key]);
     }
+    let server_vectors = vectors.split_off(docs.len() * dim);
+    let embedded = missing.iter().filter(|&&i| i < docs.len()).count();
     let status = DenseStatus::Ready {
         model: embedder.id().to_string(),
-        embedded: total,
-        cached: docs.len() - total,
+        embedded,
+        cached: docs.len() - embedded,
     };
     Ok((
         Dense {
             embedder: embedder.clone(),
             vectors,
+            server_vectors,
             dim,
         },
         status,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clauses_split_sentences_commas_and_sequencing_words() {
+        assert_eq!(
+            clauses("Find the latest papers on MCP, then summarize the trends. Save it as a file"),
+            [
+                "Find the latest papers on MCP",
+                "summarize the trends",
+                "Save it as a file"
+            ]
+        );
+        // Fragments under three words are dropped; one clause means nothing to split.
+        assert_eq!(
+            clauses("Hi, send an email to Bob"),
+            ["send an email to Bob"]
+        );
+        assert!(clauses("ok").is_empty());
+    }
+
+    #[test]
+    fn server_texts_list_each_servers_tools() {
+        let mut a = Doc::new("ppt", "add_slide", "Add a slide", &[]);
+        a.server_description = "PowerPoint files".into();
+        let b = Doc::new("ppt", "save_presentation", "Save", &[]);
+        let c = Doc::new("maps", "geocode", "Address to coordinates", &[]);
+        let texts = server_texts(&[a, b, c], &[0, 0, 1], 2);
+        assert_eq!(
+            texts,
+            [
+                "ppt: PowerPoint files. Tools: add slide, save presentation,",
+                "maps. Tools: geocode,"
+            ]
+        );
+    }
 }

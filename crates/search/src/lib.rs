@@ -10,6 +10,7 @@
 //! let hits = index.search("email my boss", 5, Method::Hybrid);
 //! ```
 
+pub mod bert;
 pub mod bm25;
 pub mod cache;
 pub mod doc;
@@ -18,10 +19,11 @@ pub mod error;
 pub mod eval;
 pub mod fusion;
 pub mod index;
+pub mod linear;
 pub mod words;
 
 pub use cache::EmbeddingCache;
 pub use doc::Doc;
 pub use embed::Embedder;
 pub use error::SearchError;
-pub use index::{BuildOptions, DenseStatus, Hit, Index, Method, Tuning};
+pub use index::{BuildOptions, ClauseFusion, DenseStatus, Hit, Index, Method, Tuning};

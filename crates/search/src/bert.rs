@@ -1,0 +1,471 @@
+//! A BERT encoder in plain Rust over a safetensors file: token, position and type embeddings, the
+//! transformer layers (fused QKV projection, softmax attention, erf-GELU feed-forward, LayerNorm),
+//! and sentence-transformers mean pooling with L2 normalization. Sequences in a batch are
+//! processed back to back without padding, so a text's vector does not depend on its batch.
+
+use safetensors::{Dtype, SafeTensors};
+
+use crate::linear::{Linear, dot};
+
+/// The fields of a Hugging Face BERT `config.json` the forward pass needs.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Config {
+    /// Width of every token vector.
+    pub hidden_size: usize,
+    /// Transformer layers.
+    pub num_hidden_layers: usize,
+    /// Attention heads per layer.
+    pub num_attention_heads: usize,
+    /// Width of the feed-forward layer.
+    pub intermediate_size: usize,
+    /// Positions the model has embeddings for.
+    #[serde(default = "default_positions")]
+    pub max_position_embeddings: usize,
+    /// LayerNorm epsilon.
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f32,
+    /// The feed-forward activation; only GELU variants are supported.
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+}
+
+fn default_positions() -> usize {
+    512
+}
+fn default_eps() -> f32 {
+    1e-12
+}
+fn default_act() -> String {
+    "gelu".into()
+}
+
+/// A loaded BERT encoder.
+pub struct Bert {
+    cfg: Config,
+    /// `vocab × hidden`.
+    word: Vec<f32>,
+    /// `max_positions × hidden`.
+    position: Vec<f32>,
+    /// Token type 0 (sentence embedding models use one segment).
+    token_type: Vec<f32>,
+    embed_norm: Norm,
+    layers: Vec<Layer>,
+    vocab: usize,
+    gelu_tanh: bool,
+}
+
+impl std::fmt::Debug for Bert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bert")
+            .field("hidden", &self.cfg.hidden_size)
+            .field("layers", &self.layers.len())
+            .finish()
+    }
+}
+
+struct Norm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    eps: f32,
+}
+
+struct Layer {
+    qkv: Linear,
+    attn_out: Linear,
+    attn_norm: Norm,
+    up: Linear,
+    down: Linear,
+    out_norm: Norm,
+}
+
+/// Reusable buffers of one forward pass.
+#[derive(Default)]
+struct Scratch {
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    proj: Vec<f32>,
+    up: Vec<f32>,
+    scores: Vec<f32>,
+}
+
+impl Bert {
+    /// Read the weights of a BERT model. Weight names may carry a `bert.` prefix.
+    pub fn load(cfg: Config, safetensors: &[u8]) -> Result<Self, String> {
+        let st = SafeTensors::deserialize(safetensors).map_err(|e| e.to_string())?;
+        let prefix = if st.tensor("embeddings.word_embeddings.weight").is_ok() {
+            ""
+        } else {
+            "bert."
+        };
+        let h = cfg.hidden_size;
+        if h == 0 || cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
+            return Err(format!(
+                "hidden_size {h} is not a multiple of num_attention_heads {}",
+                cfg.num_attention_heads
+            ));
+        }
+        let gelu_tanh = match cfg.hidden_act.as_str() {
+            "gelu" => false,
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_approximate" => true,
+            other => return Err(format!("unsupported hidden_act {other:?} (expected gelu)")),
+        };
+        let get = |name: &str, shape: &[usize]| -> Result<Vec<f32>, String> {
+            let full = format!("{prefix}{name}");
+            let t = st.tensor(&full).map_err(|e| format!("{full}: {e}"))?;
+            if t.shape() != shape {
+                return Err(format!("{full}: shape {:?}, expected {shape:?}", t.shape()));
+            }
+            to_f32(t.dtype(), t.data()).ok_or_else(|| {
+                format!(
+                    "{full}: dtype {:?} not supported (F32, F16, BF16)",
+                    t.dtype()
+                )
+            })
+        };
+        let word_shape = st
+            .tensor(&format!("{prefix}embeddings.word_embeddings.weight"))
+            .map_err(|e| e.to_string())?
+            .shape()
+            .to_vec();
+        let vocab = word_shape.first().copied().unwrap_or(0);
+        let word = get("embeddings.word_embeddings.weight", &[vocab, h])?;
+        let position = get(
+            "embeddings.position_embeddings.weight",
+            &[cfg.max_position_embeddings, h],
+        )?;
+        let types = st
+            .tensor(&format!("{prefix}embeddings.token_type_embeddings.weight"))
+            .map_err(|e| e.to_string())?
+            .shape()
+            .to_vec();
+        let token_type = get(
+            "embeddings.token_type_embeddings.weight",
+            &[types.first().copied().unwrap_or(0), h],
+        )?
+        .into_iter()
+        .take(h)
+        .collect::<Vec<_>>();
+        if token_type.len() != h {
+            return Err("token_type_embeddings is empty".into());
+        }
+        let norm = |name: &str| -> Result<Norm, String> {
+            Ok(Norm {
+                gamma: get(&format!("{name}.weight"), &[h])?,
+                beta: get(&format!("{name}.bias"), &[h])?,
+                eps: cfg.layer_norm_eps,
+            })
+        };
+        let linear = |name: &str, inp: usize, out: usize| -> Result<Linear, String> {
+            let w = get(&format!("{name}.weight"), &[out, inp])?;
+            let b = get(&format!("{name}.bias"), &[out])?;
+            Linear::new(&w, &b, inp, out).ok_or_else(|| format!("{name}: bad shape"))
+        };
+        let embed_norm = norm("embeddings.LayerNorm")?;
+        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+        for i in 0..cfg.num_hidden_layers {
+            let l = format!("encoder.layer.{i}");
+            let part = |n: &str| -> Result<(Vec<f32>, Vec<f32>), String> {
+                Ok((
+                    get(&format!("{l}.attention.self.{n}.weight"), &[h, h])?,
+                    get(&format!("{l}.attention.self.{n}.bias"), &[h])?,
+                ))
+            };
+            let (q, k, v) = (part("query")?, part("key")?, part("value")?);
+            let qkv = Linear::concat(&[(&q.0, &q.1), (&k.0, &k.1), (&v.0, &v.1)], h)
+                .ok_or_else(|| format!("{l}: bad attention shapes"))?;
+            layers.push(Layer {
+                qkv,
+                attn_out: linear(&format!("{l}.attention.output.dense"), h, h)?,
+                attn_norm: norm(&format!("{l}.attention.output.LayerNorm"))?,
+                up: linear(&format!("{l}.intermediate.dense"), h, cfg.intermediate_size)?,
+                down: linear(&format!("{l}.output.dense"), cfg.intermediate_size, h)?,
+                out_norm: norm(&format!("{l}.output.LayerNorm"))?,
+            });
+        }
+        Ok(Self {
+            cfg,
+            word,
+            position,
+            token_type,
+            embed_norm,
+            layers,
+            vocab,
+            gelu_tanh,
+        })
+    }
+
+    /// Embedding width.
+    pub fn hidden(&self) -> usize {
+        self.cfg.hidden_size
+    }
+
+    /// The longest sequence the position table allows.
+    pub fn max_positions(&self) -> usize {
+        self.cfg.max_position_embeddings
+    }
+
+    /// Mean-pooled, unit-length vectors of token id sequences (each with its special tokens).
+    pub fn embed(&self, seqs: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
+        let h = self.cfg.hidden_size;
+        let rows: usize = seqs.iter().map(|s| s.len()).sum();
+        let mut x = vec![0f32; rows * h];
+        let mut row = 0;
+        for seq in seqs {
+            if seq.len() > self.cfg.max_position_embeddings {
+                return Err(format!(
+                    "sequence of {} tokens is longer than the model's {} positions",
+                    seq.len(),
+                    self.cfg.max_position_embeddings
+                ));
+            }
+            for (pos, &id) in seq.iter().enumerate() {
+                let id = id as usize;
+                if id >= self.vocab {
+                    return Err(format!(
+                        "token id {id} outside the vocabulary of {}",
+                        self.vocab
+                    ));
+                }
+                let dst = &mut x[row * h..(row + 1) * h];
+                let w = &self.word[id * h..(id + 1) * h];
+                let p = &self.position[pos * h..(pos + 1) * h];
+                for (((d, &w), &p), &t) in dst.iter_mut().zip(w).zip(p).zip(&self.token_type) {
+                    *d = w + p + t;
+                }
+                row += 1;
+            }
+        }
+        let lens: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
+        let mut scratch = Scratch::default();
+        pulp::Arch::new().dispatch(Encode {
+            bert: self,
+            x: &mut x,
+            lens: &lens,
+            scratch: &mut scratch,
+        });
+        let mut out = Vec::with_capacity(seqs.len());
+        let mut start = 0;
+        for &len in &lens {
+            let mut v = vec![0f32; h];
+            for r in start..start + len {
+                for (a, &b) in v.iter_mut().zip(&x[r * h..(r + 1) * h]) {
+                    *a += b;
+                }
+            }
+            start += len;
+            let n = len.max(1) as f32;
+            v.iter_mut().for_each(|a| *a /= n);
+            let norm = dot(&v, &v).sqrt().max(1e-12);
+            v.iter_mut().for_each(|a| *a /= norm);
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    #[inline(always)]
+    fn layer(&self, layer: &Layer, x: &mut [f32], lens: &[usize], s: &mut Scratch) {
+        let h = self.cfg.hidden_size;
+        let heads = self.cfg.num_attention_heads;
+        let d = h / heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        layer.qkv.forward(x, &mut s.qkv);
+        s.ctx.clear();
+        s.ctx.resize(x.len(), 0.0);
+        let stride = 3 * h;
+        let mut start = 0;
+        for &len in lens {
+            s.scores.clear();
+            s.scores.resize(len, 0.0);
+            for head in 0..heads {
+                let qo = head * d;
+                let (ko, vo) = (h + qo, 2 * h + qo);
+                for i in start..start + len {
+                    let q = &s.qkv[i * stride + qo..i * stride + qo + d];
+                    let mut max = f32::NEG_INFINITY;
+                    for (j, sc) in (start..start + len).zip(s.scores.iter_mut()) {
+                        let k = &s.qkv[j * stride + ko..j * stride + ko + d];
+                        *sc = dot(q, k) * scale;
+                        max = max.max(*sc);
+                    }
+                    let mut sum = 0.0;
+                    for sc in s.scores.iter_mut() {
+                        *sc = (*sc - max).exp();
+                        sum += *sc;
+                    }
+                    let inv = 1.0 / sum;
+                    let out = &mut s.ctx[i * h + qo..i * h + qo + d];
+                    for (j, &p) in (start..start + len).zip(s.scores.iter()) {
+                        let v = &s.qkv[j * stride + vo..j * stride + vo + d];
+                        let p = p * inv;
+                        for (o, &v) in out.iter_mut().zip(v) {
+                            *o += p * v;
+                        }
+                    }
+                }
+            }
+            start += len;
+        }
+        layer.attn_out.forward(&s.ctx, &mut s.proj);
+        for (a, &b) in x.iter_mut().zip(&s.proj) {
+            *a += b;
+        }
+        layer.attn_norm.apply(x, h);
+        layer.up.forward(x, &mut s.up);
+        if self.gelu_tanh {
+            s.up.iter_mut().for_each(|v| *v = gelu_tanh(*v));
+        } else {
+            s.up.iter_mut().for_each(|v| *v = gelu(*v));
+        }
+        layer.down.forward(&s.up, &mut s.proj);
+        for (a, &b) in x.iter_mut().zip(&s.proj) {
+            *a += b;
+        }
+        layer.out_norm.apply(x, h);
+    }
+}
+
+/// The embedding norm and every layer as one SIMD operation (see [`crate::linear`]).
+struct Encode<'a> {
+    bert: &'a Bert,
+    x: &'a mut [f32],
+    lens: &'a [usize],
+    scratch: &'a mut Scratch,
+}
+
+impl pulp::WithSimd for Encode<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let h = self.bert.cfg.hidden_size;
+        self.bert.embed_norm.apply(self.x, h);
+        for layer in &self.bert.layers {
+            self.bert.layer(layer, self.x, self.lens, self.scratch);
+        }
+    }
+}
+
+impl Norm {
+    #[inline(always)]
+    fn apply(&self, x: &mut [f32], h: usize) {
+        for row in x.chunks_exact_mut(h) {
+            let mean = row.iter().sum::<f32>() / h as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+            let inv = 1.0 / (var + self.eps).sqrt();
+            for ((v, &g), &b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
+                *v = (*v - mean) * inv * g + b;
+            }
+        }
+    }
+}
+
+/// GELU with the error function, `x/2 · (1 + erf(x/√2))`, as BERT's "gelu".
+#[inline(always)]
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// The tanh approximation of GELU ("gelu_new").
+#[inline(always)]
+fn gelu_tanh(x: f32) -> f32 {
+    let c = (2.0 / std::f32::consts::PI).sqrt();
+    0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
+}
+
+/// The error function as a rational function of odd and even polynomials on [-4, 4] (outside,
+/// erf is ±1 in single precision): branch-free, so it vectorizes. Absolute error about 1e-7.
+#[inline(always)]
+pub fn erf(x: f32) -> f32 {
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let mut p = -2.726_142_3e-10_f32;
+    for c in [
+        2.770_681_4e-8,
+        -2.101_024e-6,
+        -5.692_506_4e-5,
+        -7.349_906_3e-4,
+        -2.9546e-3,
+        -1.609_603_3e-2,
+    ] {
+        p = p * x2 + c;
+    }
+    let mut q = -1.456_607_2e-5_f32;
+    for c in [-2.133_740_6e-4, -1.682_827e-3, -7.373_329e-3, -1.426_474e-2] {
+        q = q * x2 + c;
+    }
+    x * p / q
+}
+
+/// Little-endian tensor bytes as f32.
+fn to_f32(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
+    match dtype {
+        Dtype::F32 => Some(
+            data.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+        Dtype::BF16 => Some(
+            data.chunks_exact(2)
+                .map(|c| f32::from_bits((u16::from_le_bytes([c[0], c[1]]) as u32) << 16))
+                .collect(),
+        ),
+        Dtype::F16 => Some(
+            data.chunks_exact(2)
+                .map(|c| f16_to_f32(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        // Subnormal: value = frac · 2^-24.
+        (0, f) => {
+            let v = f as f32 * 2f32.powi(-24);
+            return if sign == 0 { v } else { -v };
+        }
+        (0x1f, f) => sign | 0x7f80_0000 | (f << 13),
+        (e, f) => sign | ((e + 112) << 23) | (f << 13),
+    };
+    f32::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// erf by its Taylor series in f64 (accurate to ~1e-10 on [-4, 4]).
+    fn erf_series(x: f64) -> f64 {
+        let mut sum = 0.0;
+        let mut term = x; // x^(2n+1) (-1)^n / n!
+        for n in 0..200 {
+            sum += term / (2 * n + 1) as f64;
+            term *= -x * x / (n + 1) as f64;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    }
+
+    #[test]
+    fn erf_is_accurate() {
+        let mut worst = 0f64;
+        for i in -400..=400 {
+            let x = i as f64 / 100.0;
+            worst = worst.max((erf(x as f32) as f64 - erf_series(x)).abs());
+        }
+        assert!(worst < 1e-6, "worst error {worst}");
+        assert_eq!(erf(10.0), erf(4.0));
+    }
+
+    #[test]
+    fn half_floats_convert() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x0000), 0.0);
+        assert!((f16_to_f32(0x0001) - 5.960_464_5e-8).abs() < 1e-12);
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+    }
+}
