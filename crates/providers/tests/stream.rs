@@ -543,3 +543,31 @@ fn openai_chat_calls_without_index_and_done_without_reason() {
     }
     assert!(d.finish().is_err());
 }
+
+#[test]
+fn gemini_signature_in_stream_and_array_chunks() {
+    // A chunk given as a JSON array (Gemini's form without alt=sse) decodes element by element.
+    let events = [
+        (
+            None,
+            r#"[{"candidates":[{"content":{"role":"model","parts":[{"text":"Checking."}]}}]}]"#,
+        ),
+        (
+            None,
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"a__b","args":{"n":1}},"thoughtSignature":"c2ln"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4}}"#,
+        ),
+    ];
+    let (shown, reply) = run(Dialect::Gemini, &events);
+    assert_eq!(text_of(&shown), "Checking.");
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::text("Checking."),
+            tool(
+                "gemini-call-0#thought-signature:c2ln",
+                "a__b",
+                json!({"n": 1})
+            ),
+        ]
+    );
+}
