@@ -278,7 +278,6 @@ pub(super) fn openai_chat(body: &Value, out: &mut Out) {
     let mut pending_at = String::new();
     let mut answered: Vec<String> = Vec::new();
     let mut all_ids = BTreeSet::new();
-    let mut roles = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let p = format!("/messages/{i}");
         let role = s(m, "role").unwrap_or("");
@@ -287,53 +286,48 @@ pub(super) fn openai_chat(body: &Value, out: &mut Out) {
         }
         match role {
             "system" | "developer" => chat_text_content(m, &p, out),
-            "user" => {
-                roles.push((p.clone(), "user"));
-                match m.get("content") {
-                    Some(Value::String(_)) => {}
-                    Some(Value::Array(parts)) => {
-                        if parts.is_empty() {
-                            out.push(&format!("{p}/content"), "content-empty", "no content parts");
-                        }
-                        for (j, part) in parts.iter().enumerate() {
-                            let pp = format!("{p}/content/{j}");
-                            match s(part, "type") {
-                                Some("text") => {
-                                    if s(part, "text").is_none() {
-                                        out.push(&pp, "content-type", "text part without `text`");
-                                    }
+            "user" => match m.get("content") {
+                Some(Value::String(_)) => {}
+                Some(Value::Array(parts)) => {
+                    if parts.is_empty() {
+                        out.push(&format!("{p}/content"), "content-empty", "no content parts");
+                    }
+                    for (j, part) in parts.iter().enumerate() {
+                        let pp = format!("{p}/content/{j}");
+                        match s(part, "type") {
+                            Some("text") => {
+                                if s(part, "text").is_none() {
+                                    out.push(&pp, "content-type", "text part without `text`");
                                 }
-                                Some("image_url") => {
-                                    let url =
-                                        part.pointer("/image_url/url").and_then(Value::as_str);
-                                    if !url.is_some_and(|u| {
-                                        u.starts_with("data:image/") || u.starts_with("http")
-                                    }) {
-                                        out.push(
-                                            &pp,
-                                            "image-source",
-                                            "image_url.url must be a data: or http(s) URL",
-                                        );
-                                    }
-                                }
-                                Some("input_audio" | "file") => {}
-                                other => out.push(
-                                    &pp,
-                                    "content-type",
-                                    format!("a user message cannot hold {other:?}"),
-                                ),
                             }
+                            Some("image_url") => {
+                                let url = part.pointer("/image_url/url").and_then(Value::as_str);
+                                if !url.is_some_and(|u| {
+                                    u.starts_with("data:image/") || u.starts_with("http")
+                                }) {
+                                    out.push(
+                                        &pp,
+                                        "image-source",
+                                        "image_url.url must be a data: or http(s) URL",
+                                    );
+                                }
+                            }
+                            Some("input_audio" | "file") => {}
+                            other => out.push(
+                                &pp,
+                                "content-type",
+                                format!("a user message cannot hold {other:?}"),
+                            ),
                         }
                     }
-                    _ => out.push(
-                        &format!("{p}/content"),
-                        "content-type",
-                        "user content must be a string or a list of parts",
-                    ),
                 }
-            }
+                _ => out.push(
+                    &format!("{p}/content"),
+                    "content-type",
+                    "user content must be a string or a list of parts",
+                ),
+            },
             "assistant" => {
-                roles.push((p.clone(), "assistant"));
                 let calls = m.get("tool_calls").filter(|c| !c.is_null());
                 let has_calls = calls
                     .and_then(Value::as_array)
@@ -444,7 +438,6 @@ pub(super) fn openai_chat(body: &Value, out: &mut Out) {
         }
     }
     flush_unanswered(&mut pending, &answered, &pending_at, "tool message", out);
-    let _ = roles;
 }
 
 fn flush_unanswered(
