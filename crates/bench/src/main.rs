@@ -1,0 +1,387 @@
+//! `switchboard-bench`: drives N MCP tool calls at concurrency 1, 8 and 32 against targets (a
+//! stdio command or a Streamable HTTP URL) with rmcp's client and prints p50/p99 latency and
+//! calls/s. `suite` runs the whole comparison in one go: the echo server directly and through
+//! `switchboard serve`, over stdio and HTTP, plus the resident memory of serve with five
+//! upstream servers.
+//!
+//!   switchboard-bench suite --switchboard target/release/switchboard --echo target/release/switchboard-echo
+//!   switchboard-bench --target direct=http://127.0.0.1:8931/mcp --target "stdio=./my-server --flag"
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::json;
+
+#[derive(Parser, Debug)]
+#[command(name = "switchboard-bench", version)]
+struct Args {
+    /// Calls per concurrency level.
+    #[arg(long, default_value_t = 2000)]
+    calls: usize,
+    /// Concurrency levels, comma-separated.
+    #[arg(long, default_value = "1,8,32", value_delimiter = ',')]
+    concurrency: Vec<usize>,
+    /// LABEL=SPEC: SPEC is an http(s) URL or a command line (split on spaces). Repeatable.
+    #[arg(long = "target", value_name = "LABEL=SPEC")]
+    targets: Vec<String>,
+    #[command(subcommand)]
+    suite: Option<Suite>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Suite {
+    /// Echo server directly and through `switchboard serve`, stdio and HTTP, and serve's memory
+    /// with five upstream servers.
+    Suite {
+        /// The switchboard binary (build it with --release for meaningful numbers).
+        #[arg(long)]
+        switchboard: PathBuf,
+        /// The echo server binary (default: switchboard-echo next to this binary).
+        #[arg(long)]
+        echo: Option<PathBuf>,
+    },
+}
+
+/// One connected target.
+struct Target {
+    label: String,
+    peer: Peer<RoleClient>,
+    tool: String,
+    _service: RunningService<RoleClient, ()>,
+}
+
+/// One measured row.
+struct Row {
+    label: String,
+    concurrency: usize,
+    calls: usize,
+    p50: Duration,
+    p99: Duration,
+    per_sec: f64,
+}
+
+fn http_client() -> anyhow::Result<reqwest::Client> {
+    // One pooled client per target, with keep-alive: rmcp's default makes a client per transport.
+    Ok(reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .tcp_nodelay(true)
+        .build()?)
+}
+
+async fn connect(label: &str, spec: &str) -> anyhow::Result<Target> {
+    let service = if spec.starts_with("http://") || spec.starts_with("https://") {
+        let transport = StreamableHttpClientTransport::with_client(
+            http_client()?,
+            StreamableHttpClientTransportConfig::with_uri(spec.to_string()),
+        );
+        ().serve(transport)
+            .await
+            .with_context(|| format!("{label}: connect {spec}"))?
+    } else {
+        let mut parts = spec.split_whitespace();
+        let program = parts.next().context("empty command")?;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(parts).stderr(Stdio::null());
+        let transport = TokioChildProcess::new(cmd)?;
+        ().serve(transport)
+            .await
+            .with_context(|| format!("{label}: start {spec}"))?
+    };
+    let peer = service.peer().clone();
+    let tools = peer.list_all_tools().await?;
+    let tool = tools
+        .iter()
+        .map(|t| t.name.to_string())
+        .find(|n| n.ends_with("echo"))
+        .with_context(|| format!("{label}: no tool named *echo"))?;
+    Ok(Target {
+        label: label.to_string(),
+        peer,
+        tool,
+        _service: service,
+    })
+}
+
+async fn one_call(peer: &Peer<RoleClient>, tool: &str) -> anyhow::Result<Duration> {
+    let args = json!({"text": "hello"});
+    let serde_json::Value::Object(args) = args else {
+        bail!("arguments are an object")
+    };
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+    let start = Instant::now();
+    peer.send_request(ClientRequest::CallToolRequest(CallToolRequest::new(params)))
+        .await?;
+    Ok(start.elapsed())
+}
+
+async fn measure(t: &Target, calls: usize, concurrency: usize) -> anyhow::Result<Row> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..concurrency {
+        let peer = t.peer.clone();
+        let tool = t.tool.clone();
+        let next = next.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            while next.fetch_add(1, Ordering::Relaxed) < calls {
+                lat.push(one_call(&peer, &tool).await?);
+            }
+            anyhow::Ok(lat)
+        }));
+    }
+    let mut all = Vec::with_capacity(calls);
+    for task in tasks {
+        all.extend(task.await??);
+    }
+    let elapsed = started.elapsed();
+    all.sort();
+    let pick = |q: f64| all[((all.len() as f64 * q) as usize).min(all.len() - 1)];
+    Ok(Row {
+        label: t.label.clone(),
+        concurrency,
+        calls: all.len(),
+        p50: pick(0.50),
+        p99: pick(0.99),
+        per_sec: all.len() as f64 / elapsed.as_secs_f64(),
+    })
+}
+
+async fn bench(t: &Target, calls: usize, levels: &[usize]) -> anyhow::Result<Vec<Row>> {
+    // Warm up connections, caches and the upstream.
+    measure(t, 200.min(calls), 8).await?;
+    let mut rows = Vec::new();
+    for &c in levels {
+        let row = measure(t, calls, c).await?;
+        print_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn print_header() {
+    println!(
+        "{:<14} {:>5} {:>7} {:>10} {:>10} {:>10}",
+        "target", "conc", "calls", "p50 µs", "p99 µs", "calls/s"
+    );
+}
+
+fn print_row(r: &Row) {
+    println!(
+        "{:<14} {:>5} {:>7} {:>10.0} {:>10.0} {:>10.0}",
+        r.label,
+        r.concurrency,
+        r.calls,
+        r.p50.as_secs_f64() * 1e6,
+        r.p99.as_secs_f64() * 1e6,
+        r.per_sec
+    );
+}
+
+/// A child process that serves HTTP and prints its URL on stderr; killed on drop.
+struct HttpChild {
+    child: Child,
+    url: String,
+}
+
+impl HttpChild {
+    fn start(program: &Path, args: &[String]) -> anyhow::Result<HttpChild> {
+        let mut child = std::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("start {}", program.display()))?;
+        let mut stderr = BufReader::new(child.stderr.take().context("stderr")?);
+        let mut line = String::new();
+        let url = loop {
+            line.clear();
+            if stderr.read_line(&mut line)? == 0 {
+                bail!("{} exited before printing its URL", program.display());
+            }
+            if let Some(i) = line.find("http://") {
+                break line[i..].trim().to_string();
+            }
+        };
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while stderr.read_line(&mut sink).unwrap_or(0) > 0 {
+                sink.clear();
+            }
+        });
+        Ok(HttpChild { child, url })
+    }
+
+    fn rss_kib(&self) -> Option<(u64, u64)> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        };
+        Some((field("VmRSS:")?, field("VmHWM:")?))
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find(row: &[Row], c: usize) -> Option<&Row> {
+    row.iter().find(|r| r.concurrency == c)
+}
+
+async fn suite(args: &Args, switchboard: &Path, echo: &Path) -> anyhow::Result<()> {
+    let dir = std::env::temp_dir().join(format!("switchboard-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let server = |name: &str| {
+        format!(
+            "[servers.{name}]\ncommand = {:?}\npin = \"off\"\napprove = \"never\"\n",
+            echo.display().to_string()
+        )
+    };
+    let one = dir.join("one.toml");
+    std::fs::write(&one, server("echo"))?;
+    let five = dir.join("five.toml");
+    std::fs::write(
+        &five,
+        (1..=5)
+            .map(|i| server(&format!("echo{i}")))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )?;
+    let sb = switchboard.display().to_string();
+    let serve_stdio = format!("{sb} --config {} serve", one.display());
+
+    print_header();
+    let direct_stdio = bench(
+        &connect("direct-stdio", &echo.display().to_string()).await?,
+        args.calls,
+        &args.concurrency,
+    )
+    .await?;
+    let gw_stdio = bench(
+        &connect("serve-stdio", &serve_stdio).await?,
+        args.calls,
+        &args.concurrency,
+    )
+    .await?;
+    let echo_http = HttpChild::start(echo, &["--http".into(), "127.0.0.1:0".into()])?;
+    let direct_http = bench(
+        &connect("direct-http", &echo_http.url).await?,
+        args.calls,
+        &args.concurrency,
+    )
+    .await?;
+    let serve_http = HttpChild::start(
+        switchboard,
+        &[
+            "--config".into(),
+            one.display().to_string(),
+            "serve".into(),
+            "--http".into(),
+            "127.0.0.1:0".into(),
+        ],
+    )?;
+    let gw_http = bench(
+        &connect("serve-http", &serve_http.url).await?,
+        args.calls,
+        &args.concurrency,
+    )
+    .await?;
+    drop(serve_http);
+
+    println!();
+    if let (Some(d), Some(g)) = (find(&direct_http, 8), find(&gw_http, 8)) {
+        println!(
+            "HTTP  calls/s at concurrency 8: serve {:.0} / direct {:.0} = {:.0}% (goal >= 70%)",
+            g.per_sec,
+            d.per_sec,
+            100.0 * g.per_sec / d.per_sec
+        );
+    }
+    if let (Some(d), Some(g)) = (find(&direct_http, 1), find(&gw_http, 1)) {
+        println!(
+            "HTTP  p50 at concurrency 1: serve {:.0} µs / direct {:.0} µs = {:.2}x (goal <= 1.5x)",
+            g.p50.as_secs_f64() * 1e6,
+            d.p50.as_secs_f64() * 1e6,
+            g.p50.as_secs_f64() / d.p50.as_secs_f64()
+        );
+    }
+    if let (Some(d), Some(g)) = (find(&direct_stdio, 1), find(&gw_stdio, 1)) {
+        println!(
+            "stdio p50 at concurrency 1: serve {:.0} µs - direct {:.0} µs = {:+.0} µs added (goal <= 50 µs)",
+            g.p50.as_secs_f64() * 1e6,
+            d.p50.as_secs_f64() * 1e6,
+            (g.p50.as_secs_f64() - d.p50.as_secs_f64()) * 1e6
+        );
+    }
+
+    // Memory: serve over HTTP with five upstream echo servers, after a round of calls.
+    let mem = HttpChild::start(
+        switchboard,
+        &[
+            "--config".into(),
+            five.display().to_string(),
+            "serve".into(),
+            "--http".into(),
+            "127.0.0.1:0".into(),
+        ],
+    )?;
+    let t = connect("serve-5", &mem.url).await?;
+    measure(&t, 1000.min(args.calls), 8).await?;
+    match mem.rss_kib() {
+        Some((rss, hwm)) => println!(
+            "memory of serve with 5 upstream servers: RSS {:.1} MB, peak {:.1} MB (goal < 15 MB)",
+            rss as f64 / 1024.0,
+            hwm as f64 / 1024.0
+        ),
+        None => println!("memory: /proc not readable on this system"),
+    }
+    drop(t);
+    drop(mem);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if let Some(Suite::Suite { switchboard, echo }) = &args.suite {
+        let echo = match echo {
+            Some(e) => e.clone(),
+            None => std::env::current_exe()?
+                .parent()
+                .context("no directory")?
+                .join("switchboard-echo"),
+        };
+        return suite(&args, switchboard, &echo).await;
+    }
+    if args.targets.is_empty() {
+        bail!("give --target LABEL=SPEC (repeatable) or the `suite` subcommand; see --help");
+    }
+    print_header();
+    for t in &args.targets {
+        let (label, spec) = t.split_once('=').context("--target wants LABEL=SPEC")?;
+        let target = connect(label, spec).await?;
+        bench(&target, args.calls, &args.concurrency).await?;
+    }
+    Ok(())
+}
