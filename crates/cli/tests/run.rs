@@ -132,6 +132,7 @@ fn check_transcript(d: Dialect, path: &Path) -> Vec<Value> {
         let v = validate_request(d, &r["body"]);
         assert!(v.is_empty(), "transcript request breaks rules: {v:?}");
         assert!(r["rent"]["tools_tokens"].as_u64().unwrap_or(0) > 0, "{r}");
+        assert!(!r["rent"]["method"].as_str().unwrap_or("").is_empty(), "{r}");
         let headers = r["headers"].as_object().expect("headers");
         for k in ["x-api-key", "authorization", "x-goog-api-key"] {
             if let Some(v) = headers.get(k) {

@@ -129,6 +129,16 @@ pub struct Answer {
     pub end: End,
 }
 
+/// One build of the tools array.
+struct ToolsArray {
+    /// (catalog generation, tools loaded by search) it was built for.
+    key: (u64, usize),
+    /// The tools, names and system prompt.
+    translation: Translation,
+    /// Its rent in tokens per request, and how that was counted.
+    rent: (u64, String),
+}
+
 /// A conversation with a model over the configured servers' tools.
 pub struct Agent {
     sessions: Sessions,
@@ -139,8 +149,8 @@ pub struct Agent {
     validators: Validators,
     translate_opts: TranslateOptions,
     table: ToolTable,
-    /// (catalog generation, tools loaded by search), the translation, its rent in tokens.
-    tools: Option<((u64, usize), Translation, u64)>,
+    /// The tools array as last built.
+    tools: Option<ToolsArray>,
     search: Option<ToolSearch>,
     transcript: Option<Transcript>,
     /// The conversation so far.
@@ -221,7 +231,7 @@ impl Agent {
     pub fn translation(&mut self) -> &Translation {
         self.refresh_tools(0);
         match &self.tools {
-            Some((_, t, _)) => t,
+            Some(a) => &a.translation,
             None => unreachable_translation(),
         }
     }
@@ -412,8 +422,8 @@ impl Agent {
             .as_ref()
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
         let key = (generation, loaded);
-        if let Some((k, _, _)) = &self.tools
-            && *k == key
+        if let Some(a) = &self.tools
+            && a.key == key
         {
             return None;
         }
@@ -452,11 +462,14 @@ impl Agent {
             system_message: !t.system.is_empty(),
             ..CountOptions::default()
         };
-        let rent = count_tools(self.client.dialect, &self.client.model, &texts, &count_opts).total;
+        let counted = count_tools(self.client.dialect, &self.client.model, &texts, &count_opts);
+        let rent = (counted.total, counted.method.to_string());
         let changed = match &self.tools {
             None => None,
-            Some((_, old, _)) if old.tools == t.tools && old.system == t.system => None,
-            Some((_, old, _)) => {
+            Some(a) if a.translation.tools == t.tools && a.translation.system == t.system => None,
+            Some(ToolsArray {
+                translation: old, ..
+            }) => {
                 let before: std::collections::BTreeSet<&str> =
                     old.names.iter().map(|n| n.public.as_str()).collect();
                 let after: std::collections::BTreeSet<&str> =
@@ -474,12 +487,16 @@ impl Agent {
             );
         }
         self.table.replace(&t);
-        self.tools = Some((key, t, rent));
+        self.tools = Some(ToolsArray {
+            key,
+            translation: t,
+            rent,
+        });
         changed
     }
 
     fn request_body(&self) -> Value {
-        let Some((_, t, _)) = &self.tools else {
+        let Some(ToolsArray { translation: t, .. }) = &self.tools else {
             return Value::Null;
         };
         let parts = RequestParts {
@@ -498,13 +515,16 @@ impl Agent {
         if self.transcript.is_none() {
             return Ok(());
         }
-        let rent = self.tools.as_ref().map_or(0, |(_, _, r)| *r);
+        let (tokens, method) = self
+            .tools
+            .as_ref()
+            .map_or((0, String::new()), |a| a.rent.clone());
         let line = json!({
             "turn": turn,
             "provider": self.client.dialect.as_str(),
             "url": self.client.url(self.opts.stream),
             "headers": self.client.redacted_headers(self.opts.stream),
-            "rent": {"tools_tokens": rent},
+            "rent": {"tools_tokens": tokens, "method": method},
             "body": body,
         });
         self.log("request", line)
