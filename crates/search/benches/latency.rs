@@ -67,19 +67,37 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank - 1]
 }
 
-/// Milliseconds of `f` on each query, after a warm-up on the first few (pages in the weights).
-fn times(queries: &[String], mut f: impl FnMut(&str)) -> Vec<f64> {
+/// Nanoseconds this thread has run on a CPU (Linux `/proc/thread-self/schedstat`), so a
+/// loaded machine's waiting is not counted; `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Wall and on-CPU milliseconds of `f` on each query, after a warm-up on the first few (pages
+/// in the weights).
+fn times(queries: &[String], mut f: impl FnMut(&str)) -> (Vec<f64>, Vec<f64>) {
     for q in queries.iter().take(20) {
         f(q);
     }
     queries
         .iter()
         .map(|q| {
+            let c = cpu_ns();
             let t = Instant::now();
             f(q);
-            t.elapsed().as_secs_f64() * 1000.0
+            let wall = t.elapsed().as_secs_f64() * 1000.0;
+            let cpu = match (c, cpu_ns()) {
+                (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
+                _ => f64::NAN,
+            };
+            (wall, cpu)
         })
-        .collect()
+        .unzip()
 }
 
 fn summary(mut ms: Vec<f64>) -> (f64, f64, f64) {
@@ -168,49 +186,53 @@ fn main() {
         index.dense_status()
     );
     println!();
-    println!("| stage | p50 ms | p99 ms | mean ms |");
-    println!("|---|---|---|---|");
-    let row = |name: &str, (p50, p99, mean): (f64, f64, f64)| {
-        println!("| {name} | {p50:.3} | {p99:.3} | {mean:.3} |");
+    println!("| stage | p50 ms | p99 ms | mean ms | p50 on-CPU ms | p99 on-CPU ms |");
+    println!("|---|---|---|---|---|---|");
+    let row = |name: &str, (wall, cpu): (Vec<f64>, Vec<f64>)| {
+        let (p50, p99, mean) = summary(wall);
+        let (c50, c99, _) = summary(cpu);
+        println!("| {name} | {p50:.3} | {p99:.3} | {mean:.3} | {c50:.3} | {c99:.3} |");
     };
     row(
         "tokenize query",
-        summary(times(&queries, |q| {
+        times(&queries, |q| {
             std::hint::black_box(embedder.tokenize(q).ok());
-        })),
+        }),
     );
     row(
         "embed query (tokenize + encoder)",
-        summary(times(&queries, |q| {
+        times(&queries, |q| {
             std::hint::black_box(embedder.embed_one(q).ok());
-        })),
+        }),
     );
     row(
         "lexical search (BM25F, top 10)",
-        summary(times(&queries, |q| {
+        times(&queries, |q| {
             std::hint::black_box(index.search(q, 10, Method::Lexical));
-        })),
+        }),
     );
     let hybrid = times(&queries, |q| {
         std::hint::black_box(index.search(q, 10, Method::Hybrid));
     });
-    row("hybrid search (all of it, top 10)", summary(hybrid.clone()));
+    row("hybrid search (all of it, top 10)", hybrid.clone());
     // The same hybrid timings by query length in tokens (special tokens included).
     for (lo, hi) in [(0, 12), (13, 24), (25, 48), (49, usize::MAX)] {
-        let ms: Vec<f64> = hybrid
-            .iter()
-            .zip(&token_counts)
-            .filter(|&(_, &n)| n >= lo && n <= hi)
-            .map(|(&m, _)| m)
-            .collect();
-        if ms.is_empty() {
+        let pick = |v: &[f64]| -> Vec<f64> {
+            v.iter()
+                .zip(&token_counts)
+                .filter(|&(_, &n)| n >= lo && n <= hi)
+                .map(|(&m, _)| m)
+                .collect()
+        };
+        let ms = (pick(&hybrid.0), pick(&hybrid.1));
+        if ms.0.is_empty() {
             continue;
         }
         let label = if hi == usize::MAX {
-            format!("hybrid, queries of {lo}+ tokens (n={})", ms.len())
+            format!("hybrid, queries of {lo}+ tokens (n={})", ms.0.len())
         } else {
-            format!("hybrid, queries of {lo}-{hi} tokens (n={})", ms.len())
+            format!("hybrid, queries of {lo}-{hi} tokens (n={})", ms.0.len())
         };
-        row(&label, summary(ms));
+        row(&label, ms);
     }
 }
