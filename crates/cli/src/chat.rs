@@ -108,7 +108,17 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
                 removed.join(",")
             ),
         };
-        match agent.send(parts, &mut show).await {
+        // Ctrl-C stops the current answer (and cancels calls in flight), not the chat.
+        let sent = tokio::select! {
+            r = agent.send(parts, &mut show) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(sent) = sent else {
+            agent.interrupt();
+            eprintln!("\n(interrupted)");
+            continue;
+        };
+        match sent {
             Ok(a) => {
                 println!();
                 if a.end == End::MaxTurns {

@@ -364,6 +364,38 @@ impl Agent {
         }
     }
 
+    /// After a [`Agent::send`] future was dropped (the user interrupted): answer the tool uses
+    /// of the last assistant message that have no results yet, so the conversation stays valid
+    /// for the next request. Calls that were in flight were cancelled on the wire when the
+    /// future was dropped.
+    pub fn interrupt(&mut self) {
+        let Some(last) = self.messages.last() else {
+            return;
+        };
+        if last.role != Role::Assistant {
+            return;
+        }
+        let results: Vec<Part> = last
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::ToolUse { id, name, .. } => Some(Part::ToolResult {
+                    id: id.clone(),
+                    name: name.clone(),
+                    content: vec![ResultPart::Text(
+                        "The user interrupted this call; it may or may not have taken effect."
+                            .into(),
+                    )],
+                    is_error: true,
+                }),
+                _ => None,
+            })
+            .collect();
+        if !results.is_empty() {
+            self.messages.push(Message::tool_results(results));
+        }
+    }
+
     /// Append user parts; after tool results (a turn limit) they join that user message.
     fn push_user(&mut self, parts: Vec<Part>) {
         match self.messages.last_mut() {
@@ -601,5 +633,56 @@ fn result_part(o: &Outcome, images: bool) -> Part {
         name: o.name.clone(),
         content,
         is_error: o.result.is_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::DeclineAll;
+
+    #[tokio::test]
+    async fn an_interrupted_turn_leaves_every_tool_use_answered() {
+        let sessions = Sessions::start(Vec::new()).await;
+        let client =
+            ProviderClient::new(Dialect::Anthropic, Some("http://127.0.0.1:9"), "m", None).unwrap();
+        let mut agent = Agent::new(
+            sessions,
+            Vec::new(),
+            client,
+            TranslateOptions::new(Dialect::Anthropic),
+            Arc::new(DeclineAll { why: "test".into() }),
+            AgentOptions::default(),
+        );
+        agent.messages.push(Message::user("go"));
+        agent.messages.push(Message::assistant(vec![
+            Part::text("Calling two tools."),
+            Part::ToolUse {
+                id: "a".into(),
+                name: "x__one".into(),
+                input: json!({}),
+            },
+            Part::ToolUse {
+                id: "b".into(),
+                name: "x__two".into(),
+                input: json!({}),
+            },
+        ]));
+        agent.interrupt();
+        let last = agent.messages.last().unwrap();
+        assert_eq!(last.role, Role::User);
+        let ids: Vec<&str> = last
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::ToolResult { id, is_error, .. } if *is_error => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+        // Nothing to answer: nothing is added.
+        agent.interrupt();
+        assert_eq!(agent.messages.len(), 3);
+        agent.sessions().shutdown().await;
     }
 }
