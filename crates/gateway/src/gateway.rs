@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::service::Peer;
+use rmcp::model::RequestId;
+use rmcp::service::{Peer, SubscriptionSink};
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{ServerStatus, Sessions};
@@ -60,6 +61,8 @@ pub struct Gateway {
     pub(crate) expose: Expose,
     snapshot: RwLock<Arc<Snapshot>>,
     clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
+    listeners: Mutex<Vec<(RequestId, SubscriptionSink)>>,
     stop: CancellationToken,
 }
 
@@ -93,6 +96,7 @@ impl Gateway {
                 by_pair: HashMap::new(),
             })),
             clients: Mutex::new(Vec::new()),
+            listeners: Mutex::new(Vec::new()),
             stop: CancellationToken::new(),
         });
         gateway.rebuild();
@@ -128,6 +132,22 @@ impl Gateway {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         clients.retain(|p| !p.is_transport_closed());
         clients.push(peer);
+    }
+
+    /// Add a `subscriptions/listen` stream (stateless 2026-07-28 clients).
+    pub(crate) fn listen(&self, id: RequestId, sink: SubscriptionSink) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, sink));
+    }
+
+    /// Remove a stream whose request ended.
+    pub(crate) fn unlisten(&self, id: &RequestId) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(i, _)| i != id);
     }
 
     /// Rebuild the view; returns which lists changed (tools, resources, prompts).
@@ -211,6 +231,28 @@ impl Gateway {
             {
                 tracing::debug!("a client did not take a list_changed notification in time");
             }
+        }
+        let listeners: Vec<SubscriptionSink> = self
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect();
+        for sink in listeners {
+            // A sink refuses kinds its client did not subscribe to; that is not an error here.
+            let send = async {
+                if tools {
+                    let _ = sink.notify_tool_list_changed().await;
+                }
+                if resources {
+                    let _ = sink.notify_resource_list_changed().await;
+                }
+                if prompts {
+                    let _ = sink.notify_prompt_list_changed().await;
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(2), send).await;
         }
     }
 

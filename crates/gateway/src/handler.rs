@@ -11,9 +11,9 @@ use rmcp::model::{
     ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{ElicitationMode, NotificationContext, RequestContext};
+use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use switchboard_core::{CallResult, facade};
@@ -249,6 +249,27 @@ impl ServerHandler for GatewayHandler {
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         self.gateway.register(cx.peer.clone());
+    }
+
+    /// 2026-07-28 clients subscribe to list changes; resource-update subscriptions are not
+    /// offered (the gateway does not forward resources/updated).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        accepted.prompts_list_changed = requested.prompts_list_changed;
+        accepted.resources_list_changed = requested.resources_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let id = context.request_context().id.clone();
+        self.gateway.listen(id.clone(), context.sink().clone());
+        context.cancelled().await;
+        self.gateway.unlisten(&id);
+        Ok(())
     }
 
     async fn list_tools(

@@ -4,7 +4,6 @@
 
 mod args;
 pub mod conformance;
-pub mod conformance;
 pub mod docs;
 pub mod tickets;
 
