@@ -163,14 +163,7 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
             Command::Done
         }
         "cost" => {
-            let u = &agent.usage;
-            println!(
-                "{} model requests; {} input tokens ({} from cache), {} output tokens",
-                agent.turns.len(),
-                u.input_tokens,
-                u.cache_read_tokens.unwrap_or(0),
-                u.output_tokens
-            );
+            println!("{}", cost(agent));
             Command::Done
         }
         "prompt" => match prompt(agent, rest).await {
@@ -195,6 +188,47 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
             Command::Done
         }
     }
+}
+
+/// `/cost`: tokens so far, the tools array's share, and the input cost where the price table
+/// knows the model (output tokens are not in the table, so they are not priced).
+fn cost(agent: &Agent) -> String {
+    use switchboard_core::rent::Multiplier;
+    let u = &agent.usage;
+    let requests = agent.turns.len() as u64;
+    let cached = u.cache_read_tokens.unwrap_or(0);
+    let mut out = format!(
+        "{requests} model requests; {} input tokens ({cached} read from cache), {} output tokens",
+        u.input_tokens, u.output_tokens
+    );
+    if let Some((rent, method)) = agent.rent() {
+        out.push_str(&format!(
+            "\ntools array: {rent} tokens per request ({method}), about {} so far",
+            rent * requests
+        ));
+    }
+    let prices = switchboard_providers::count::prices::default_prices();
+    match prices.model(&agent.client().model) {
+        Some(p) => {
+            let fresh = u.input_tokens.saturating_sub(cached);
+            let usd = p
+                .input_per_mtok
+                .cost(fresh, Multiplier::ONE)
+                .plus(p.input_per_mtok.cost(cached, p.cache_read_multiplier));
+            out.push_str(&format!(
+                "\ninput cost about {} at {} ({}, {})",
+                usd.display(),
+                p.input_per_mtok,
+                p.id,
+                p.date
+            ));
+        }
+        None => out.push_str(&format!(
+            "\nno price known for {}; see `switchboard inspect --cost --prices FILE`",
+            agent.client().model
+        )),
+    }
+    out
 }
 
 /// `/prompt [server/]NAME key=value ...`: the prompt's messages as one user message.

@@ -132,7 +132,10 @@ fn check_transcript(d: Dialect, path: &Path) -> Vec<Value> {
         let v = validate_request(d, &r["body"]);
         assert!(v.is_empty(), "transcript request breaks rules: {v:?}");
         assert!(r["rent"]["tools_tokens"].as_u64().unwrap_or(0) > 0, "{r}");
-        assert!(!r["rent"]["method"].as_str().unwrap_or("").is_empty(), "{r}");
+        assert!(
+            !r["rent"]["method"].as_str().unwrap_or("").is_empty(),
+            "{r}"
+        );
         let headers = r["headers"].as_object().expect("headers");
         for k in ["x-api-key", "authorization", "x-goog-api-key"] {
             if let Some(v) = headers.get(k) {
@@ -663,6 +666,10 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     );
     assert!(stdout.contains("Closed T-1003.") && stdout.contains("Triage done."));
     assert!(stdout.contains("3 model requests"), "/cost");
+    assert!(
+        stdout.contains("tools array: ") && stdout.contains("input cost about $0."),
+        "/cost: {stdout}"
+    );
     assert!(
         stderr.contains("close_ticket on server tickets wants to run with {\"id\":\"T-1003\"}")
     );

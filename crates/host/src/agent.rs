@@ -217,6 +217,11 @@ impl Agent {
         self.transcript = Some(t);
     }
 
+    /// The rent of the tools array as last sent: tokens per request and how they were counted.
+    pub fn rent(&self) -> Option<(u64, &str)> {
+        self.tools.as_ref().map(|a| (a.rent.0, a.rent.1.as_str()))
+    }
+
     /// The provider client.
     pub fn client(&self) -> &ProviderClient {
         &self.client
