@@ -5,8 +5,8 @@
 
 mod auth_cmd;
 mod call;
-mod conformance;
 mod chat;
+mod conformance;
 mod eval;
 mod inspect;
 mod lint_cmd;
