@@ -59,6 +59,11 @@ impl Approver for TerminalApprover {
 
 /// Run the command.
 pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    if global.json {
+        anyhow::bail!(
+            "chat is interactive and prints no JSON; use `switchboard --json run -p TEXT` for machine-readable output"
+        );
+    }
     let input: Input = Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()).lines()));
     let approver = Arc::new(TerminalApprover {
         input: input.clone(),

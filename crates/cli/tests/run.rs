@@ -644,7 +644,7 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin
-        .write_all(b"/tools\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n")
+        .write_all(b"/tools\n/servers\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n")
         .await
         .unwrap();
     drop(stdin);
