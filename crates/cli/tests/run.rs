@@ -781,3 +781,77 @@ async fn search_mode_loads_found_tools_and_keeps_them() {
         assert!(changed[0]["removed"].as_array().unwrap().is_empty());
     }
 }
+
+/// A real server's image result (server-everything's `get-tiny-image`): Anthropic receives the
+/// image block in the tool result; OpenAI Chat, which takes no images there, gets a line of
+/// text saying what it was.
+#[tokio::test]
+async fn image_results_go_to_dialects_that_accept_them() {
+    let everything = switchboard_test_support::peers::peer("everything");
+    for d in [Dialect::Anthropic, Dialect::OpenAiChat] {
+        let script = vec![
+            Turn::tools(vec![Call::ends_with("get-tiny-image", json!({}))]),
+            Turn::Text("It is the MCP logo.".into()),
+        ];
+        let double = ProviderDouble::start(d, script).await;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("switchboard.toml"),
+            format!(
+                "[servers.everything]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
+                node(),
+                everything.display().to_string()
+            ),
+        )
+        .unwrap();
+        let base = double.base_url();
+        let out = switchboard(
+            dir.path(),
+            &[
+                "--json",
+                "run",
+                "-p",
+                "show me the image",
+                "--provider",
+                provider(d),
+                "--base-url",
+                &base,
+            ],
+        )
+        .await;
+        double.assert_valid();
+        assert_eq!(out.status.code(), Some(0));
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 2);
+        let last = reqs[1].body["messages"].as_array().unwrap().clone();
+        match d {
+            Dialect::Anthropic => {
+                let result = last.last().unwrap().pointer("/content/0").cloned().unwrap();
+                assert_eq!(result["type"], "tool_result");
+                let blocks = result["content"].as_array().unwrap();
+                let image = blocks
+                    .iter()
+                    .find(|b| b["type"] == "image")
+                    .expect("image block");
+                assert_eq!(image["source"]["media_type"], "image/png");
+                assert!(
+                    image["source"]["data"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("iVBOR")
+                );
+                assert!(
+                    blocks
+                        .iter()
+                        .any(|b| b["text"] == "The image above is the MCP logo.")
+                );
+            }
+            _ => {
+                let tool = last.iter().find(|m| m["role"] == "tool").unwrap();
+                let text = tool["content"].to_string();
+                assert!(text.contains("[image: image/png"), "{text}");
+                assert!(!text.contains("iVBOR"), "no base64 in a text-only result");
+            }
+        }
+    }
+}
