@@ -11,7 +11,7 @@ use rmcp::model::{
     ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -75,6 +75,14 @@ fn cursor(request: &Option<PaginatedRequestParams>) -> Option<&str> {
 /// A tool-call failure the caller should read: an `is_error` result.
 fn refusal(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+/// Mark a tool result complete: 2026-07-28 requires `resultType` on every result, and results
+/// built from upstream JSON have none (older revisions do not send it). rmcp drops the field
+/// again for clients on older revisions.
+fn complete_call(mut result: CallToolResult) -> CallToolResult {
+    result.result_type = Some(ResultType::COMPLETE);
+    result
 }
 
 /// A session error on resources/prompts: a JSON-RPC error (those have no is_error form).
@@ -335,7 +343,7 @@ impl ServerHandler for GatewayHandler {
                 }
             },
         };
-        Ok(result.into())
+        Ok(complete_call(result).into())
     }
 
     async fn list_resources(
@@ -382,7 +390,9 @@ impl ServerHandler for GatewayHandler {
                             o.insert("uri".into(), Value::String(request.uri.clone()));
                         }
                     }
-                    let result: ReadResourceResult = wire(&json!({ "contents": contents }))?;
+                    let mut result: ReadResourceResult =
+                        wire(&json!({ "contents": contents }))?;
+                    result.result_type = Some(ResultType::COMPLETE);
                     return Ok(result.into());
                 }
                 Ok(_) => {
@@ -438,7 +448,8 @@ impl ServerHandler for GatewayHandler {
             .get_prompt(&server, &name, args)
             .await
             .map_err(session_error)?;
-        let result: GetPromptResult = wire(&value)?;
+        let mut result: GetPromptResult = wire(&value)?;
+        result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }
 }
