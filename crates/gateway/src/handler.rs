@@ -390,8 +390,7 @@ impl ServerHandler for GatewayHandler {
                             o.insert("uri".into(), Value::String(request.uri.clone()));
                         }
                     }
-                    let mut result: ReadResourceResult =
-                        wire(&json!({ "contents": contents }))?;
+                    let mut result: ReadResourceResult = wire(&json!({ "contents": contents }))?;
                     result.result_type = Some(ResultType::COMPLETE);
                     return Ok(result.into());
                 }
