@@ -7,17 +7,21 @@
 // them (server-everything registers extra tools only for clients that declare them).
 #![allow(deprecated)]
 
+use std::sync::Arc;
+
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, ErrorData, Implementation,
-    ListRootsResult, LoggingMessageNotificationParam, ProtocolVersion,
+    ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+    ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::options::{self, Elicitation};
+use crate::relay::{Relays, ServerEvent, Upcall, UpcallError, UpcallKind};
 
 /// Which list a server said changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,19 +37,43 @@ pub(crate) struct Handler {
     server: String,
     changes: mpsc::UnboundedSender<ListKind>,
     elicitation: Elicitation,
+    /// Calls in flight on this server whose callers take progress and server requests.
+    relays: Arc<Relays>,
+    /// Log messages and resource updates, for whoever listens.
+    events: broadcast::Sender<ServerEvent>,
 }
 
 impl Handler {
-    pub(crate) fn new(server: &str) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
+    pub(crate) fn new(
+        server: &str,
+        relays: Arc<Relays>,
+        events: broadcast::Sender<ServerEvent>,
+    ) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
         let (changes, rx) = mpsc::unbounded_channel();
         (
             Self {
                 server: server.to_string(),
                 changes,
                 elicitation: options::current().elicitation,
+                relays,
+                events,
             },
             rx,
         )
+    }
+
+    /// Hand a server's request to the caller of the one relayed call in flight; `None` when
+    /// there is no such caller or it did not answer (the default answer applies then).
+    async fn relay(&self, kind: UpcallKind, params: Value) -> Option<Result<Value, UpcallError>> {
+        let sink = self.relays.sole()?;
+        let (reply, answer) = oneshot::channel();
+        sink.send(Upcall::Request {
+            kind,
+            params,
+            reply,
+        })
+        .ok()?;
+        answer.await.ok()
     }
 
     fn changed(&self, kind: ListKind) {
@@ -84,9 +112,13 @@ impl ClientHandler for Handler {
 
     async fn create_message(
         &self,
-        _params: CreateMessageRequestParams,
+        params: CreateMessageRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
+        let params = serde_json::to_value(&params).unwrap_or(Value::Null);
+        if let Some(answer) = self.relay(UpcallKind::Sampling, params).await {
+            return relayed(answer);
+        }
         Err(ErrorData::new(
             ErrorCode::INVALID_REQUEST,
             "switchboard does not offer sampling to servers",
@@ -99,7 +131,37 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
+        if let Some(answer) = self.relay(UpcallKind::Elicitation, params).await {
+            return relayed(answer);
+        }
         Ok(answer_elicitation(self.elicitation, &request))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        if let Some(sink) = self.relays.by_token(&params.progress_token) {
+            let _ = sink.send(Upcall::Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            });
+        }
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        // No receiver is fine: nobody relays resource updates.
+        let _ = self.events.send(ServerEvent::ResourceUpdated {
+            server: self.server.clone(),
+            uri: params.uri,
+        });
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
@@ -127,6 +189,28 @@ impl ClientHandler for Handler {
             data = %params.data,
             "server log"
         );
+        if let Ok(params) = serde_json::to_value(&params) {
+            let _ = self.events.send(ServerEvent::Log {
+                server: self.server.clone(),
+                params,
+            });
+        }
+    }
+}
+
+/// A relayed answer as the typed result rmcp sends back to the server.
+fn relayed<T: serde::de::DeserializeOwned>(
+    answer: Result<Value, UpcallError>,
+) -> Result<T, ErrorData> {
+    match answer {
+        Ok(value) => serde_json::from_value(value).map_err(|e| {
+            ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("the relayed answer is not a valid result: {e}"),
+                None,
+            )
+        }),
+        Err(e) => Err(ErrorData::new(ErrorCode(e.code), e.message, None)),
     }
 }
 

@@ -26,6 +26,7 @@ mod handler;
 mod listing;
 mod mrtr;
 mod options;
+mod relay;
 mod request;
 mod sessions;
 mod slot;
@@ -38,5 +39,6 @@ pub use error::SessionError;
 pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, TokenStorage, configure,
 };
+pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;
 pub use status::{ServerState, ServerStatus};

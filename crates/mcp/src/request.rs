@@ -4,23 +4,41 @@
 //! from a newer spec) arrives as `CustomResult`; both become plain JSON here, so one odd field
 //! never turns a good reply into an error.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{CancelledNotificationParam, ClientRequest, RequestId, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::relay::{Relays, Upcall};
+
+/// Where a relayed request's progress and server requests go.
+pub(crate) type Relay<'a> = (&'a Arc<Relays>, &'a mpsc::UnboundedSender<Upcall>);
 
 /// Send `request` and wait for its result, driving multi-round-trip `input_required` rounds
 /// (see `mrtr`); each round may take up to `timeout`.
 pub(crate) async fn send(
     peer: &Peer<RoleClient>,
+    request: ClientRequest,
+    timeout: Duration,
+) -> Result<ServerResult, ServiceError> {
+    send_relayed(peer, request, timeout, None).await
+}
+
+/// [`send`], with the request's progress and the server's requests made meanwhile going to
+/// `relay` when given.
+pub(crate) async fn send_relayed(
+    peer: &Peer<RoleClient>,
     mut request: ClientRequest,
     timeout: Duration,
+    relay: Option<Relay<'_>>,
 ) -> Result<ServerResult, ServiceError> {
     let mut round = 0;
     loop {
-        let result = send_once(peer, request.clone(), timeout).await?;
+        let result = send_once(peer, request.clone(), timeout, relay).await?;
         match crate::mrtr::next_round(&request, &result, round).await {
             Some(next) => request = next,
             None => return Ok(result),
@@ -35,10 +53,14 @@ async fn send_once(
     peer: &Peer<RoleClient>,
     request: ClientRequest,
     timeout: Duration,
+    relay: Option<Relay<'_>>,
 ) -> Result<ServerResult, ServiceError> {
     let handle = peer
         .send_cancellable_request(request, PeerRequestOptions::with_timeout(timeout))
         .await?;
+    // rmcp picks the progress token; upcalls carrying it go to the relay until this returns.
+    let _registered =
+        relay.map(|(relays, sink)| relays.register(handle.progress_token.clone(), sink.clone()));
     let mut guard = CancelOnDrop {
         peer: peer.clone(),
         id: Some(handle.id.clone()),

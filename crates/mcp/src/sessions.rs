@@ -1,22 +1,28 @@
 //! `Sessions`: the public face of this crate. It starts one supervisor per configured server,
 //! keeps the merged catalog and each server's status, and routes calls to live sessions.
+// logging/setLevel and resources/subscribe are deprecated by SEP-2577 / 2026-07-28 in rmcp 3.x,
+// but servers on 2025-11-25 and earlier use them.
+#![allow(deprecated)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
-    GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams, ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientRequest, CompleteRequest, CompleteRequestParams,
+    GetPromptRequest, GetPromptRequestParams, ReadResourceRequest, ReadResourceRequestParams,
+    ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
+    UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use rmcp::service::ServiceError;
 use serde_json::{Map, Value};
 use switchboard_core::{CallResult, Catalog, ServerCatalog, ServerSpec};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::convert;
 use crate::error::{SessionError, chain};
+use crate::relay::{ServerEvent, Upcall};
 use crate::request;
 use crate::slot::{Ready, Slot, lock};
 use crate::status::{ServerState, ServerStatus};
@@ -43,7 +49,12 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// One client for every HTTP server, so connections are pooled and reused.
     pub(crate) http: reqwest::Client,
+    /// Log messages and resource updates from every server.
+    pub(crate) events: broadcast::Sender<ServerEvent>,
 }
+
+/// Events a slow listener may fall behind by before it misses some.
+const EVENT_BACKLOG: usize = 256;
 
 impl Drop for Inner {
     /// The last `Sessions` went away without `shutdown`: the supervisors are told to close
@@ -95,6 +106,7 @@ impl Sessions {
             generation,
             shutdown: shutdown.clone(),
             http,
+            events: broadcast::channel(EVENT_BACKLOG).0,
         });
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();
@@ -185,6 +197,16 @@ impl Sessions {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let result = self.send(&session, request, timeout, server, tool).await?;
+        self.tool_result(server, tool, result)
+    }
+
+    /// A tool call's result as core carries it.
+    fn tool_result(
+        &self,
+        server: &str,
+        tool: &str,
+        result: ServerResult,
+    ) -> Result<CallResult, SessionError> {
         if request::needs_more(&result) {
             return Err(SessionError::Protocol {
                 server: server.to_string(),
@@ -198,6 +220,108 @@ impl Sessions {
             server: server.to_string(),
             detail: format!("tool \"{tool}\" answered with something that is not a tool result"),
         })
+    }
+
+    /// Call a tool with the server's configured call timeout, sending what the server reports
+    /// about the call meanwhile to `upcalls`: its progress, and its sampling and elicitation
+    /// requests (answered through each [`Upcall::Request`]'s reply; a server request made while
+    /// several relayed calls run on the same server is answered as without relays, since it
+    /// does not say which call it belongs to).
+    pub async fn call_tool_relayed(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        upcalls: mpsc::UnboundedSender<Upcall>,
+    ) -> Result<CallResult, SessionError> {
+        let slot = self.slot(server)?;
+        let session = self.ready_peer(server)?;
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let relay = (&slot.relays, &upcalls);
+        let result = match request::send_relayed(
+            &session.peer,
+            request,
+            slot.spec.call_timeout,
+            Some(relay),
+        )
+        .await
+        {
+            Ok(result) => result,
+            Err(e) => return Err(self.failed(&session, server, tool, e)),
+        };
+        self.tool_result(server, tool, result)
+    }
+
+    /// Log messages (`notifications/message`) and resource updates from every server, from
+    /// now on. A listener that falls more than a few hundred events behind misses some.
+    pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.shared.events.subscribe()
+    }
+
+    /// The capabilities a live server declared, as wire JSON (`None` when it is not ready).
+    pub fn capabilities(&self, server: &str) -> Option<Value> {
+        let session = self.ready_peer(server).ok()?;
+        let info = session.peer.peer_info()?;
+        serde_json::to_value(&info.capabilities).ok()
+    }
+
+    /// `logging/setLevel` on a server (`level` as on the wire: "debug", "info", ...).
+    pub async fn set_log_level(&self, server: &str, level: &str) -> Result<(), SessionError> {
+        let params: SetLevelRequestParams =
+            serde_json::from_value(serde_json::json!({ "level": level })).map_err(|e| {
+                SessionError::Protocol {
+                    server: server.to_string(),
+                    detail: format!("invalid log level {level:?}: {e}"),
+                }
+            })?;
+        let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(params));
+        self.request(server, request, "logging/setLevel").await?;
+        Ok(())
+    }
+
+    /// `completion/complete` on a server; `params` and the returned result are wire JSON
+    /// (`ref`, `argument`, `context`; the result's `completion`).
+    pub async fn complete(&self, server: &str, params: Value) -> Result<Value, SessionError> {
+        let params: CompleteRequestParams =
+            serde_json::from_value(params).map_err(|e| SessionError::Protocol {
+                server: server.to_string(),
+                detail: format!("invalid completion request: {e}"),
+            })?;
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        let result = self.request(server, request, "completion/complete").await?;
+        Ok(request::to_json(result))
+    }
+
+    /// `resources/subscribe` to one of a server's URIs; updates arrive as
+    /// [`ServerEvent::ResourceUpdated`].
+    pub async fn subscribe(&self, server: &str, uri: &str) -> Result<(), SessionError> {
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
+            SubscribeRequestParams::new(uri),
+        ));
+        self.request(server, request, uri).await?;
+        Ok(())
+    }
+
+    /// `resources/unsubscribe` from one of a server's URIs.
+    pub async fn unsubscribe(&self, server: &str, uri: &str) -> Result<(), SessionError> {
+        let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(
+            UnsubscribeRequestParams::new(uri),
+        ));
+        self.request(server, request, uri).await?;
+        Ok(())
+    }
+
+    /// One plain request with the server's call timeout.
+    async fn request(
+        &self,
+        server: &str,
+        request: ClientRequest,
+        target: &str,
+    ) -> Result<ServerResult, SessionError> {
+        let session = self.ready_peer(server)?;
+        let timeout = self.slot(server)?.spec.call_timeout;
+        self.send(&session, request, timeout, server, target).await
     }
 
     /// Read a resource; returns the result's `contents` array as wire JSON.
@@ -290,14 +414,17 @@ impl Sessions {
     ) -> Result<ServerResult, SessionError> {
         match request::send(&session.peer, request, timeout).await {
             Ok(result) => Ok(result),
-            Err(e) => {
-                let error = self.service_error(server, target, e);
-                if matches!(error, SessionError::Closed { .. }) {
-                    session.suspect.notify_one();
-                }
-                Err(error)
-            }
+            Err(e) => Err(self.failed(session, server, target, e)),
         }
+    }
+
+    /// Classify a failed request; one that found the session closed marks it suspect.
+    fn failed(&self, session: &Ready, server: &str, target: &str, e: ServiceError) -> SessionError {
+        let error = self.service_error(server, target, e);
+        if matches!(error, SessionError::Closed { .. }) {
+            session.suspect.notify_one();
+        }
+        error
     }
 
     /// Classify an rmcp error; `target` is the tool, URI or prompt the request was about.

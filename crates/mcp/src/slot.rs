@@ -9,6 +9,7 @@ use switchboard_core::{ServerCatalog, ServerInfo, ServerSpec};
 use tokio::sync::Notify;
 
 use crate::error::SessionError;
+use crate::relay::Relays;
 use crate::status::{ServerState, ServerStatus};
 use crate::stderr::StderrTail;
 
@@ -16,6 +17,8 @@ use crate::stderr::StderrTail;
 pub(crate) struct Slot {
     pub(crate) spec: ServerSpec,
     pub(crate) tail: StderrTail,
+    /// Relayed calls in flight, shared with each session's handler.
+    pub(crate) relays: Arc<Relays>,
     live: Mutex<Live>,
 }
 
@@ -49,6 +52,7 @@ impl Slot {
     pub(crate) fn new(spec: ServerSpec) -> Self {
         Self {
             tail: StderrTail::new(&spec.name),
+            relays: Arc::new(Relays::default()),
             spec,
             live: Mutex::new(Live {
                 state: ServerState::Connecting,

@@ -65,7 +65,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
         if shared.shutdown.is_cancelled() {
             break;
         }
-        let (handler, changes) = Handler::new(&name);
+        let (handler, changes) = Handler::new(&name, slot.relays.clone(), shared.events.clone());
         let started = Instant::now();
         let outcome = tokio::select! {
             biased;

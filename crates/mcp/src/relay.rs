@@ -1,0 +1,140 @@
+//! Relays: what a server sends back about a call in flight (progress, and its own requests for
+//! sampling or elicitation) goes to the caller that asked for it, and what a server sends about
+//! itself (log messages, resource updates) goes out as [`ServerEvent`]s. A gateway uses both to
+//! pass these on to its own clients; a caller that uses neither gets the default behaviour
+//! (progress dropped, sampling refused, elicitation answered by policy, events logged).
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::ProgressToken;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::slot::lock;
+
+/// Something a server sends about one call in flight, for the caller of
+/// [`crate::Sessions::call_tool_relayed`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Upcall {
+    /// `notifications/progress` for the call (the token is the caller's business).
+    Progress {
+        /// Progress so far.
+        progress: f64,
+        /// Total, when the server knows it.
+        total: Option<f64>,
+        /// A human-readable status.
+        message: Option<String>,
+    },
+    /// A request the server made while the call ran (`sampling/createMessage` or
+    /// `elicitation/create`). Answer through `reply`: the result as wire JSON, or an error.
+    /// Dropping `reply` answers with the session's default (refuse sampling, elicitation by
+    /// policy).
+    Request {
+        /// Which request.
+        kind: UpcallKind,
+        /// Its `params` as wire JSON.
+        params: Value,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Result<Value, UpcallError>>,
+    },
+}
+
+/// The kind of a server's request relayed to a caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpcallKind {
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `elicitation/create`.
+    Elicitation,
+}
+
+/// A JSON-RPC error to answer a relayed request with.
+#[derive(Clone, Debug)]
+pub struct UpcallError {
+    /// JSON-RPC error code.
+    pub code: i32,
+    /// Message for the server.
+    pub message: String,
+}
+
+/// Something a server sent about itself rather than about one call.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// `notifications/message`.
+    Log {
+        /// The configured server name.
+        server: String,
+        /// The wire `params` (`level`, `logger`, `data`).
+        params: Value,
+    },
+    /// `notifications/resources/updated` for a subscribed URI (the server's own URI).
+    ResourceUpdated {
+        /// The configured server name.
+        server: String,
+        /// The server's URI.
+        uri: String,
+    },
+}
+
+/// The calls in flight on one server whose caller takes upcalls, by the progress token rmcp
+/// gave the request. Shared by the server's slot and every session handler it creates.
+#[derive(Default)]
+pub(crate) struct Relays {
+    calls: Mutex<Vec<(ProgressToken, mpsc::UnboundedSender<Upcall>)>>,
+}
+
+/// Removes a registration when the request ends (or its future is dropped).
+pub(crate) struct Registered {
+    relays: Arc<Relays>,
+    token: ProgressToken,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        lock(&self.relays.calls).retain(|(t, _)| t != &self.token);
+    }
+}
+
+impl Relays {
+    /// Route upcalls for the request with `token` to `sink` until the guard is dropped.
+    pub(crate) fn register(
+        self: &Arc<Self>,
+        token: ProgressToken,
+        sink: mpsc::UnboundedSender<Upcall>,
+    ) -> Registered {
+        lock(&self.calls).push((token.clone(), sink));
+        Registered {
+            relays: self.clone(),
+            token,
+        }
+    }
+
+    /// The sink of the request with `token`, if it takes upcalls.
+    pub(crate) fn by_token(&self, token: &ProgressToken) -> Option<mpsc::UnboundedSender<Upcall>> {
+        lock(&self.calls)
+            .iter()
+            .find(|(t, _)| t == token)
+            .map(|(_, s)| s.clone())
+    }
+
+    /// The sink a server's own request goes to: the one relayed call in flight. With none, or
+    /// with several (a stdio server's request does not say which call it belongs to), `None`,
+    /// and the session answers as it would without relays.
+    pub(crate) fn sole(&self) -> Option<mpsc::UnboundedSender<Upcall>> {
+        let calls = lock(&self.calls);
+        let live: Vec<_> = calls.iter().filter(|(_, s)| !s.is_closed()).collect();
+        match live.as_slice() {
+            [(_, sink)] => Some(sink.clone()),
+            [] => None,
+            more => {
+                tracing::debug!(
+                    calls = more.len(),
+                    "a server request during several relayed calls; answering it locally"
+                );
+                None
+            }
+        }
+    }
+}
