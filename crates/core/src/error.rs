@@ -38,3 +38,19 @@ pub enum CoreError {
         message: String,
     },
 }
+
+/// An error and its causes on one line ("a: b: c"), skipping a cause whose text the line already
+/// holds: transport errors hide the useful part ("Connection refused") two or three sources deep.
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}

@@ -178,21 +178,7 @@ fn human(d: &Duration) -> String {
     }
 }
 
-/// The error and its causes on one line ("a: b: c"), because transport errors hide the useful
-/// part ("Connection refused") two or three sources deep.
-pub(crate) fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
-}
+pub(crate) use switchboard_core::error::chain;
 
 #[cfg(test)]
 mod tests {

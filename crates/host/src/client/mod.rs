@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use serde_json::Value;
+use switchboard_core::error::chain;
 use switchboard_core::{Dialect, Secret};
 use switchboard_providers::{
     Reply, StreamDecoder, StreamEvent, api_key_env, decode_error, decode_reply, default_base_url,
@@ -270,17 +271,3 @@ impl ProviderClient {
     }
 }
 
-/// An error and its causes on one line.
-fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
-}
