@@ -2,21 +2,24 @@
 //! [`View`] and the connected clients. One `Gateway` serves every client connection (stdio or
 //! each HTTP session); a background task rebuilds the view when the catalog or the pin store
 //! changes and tells connected clients which lists changed.
+// Logging is deprecated by SEP-2577 in rmcp 3.x, but clients on 2025-11-25 and earlier use it.
+#![allow(deprecated)]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::RequestId;
+use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNotificationParam};
 use rmcp::service::{Peer, SubscriptionSink};
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
-use switchboard_mcp::{ServerStatus, Sessions};
+use switchboard_mcp::{ServerEvent, ServerStatus, Sessions};
 use switchboard_search::{Doc, Index};
 use tokio_util::sync::CancellationToken;
 
-use crate::view::{View, Warned};
+use crate::client::{self, Client};
+use crate::view::{self, View, Warned};
 
 /// What the gateway exposes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,7 +63,7 @@ pub struct Gateway {
     instructions: bool,
     pub(crate) expose: Expose,
     snapshot: RwLock<Arc<Snapshot>>,
-    clients: Mutex<Vec<Peer<RoleServer>>>,
+    clients: Mutex<Vec<(Peer<RoleServer>, Arc<Client>)>>,
     /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
     listeners: Mutex<Vec<(RequestId, SubscriptionSink)>>,
     stop: CancellationToken,
@@ -101,6 +104,11 @@ impl Gateway {
         });
         gateway.rebuild();
         tokio::spawn(refresh(Arc::downgrade(&gateway), gateway.stop.clone()));
+        tokio::spawn(relay_events(
+            Arc::downgrade(&gateway),
+            gateway.sessions.events(),
+            gateway.stop.clone(),
+        ));
         gateway
     }
 
@@ -127,11 +135,58 @@ impl Gateway {
         self.by_name.get(name).map(|&i| &self.servers[i])
     }
 
-    /// Remember a connected client so it hears about list changes.
-    pub(crate) fn register(&self, peer: Peer<RoleServer>) {
+    /// Remember a connected client so it hears about list changes, log messages and updates
+    /// of the resources it subscribed to.
+    pub(crate) fn register(&self, peer: Peer<RoleServer>, client: Arc<Client>) {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        clients.retain(|p| !p.is_transport_closed());
-        clients.push(peer);
+        clients.retain(|(p, _)| !p.is_transport_closed());
+        clients.push((peer, client));
+    }
+
+    /// The connected clients.
+    fn live_clients(&self) -> Vec<(Peer<RoleServer>, Arc<Client>)> {
+        let mut c = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        c.retain(|(p, _)| !p.is_transport_closed());
+        c.clone()
+    }
+
+    /// Whether any connected client other than `except` subscribed to a public URI.
+    pub(crate) fn subscribed_elsewhere(&self, uri: &str, except: &Arc<Client>) -> bool {
+        self.live_clients()
+            .iter()
+            .any(|(_, c)| !Arc::ptr_eq(c, except) && c.subscribed(uri))
+    }
+
+    /// Set every upstream that supports logging to the most verbose level any client asked
+    /// for (each client then gets only what its own level lets through).
+    pub(crate) async fn sync_log_level(&self) {
+        let clients = self.live_clients();
+        let Some(min) = clients.iter().filter_map(|(_, c)| c.level()).min() else {
+            return;
+        };
+        let level = [
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ][usize::from(min.min(7))];
+        for server in &self.servers {
+            let name = server.name();
+            let logs = self
+                .sessions
+                .capabilities(name)
+                .is_some_and(|c| c.get("logging").is_some());
+            if !logs {
+                continue;
+            }
+            if let Err(e) = self.sessions.set_log_level(name, level).await {
+                tracing::warn!(server = %name, error = %e, "logging/setLevel failed upstream");
+            }
+        }
     }
 
     /// Add a `subscriptions/listen` stream (stateless 2026-07-28 clients).
@@ -206,11 +261,8 @@ impl Gateway {
 
     /// Tell every connected client which lists changed.
     async fn notify(&self, tools: bool, resources: bool, prompts: bool) {
-        let clients: Vec<Peer<RoleServer>> = {
-            let mut c = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-            c.retain(|p| !p.is_transport_closed());
-            c.clone()
-        };
+        let clients: Vec<Peer<RoleServer>> =
+            self.live_clients().into_iter().map(|(p, _)| p).collect();
         // In facade mode the two tools never change; clients find changes through search.
         let tools = tools && self.expose == Expose::All;
         for peer in clients {
@@ -291,6 +343,69 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
         if tools || resources || prompts {
             tracing::info!(tools, resources, prompts, "gateway view changed");
             g.notify(tools, resources, prompts).await;
+        }
+    }
+}
+
+/// Relay upstream log messages to every client whose level lets them through (the server named
+/// in `logger`), and resource updates to the clients subscribed to the resource's public URI.
+async fn relay_events(
+    gateway: Weak<Gateway>,
+    mut events: tokio::sync::broadcast::Receiver<ServerEvent>,
+    stop: CancellationToken,
+) {
+    loop {
+        let event = tokio::select! {
+            _ = stop.cancelled() => return,
+            e = events.recv() => e,
+        };
+        let event = match event {
+            Ok(e) => e,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(missed = n, "gateway fell behind upstream log messages");
+                continue;
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(g) = gateway.upgrade() else { return };
+        let clients = g.live_clients();
+        match event {
+            ServerEvent::Log { server, params } => {
+                let label = g
+                    .server(&server)
+                    .map(view::prefix)
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or(&server)
+                    .to_string();
+                let params = client::tag_logger(params, &label);
+                let Ok(message) =
+                    serde_json::from_value::<LoggingMessageNotificationParam>(params.clone())
+                else {
+                    continue;
+                };
+                for (peer, c) in clients {
+                    if c.wants_log(&params) {
+                        let _ = peer.notify_logging_message(message.clone()).await;
+                    }
+                }
+            }
+            ServerEvent::ResourceUpdated { server, uri } => {
+                let Some(config) = g.server(&server) else {
+                    continue;
+                };
+                let public = view::public_uri(config, &uri);
+                let Ok(update) = serde_json::from_value::<ResourceUpdatedNotificationParam>(
+                    serde_json::json!({ "uri": public }),
+                ) else {
+                    continue;
+                };
+                for (peer, c) in clients {
+                    if c.subscribed(&public) {
+                        let _ = peer.notify_resource_updated(update.clone()).await;
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }

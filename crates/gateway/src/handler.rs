@@ -2,24 +2,33 @@
 //! the current view, paginated; calls are routed by looking the public name up in the view,
 //! checked against the host's policy (asking the client's user through elicitation where the
 //! policy says to ask), and sent to the upstream session. A client's cancellation cancels the
-//! upstream request.
+//! upstream request. What the upstream sends about a call (progress, sampling and elicitation
+//! requests) goes to the calling client; `logging/setLevel`, `completion/complete` and resource
+//! subscriptions are routed to the upstream servers that offer them.
+// Logging and sampling are deprecated by SEP-2577 in rmcp 3.x, but clients on 2025-11-25 and
+// earlier use them.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CreateMessageRequestParams, ElicitRequestParams, ElicitationAction,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use switchboard_core::{CallResult, facade};
 use switchboard_host::policy::{self, Decision};
-use switchboard_mcp::SessionError;
+use switchboard_mcp::{SessionError, Upcall, UpcallError, UpcallKind};
+use tokio::sync::mpsc;
 
+use crate::client::{self, Client};
 use crate::gateway::{Expose, Gateway};
 use crate::view::Route;
 
@@ -34,12 +43,16 @@ const MAX_LIMIT: usize = 20;
 #[derive(Clone)]
 pub struct GatewayHandler {
     gateway: Arc<Gateway>,
+    client: Arc<Client>,
 }
 
 impl GatewayHandler {
     /// A handler for one client connection.
     pub fn new(gateway: Arc<Gateway>) -> Self {
-        Self { gateway }
+        Self {
+            gateway,
+            client: Arc::new(Client::default()),
+        }
     }
 }
 
@@ -130,12 +143,27 @@ impl GatewayHandler {
             }
         }
         let sessions = self.gateway.sessions();
-        let call = sessions.call_tool(server, &def.name, args);
-        let result = tokio::select! {
-            r = call => r,
-            _ = cx.ct.cancelled() => {
-                // Dropping the call future sent notifications/cancelled upstream.
-                return Err(McpError::internal_error("cancelled by the client", None));
+        // Progress and the server's sampling/elicitation requests come back through `upcalls`
+        // and are answered here, inside this request's task, so rmcp sends them to this client
+        // on this request's stream.
+        let (sink, mut upcalls) = mpsc::unbounded_channel();
+        let call = sessions.call_tool_relayed(server, &def.name, args, sink);
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                r = &mut call => break r,
+                Some(upcall) = upcalls.recv() => {
+                    tokio::select! {
+                        _ = upcall_to_client(upcall, cx) => {}
+                        _ = cx.ct.cancelled() => {
+                            return Err(McpError::internal_error("cancelled by the client", None));
+                        }
+                    }
+                }
+                _ = cx.ct.cancelled() => {
+                    // Dropping the call future sent notifications/cancelled upstream.
+                    return Err(McpError::internal_error("cancelled by the client", None));
+                }
             }
         };
         match result {
@@ -177,6 +205,125 @@ impl GatewayHandler {
         let mut result = CallToolResult::success(vec![ContentBlock::text(body.to_string())]);
         result.structured_content = Some(body);
         result
+    }
+}
+
+/// Pass one upcall of an upstream call on to the client that made the call: progress under the
+/// client's own token (dropped when it gave none), sampling and elicitation requests when the
+/// client declared the capability (otherwise the reply is dropped and the session layer gives
+/// its default answer).
+async fn upcall_to_client(upcall: Upcall, cx: &RequestContext<RoleServer>) {
+    match upcall {
+        Upcall::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let Some(token) = cx.meta.get_progress_token() else {
+                return;
+            };
+            let mut p = ProgressNotificationParam::new(token, progress);
+            p.total = total;
+            p.message = message;
+            let _ = cx.peer.notify_progress(p).await;
+        }
+        Upcall::Request {
+            kind: UpcallKind::Sampling,
+            params,
+            reply,
+        } => {
+            let declared = cx
+                .peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.sampling.is_some());
+            if !declared {
+                return;
+            }
+            let answer = match serde_json::from_value::<CreateMessageRequestParams>(params) {
+                Ok(p) => cx
+                    .peer
+                    .create_message(p)
+                    .await
+                    .map_err(client_error)
+                    .and_then(|r| serde_json::to_value(r).map_err(encode_error)),
+                Err(e) => Err(encode_error(e)),
+            };
+            let _ = reply.send(answer);
+        }
+        Upcall::Request {
+            kind: UpcallKind::Elicitation,
+            params,
+            reply,
+        } => {
+            let Ok(p) = serde_json::from_value::<ElicitRequestParams>(params) else {
+                return;
+            };
+            let mode = match p {
+                ElicitRequestParams::UrlElicitationParams { .. } => ElicitationMode::Url,
+                _ => ElicitationMode::Form,
+            };
+            if !cx.peer.supported_elicitation_modes().contains(&mode) {
+                return;
+            }
+            let answer = cx
+                .peer
+                .create_elicitation(p)
+                .await
+                .map_err(client_error)
+                .and_then(|r| serde_json::to_value(r).map_err(encode_error));
+            let _ = reply.send(answer);
+        }
+        _ => {}
+    }
+}
+
+/// A client's failure to answer a relayed request, as the error the server gets.
+fn client_error(e: rmcp::ServiceError) -> UpcallError {
+    match e {
+        rmcp::ServiceError::McpError(e) => UpcallError {
+            code: e.code.0,
+            message: e.message.to_string(),
+        },
+        other => UpcallError {
+            code: rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+            message: format!("the gateway's client did not answer: {other}"),
+        },
+    }
+}
+
+fn encode_error(e: serde_json::Error) -> UpcallError {
+    UpcallError {
+        code: rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+        message: format!("the relayed message does not convert: {e}"),
+    }
+}
+
+impl GatewayHandler {
+    /// The server owning a public resource URI that supports subscriptions, and its own URI.
+    fn owner(&self, public: &str) -> Result<(String, String), McpError> {
+        let candidates = self.gateway.snapshot().view.resolve_uri(public);
+        if candidates.is_empty() {
+            return Err(McpError::invalid_params(
+                format!("no resource {public}"),
+                None,
+            ));
+        }
+        let sessions = self.gateway.sessions();
+        candidates
+            .into_iter()
+            .find(|(server, _)| {
+                sessions.capabilities(server).is_some_and(|c| {
+                    c.pointer("/resources/subscribe")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                })
+            })
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("the server of {public} does not offer resource subscriptions"),
+                    None,
+                )
+            })
     }
 }
 
@@ -238,14 +385,25 @@ async fn ask(
 
 impl ServerHandler for GatewayHandler {
     fn get_info(&self) -> ServerConfig {
-        let caps = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .enable_resources()
-            .enable_resources_list_changed()
-            .enable_prompts()
-            .enable_prompts_list_changed()
-            .build();
+        // Logging, completion and subscriptions are relayed to the upstream servers that
+        // offer them (the builder has no switch for `completions`, so this is the wire form).
+        let caps: ServerCapabilities = serde_json::from_value(json!({
+            "tools": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "prompts": {"listChanged": true},
+            "logging": {},
+            "completions": {}
+        }))
+        .unwrap_or_else(|_| {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_resources_list_changed()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .build()
+        });
         let snapshot = self.gateway.snapshot();
         ServerConfig::new(caps)
             .with_server_info(Implementation::new(
@@ -256,7 +414,115 @@ impl ServerHandler for GatewayHandler {
     }
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
-        self.gateway.register(cx.peer.clone());
+        self.gateway.register(cx.peer.clone(), self.client.clone());
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.client.set_level(&client::level_name(request.level));
+        self.gateway.sync_log_level().await;
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let mut params = serde_json::to_value(&request)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let snapshot = self.gateway.snapshot();
+        let reference = params.get_mut("ref").and_then(Value::as_object_mut);
+        let Some(reference) = reference else {
+            return Err(McpError::invalid_params("completion without a ref", None));
+        };
+        // Route by the public prompt name or resource template to the owner, in its own terms.
+        let server = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                let Some((server, original)) = snapshot.view.prompt_routes.get(name) else {
+                    return Err(McpError::invalid_params(
+                        format!("unknown prompt {name:?}"),
+                        None,
+                    ));
+                };
+                reference.insert("name".into(), Value::String(original.clone()));
+                server.clone()
+            }
+            Some("ref/resource") => {
+                let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                let Some((server, original)) = snapshot.view.resolve_template(uri) else {
+                    return Err(McpError::invalid_params(
+                        format!("unknown resource template {uri:?}"),
+                        None,
+                    ));
+                };
+                reference.insert("uri".into(), Value::String(original));
+                server
+            }
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown completion reference type {other:?}"),
+                    None,
+                ));
+            }
+        };
+        let sessions = self.gateway.sessions();
+        let offers = sessions
+            .capabilities(&server)
+            .is_some_and(|c| c.get("completions").is_some());
+        if !offers {
+            // The owner offers no completion: nothing to suggest.
+            return Ok(CompleteResult::default());
+        }
+        let value = sessions
+            .complete(&server, params)
+            .await
+            .map_err(session_error)?;
+        let mut result: CompleteResult = wire(&value)?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let public = request.uri;
+        let (server, uri) = self.owner(&public)?;
+        if self.gateway.subscribed_elsewhere(&public, &self.client) {
+            self.client.subscribe(&public);
+            return Ok(());
+        }
+        self.gateway
+            .sessions()
+            .subscribe(&server, &uri)
+            .await
+            .map_err(session_error)?;
+        self.client.subscribe(&public);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let public = request.uri;
+        let (server, uri) = self.owner(&public)?;
+        self.client.unsubscribe(&public);
+        if self.gateway.subscribed_elsewhere(&public, &self.client) {
+            return Ok(());
+        }
+        self.gateway
+            .sessions()
+            .unsubscribe(&server, &uri)
+            .await
+            .map_err(session_error)
     }
 
     /// 2026-07-28 clients subscribe to list changes; resource-update subscriptions are not

@@ -5,6 +5,7 @@
 //! put one MCP server in front of them all. Every decision (names, allow/deny, approval, pins)
 //! comes from switchboard-host and switchboard-core; this crate only serves.
 
+pub mod client;
 pub mod demo;
 pub mod error;
 pub mod gateway;

@@ -75,6 +75,8 @@ pub struct View {
     pub resources: Vec<Value>,
     /// Listed resource templates (rewritten templates, as JSON).
     pub templates: Vec<Value>,
+    /// Public URI template -> (server, original template), for listed templates.
+    pub template_routes: HashMap<String, (String, String)>,
     /// Public URI -> (server, original URI), for listed resources.
     pub resource_routes: HashMap<String, (String, String)>,
     /// URI prefix (`switchboard://PREFIX/`) -> server, for servers with rewritten URIs.
@@ -248,6 +250,9 @@ impl View {
                 let public = public_uri(config, &t.def.uri_template);
                 if let Some(v) = with_field(&t.def, "uriTemplate", &public) {
                     view.templates.push(v);
+                    view.template_routes
+                        .entry(public)
+                        .or_insert_with(|| (s.server.clone(), t.def.uri_template.clone()));
                 }
             }
         }
@@ -272,6 +277,18 @@ impl View {
             .iter()
             .map(|s| (s.clone(), uri.to_string()))
             .collect()
+    }
+
+    /// Where a public resource template (as a completion reference names it) leads: a listed
+    /// template, or a template under a server's prefix.
+    pub fn resolve_template(&self, template: &str) -> Option<(String, String)> {
+        if let Some(route) = self.template_routes.get(template) {
+            return Some(route.clone());
+        }
+        let rest = template.strip_prefix(URI_SCHEME)?;
+        let (p, original) = rest.split_once('/')?;
+        let server = self.uri_prefixes.get(&format!("{URI_SCHEME}{p}/"))?;
+        Some((server.clone(), original.to_string()))
     }
 
     /// Total number of listed tools.
