@@ -138,3 +138,33 @@ impl Relays {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::NumberOrString;
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(NumberOrString::Number(n))
+    }
+
+    #[test]
+    fn requests_go_to_the_one_call_in_flight_and_registrations_end_with_their_guard() {
+        let relays = Arc::new(Relays::default());
+        assert!(relays.sole().is_none());
+        let (a, _rx_a) = mpsc::unbounded_channel();
+        let first = relays.register(token(1), a);
+        assert!(relays.sole().is_some());
+        assert!(relays.by_token(&token(1)).is_some());
+        assert!(relays.by_token(&token(2)).is_none());
+        let (b, rx_b) = mpsc::unbounded_channel();
+        let second = relays.register(token(2), b);
+        assert!(relays.sole().is_none(), "two calls: ambiguous");
+        drop(rx_b);
+        assert!(relays.sole().is_some(), "a closed sink does not count");
+        drop(first);
+        drop(second);
+        assert!(relays.by_token(&token(1)).is_none());
+        assert!(relays.sole().is_none());
+    }
+}

@@ -1,0 +1,147 @@
+//! Relays against the real server-everything (scripts/peers): a relayed call hears its
+//! progress and answers the server's sampling request itself; without a relay sampling is
+//! refused as before; log messages arrive as events after `logging/setLevel`.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{args, assert_ready, everything};
+use serde_json::{Value, json};
+use switchboard_core::CallResult;
+use switchboard_mcp::{ServerEvent, Sessions, Upcall, UpcallKind};
+use tokio::sync::mpsc;
+
+fn text(result: &CallResult) -> String {
+    serde_json::to_string(result).expect("a call result serializes")
+}
+
+#[tokio::test]
+async fn a_relayed_call_hears_its_progress_in_order() {
+    let sessions = Sessions::start(vec![everything("everything")]).await;
+    assert_ready(&sessions, "everything");
+    let (sink, mut upcalls) = mpsc::unbounded_channel();
+    let result = sessions
+        .call_tool_relayed(
+            "everything",
+            "trigger-long-running-operation",
+            args(json!({"duration": 0.3, "steps": 3})),
+            sink,
+        )
+        .await
+        .expect("the call succeeds");
+    assert!(
+        text(&result).contains("Long running operation completed"),
+        "{result:?}"
+    );
+    let mut seen = Vec::new();
+    while let Ok(upcall) = upcalls.try_recv() {
+        match upcall {
+            Upcall::Progress {
+                progress, total, ..
+            } => seen.push((progress, total)),
+            other => panic!("unexpected upcall {other:?}"),
+        }
+    }
+    assert_eq!(
+        seen,
+        vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
+    );
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_callers_answer_to_a_sampling_request_reaches_the_server() {
+    let sessions = Sessions::start(vec![everything("everything")]).await;
+    assert_ready(&sessions, "everything");
+    let (sink, mut upcalls) = mpsc::unbounded_channel();
+    let answering = tokio::spawn(async move {
+        let mut asked = Vec::new();
+        while let Some(upcall) = upcalls.recv().await {
+            if let Upcall::Request {
+                kind,
+                params,
+                reply,
+            } = upcall
+            {
+                asked.push((kind, params));
+                let _ = reply.send(Ok(json!({
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "relayed answer 42"},
+                    "model": "test-model",
+                    "stopReason": "endTurn"
+                })));
+            }
+        }
+        asked
+    });
+    let result = tokio::time::timeout(
+        Duration::from_secs(20),
+        sessions.call_tool_relayed(
+            "everything",
+            "trigger-sampling-request",
+            args(json!({"prompt": "hello"})),
+            sink,
+        ),
+    )
+    .await
+    .expect("the call ends")
+    .expect("the call succeeds");
+    assert!(text(&result).contains("relayed answer 42"), "{result:?}");
+    let asked = answering.await.expect("the answering task ends");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].0, UpcallKind::Sampling);
+    let prompt = asked[0].1.pointer("/messages/0/content/text");
+    assert!(
+        prompt
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.contains("hello")),
+        "{asked:?}"
+    );
+
+    // Without a relay the session still refuses sampling: the tool reports the failure.
+    let plain = sessions
+        .call_tool(
+            "everything",
+            "trigger-sampling-request",
+            args(json!({"prompt": "hello"})),
+        )
+        .await;
+    match plain {
+        Ok(r) => assert!(r.is_error, "{r:?}"),
+        Err(e) => assert!(e.to_string().contains("sampling"), "{e}"),
+    }
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn log_messages_arrive_as_events_after_set_level() {
+    let sessions = Sessions::start(vec![everything("everything")]).await;
+    assert_ready(&sessions, "everything");
+    let caps = sessions.capabilities("everything").expect("capabilities");
+    assert!(caps.get("logging").is_some(), "{caps}");
+    let mut events = sessions.events();
+    sessions
+        .set_log_level("everything", "debug")
+        .await
+        .expect("setLevel succeeds");
+    sessions
+        .call_tool("everything", "toggle-simulated-logging", args(json!({})))
+        .await
+        .expect("the toggle succeeds");
+    let event = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match events.recv().await {
+                Ok(ServerEvent::Log { server, params }) => break (server, params),
+                Ok(_) => continue,
+                Err(e) => panic!("events ended: {e}"),
+            }
+        }
+    })
+    .await
+    .expect("a log message within 10 s");
+    assert_eq!(event.0, "everything");
+    assert!(event.1.get("level").is_some(), "{}", event.1);
+    assert!(sessions.set_log_level("everything", "loud").await.is_err());
+    sessions.shutdown().await;
+}
