@@ -15,7 +15,7 @@ use rmcp::model::{
     ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
     ResourceUpdatedNotificationParam,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{InboundStreamOrigin, NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -62,10 +62,19 @@ impl Handler {
         )
     }
 
-    /// Hand a server's request to the caller of the one relayed call in flight; `None` when
+    /// Hand a server's request to the caller of the relayed call it belongs to: the request
+    /// whose HTTP response stream it came on, else the one relayed call in flight. `None` when
     /// there is no such caller or it did not answer (the default answer applies then).
-    async fn relay(&self, kind: UpcallKind, params: Value) -> Option<Result<Value, UpcallError>> {
-        let sink = self.relays.sole()?;
+    async fn relay(
+        &self,
+        kind: UpcallKind,
+        params: Value,
+        cx: &RequestContext<RoleClient>,
+    ) -> Option<Result<Value, UpcallError>> {
+        let sink = match cx.extensions.get::<InboundStreamOrigin>() {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => self.relays.by_request(id)?,
+            _ => self.relays.sole()?,
+        };
         let (reply, answer) = oneshot::channel();
         sink.send(Upcall::Request {
             kind,
@@ -113,10 +122,10 @@ impl ClientHandler for Handler {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _cx: RequestContext<RoleClient>,
+        cx: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        if let Some(answer) = self.relay(UpcallKind::Sampling, params).await {
+        if let Some(answer) = self.relay(UpcallKind::Sampling, params, &cx).await {
             return relayed(answer);
         }
         Err(ErrorData::new(
@@ -129,10 +138,10 @@ impl ClientHandler for Handler {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _cx: RequestContext<RoleClient>,
+        cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
-        if let Some(answer) = self.relay(UpcallKind::Elicitation, params).await {
+        if let Some(answer) = self.relay(UpcallKind::Elicitation, params, &cx).await {
             return relayed(answer);
         }
         Ok(answer_elicitation(self.elicitation, &request))

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::ProgressToken;
+use rmcp::model::{ProgressToken, RequestId};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -78,11 +78,19 @@ pub enum ServerEvent {
     },
 }
 
-/// The calls in flight on one server whose caller takes upcalls, by the progress token rmcp
-/// gave the request. Shared by the server's slot and every session handler it creates.
+/// One relayed request in flight: rmcp's progress token and JSON-RPC id for it, and its sink.
+struct Call {
+    token: ProgressToken,
+    id: RequestId,
+    sink: mpsc::UnboundedSender<Upcall>,
+}
+
+/// The calls in flight on one server whose caller takes upcalls, by the progress token and
+/// request id rmcp gave the request. Shared by the server's slot and every session handler it
+/// creates.
 #[derive(Default)]
 pub(crate) struct Relays {
-    calls: Mutex<Vec<(ProgressToken, mpsc::UnboundedSender<Upcall>)>>,
+    calls: Mutex<Vec<Call>>,
 }
 
 /// Removes a registration when the request ends (or its future is dropped).
@@ -93,18 +101,23 @@ pub(crate) struct Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        lock(&self.relays.calls).retain(|(t, _)| t != &self.token);
+        lock(&self.relays.calls).retain(|c| c.token != self.token);
     }
 }
 
 impl Relays {
-    /// Route upcalls for the request with `token` to `sink` until the guard is dropped.
+    /// Route upcalls for the request `id` with `token` to `sink` until the guard is dropped.
     pub(crate) fn register(
         self: &Arc<Self>,
         token: ProgressToken,
+        id: RequestId,
         sink: mpsc::UnboundedSender<Upcall>,
     ) -> Registered {
-        lock(&self.calls).push((token.clone(), sink));
+        lock(&self.calls).push(Call {
+            token: token.clone(),
+            id,
+            sink,
+        });
         Registered {
             relays: self.clone(),
             token,
@@ -115,18 +128,27 @@ impl Relays {
     pub(crate) fn by_token(&self, token: &ProgressToken) -> Option<mpsc::UnboundedSender<Upcall>> {
         lock(&self.calls)
             .iter()
-            .find(|(t, _)| t == token)
-            .map(|(_, s)| s.clone())
+            .find(|c| &c.token == token)
+            .map(|c| c.sink.clone())
     }
 
-    /// The sink a server's own request goes to: the one relayed call in flight. With none, or
-    /// with several (a stdio server's request does not say which call it belongs to), `None`,
-    /// and the session answers as it would without relays.
+    /// The sink of the request `id`, if it takes upcalls (an HTTP server's request that came on
+    /// that request's response stream belongs to it).
+    pub(crate) fn by_request(&self, id: &RequestId) -> Option<mpsc::UnboundedSender<Upcall>> {
+        lock(&self.calls)
+            .iter()
+            .find(|c| &c.id == id)
+            .map(|c| c.sink.clone())
+    }
+
+    /// The sink a server's own request goes to when it does not say which call it belongs to
+    /// (stdio; HTTP on the standalone stream): the one relayed call in flight. With none, or
+    /// with several, `None`, and the session answers as it would without relays.
     pub(crate) fn sole(&self) -> Option<mpsc::UnboundedSender<Upcall>> {
         let calls = lock(&self.calls);
-        let live: Vec<_> = calls.iter().filter(|(_, s)| !s.is_closed()).collect();
+        let live: Vec<_> = calls.iter().filter(|c| !c.sink.is_closed()).collect();
         match live.as_slice() {
-            [(_, sink)] => Some(sink.clone()),
+            [call] => Some(call.sink.clone()),
             [] => None,
             more => {
                 tracing::debug!(
@@ -153,12 +175,13 @@ mod tests {
         let relays = Arc::new(Relays::default());
         assert!(relays.sole().is_none());
         let (a, _rx_a) = mpsc::unbounded_channel();
-        let first = relays.register(token(1), a);
+        let first = relays.register(token(1), RequestId::Number(7), a);
         assert!(relays.sole().is_some());
         assert!(relays.by_token(&token(1)).is_some());
         assert!(relays.by_token(&token(2)).is_none());
         let (b, rx_b) = mpsc::unbounded_channel();
-        let second = relays.register(token(2), b);
+        let second = relays.register(token(2), RequestId::Number(8), b);
+        assert!(relays.by_request(&RequestId::Number(8)).is_some());
         assert!(relays.sole().is_none(), "two calls: ambiguous");
         drop(rx_b);
         assert!(relays.sole().is_some(), "a closed sink does not count");

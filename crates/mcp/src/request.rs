@@ -59,8 +59,13 @@ async fn send_once(
         .send_cancellable_request(request, PeerRequestOptions::with_timeout(timeout))
         .await?;
     // rmcp picks the progress token; upcalls carrying it go to the relay until this returns.
-    let _registered =
-        relay.map(|(relays, sink)| relays.register(handle.progress_token.clone(), sink.clone()));
+    let _registered = relay.map(|(relays, sink)| {
+        relays.register(
+            handle.progress_token.clone(),
+            handle.id.clone(),
+            sink.clone(),
+        )
+    });
     let mut guard = CancelOnDrop {
         peer: peer.clone(),
         id: Some(handle.id.clone()),

@@ -1,14 +1,16 @@
 //! Relays against the real server-everything (scripts/peers): a relayed call hears its
 //! progress and answers the server's sampling request itself; without a relay sampling is
-//! refused as before; log messages arrive as events after `logging/setLevel`.
+//! refused as before; over HTTP a sampling request finds its call by the response stream it
+//! came on, even with another relayed call in flight; log messages arrive as events after
+//! `logging/setLevel`.
 
 mod common;
 
 use std::time::Duration;
 
-use common::{args, assert_ready, everything};
+use common::{HttpEverything, args, assert_ready, everything, free_port};
 use serde_json::{Value, json};
-use switchboard_core::CallResult;
+use switchboard_core::{CallResult, ServerSpec};
 use switchboard_mcp::{ServerEvent, Sessions, Upcall, UpcallKind};
 use tokio::sync::mpsc;
 
@@ -143,5 +145,73 @@ async fn log_messages_arrive_as_events_after_set_level() {
     assert_eq!(event.0, "everything");
     assert!(event.1.get("level").is_some(), "{}", event.1);
     assert!(sessions.set_log_level("everything", "loud").await.is_err());
+    sessions.shutdown().await;
+}
+
+/// Answer every sampling request on `upcalls` with `text`; returns how many were answered.
+async fn answer_sampling(mut upcalls: mpsc::UnboundedReceiver<Upcall>, text: &str) -> usize {
+    let mut answered = 0;
+    while let Some(upcall) = upcalls.recv().await {
+        if let Upcall::Request {
+            kind: UpcallKind::Sampling,
+            reply,
+            ..
+        } = upcall
+        {
+            answered += 1;
+            let _ = reply.send(Ok(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": text},
+                "model": "test-model",
+                "stopReason": "endTurn"
+            })));
+        }
+    }
+    answered
+}
+
+#[tokio::test]
+async fn over_http_a_sampling_request_reaches_its_own_call_among_several() {
+    let port = free_port();
+    let _server = HttpEverything::start(port).await;
+    let spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}/mcp"));
+    let sessions = Sessions::start(vec![spec]).await;
+    assert_ready(&sessions, "web");
+    // A second relayed call stays in flight the whole time, so "the one call in flight" cannot
+    // be what routes the request.
+    let (long_sink, long_upcalls) = mpsc::unbounded_channel();
+    let long_answers = tokio::spawn(answer_sampling(long_upcalls, "wrong call"));
+    let long = {
+        let sessions = sessions.clone();
+        tokio::spawn(async move {
+            sessions
+                .call_tool_relayed(
+                    "web",
+                    "trigger-long-running-operation",
+                    args(json!({"duration": 3, "steps": 3})),
+                    long_sink,
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (sink, upcalls) = mpsc::unbounded_channel();
+    let answers = tokio::spawn(answer_sampling(upcalls, "the right call"));
+    let result = tokio::time::timeout(
+        Duration::from_secs(20),
+        sessions.call_tool_relayed(
+            "web",
+            "trigger-sampling-request",
+            args(json!({"prompt": "hi"})),
+            sink,
+        ),
+    )
+    .await
+    .expect("the call ends")
+    .expect("the call succeeds");
+    assert!(text(&result).contains("the right call"), "{result:?}");
+    assert_eq!(answers.await.expect("answers"), 1);
+    long.await.expect("join").expect("the long call succeeds");
+    assert_eq!(long_answers.await.expect("answers"), 0);
     sessions.shutdown().await;
 }
