@@ -2,7 +2,7 @@
 //! progress and answers the server's sampling request itself; without a relay sampling is
 //! refused as before; over HTTP a sampling request finds its call by the response stream it
 //! came on, even with another relayed call in flight; log messages arrive as events after
-//! `logging/setLevel`.
+//! `logging/setLevel`, resource updates after `resources/subscribe`.
 
 mod common;
 
@@ -213,5 +213,44 @@ async fn over_http_a_sampling_request_reaches_its_own_call_among_several() {
     assert_eq!(answers.await.expect("answers"), 1);
     long.await.expect("join").expect("the long call succeeds");
     assert_eq!(long_answers.await.expect("answers"), 0);
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn resource_updates_arrive_as_events_after_subscribe() {
+    let sessions = Sessions::start(vec![everything("everything")]).await;
+    assert_ready(&sessions, "everything");
+    let caps = sessions.capabilities("everything").expect("capabilities");
+    assert_eq!(caps.pointer("/resources/subscribe"), Some(&json!(true)));
+    let uri = sessions.catalog().servers["everything"]
+        .resources
+        .first()
+        .map(|r| r.def.uri.clone())
+        .expect("server-everything lists resources");
+    let mut events = sessions.events();
+    sessions
+        .subscribe("everything", &uri)
+        .await
+        .expect("subscribe succeeds");
+    sessions
+        .call_tool("everything", "toggle-subscriber-updates", args(json!({})))
+        .await
+        .expect("the toggle succeeds");
+    let updated = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match events.recv().await {
+                Ok(ServerEvent::ResourceUpdated { server, uri }) => break (server, uri),
+                Ok(_) => continue,
+                Err(e) => panic!("events ended: {e}"),
+            }
+        }
+    })
+    .await
+    .expect("an update within 10 s");
+    assert_eq!(updated, ("everything".to_string(), uri.clone()));
+    sessions
+        .unsubscribe("everything", &uri)
+        .await
+        .expect("unsubscribe succeeds");
     sessions.shutdown().await;
 }
