@@ -394,7 +394,9 @@ fn instructions(catalog: &Catalog, servers: &[ServerConfig], with_servers: bool)
 mod tests {
     use super::*;
     use serde_json::json;
-    use switchboard_core::{Entry, Resource, ServerCatalog, ServerSpec, ToolFilter};
+    use switchboard_core::{
+        Entry, Resource, ResourceTemplate, ServerCatalog, ServerSpec, ToolFilter,
+    };
     use switchboard_host::config::Approve;
 
     fn config(name: &str, alias: Option<&str>, deny: &[&str]) -> ServerConfig {
@@ -475,6 +477,37 @@ mod tests {
         let v = View::build(&catalog(), &servers, None, &Warned::default(), true);
         assert_eq!(v.resources[0]["uri"], "docs://pages/a");
         assert!(v.tools.iter().any(|t| t.public == "search"));
+    }
+
+    #[test]
+    fn completion_templates_resolve_to_their_owner_in_its_own_terms() {
+        let mut c = catalog();
+        if let Some(docs) = c.servers.get_mut("docs") {
+            docs.resource_templates.push(Entry::new(ResourceTemplate {
+                uri_template: "docs://pages/{id}".into(),
+                name: "page".into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                extra: Default::default(),
+            }));
+        }
+        let servers = [config("tickets", None, &[]), config("docs", None, &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        assert_eq!(
+            v.templates[0]["uriTemplate"],
+            "switchboard://docs/docs://pages/{id}"
+        );
+        let route = Some(("docs".to_string(), "docs://pages/{id}".to_string()));
+        assert_eq!(
+            v.resolve_template("switchboard://docs/docs://pages/{id}"),
+            route
+        );
+        assert_eq!(
+            v.resolve_template("switchboard://docs/docs://other/{x}"),
+            Some(("docs".to_string(), "docs://other/{x}".to_string()))
+        );
+        assert_eq!(v.resolve_template("docs://pages/{id}"), None);
     }
 
     #[test]
