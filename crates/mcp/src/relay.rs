@@ -80,6 +80,8 @@ pub enum ServerEvent {
 
 /// One relayed request in flight: rmcp's progress token and JSON-RPC id for it, and its sink.
 struct Call {
+    /// Unique per registration: tokens and ids start over when a session is re-established.
+    serial: u64,
     token: ProgressToken,
     id: RequestId,
     sink: mpsc::UnboundedSender<Upcall>,
@@ -91,17 +93,18 @@ struct Call {
 #[derive(Default)]
 pub(crate) struct Relays {
     calls: Mutex<Vec<Call>>,
+    next: std::sync::atomic::AtomicU64,
 }
 
 /// Removes a registration when the request ends (or its future is dropped).
 pub(crate) struct Registered {
     relays: Arc<Relays>,
-    token: ProgressToken,
+    serial: u64,
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        lock(&self.relays.calls).retain(|c| c.token != self.token);
+        lock(&self.relays.calls).retain(|c| c.serial != self.serial);
     }
 }
 
@@ -113,21 +116,25 @@ impl Relays {
         id: RequestId,
         sink: mpsc::UnboundedSender<Upcall>,
     ) -> Registered {
+        let serial = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         lock(&self.calls).push(Call {
-            token: token.clone(),
+            serial,
+            token,
             id,
             sink,
         });
         Registered {
             relays: self.clone(),
-            token,
+            serial,
         }
     }
 
-    /// The sink of the request with `token`, if it takes upcalls.
+    /// The sink of the request with `token`, if it takes upcalls (the newest registration: a
+    /// call left over from a session that ended may hold the same token).
     pub(crate) fn by_token(&self, token: &ProgressToken) -> Option<mpsc::UnboundedSender<Upcall>> {
         lock(&self.calls)
             .iter()
+            .rev()
             .find(|c| &c.token == token)
             .map(|c| c.sink.clone())
     }
@@ -137,6 +144,7 @@ impl Relays {
     pub(crate) fn by_request(&self, id: &RequestId) -> Option<mpsc::UnboundedSender<Upcall>> {
         lock(&self.calls)
             .iter()
+            .rev()
             .find(|c| &c.id == id)
             .map(|c| c.sink.clone())
     }
