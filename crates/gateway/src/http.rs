@@ -10,7 +10,6 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
-use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use switchboard_core::Secret;
@@ -25,15 +24,7 @@ pub const MCP_PATH: &str = "/mcp";
 
 /// Serve one client over this process's stdin/stdout until it disconnects.
 pub async fn serve_stdio(gateway: Arc<Gateway>) -> Result<(), GatewayError> {
-    let running = GatewayHandler::new(gateway)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    Ok(())
+    crate::stdio::serve(GatewayHandler::new(gateway)).await
 }
 
 /// How to serve over HTTP.

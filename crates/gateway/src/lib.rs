@@ -12,6 +12,7 @@ pub mod gateway;
 pub mod handler;
 pub mod http;
 pub mod static_server;
+mod stdio;
 pub mod view;
 
 pub use error::GatewayError;

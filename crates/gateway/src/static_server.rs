@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rmcp::{
-    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    ErrorData as McpError, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
         GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
@@ -55,15 +55,7 @@ pub trait Backend: Send + Sync + 'static {
 
 /// Serve a backend over this process's stdin/stdout until the client disconnects.
 pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), GatewayError> {
-    let running = StaticServer { backend }
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    Ok(())
+    crate::stdio::serve(StaticServer { backend }).await
 }
 
 #[derive(Clone)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::{
-    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    ErrorData as McpError, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
         CompleteResult, CreateMessageRequestParams, ElicitRequestParams, GetPromptRequestParams,
@@ -41,15 +41,7 @@ pub struct ConformanceFixture;
 
 /// Serve the fixture over this process's stdin/stdout until the client disconnects.
 pub async fn serve_stdio() -> Result<(), GatewayError> {
-    let running = ConformanceFixture
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
-    Ok(())
+    crate::stdio::serve(ConformanceFixture).await
 }
 
 /// Serve the fixture over Streamable HTTP at `http://ADDR/mcp` until the process ends;
