@@ -105,7 +105,12 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
             }
             AgentEvent::ToolUseStarted { name } => eprintln!("\n  [{name}]"),
             AgentEvent::ToolFinished(o) => {
-                eprintln!("  [{} → {:?}, {} ms]", o.name, o.status, o.elapsed_ms)
+                eprintln!(
+                    "  [{} → {}, {} ms]",
+                    o.name,
+                    o.status.as_str(),
+                    o.elapsed_ms
+                )
             }
             AgentEvent::ToolsChanged { added, removed } => eprintln!(
                 "  [tools changed: +{} -{}]",

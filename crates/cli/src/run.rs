@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode, translate_options};
 use switchboard_host::client::ProviderClient;
-use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll, Status};
+use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
 use switchboard_host::transcript::Transcript;
 use switchboard_host::translate::default_model;
 use switchboard_providers::Part;
@@ -160,10 +160,7 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         match e {
             AgentEvent::ToolFinished(o) => {
-                let what = match o.status {
-                    Status::Ok => "ok".to_string(),
-                    other => format!("{other:?}").to_lowercase(),
-                };
+                let what = o.status.as_str();
                 eprintln!(
                     "  {} {} → {what} ({} ms)",
                     o.name,

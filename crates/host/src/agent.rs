@@ -587,13 +587,16 @@ fn unreachable_translation() -> &'static Translation {
 }
 
 fn add_usage(total: &mut Usage, u: &Usage) {
-    total.input_tokens += u.input_tokens;
-    total.output_tokens += u.output_tokens;
+    // Counts come from the provider: saturate rather than overflow on absurd values.
+    total.input_tokens = total.input_tokens.saturating_add(u.input_tokens);
+    total.output_tokens = total.output_tokens.saturating_add(u.output_tokens);
     if let Some(r) = u.cache_read_tokens {
-        *total.cache_read_tokens.get_or_insert(0) += r;
+        let t = total.cache_read_tokens.get_or_insert(0);
+        *t = t.saturating_add(r);
     }
     if let Some(w) = u.cache_write_tokens {
-        *total.cache_write_tokens.get_or_insert(0) += w;
+        let t = total.cache_write_tokens.get_or_insert(0);
+        *t = t.saturating_add(w);
     }
 }
 

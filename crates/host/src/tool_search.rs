@@ -134,7 +134,7 @@ impl ToolSearch {
             .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
             .clamp(1, MAX_LIMIT);
         let Some((_, index, names, total)) = &self.index else {
-            return outcome(Status::Ok, Shaped::error("No tools are available."));
+            return outcome(Status::ToolError, Shaped::error("No tools are available."));
         };
         let mut found = Vec::new();
         for hit in index.search(query, limit, Method::Lexical) {

@@ -25,10 +25,23 @@ pub struct Transcript {
 /// What replaces a secret header value.
 pub const REDACTED: &str = "[redacted]";
 
+/// Create (truncate) a file only its owner can read: a transcript holds whole prompts and tool
+/// output.
+fn create_private(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
 impl Transcript {
     /// Create (truncate) the file.
     pub fn create(path: &Path) -> Result<Self, HostError> {
-        let file = File::create(path).map_err(|source| HostError::Transcript {
+        let file = create_private(path).map_err(|source| HostError::Transcript {
             path: path.to_path_buf(),
             source,
         })?;

@@ -105,14 +105,28 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         builder.create(dir)?;
     }
     let tmp = path.with_extension("json.tmp");
+    // A leftover temporary file may have wider permissions: start from a new one, so the mode
+    // below applies.
+    match std::fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     options.mode(0o600);
     let mut file = options.open(&tmp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
-    std::fs::rename(&tmp, path)
+    std::fs::rename(&tmp, path)?;
+    // An existing directory keeps whatever mode it had: tighten it too.
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 #[async_trait::async_trait]

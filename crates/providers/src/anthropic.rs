@@ -258,7 +258,10 @@ fn usage(u: Option<&Value>, base: &Usage) -> Usage {
     let write = count_at(u, "/cache_creation_input_tokens").or(base.cache_write_tokens);
     let uncached = count_at(u, "/input_tokens");
     let input = match uncached {
-        Some(n) => n + read.unwrap_or(0) + write.unwrap_or(0),
+        // Counts come from the provider: saturate rather than overflow on absurd values.
+        Some(n) => n
+            .saturating_add(read.unwrap_or(0))
+            .saturating_add(write.unwrap_or(0)),
         None => base.input_tokens,
     };
     Usage {

@@ -794,8 +794,9 @@ fn finish_reason(reason: &str) -> Stop {
 fn usage(u: &Value) -> Usage {
     Usage {
         input_tokens: count_at(u, "/promptTokenCount").unwrap_or(0),
-        output_tokens: count_at(u, "/candidatesTokenCount").unwrap_or(0)
-            + count_at(u, "/thoughtsTokenCount").unwrap_or(0),
+        output_tokens: count_at(u, "/candidatesTokenCount")
+            .unwrap_or(0)
+            .saturating_add(count_at(u, "/thoughtsTokenCount").unwrap_or(0)),
         cache_read_tokens: count_at(u, "/cachedContentTokenCount"),
         cache_write_tokens: None,
     }

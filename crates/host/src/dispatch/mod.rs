@@ -85,6 +85,16 @@ pub enum Status {
     NotRun,
 }
 
+impl Status {
+    /// The status as `--json` and the README spell it (`timed_out`, `no_longer_available`).
+    pub fn as_str(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => format!("{self:?}"),
+        }
+    }
+}
+
 /// The result of one tool use, paired by id.
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {

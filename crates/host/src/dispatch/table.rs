@@ -93,6 +93,11 @@ impl ToolTable {
     /// contained in, the wanted name first, then by edit distance (case-insensitive) within a
     /// third of the name's length; ties by name.
     pub fn closest(&self, wanted: &str, n: usize) -> Vec<&str> {
+        // The name comes from the model: a huge one would make the edit distances quadratic in
+        // its length, and no real tool name is longer than a provider allows (128).
+        if wanted.is_empty() || wanted.len() > 128 {
+            return Vec::new();
+        }
         let w = wanted.to_ascii_lowercase();
         let limit = (w.chars().count() / 3).max(2);
         let mut scored: Vec<(usize, &str)> = self
@@ -101,7 +106,8 @@ impl ToolTable {
             .filter_map(|(public, route)| {
                 let p = public.to_ascii_lowercase();
                 let tool = route.tool.to_ascii_lowercase();
-                let contains = w.contains(&tool) || tool.contains(&w) || p.contains(&w);
+                let contains =
+                    !tool.is_empty() && (w.contains(&tool) || tool.contains(&w) || p.contains(&w));
                 let d = distance(&w, &p).min(distance(&w, &tool));
                 (contains || d <= limit).then_some((if contains { 0 } else { d }, public.as_str()))
             })
@@ -165,5 +171,8 @@ mod tests {
         assert_eq!(t.closest("close_ticket", 3), ["tickets__close_ticket"]);
         assert_eq!(t.closest("tickets__serch", 1), ["tickets__search"]);
         assert!(t.closest("completely_unrelated_name_here", 3).is_empty());
+        // A name the model made up at any length is answered at once, with no suggestions.
+        assert!(t.closest(&"x".repeat(100_000), 3).is_empty());
+        assert!(t.closest("", 3).is_empty());
     }
 }
