@@ -130,7 +130,9 @@ impl Scenario {
                 client_name: "switchboard-conformance".to_string(),
                 client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
                 client_id: self.context_str("client_id"),
-                client_secret: self.context_str("client_secret"),
+                client_secret: self
+                    .context_str("client_secret")
+                    .map(switchboard_core::Secret::new),
                 ..OAuthOptions::default()
             },
         }

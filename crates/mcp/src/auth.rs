@@ -282,7 +282,7 @@ where
     if let Some(id) = &options.client_id {
         request = request.with_preregistered_client(id.as_str());
         if let Some(secret) = &options.client_secret {
-            request = request.with_client_secret(secret.as_str());
+            request = request.with_client_secret(secret.expose());
         }
     }
     if let Some(challenge) = challenge {

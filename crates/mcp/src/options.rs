@@ -73,7 +73,7 @@ pub struct OAuthOptions {
     /// A pre-registered client id (skips registration).
     pub client_id: Option<String>,
     /// The pre-registered client's secret, if it is confidential.
-    pub client_secret: Option<String>,
+    pub client_secret: Option<switchboard_core::Secret>,
     /// How many step-up authorizations one request may trigger before its 403 is final.
     pub max_step_ups: u32,
 }
