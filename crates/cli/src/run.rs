@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode, translate_options};
 use switchboard_host::client::ProviderClient;
+use switchboard_host::config::{Config, PinMode};
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
+use switchboard_host::pins::{self, PinStore};
 use switchboard_host::transcript::Transcript;
 use switchboard_host::translate::default_model;
 use switchboard_providers::Part;
@@ -139,7 +141,26 @@ pub async fn start_agent(
     if let Some(t) = transcript {
         agent.set_transcript(t);
     }
+    agent.set_pins(open_pins(&config));
     Ok(agent)
+}
+
+/// The pin store, found as `serve` finds it without `--pins`: `[settings] pin_store`, else the
+/// user data directory. Only opened when some server pins. A store that cannot be opened is
+/// said once and the run goes on unpinned: pins guard the tools, they never block the run.
+fn open_pins(config: &Config) -> Option<Arc<PinStore>> {
+    if config.servers.iter().all(|s| s.pin == PinMode::Off) {
+        return None;
+    }
+    match pins::store_path(None, &config.settings).and_then(|p| PinStore::open(&p)) {
+        Ok(store) => Some(Arc::new(store)),
+        Err(e) => {
+            eprintln!(
+                "warning: {e}; tools are not checked against their pins in this session (set [settings] pin_store to a writable file, or pin = \"off\")"
+            );
+            None
+        }
+    }
 }
 
 /// Run the command. Exit 0 when the model answered, 1 when the run failed (provider error after

@@ -6,13 +6,18 @@
 //! generation changed, so when nothing changed every request carries byte-identical tools and
 //! system prompt (the provider's prompt cache survives); public names depend only on each tool's
 //! own server and name, so unchanged tools keep their names across rebuilds.
+//!
+//! Pins work as in the gateway (see [`crate::pins`]): with a store set
+//! ([`Agent::set_pins`]), a tool whose server changed its definition since it was pinned is left
+//! out of the tools array under `pin = "enforce"`, and a call to it is answered with why.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use switchboard_core::Dialect;
+use switchboard_core::names::NameMap;
+use switchboard_core::{Catalog, Dialect};
 use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
@@ -22,8 +27,11 @@ use switchboard_providers::{
 
 use crate::client::ProviderClient;
 use crate::config::{Config, ServerConfig};
-use crate::dispatch::{Approver, Dispatcher, Outcome, ToolInput, ToolTable, ToolUse, Validators};
+use crate::dispatch::{
+    Approver, Dispatcher, Outcome, Route, ToolInput, ToolTable, ToolUse, Validators,
+};
 use crate::error::HostError;
+use crate::pins::{PinGate, PinStore, Withheld};
 use crate::shape;
 use crate::tool_search::ToolSearch;
 use crate::transcript::Transcript;
@@ -131,8 +139,8 @@ pub struct Answer {
 
 /// One build of the tools array.
 struct ToolsArray {
-    /// (catalog generation, tools loaded by search) it was built for.
-    key: (u64, usize),
+    /// (catalog generation, tools loaded by search, pin store version) it was built for.
+    key: (u64, usize, i64),
     /// The tools, names and system prompt.
     translation: Translation,
     /// Its rent in tokens per request, and how that was counted.
@@ -153,6 +161,9 @@ pub struct Agent {
     tools: Option<ToolsArray>,
     search: Option<ToolSearch>,
     transcript: Option<Transcript>,
+    pins: PinGate,
+    /// The catalog without withheld tools, for (catalog generation, pin store version).
+    pinned: Option<((u64, i64), Catalog, Withheld)>,
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// Every model request so far.
@@ -206,6 +217,8 @@ impl Agent {
             table: ToolTable::default(),
             tools: None,
             transcript: None,
+            pins: PinGate::default(),
+            pinned: None,
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
@@ -215,6 +228,27 @@ impl Agent {
     /// Write every request and response to this transcript.
     pub fn set_transcript(&mut self, t: Transcript) {
         self.transcript = Some(t);
+    }
+
+    /// Check tools against this pin store (per server `pin = "enforce" | "warn" | "off"`).
+    /// Without one (the default) nothing is pinned.
+    pub fn set_pins(&mut self, store: Option<Arc<PinStore>>) {
+        self.pins = PinGate::new(store);
+        self.pinned = None;
+    }
+
+    /// The catalog as the model may see it (changed tools withheld under `pin = "enforce"`),
+    /// and what was withheld. Re-checked when the catalog or the pin store changes.
+    fn pinned_catalog(&mut self) -> (Catalog, Withheld) {
+        let key = (self.sessions.generation(), self.pins.version());
+        if let Some((k, catalog, withheld)) = &self.pinned
+            && *k == key
+        {
+            return (catalog.clone(), withheld.clone());
+        }
+        let (catalog, withheld) = self.pins.apply(self.sessions.catalog(), &self.servers);
+        self.pinned = Some((key, catalog.clone(), withheld.clone()));
+        (catalog, withheld)
     }
 
     /// The rent of the tools array as last sent: tokens per request and how they were counted.
@@ -413,7 +447,7 @@ impl Agent {
     }
 
     async fn dispatch(&mut self, uses: &[ToolUse]) -> Vec<Outcome> {
-        let catalog = self.sessions.catalog();
+        let (catalog, withheld) = self.pinned_catalog();
         // Search mode: `search_tools` is answered here; the rest go through the dispatcher,
         // concurrently; the outcomes are put back in the model's order.
         let search_mode = self.search.is_some();
@@ -430,6 +464,7 @@ impl Agent {
         let dispatcher = Dispatcher {
             table: &self.table,
             catalog: &catalog,
+            withheld: &withheld,
             servers: &self.servers,
             caller: &self.sessions,
             approver: self.approver.as_ref(),
@@ -458,13 +493,13 @@ impl Agent {
             .search
             .as_ref()
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
-        let key = (generation, loaded);
+        let key = (generation, loaded, self.pins.version());
         if let Some(a) = &self.tools
             && a.key == key
         {
             return None;
         }
-        let catalog = self.sessions.catalog();
+        let (catalog, _) = self.pinned_catalog();
         let t = match &self.search {
             None => translate(&catalog, &self.translate_opts),
             Some(search) => {
@@ -524,6 +559,25 @@ impl Agent {
             );
         }
         self.table.replace(&t);
+        // A withheld tool keeps its public name (names depend only on server and tool), so a
+        // model that knows it from earlier gets the pin explanation, not "unknown tool".
+        let (_, withheld) = self.pinned_catalog();
+        let map = NameMap::build(
+            self.client.dialect,
+            withheld.tools(),
+            &self.translate_opts.aliases,
+        );
+        for (server, tool) in withheld.tools() {
+            if let Some(public) = map.public(server, tool) {
+                let route = Route {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                    strict: false,
+                    wrapped_root: false,
+                };
+                self.table.withhold(public, route);
+            }
+        }
         self.tools = Some(ToolsArray {
             key,
             translation: t,

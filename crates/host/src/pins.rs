@@ -8,16 +8,17 @@
 //! display-only fields may change freely. The full pinned JSON is stored, not only its hash, so
 //! `pins diff` can show what changed.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use switchboard_core::{ContentHash, Tool};
+use switchboard_core::{Catalog, ContentHash, Tool};
 
-use crate::config::Settings;
+use crate::config::{PinMode, ServerConfig, Settings};
 use crate::error::HostError;
 
 /// The pin store's file name in the user data directory.
@@ -280,6 +281,159 @@ impl PinStore {
     }
 }
 
+/// Which top-level fields of a pinned definition differ, e.g. "description, inputSchema changed".
+pub fn changed_fields(old: &Value, new: &Value) -> String {
+    let keys: BTreeSet<&String> = old
+        .as_object()
+        .into_iter()
+        .chain(new.as_object())
+        .flat_map(|o| o.keys())
+        .collect();
+    let changed: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| old.get(k.as_str()) != new.get(k.as_str()))
+        .map(String::as_str)
+        .collect();
+    if changed.is_empty() {
+        "definition".to_string()
+    } else {
+        format!("{} changed", changed.join(", "))
+    }
+}
+
+/// Tools left out of the agent loop's tools array because their server changed their
+/// definition since it was pinned (`pin = "enforce"`): (server, tool) → why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Withheld(BTreeMap<(String, String), String>);
+
+impl Withheld {
+    /// Why `server/tool` is withheld, when it is: which fields changed and how to accept it.
+    pub fn reason(&self, server: &str, tool: &str) -> Option<&str> {
+        self.0
+            .get(&(server.to_string(), tool.to_string()))
+            .map(String::as_str)
+    }
+
+    /// Nothing is withheld.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The withheld (server, tool) pairs, sorted.
+    pub fn tools(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.keys().map(|(s, t)| (s.as_str(), t.as_str()))
+    }
+}
+
+/// The agent loop's pin check: the same store and per-server `pin` setting as the gateway's.
+/// [`PinGate::apply`] records first-seen tools, takes changed ones out of the catalog under
+/// `enforce` and logs them under `warn`. A store that fails mid-run is reported once and the
+/// loop carries on unpinned: pins protect the model from a changed tool, they never stop a run.
+#[derive(Debug, Default)]
+pub struct PinGate {
+    store: Option<Arc<PinStore>>,
+    /// (server, tool, new hash) already logged.
+    warned: BTreeSet<(String, String, String)>,
+    /// A store error was reported already.
+    failed: bool,
+}
+
+impl PinGate {
+    /// A gate over `store`; `None` pins nothing (no store could be opened).
+    pub fn new(store: Option<Arc<PinStore>>) -> Self {
+        PinGate {
+            store,
+            ..PinGate::default()
+        }
+    }
+
+    /// A number that changes when the store does (another process ran `pins approve`); 0
+    /// without a store. The loop re-checks its tools when it moves.
+    pub fn version(&mut self) -> i64 {
+        let Some(store) = &self.store else {
+            return 0;
+        };
+        match store.data_version() {
+            Ok(v) => v,
+            Err(e) => {
+                self.report(&e);
+                0
+            }
+        }
+    }
+
+    /// Check every tool of every server whose `pin` is not `off`; return the catalog without
+    /// the withheld tools and why each was withheld. Servers without a config are left alone.
+    pub fn apply(&mut self, mut catalog: Catalog, servers: &[ServerConfig]) -> (Catalog, Withheld) {
+        let mut withheld = Withheld::default();
+        let Some(store) = self.store.clone() else {
+            return (catalog, withheld);
+        };
+        for (name, server) in catalog.servers.iter_mut() {
+            let Some(config) = servers.iter().find(|s| s.name() == name) else {
+                continue;
+            };
+            if config.pin == PinMode::Off {
+                continue;
+            }
+            let mut keep = Vec::with_capacity(server.tools.len());
+            for entry in std::mem::take(&mut server.tools) {
+                let tool = &entry.def;
+                let pinned = match store.check(name, tool) {
+                    Ok(PinCheck::Changed { pinned }) => pinned,
+                    Ok(PinCheck::New | PinCheck::Same) => {
+                        keep.push(entry);
+                        continue;
+                    }
+                    Err(e) => {
+                        self.report(&e);
+                        keep.push(entry);
+                        continue;
+                    }
+                };
+                let now = pinned_definition(tool);
+                let what = changed_fields(&pinned.definition, &now);
+                let t = &tool.name;
+                let hint = format!(
+                    "`switchboard pins diff {name}/{t}` shows the change; `switchboard pins approve {name}/{t}` accepts it"
+                );
+                let first_report =
+                    self.warned
+                        .insert((name.clone(), t.clone(), definition_hash(&now)));
+                match config.pin {
+                    PinMode::Enforce => {
+                        if first_report {
+                            tracing::warn!(server = %name, tool = %t, changed = %what, "pinned tool definition changed: withheld from the model (pin = \"enforce\"); {hint}");
+                        }
+                        withheld.0.insert(
+                            (name.clone(), t.clone()),
+                            format!(
+                                "server \"{name}\" changed the definition of \"{t}\" ({what}) since the user pinned it, so it is withheld until the user reviews the change. {hint}"
+                            ),
+                        );
+                    }
+                    PinMode::Warn => {
+                        if first_report {
+                            tracing::warn!(server = %name, tool = %t, changed = %what, "pinned tool definition changed (pin = \"warn\": kept); {hint}");
+                        }
+                        keep.push(entry);
+                    }
+                    PinMode::Off => keep.push(entry),
+                }
+            }
+            server.tools = keep;
+        }
+        (catalog, withheld)
+    }
+
+    fn report(&mut self, e: &HostError) {
+        if !self.failed {
+            self.failed = true;
+            tracing::warn!("{e}; tools are not checked against their pins");
+        }
+    }
+}
+
 const SELECT: &str = "SELECT server, tool, hash, definition, first_seen, approved_at, pending_hash, pending_definition, pending_since FROM pins";
 
 fn read_pin(conn: &Connection, server: &str, tool: &str) -> rusqlite::Result<Option<Pin>> {
@@ -403,6 +557,75 @@ mod tests {
             .unwrap();
         assert_ne!(gateway.data_version().unwrap(), before);
         assert_eq!(gateway.check("s", &tool("b")).unwrap(), PinCheck::Same);
+    }
+
+    fn servers(pin: &str) -> Vec<ServerConfig> {
+        let text = format!("[servers.docs]\ncommand = \"x\"\npin = \"{pin}\"\n");
+        crate::config::Config::parse(Path::new("t.toml"), &text, &|_| None)
+            .unwrap()
+            .servers
+    }
+
+    fn catalog(description: &str) -> Catalog {
+        let mut s = switchboard_core::ServerCatalog::new("docs");
+        s.tools
+            .push(switchboard_core::Entry::new(tool(description)));
+        s.tools.push(switchboard_core::Entry::new(Tool::new(
+            "stable",
+            "Never changes.",
+            json!({"type": "object"}),
+        )));
+        Catalog::from_servers([s])
+    }
+
+    #[test]
+    fn the_gate_withholds_under_enforce_keeps_under_warn_and_skips_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(PinStore::open(&dir.path().join("pins.sqlite")).unwrap());
+        for (mode, kept) in [("enforce", false), ("warn", true)] {
+            let servers = servers(mode);
+            let mut gate = PinGate::new(Some(store.clone()));
+            let (_, w) = gate.apply(catalog(&format!("v1 {mode}")), &servers);
+            assert!(
+                w.is_empty(),
+                "{mode}: first sight is recorded, not withheld"
+            );
+            assert!(store.get("docs", "stable").unwrap().is_some());
+            let (shown, w) = gate.apply(catalog(&format!("v2 {mode}")), &servers);
+            assert_eq!(shown.tool("docs", "search").is_some(), kept, "{mode}");
+            assert!(shown.tool("docs", "stable").is_some());
+            assert_eq!(w.reason("docs", "search").is_some(), !kept, "{mode}");
+            // Approving the change (as `pins approve` does) brings the tool back.
+            store.approve("docs", "search").unwrap();
+            let (shown, w) = gate.apply(catalog(&format!("v2 {mode}")), &servers);
+            assert!(shown.tool("docs", "search").is_some() && w.is_empty());
+        }
+        // `off` neither records nor withholds.
+        let fresh = Arc::new(PinStore::open(&dir.path().join("off.sqlite")).unwrap());
+        let mut gate = PinGate::new(Some(fresh.clone()));
+        gate.apply(catalog("a"), &servers("off"));
+        let (shown, w) = gate.apply(catalog("b"), &servers("off"));
+        assert!(w.is_empty() && shown.tool("docs", "search").is_some());
+        assert!(fresh.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_store_that_fails_mid_run_leaves_the_tools_unpinned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pins.sqlite");
+        let store = Arc::new(PinStore::open(&path).unwrap());
+        let mut gate = PinGate::new(Some(store.clone()));
+        gate.apply(catalog("v1"), &servers("enforce"));
+        // Someone drops the table under us: every check now fails.
+        store.conn().execute_batch("DROP TABLE pins").unwrap();
+        let (shown, w) = gate.apply(catalog("v2"), &servers("enforce"));
+        assert!(w.is_empty());
+        assert!(shown.tool("docs", "search").is_some());
+        assert!(gate.failed);
+        // No store at all: nothing is checked, version is 0.
+        let mut none = PinGate::new(None);
+        assert_eq!(none.version(), 0);
+        assert!(none.apply(catalog("v3"), &servers("enforce")).1.is_empty());
     }
 
     #[test]

@@ -21,6 +21,7 @@ use switchboard_core::{CallResult, Catalog};
 use switchboard_mcp::{SessionError, Sessions};
 
 use crate::config::ServerConfig;
+use crate::pins::Withheld;
 use crate::policy::{Decision, decide};
 use crate::shape::{ShapeOptions, Shaped, shape};
 
@@ -83,6 +84,9 @@ pub enum Status {
     BadReply,
     /// Not dispatched: the turn limit was reached first.
     NotRun,
+    /// Withheld: the server changed the tool's definition since it was pinned
+    /// (`pin = "enforce"`), and the user has not approved the change.
+    PinChanged,
 }
 
 impl Status {
@@ -148,6 +152,8 @@ pub struct Dispatcher<'a> {
     pub table: &'a ToolTable,
     /// The catalog now (it may have changed since the tools array was sent).
     pub catalog: &'a Catalog,
+    /// Tools withheld because their definition changed since it was pinned.
+    pub withheld: &'a Withheld,
     /// Server configs (policy, limits, timeouts).
     pub servers: &'a [ServerConfig],
     /// Where calls go.
@@ -202,6 +208,9 @@ impl Dispatcher<'_> {
             if let Some(old) = self.table.retired(name) {
                 outcome.server = Some(old.server.clone());
                 outcome.tool = Some(old.tool.clone());
+                if let Some(reason) = self.withheld.reason(&old.server, &old.tool) {
+                    return pin_changed(name, reason);
+                }
                 return (
                     Status::NoLongerAvailable,
                     Shaped::error(format!(
@@ -236,6 +245,9 @@ impl Dispatcher<'_> {
                 )),
             )
         };
+        if let Some(reason) = self.withheld.reason(server, tool_name) {
+            return pin_changed(name, reason);
+        }
         let Some(entry) = self.catalog.tool(server, tool_name) else {
             return gone();
         };
@@ -322,6 +334,16 @@ impl Dispatcher<'_> {
         };
         (status, shaped)
     }
+}
+
+/// A call to a tool withheld by its pin.
+fn pin_changed(name: &str, reason: &str) -> (Status, Shaped) {
+    (
+        Status::PinChanged,
+        Shaped::error(format!(
+            "Tool \"{name}\" was not called: {reason}. Continue without it, and tell the user if you needed it."
+        )),
+    )
 }
 
 /// A session error as a result the model can act on.

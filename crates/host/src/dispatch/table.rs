@@ -64,6 +64,15 @@ impl ToolTable {
         self.current = next;
     }
 
+    /// Remember `public` as a name the model may know but that is not in the current array
+    /// (a tool withheld by its pin): a call to it resolves to its route, like a removed tool,
+    /// so dispatch can say why instead of "unknown tool". A current name is left alone.
+    pub fn withhold(&mut self, public: &str, route: Route) {
+        if !self.current.contains_key(public) {
+            self.retired.insert(public.to_string(), route);
+        }
+    }
+
     /// The route of a public name in the current tools array.
     pub fn route(&self, public: &str) -> Option<&Route> {
         self.current.get(public)
