@@ -84,7 +84,15 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ExposeArg::All => Expose::All,
         ExposeArg::Facade => Expose::Facade,
     };
-    let gateway = Gateway::start(&config, Options { expose, pins }).await;
+    let gateway = Gateway::start(
+        &config,
+        Options {
+            expose,
+            pins,
+            finder: None,
+        },
+    )
+    .await;
     let result = match args.http {
         None => switchboard_gateway::serve_gateway_stdio(gateway.clone())
             .await

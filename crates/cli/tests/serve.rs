@@ -739,3 +739,38 @@ fn facade_finds_a_tool_by_paraphrase_and_calls_it() {
         out[2]
     );
 }
+
+/// With a model (`[settings] search_model`), the facade ranks by meaning: a request sharing no
+/// word with any tool still finds the right one, where the lexical ranking finds nothing.
+#[test]
+fn facade_with_a_model_finds_a_tool_by_meaning_alone() {
+    let query = "shut a complaint that has been dealt with";
+    let plan = json!([
+        {"op": "call", "name": "search_tools", "arguments": {"query": query, "limit": 2}},
+    ]);
+    let found = |setup: &Setup| -> Vec<String> {
+        let mut target = vec!["stdio".to_string()];
+        target.extend(setup.serve(&["--expose", "facade"]));
+        let out = Plan::run(setup, Sdk::Python, &plan, &target);
+        let body: Value = serde_json::from_str(out[0]["text"].as_str().unwrap()).unwrap();
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let model = peer("model_dir");
+    let hybrid = Setup::new(&format!(
+        "[settings]\nsearch_model = {:?}\n",
+        model.display().to_string()
+    ));
+    let names = found(&hybrid);
+    assert!(
+        names.contains(&"tickets__close_ticket".to_string()),
+        "{names:?}"
+    );
+    // The same query without a model: no word in common, no hit.
+    let lexical = Setup::new("[settings]\nsearch_model = \"no-model-here\"\n");
+    assert_eq!(found(&lexical), Vec::<String>::new());
+}

@@ -12,10 +12,12 @@ use std::time::Duration;
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNotificationParam};
 use rmcp::service::{Peer, SubscriptionSink};
+use switchboard_host::finder::Finder;
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{ServerEvent, ServerStatus, Sessions};
 use switchboard_search::{Doc, Index};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{self, Client};
@@ -38,17 +40,54 @@ pub struct Options {
     pub expose: Expose,
     /// The pin store; `None` disables pinning for every server.
     pub pins: Option<PinStore>,
+    /// The facade's ranking; `None` looks for the model as `[settings] search_model` says.
+    pub finder: Option<Arc<Finder>>,
 }
 
 /// How often the pin store is checked for approvals made by another process.
 const PIN_POLL: Duration = Duration::from_millis(300);
 
+/// How long a search waits for a hybrid index still being built before it answers from the
+/// lexical one.
+const SEARCH_WAIT: Duration = Duration::from_secs(15);
+
+/// The facade's index over the listed tools: lexical at once, replaced by the hybrid one when the
+/// embeddings are ready (cached embeddings make that quick after the first time).
+pub struct SearchSlot {
+    index: RwLock<Arc<Index>>,
+    ready: watch::Sender<bool>,
+}
+
+impl SearchSlot {
+    fn new(index: Index, ready: bool) -> Self {
+        Self {
+            index: RwLock::new(Arc::new(index)),
+            ready: watch::Sender::new(ready),
+        }
+    }
+
+    fn finish(&self, index: Index) {
+        *self.index.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(index);
+        self.ready.send_replace(true);
+    }
+
+    /// The best index available, waiting a while for one being built.
+    pub async fn current(&self) -> Arc<Index> {
+        let mut ready = self.ready.subscribe();
+        if !*ready.borrow() {
+            tracing::debug!("search waits for the tool index being embedded");
+            let _ = tokio::time::timeout(SEARCH_WAIT, ready.wait_for(|r| *r)).await;
+        }
+        self.index.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
 /// The view and, in facade mode, its search index.
 pub struct Snapshot {
     /// What clients see.
     pub view: View,
-    /// Lexical index over the listed tools (facade mode only).
-    pub search: Option<Index>,
+    /// The index over the listed tools (facade mode only).
+    pub search: Option<Arc<SearchSlot>>,
     /// (server, tool) -> index into `view.tools`, for search hits.
     pub by_pair: HashMap<(String, String), usize>,
 }
@@ -59,6 +98,7 @@ pub struct Gateway {
     servers: Vec<ServerConfig>,
     by_name: HashMap<String, usize>,
     pins: Option<PinStore>,
+    finder: Option<Arc<Finder>>,
     warned: Warned,
     instructions: bool,
     pub(crate) expose: Expose,
@@ -90,6 +130,11 @@ impl Gateway {
             servers: config.servers.clone(),
             sessions,
             pins: options.pins,
+            finder: (options.expose == Expose::Facade).then(|| {
+                options.finder.unwrap_or_else(|| {
+                    Arc::new(Finder::locate(config.settings.search_model.as_deref()))
+                })
+            }),
             warned: Warned::default(),
             instructions: config.settings.instructions,
             expose: options.expose,
@@ -226,7 +271,7 @@ impl Gateway {
                 _ => None,
             })
             .collect();
-        let search = (self.expose == Expose::Facade).then(|| {
+        let search = self.finder.as_ref().map(|finder| {
             let docs: Vec<Doc> = catalog
                 .servers
                 .values()
@@ -237,7 +282,7 @@ impl Gateway {
                         .map(move |t| Doc::from_entry(s, t))
                 })
                 .collect();
-            Index::build(&docs, None)
+            search_slot(finder, docs)
         });
         let next = Arc::new(Snapshot {
             view,
@@ -317,6 +362,24 @@ impl Gateway {
 
 /// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
 /// from `switchboard pins approve` in another process), and notify clients of what changed.
+/// A lexical index now and, when a model may be used, the hybrid one from a background thread
+/// (embedding a large new catalog takes seconds; the request path never does it).
+fn search_slot(finder: &Arc<Finder>, docs: Vec<Doc>) -> Arc<SearchSlot> {
+    let upgrade = finder.may_have_model();
+    let slot = Arc::new(SearchSlot::new(Finder::lexical_index(&docs), !upgrade));
+    if upgrade {
+        let (finder, target) = (finder.clone(), slot.clone());
+        let spawned = std::thread::Builder::new()
+            .name("tool-index".into())
+            .spawn(move || target.finish(finder.index(&docs)));
+        if let Err(e) = spawned {
+            tracing::warn!("tool search stays lexical: cannot start the indexing thread: {e}");
+            slot.ready.send_replace(true);
+        }
+    }
+    slot
+}
+
 async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
     let Some(g) = gateway.upgrade() else { return };
     let mut generation = g.sessions.watch_generation();

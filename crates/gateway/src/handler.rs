@@ -35,10 +35,6 @@ use crate::view::Route;
 /// Items per page of an aggregated list. The cursor is the offset of the next item.
 pub const PAGE_SIZE: usize = 100;
 
-/// Default and largest `limit` of `search_tools`.
-const DEFAULT_LIMIT: usize = 5;
-const MAX_LIMIT: usize = 20;
-
 /// One client connection's handler; all connections share the gateway.
 #[derive(Clone)]
 pub struct GatewayHandler {
@@ -170,41 +166,6 @@ impl GatewayHandler {
             Ok(r) => wire::<CallResult, CallToolResult>(&r),
             Err(e) => Ok(refusal(format!("{name}: {e}"))),
         }
-    }
-
-    /// The facade's `search_tools`.
-    fn search(&self, args: &Map<String, Value>) -> CallToolResult {
-        let Some(query) = args.get("query").and_then(Value::as_str) else {
-            return refusal("search_tools needs a \"query\" string");
-        };
-        let limit = args
-            .get("limit")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
-            .clamp(1, MAX_LIMIT);
-        let snapshot = self.gateway.snapshot();
-        let hits = snapshot.search.as_ref().map_or_else(Vec::new, |index| {
-            index.search(query, limit, switchboard_search::Method::Lexical)
-        });
-        let tools: Vec<Value> = hits
-            .iter()
-            .filter_map(|h| snapshot.by_pair.get(&(h.server.clone(), h.tool.clone())))
-            .filter_map(|&i| snapshot.view.tools.get(i))
-            .map(|t| {
-                json!({
-                    "name": t.public,
-                    "description": t.def.description,
-                    "inputSchema": t.def.input_schema,
-                })
-            })
-            .collect();
-        let body = json!({
-            "tools": tools,
-            "total_tools": snapshot.view.tool_count(),
-        });
-        let mut result = CallToolResult::success(vec![ContentBlock::text(body.to_string())]);
-        result.structured_content = Some(body);
-        result
     }
 }
 
@@ -578,7 +539,7 @@ impl ServerHandler for GatewayHandler {
         let result = match self.gateway.expose {
             Expose::All => self.call(&request.name, args, &cx).await?,
             Expose::Facade => match request.name.as_ref() {
-                facade::SEARCH_TOOL => self.search(&args),
+                facade::SEARCH_TOOL => crate::facade::search(&self.gateway, args).await,
                 facade::CALL_TOOL => {
                     let Some(name) = args.get("name").and_then(Value::as_str) else {
                         return Ok(refusal("call_tool needs a \"name\" string").into());

@@ -8,6 +8,7 @@
 pub mod client;
 pub mod demo;
 pub mod error;
+mod facade;
 pub mod gateway;
 pub mod handler;
 pub mod http;

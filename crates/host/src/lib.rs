@@ -5,6 +5,7 @@ pub mod client;
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod finder;
 pub mod pins;
 pub mod policy;
 pub mod shape;

@@ -1,33 +1,47 @@
 //! Search mode for the agent loop (`--tools search`): instead of every tool, the model gets the
 //! facade's `search_tools` plus the tools its searches found. Found tools join the array at the
 //! next request and stay (so the array only grows and the prompt cache breaks once per find).
-//! The index is lexical (BM25 from `switchboard_search`), rebuilt when the catalog changes.
+//! The index comes from a [`Finder`] (hybrid with a local model, else lexical), rebuilt when the
+//! catalog changes.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
 use switchboard_core::{Catalog, ServerCatalog, facade};
 use switchboard_providers::{SanitizeOptions, ToolSpec, prepare_tool};
-use switchboard_search::{Doc, Index, Method};
+use switchboard_search::{Doc, Index};
 
 use crate::dispatch::{Outcome, Status, ToolInput, ToolUse};
+use crate::finder::{Finder, SearchArgs};
 use crate::shape::Shaped;
 use crate::translate::TranslateOptions;
 
-/// How many matches a search returns unless the model asks for another number.
-const DEFAULT_LIMIT: usize = 5;
-/// The most matches one search returns.
-const MAX_LIMIT: usize = 20;
-
 /// The searchable catalog and the tools found so far.
-#[derive(Default)]
 pub struct ToolSearch {
+    finder: Arc<Finder>,
     index: Option<(u64, Index, NameMap, usize)>,
     loaded: BTreeSet<(String, String)>,
 }
 
+impl Default for ToolSearch {
+    /// Looks for the model through `$SWITCHBOARD_MODEL_DIR` and the default location.
+    fn default() -> Self {
+        Self::new(Arc::new(Finder::locate(None)))
+    }
+}
+
 impl ToolSearch {
+    /// Search with this finder's ranking.
+    pub fn new(finder: Arc<Finder>) -> Self {
+        Self {
+            finder,
+            index: None,
+            loaded: BTreeSet::new(),
+        }
+    }
+
     /// The catalog the model may reach: selected servers, config filters applied.
     pub fn listed(catalog: &Catalog, opts: &TranslateOptions) -> Vec<ServerCatalog> {
         catalog
@@ -100,7 +114,8 @@ impl ToolSearch {
             .collect();
         let names = NameMap::build(opts.dialect, pairs.iter().copied(), &opts.aliases);
         let total = docs.len();
-        self.index = Some((catalog.generation, Index::build(&docs, None), names, total));
+        let index = self.finder.index(&docs);
+        self.index = Some((catalog.generation, index, names, total));
     }
 
     /// Answer one `search_tools` use: the matches with their public names, descriptions and
@@ -120,24 +135,21 @@ impl ToolSearch {
             result,
             elapsed_ms: 0,
         };
-        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
-            return outcome(
-                Status::InvalidArguments,
-                Shaped::error(
-                    "search_tools needs a \"query\" string saying what you want to do; call it again with one.",
-                ),
-            );
+        let parsed = match &u.input {
+            ToolInput::Json(v) => SearchArgs::parse(v),
+            ToolInput::Unparsed { error, .. } => Err(format!(
+                "The arguments for search_tools are not valid JSON ({error}). Send them again as one JSON object with a \"query\" string."
+            )),
         };
-        let limit = arguments
-            .get("limit")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
-            .clamp(1, MAX_LIMIT);
+        let args = match parsed {
+            Ok(a) => a,
+            Err(why) => return outcome(Status::InvalidArguments, Shaped::error(why)),
+        };
         let Some((_, index, names, total)) = &self.index else {
             return outcome(Status::ToolError, Shaped::error("No tools are available."));
         };
         let mut found = Vec::new();
-        for hit in index.search(query, limit, Method::Lexical) {
+        for hit in args.run(index) {
             let Some(entry) = catalog.tool(&hit.server, &hit.tool) else {
                 continue;
             };

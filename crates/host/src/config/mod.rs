@@ -111,6 +111,9 @@ pub struct Settings {
     pub date: bool,
     /// Where the gateway keeps tool pins (`pin_store`); the user data directory when absent.
     pub pin_store: Option<PathBuf>,
+    /// The sentence-embedding model directory for tool search (`search_model`); else
+    /// `$SWITCHBOARD_MODEL_DIR`, else the user data directory's default model.
+    pub search_model: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -119,6 +122,7 @@ impl Default for Settings {
             instructions: true,
             date: false,
             pin_store: None,
+            search_model: None,
         }
     }
 }

@@ -30,6 +30,7 @@ struct RawSettings {
     instructions: Option<bool>,
     date: Option<bool>,
     pin_store: Option<String>,
+    search_model: Option<String>,
 }
 
 const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
@@ -145,6 +146,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 settings.date = s.date.unwrap_or(settings.date);
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
+                settings.search_model = s.search_model.map(|p| ctx.base.join(p));
             }
             Err(e) => warnings.push(format!(
                 "{}: [settings] ignored: {}",

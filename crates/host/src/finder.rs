@@ -1,0 +1,268 @@
+//! The ranking behind `search_tools`, shared by the loop's search mode and the gateway's facade:
+//! hybrid (BM25F plus the local sentence-embedding model) when a model directory is found,
+//! lexical otherwise, and it says which. Also the one reading of `search_tools` arguments.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Hit, Index, Method};
+
+/// How many matches a search returns unless the caller asks for another number.
+pub const DEFAULT_LIMIT: usize = 5;
+/// The most matches one search returns.
+pub const MAX_LIMIT: usize = 20;
+
+/// The environment variable naming a model directory when the config names none.
+pub const MODEL_ENV: &str = "SWITCHBOARD_MODEL_DIR";
+
+/// Where the model directory was found, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelOrigin {
+    /// `[settings] search_model` (or a flag the caller passed the same way).
+    Setting,
+    /// `$SWITCHBOARD_MODEL_DIR`.
+    Env,
+    /// The user data directory's default location.
+    Default,
+}
+
+impl ModelOrigin {
+    /// How a message names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelOrigin::Setting => "[settings] search_model",
+            ModelOrigin::Env => MODEL_ENV,
+            ModelOrigin::Default => "the default model location",
+        }
+    }
+}
+
+/// The model directory to use: the setting, else `$SWITCHBOARD_MODEL_DIR`, else
+/// `<user data dir>/switchboard/models/all-MiniLM-L6-v2`. `None` only when there is no user
+/// data directory either.
+pub fn model_dir(setting: Option<&Path>) -> Option<(PathBuf, ModelOrigin)> {
+    if let Some(dir) = setting {
+        return Some((dir.to_path_buf(), ModelOrigin::Setting));
+    }
+    if let Some(dir) = std::env::var_os(MODEL_ENV).filter(|d| !d.is_empty()) {
+        return Some((PathBuf::from(dir), ModelOrigin::Env));
+    }
+    switchboard_search::embed::default_model_dir().map(|d| (d, ModelOrigin::Default))
+}
+
+/// Builds search indexes over tool documents. The model is loaded on first use (about half a
+/// second) and kept; a missing or broken model leaves every index lexical, logged once.
+pub struct Finder {
+    dir: Option<(PathBuf, ModelOrigin)>,
+    cache: Option<EmbeddingCache>,
+    embedder: OnceLock<Option<Embedder>>,
+}
+
+impl std::fmt::Debug for Finder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Finder")
+            .field("dir", &self.dir)
+            .field("cache", &self.cache)
+            .field("loaded", &self.embedder.get().map(Option::is_some))
+            .finish()
+    }
+}
+
+impl Finder {
+    /// A finder that looks for the model as [`model_dir`] says and caches embeddings in the
+    /// user cache directory. Nothing is read until the first index is built.
+    pub fn locate(setting: Option<&Path>) -> Self {
+        Self {
+            dir: model_dir(setting),
+            cache: EmbeddingCache::default_dir().map(EmbeddingCache::in_dir),
+            embedder: OnceLock::new(),
+        }
+    }
+
+    /// A finder that never uses a model.
+    pub fn lexical() -> Self {
+        let embedder = OnceLock::new();
+        let _ = embedder.set(None);
+        Self {
+            dir: None,
+            cache: None,
+            embedder,
+        }
+    }
+
+    /// A finder with a model already loaded (or none) and the given cache.
+    pub fn with(embedder: Option<Embedder>, cache: Option<EmbeddingCache>) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.set(embedder);
+        Self {
+            dir: None,
+            cache,
+            embedder: cell,
+        }
+    }
+
+    /// Whether a model may be used: loaded, or not tried yet and a directory is known.
+    pub fn may_have_model(&self) -> bool {
+        match self.embedder.get() {
+            Some(loaded) => loaded.is_some(),
+            None => self.dir.is_some(),
+        }
+    }
+
+    /// The model, loading it the first time.
+    pub fn embedder(&self) -> Option<&Embedder> {
+        self.embedder
+            .get_or_init(|| {
+                let (dir, origin) = self.dir.as_ref()?;
+                match Embedder::load(dir) {
+                    Ok(e) => {
+                        tracing::info!(model = %dir.display(), from = origin.as_str(), "tool search is hybrid (BM25F + embeddings)");
+                        Some(e)
+                    }
+                    Err(e) => {
+                        let hint = if *origin == ModelOrigin::Default {
+                            format!(
+                                "; set [settings] search_model or {MODEL_ENV} to a sentence-transformers directory for semantic ranking"
+                            )
+                        } else {
+                            String::new()
+                        };
+                        tracing::warn!("tool search is lexical only: {e}{hint}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
+    /// A lexical index: milliseconds even for thousands of tools.
+    pub fn lexical_index(docs: &[Doc]) -> Index {
+        Index::build(docs, None)
+    }
+
+    /// The best index this finder can build: hybrid with the model (embedding what the cache
+    /// lacks, which can take seconds for a large new catalog), else lexical.
+    pub fn index(&self, docs: &[Doc]) -> Index {
+        let Some(embedder) = self.embedder() else {
+            return Self::lexical_index(docs);
+        };
+        let index = Index::build_with(
+            docs,
+            BuildOptions {
+                embedder: Some(embedder),
+                cache: self.cache.as_ref(),
+                ..BuildOptions::default()
+            },
+        );
+        for issue in index.issues() {
+            tracing::warn!("tool search index: {issue}");
+        }
+        index
+    }
+}
+
+/// The arguments of one `search_tools` call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchArgs {
+    /// What the caller wants to do.
+    pub query: String,
+    /// How many matches to return (1 to [`MAX_LIMIT`]).
+    pub limit: usize,
+}
+
+impl SearchArgs {
+    /// Read `{"query": STRING, "limit"?: INTEGER}`. The error is a sentence the model can act
+    /// on. A limit out of range is clamped rather than refused.
+    pub fn parse(args: &Value) -> Result<Self, String> {
+        let Some(query) = args.get("query").and_then(Value::as_str) else {
+            return Err(
+                "search_tools needs a \"query\" string saying what you want to do; call it again with one."
+                    .to_string(),
+            );
+        };
+        if query.trim().is_empty() {
+            return Err(
+                "search_tools got an empty \"query\"; describe what you want to do in a few words."
+                    .to_string(),
+            );
+        }
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => DEFAULT_LIMIT,
+            Some(v) => match v.as_f64() {
+                Some(n) if n.is_finite() => (n.max(1.0).min(MAX_LIMIT as f64)) as usize,
+                _ => {
+                    return Err(format!(
+                        "search_tools \"limit\" must be a number from 1 to {MAX_LIMIT}."
+                    ));
+                }
+            },
+        };
+        Ok(Self {
+            query: query.to_string(),
+            limit: limit.clamp(1, MAX_LIMIT),
+        })
+    }
+
+    /// The matches in an index, best first (hybrid when the index has embeddings).
+    pub fn run(&self, index: &Index) -> Vec<Hit> {
+        index.search(&self.query, self.limit, Method::Hybrid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_are_read_once_for_everyone() {
+        assert_eq!(
+            SearchArgs::parse(&json!({"query": "send mail"})),
+            Ok(SearchArgs {
+                query: "send mail".into(),
+                limit: DEFAULT_LIMIT
+            })
+        );
+        assert_eq!(
+            SearchArgs::parse(&json!({"query": "x", "limit": 500})).map(|a| a.limit),
+            Ok(MAX_LIMIT)
+        );
+        assert_eq!(
+            SearchArgs::parse(&json!({"query": "x", "limit": 0})).map(|a| a.limit),
+            Ok(1)
+        );
+        assert_eq!(
+            SearchArgs::parse(&json!({"query": "x", "limit": 3.0})).map(|a| a.limit),
+            Ok(3)
+        );
+        assert!(SearchArgs::parse(&json!({"query": "x", "limit": "many"})).is_err());
+        assert!(SearchArgs::parse(&json!({"query": "  "})).is_err());
+        assert!(SearchArgs::parse(&json!({"limit": 3})).is_err());
+        assert!(SearchArgs::parse(&json!("send mail")).is_err());
+    }
+
+    #[test]
+    fn the_setting_wins_over_the_environment() {
+        let (dir, origin) = model_dir(Some(Path::new("/models/x"))).expect("a dir");
+        assert_eq!(dir, PathBuf::from("/models/x"));
+        assert_eq!(origin, ModelOrigin::Setting);
+    }
+
+    #[test]
+    fn a_missing_model_leaves_a_lexical_index_that_still_finds_tools() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let finder = Finder::locate(Some(&dir.path().join("no-model")));
+        assert!(finder.may_have_model());
+        let docs = vec![
+            Doc::new("mail", "send_email", "Send an email to someone", &[]),
+            Doc::new("files", "read_file", "Read a file from disk", &[]),
+        ];
+        let index = finder.index(&docs);
+        assert!(!finder.may_have_model());
+        let hits = SearchArgs::parse(&json!({"query": "email"}))
+            .expect("args")
+            .run(&index);
+        assert_eq!(hits.first().map(|h| h.tool.as_str()), Some("send_email"));
+    }
+}
