@@ -789,7 +789,12 @@ async fn search_mode_loads_found_tools_and_keeps_them() {
 #[tokio::test]
 async fn image_results_go_to_dialects_that_accept_them() {
     let everything = switchboard_test_support::peers::peer("everything");
-    for d in [Dialect::Anthropic, Dialect::OpenAiChat] {
+    // Gemini takes images in function responses from Gemini 3 on.
+    for (d, model) in [
+        (Dialect::Anthropic, "claude-sonnet-4-5"),
+        (Dialect::OpenAiChat, "gpt-4.1"),
+        (Dialect::Gemini, "gemini-3-pro-preview"),
+    ] {
         let script = vec![
             Turn::tools(vec![Call::ends_with("get-tiny-image", json!({}))]),
             Turn::Text("It is the MCP logo.".into()),
@@ -815,6 +820,8 @@ async fn image_results_go_to_dialects_that_accept_them() {
                 "show me the image",
                 "--provider",
                 provider(d),
+                "--model",
+                model,
                 "--base-url",
                 &base,
             ],
@@ -824,6 +831,21 @@ async fn image_results_go_to_dialects_that_accept_them() {
         assert_eq!(out.status.code(), Some(0));
         let reqs = double.requests();
         assert_eq!(reqs.len(), 2);
+        if d == Dialect::Gemini {
+            let contents = reqs[1].body["contents"].as_array().unwrap();
+            let response = contents.last().unwrap()["parts"][0]["functionResponse"].clone();
+            assert_eq!(
+                response["parts"][0]["inlineData"]["mimeType"], "image/png",
+                "{response}"
+            );
+            let output = response["response"]["output"].as_str().unwrap();
+            assert!(
+                output.contains("The image above is the MCP logo."),
+                "{output}"
+            );
+            assert!(!output.contains("iVBOR"), "{output}");
+            continue;
+        }
         let last = reqs[1].body["messages"].as_array().unwrap().clone();
         match d {
             Dialect::Anthropic => {

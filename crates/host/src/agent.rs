@@ -21,8 +21,8 @@ use switchboard_core::{Catalog, Dialect};
 use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
-    Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage, accepts_result_images,
-    render_request,
+    Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage,
+    accepts_result_images_for, render_request,
 };
 
 use crate::client::ProviderClient;
@@ -389,7 +389,7 @@ impl Agent {
                 self.log("tool_call", json!({"turn": turn, "outcome": o}))?;
                 on_event(AgentEvent::ToolFinished(Box::new(o.clone())));
             }
-            let images = accepts_result_images(self.client.dialect);
+            let images = accepts_result_images_for(self.client.dialect, &self.client.model);
             let results = outcomes.iter().map(|o| result_part(o, images)).collect();
             self.messages.push(Message::tool_results(results));
             record.tool_calls = outcomes;
@@ -469,7 +469,7 @@ impl Agent {
             caller: &self.sessions,
             approver: self.approver.as_ref(),
             validators: &self.validators,
-            images: accepts_result_images(self.client.dialect),
+            images: accepts_result_images_for(self.client.dialect, &self.client.model),
             spill_dir: self.opts.spill_dir.clone(),
         };
         let mut dispatched = dispatcher.dispatch_all(&others).await.into_iter();

@@ -155,12 +155,43 @@ impl Message {
     }
 }
 
-/// Whether `dialect` takes images inside tool results (Anthropic: image blocks in
-/// `tool_result`; OpenAI Responses: `input_image` items in `function_call_output.output`).
-/// OpenAI Chat tool messages and Gemini function responses are text only.
+/// Whether `dialect` takes images inside tool results whatever the model (Anthropic: image
+/// blocks in `tool_result`; OpenAI Responses: `input_image` items in
+/// `function_call_output.output`). OpenAI Chat tool messages are text only. Gemini depends on
+/// the model: use [`accepts_result_images_for`] when the model is known.
 pub fn accepts_result_images(dialect: Dialect) -> bool {
     matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses)
 }
+
+/// Whether `dialect` takes images inside tool results with `model`. Gemini takes them from
+/// the Gemini 3 family on, as "multimodal function responses": `functionResponse.parts` of
+/// `inlineData` blobs (PNG, JPEG or WebP; `fileData` is not supported by the Gemini API).
+/// Google documents the feature for Gemini 3 models only, and an older model would get a
+/// request field it does not know, so anything that is not recognisably `gemini-N` with
+/// N >= 3 (2.5, `gemini-exp-…`, a local model name behind `--base-url`) keeps the safe text
+/// note instead.
+pub fn accepts_result_images_for(dialect: Dialect, model: &str) -> bool {
+    match dialect {
+        Dialect::Gemini => gemini_result_images(model),
+        other => accepts_result_images(other),
+    }
+}
+
+/// The model is a Gemini 3 or later (`gemini-3-pro-preview`, `models/gemini-3.1-flash`,
+/// `google/gemini-3-flash` behind a proxy).
+pub(crate) fn gemini_result_images(model: &str) -> bool {
+    let Some(at) = model.find("gemini-") else {
+        return false;
+    };
+    let major: String = model[at + "gemini-".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    major.parse::<u32>().is_ok_and(|n| n >= 3)
+}
+
+/// The image types Gemini takes in `functionResponse.parts` (others become a text note).
+pub(crate) const GEMINI_RESULT_IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
 
 /// The prefix of ids synthesized for Gemini function calls, which have none.
 pub(crate) const GEMINI_SYNTH_ID: &str = "gemini-call-";

@@ -10,7 +10,10 @@ use serde_json::{Map, Value, json};
 
 use switchboard_core::Dialect;
 
-use crate::conversation::{GEMINI_SIGNATURE, GEMINI_SYNTH_ID, Part as Piece, result_text};
+use crate::conversation::{
+    GEMINI_RESULT_IMAGE_TYPES, GEMINI_SIGNATURE, GEMINI_SYNTH_ID, Part as Piece, ResultPart,
+    gemini_result_images, image_note, result_text,
+};
 use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
 use crate::render::{RequestParts, Role, ToolSpec};
@@ -572,7 +575,26 @@ enum Payload<'a> {
         response: Value,
         #[serde(skip_serializing_if = "Option::is_none")]
         id: Option<&'a str>,
+        /// Gemini 3's multimodal function response: images of the result.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ResponsePart<'a>>,
     },
+}
+
+/// One `functionResponse.parts` item: an inline image.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResponsePart<'a> {
+    inline_data: ResponseBlob<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResponseBlob<'a> {
+    mime_type: &'a str,
+    data: &'a str,
+    /// `image-N`, unique within the response (the API lets a response refer to a blob by it).
+    display_name: String,
 }
 
 impl<'a> From<Payload<'a>> for Part<'a> {
@@ -611,8 +633,11 @@ static EMPTY_ARGS: std::sync::LazyLock<Value> =
 /// `response: {"output": text}` or `{"error": text}`), results first in their message; ids
 /// synthesized at decoding are left out (the API pairs by name and order), real ones are
 /// echoed, and a thought signature kept in the id goes back as the call's
-/// `thoughtSignature`. Images are `inlineData`; in results they become a text note.
+/// `thoughtSignature`. Images are `inlineData`; in results they go to `functionResponse.parts`
+/// for Gemini 3 models (see [`crate::accepts_result_images_for`]) and become a text note for
+/// the others.
 pub(crate) fn render(parts: &RequestParts) -> Value {
+    let images = gemini_result_images(&parts.model);
     let decls: Vec<Declaration> = parts
         .tools
         .iter()
@@ -627,7 +652,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                     Role::User => "user",
                     Role::Assistant => "model",
                 },
-                parts: wire_parts(&m.parts),
+                parts: wire_parts(&m.parts, images),
             })
             .collect(),
         system_instruction: parts.system.as_deref().filter(|s| !s.is_empty()).map(|s| {
@@ -657,7 +682,40 @@ fn split_id(id: &str) -> (Option<&str>, Option<&str>) {
     (real, signature)
 }
 
-fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
+/// A result's content as the response text and, when `images`, the images Gemini takes in
+/// `functionResponse.parts` (other images become notes in the text).
+fn result_content(content: &[ResultPart], images: bool) -> (String, Vec<ResponsePart<'_>>) {
+    if !images {
+        return (result_text(content), Vec::new());
+    }
+    let mut text = String::new();
+    let mut blobs = Vec::new();
+    for c in content {
+        let line = match c {
+            ResultPart::Image { media_type, data }
+                if GEMINI_RESULT_IMAGE_TYPES.contains(&media_type.as_str()) =>
+            {
+                blobs.push(ResponsePart {
+                    inline_data: ResponseBlob {
+                        mime_type: media_type,
+                        data,
+                        display_name: format!("image-{}", blobs.len() + 1),
+                    },
+                });
+                continue;
+            }
+            ResultPart::Image { media_type, data } => image_note(media_type, data),
+            ResultPart::Text(t) => t.clone(),
+        };
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&line);
+    }
+    (text, blobs)
+}
+
+fn wire_parts(parts: &[Piece], images: bool) -> Vec<Part<'_>> {
     let (results, rest): (Vec<&Piece>, Vec<&Piece>) = parts
         .iter()
         .partition(|p| matches!(p, Piece::ToolResult { .. }));
@@ -694,18 +752,22 @@ fn wire_parts(parts: &[Piece]) -> Vec<Part<'_>> {
                 name,
                 content,
                 is_error,
-            } => Some(
-                Payload::FunctionResponse {
-                    name,
-                    response: if *is_error {
-                        json!({ "error": result_text(content) })
-                    } else {
-                        json!({ "output": result_text(content) })
-                    },
-                    id: split_id(id).0,
-                }
-                .into(),
-            ),
+            } => {
+                let (text, parts) = result_content(content, images);
+                Some(
+                    Payload::FunctionResponse {
+                        name,
+                        response: if *is_error {
+                            json!({ "error": text })
+                        } else {
+                            json!({ "output": text })
+                        },
+                        id: split_id(id).0,
+                        parts,
+                    }
+                    .into(),
+                )
+            }
         })
         .collect()
 }

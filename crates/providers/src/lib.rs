@@ -23,7 +23,9 @@ pub mod schema;
 pub mod stream;
 mod strict;
 
-pub use conversation::{Message, Part, ResultPart, Role, accepts_result_images};
+pub use conversation::{
+    Message, Part, ResultPart, Role, accepts_result_images, accepts_result_images_for,
+};
 pub use endpoint::{Endpoint, api_key_env, default_base_url, endpoint};
 pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;

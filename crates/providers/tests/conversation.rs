@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_providers::{
-    Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images, render_request,
-    to_bytes,
+    Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images,
+    accepts_result_images_for, render_request, to_bytes,
 };
 use switchboard_test_support::validator;
 
@@ -262,5 +262,134 @@ fn user_images_and_text_after_results() {
         let violations = validator::validate_request(dialect, &body);
         assert!(violations.is_empty(), "{dialect}: {violations:#?}");
         assert!(body.to_string().contains(PNG));
+    }
+}
+
+#[test]
+fn gemini_takes_result_images_from_gemini_3_on() {
+    for (model, yes) in [
+        ("gemini-3-pro-preview", true),
+        ("gemini-3.1-flash", true),
+        ("models/gemini-3-flash-preview", true),
+        ("google/gemini-3-pro", true),
+        ("gemini-4-ultra", true),
+        ("gemini-2.5-flash", false),
+        ("gemini-2.0-flash", false),
+        ("gemini-exp-1206", false),
+        ("llama3.2", false),
+        ("", false),
+    ] {
+        assert_eq!(
+            accepts_result_images_for(Dialect::Gemini, model),
+            yes,
+            "{model}"
+        );
+    }
+    for dialect in [
+        Dialect::Anthropic,
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+    ] {
+        assert_eq!(
+            accepts_result_images_for(dialect, "gemini-3-pro"),
+            accepts_result_images(dialect)
+        );
+    }
+}
+
+/// The Gemini conversation with `model`, its `tickets__get_ticket` result given `images`.
+fn gemini_with(model: &str, images: Vec<ResultPart>) -> Value {
+    let mut p = parts(Dialect::Gemini, false);
+    p.model = model.into();
+    if let Part::ToolResult { content, .. } = &mut p.messages[4].parts[0] {
+        content.truncate(1);
+        content.extend(images);
+    }
+    render_request(Dialect::Gemini, &p)
+}
+
+fn image(media_type: &str) -> ResultPart {
+    ResultPart::Image {
+        media_type: media_type.into(),
+        data: PNG.into(),
+    }
+}
+
+#[test]
+fn gemini_3_result_images_go_in_function_response_parts() {
+    let body = gemini_with(
+        "gemini-3-pro-preview",
+        vec![image("image/png"), image("image/gif"), image("image/jpeg")],
+    );
+    let violations = validator::validate_request(Dialect::Gemini, &body);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let response = body
+        .pointer("/contents/4/parts/0/functionResponse")
+        .unwrap();
+    assert_eq!(
+        response["parts"],
+        json!([
+            {"inlineData": {"mimeType": "image/png", "data": PNG, "displayName": "image-1"}},
+            {"inlineData": {"mimeType": "image/jpeg", "data": PNG, "displayName": "image-2"}}
+        ])
+    );
+    // The text stays in `output`; a GIF (not taken in function responses) becomes a note.
+    let output = response["response"]["output"].as_str().unwrap();
+    assert!(output.starts_with("T-17: Safari users"), "{output}");
+    assert!(output.contains("[image image/gif"), "{output}");
+    assert!(
+        !output.contains(PNG) && !output.contains("image/png"),
+        "{output}"
+    );
+    // An older model gets notes only, and no `parts`.
+    let body = gemini_with("gemini-2.5-flash", vec![image("image/png")]);
+    let response = body
+        .pointer("/contents/4/parts/0/functionResponse")
+        .unwrap();
+    assert!(response.get("parts").is_none(), "{response}");
+    assert!(!body.to_string().contains(PNG));
+    assert!(
+        response["response"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("[image image/png")
+    );
+}
+
+#[test]
+fn the_validator_checks_gemini_function_response_parts() {
+    let good = gemini_with("gemini-3-pro-preview", vec![image("image/png")]);
+    let at = "/contents/4/parts/0/functionResponse/parts";
+    for (bad, needle) in [
+        (json!([]), "non-empty"),
+        (
+            json!([{"fileData": {"mimeType": "image/png", "fileUri": "gs://x"}}]),
+            "fileData is not supported",
+        ),
+        (
+            json!([{"inlineData": {"mimeType": "image/gif", "data": PNG}}]),
+            "not an image type",
+        ),
+        (
+            json!([{"inlineData": {"mimeType": "image/png", "data": ""}}]),
+            "base64 data",
+        ),
+        (
+            json!([
+                {"inlineData": {"mimeType": "image/png", "data": PNG, "displayName": "a"}},
+                {"inlineData": {"mimeType": "image/png", "data": PNG, "displayName": "a"}}
+            ]),
+            "unique",
+        ),
+    ] {
+        let mut body = good.clone();
+        *body.pointer_mut(at).unwrap() = bad.clone();
+        let violations = validator::validate_request(Dialect::Gemini, &body);
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.rule == "gemini-response-parts" && v.message.contains(needle)),
+            "{bad}: {violations:#?}"
+        );
     }
 }

@@ -7,7 +7,8 @@
 //! `content-type`, `text-empty`, `image-source`, `tool-use-shape`, `tool-use-id`,
 //! `tool-use-id-duplicate`, `tool-use-unanswered`, `tool-result-orphan`,
 //! `tool-result-duplicate`, `tool-result-order`, `tool-result-content`, `arguments-type`,
-//! `gemini-response-count`, `gemini-response-names`, `gemini-part-shape`.
+//! `gemini-response-count`, `gemini-response-names`, `gemini-part-shape`,
+//! `gemini-response-parts`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -625,6 +626,60 @@ fn responses_image(part: &Value, p: &str, out: &mut Out) {
 
 // ---------------------------------------------------------------- Gemini
 
+/// `functionResponse.parts` (Gemini 3's multimodal function responses): a non-empty list of
+/// `{inlineData: {mimeType, data, displayName?}}` with an image type the API documents for
+/// function responses; `fileData` is not supported by the Gemini API there; display names
+/// are unique within the response.
+fn gemini_response_parts(media: &Value, p: &str, out: &mut Out) {
+    const RULE: &str = "gemini-response-parts";
+    let Some(list) = media.as_array().filter(|l| !l.is_empty()) else {
+        out.push(p, RULE, "functionResponse.parts must be a non-empty list");
+        return;
+    };
+    let mut names = BTreeSet::new();
+    for (k, item) in list.iter().enumerate() {
+        let ip = format!("{p}/{k}");
+        let keys: Vec<&str> = item
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        if keys != ["inlineData"] {
+            let why = if keys.contains(&"fileData") {
+                "fileData is not supported by the Gemini API in function responses; send inlineData"
+                    .to_string()
+            } else {
+                format!("a function response part holds exactly inlineData; found {keys:?}")
+            };
+            out.push(&ip, RULE, why);
+            continue;
+        }
+        let d = &item["inlineData"];
+        if !s(d, "mimeType").is_some_and(|m| ["image/png", "image/jpeg", "image/webp"].contains(&m))
+        {
+            out.push(
+                &ip,
+                RULE,
+                format!(
+                    "inlineData.mimeType {:?} is not an image type Gemini takes in function responses (png, jpeg, webp)",
+                    d.get("mimeType")
+                ),
+            );
+        }
+        if s(d, "data").is_none_or(str::is_empty) {
+            out.push(&ip, RULE, "inlineData needs base64 data");
+        }
+        match d.get("displayName") {
+            None => {}
+            Some(Value::String(n)) if names.insert(n.clone()) => {}
+            Some(other) => out.push(
+                &ip,
+                RULE,
+                format!("displayName {other} must be a string, unique within the response"),
+            ),
+        }
+    }
+}
+
 const GEMINI_DATA: [&str; 7] = [
     "text",
     "inlineData",
@@ -716,6 +771,9 @@ pub(super) fn gemini(body: &Value, out: &mut Out) {
                             "tool-result-content",
                             "functionResponse.response must be an object",
                         );
+                    }
+                    if let Some(media) = f.get("parts") {
+                        gemini_response_parts(media, &format!("{pp}/functionResponse/parts"), out);
                     }
                     let Some(name) = s(f, "name") else {
                         out.push(&pp, "tool-use-shape", "functionResponse needs a name");
