@@ -16,9 +16,31 @@ const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.75, 0.75];
 /// Term frequency saturation (BM25's k1).
 const K1: f32 = 1.2;
 
+/// BM25F's knobs: per-field weights and length normalization, and term saturation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bm25Params {
+    /// How much a term occurrence counts in each field: name, description, params, server.
+    pub field_weights: [f32; FIELDS],
+    /// Length normalization per field (BM25's b).
+    pub field_b: [f32; FIELDS],
+    /// Term frequency saturation (BM25's k1).
+    pub k1: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Self {
+            field_weights: FIELD_WEIGHTS,
+            field_b: FIELD_B,
+            k1: K1,
+        }
+    }
+}
+
 /// A BM25F index: postings per term with per-field frequencies.
 #[derive(Debug)]
 pub struct Bm25 {
+    params: Bm25Params,
     analyzer: Analyzer,
     terms: HashMap<String, usize>,
     /// For each term id: (document, term frequency per field).
@@ -31,6 +53,11 @@ pub struct Bm25 {
 impl Bm25 {
     /// Index documents; document ids are their positions.
     pub fn build(docs: &[Doc]) -> Self {
+        Self::build_with(docs, Bm25Params::default())
+    }
+
+    /// Index documents with explicit knobs.
+    pub fn build_with(docs: &[Doc], params: Bm25Params) -> Self {
         let analyzer = Analyzer::default();
         let mut terms: HashMap<String, usize> = HashMap::new();
         let mut postings: Vec<Vec<(u32, [u16; FIELDS])>> = Vec::new();
@@ -68,6 +95,7 @@ impl Bm25 {
             *avg = (*avg / docs.len().max(1) as f32).max(1.0);
         }
         Self {
+            params,
             analyzer,
             terms,
             postings,
@@ -93,11 +121,21 @@ impl Bm25 {
 
     /// A score for every document (0 where no query term occurs).
     pub fn scores(&self, query: &str) -> Vec<f32> {
+        self.scores_of_terms(&self.query_terms(query))
+    }
+
+    /// A score for every document from already analyzed query terms (see [`Self::query_terms`]).
+    pub fn scores_of_terms(&self, query_terms: &[String]) -> Vec<f32> {
         let mut scores = vec![0f32; self.len()];
         let n = self.len() as f32;
+        let Bm25Params {
+            field_weights,
+            field_b,
+            k1,
+        } = self.params;
         let mut seen: HashMap<usize, f32> = HashMap::new();
-        for term in self.query_terms(query) {
-            if let Some(&t) = self.terms.get(&term) {
+        for term in query_terms {
+            if let Some(&t) = self.terms.get(term) {
                 *seen.entry(t).or_insert(0.0) += 1.0;
             }
         }
@@ -111,11 +149,11 @@ impl Bm25 {
                 for f in 0..FIELDS {
                     if counts[f] > 0 {
                         let norm =
-                            1.0 - FIELD_B[f] + FIELD_B[f] * len[f] as f32 / self.avg_lengths[f];
-                        tf += FIELD_WEIGHTS[f] * counts[f] as f32 / norm;
+                            1.0 - field_b[f] + field_b[f] * len[f] as f32 / self.avg_lengths[f];
+                        tf += field_weights[f] * counts[f] as f32 / norm;
                     }
                 }
-                scores[*doc as usize] += query_tf * idf * tf * (K1 + 1.0) / (K1 + tf);
+                scores[*doc as usize] += query_tf * idf * tf * (k1 + 1.0) / (k1 + tf);
             }
         }
         scores

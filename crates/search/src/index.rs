@@ -100,16 +100,35 @@ impl std::fmt::Display for DenseStatus {
 pub struct Tuning {
     /// Share of the dense score in the blend (the rest is lexical).
     pub dense_weight: f32,
-    /// Share of a server's best tool score added to each of its tools.
+    /// How each ranker's scores are put on one scale before the blend.
+    pub normalization: Normalization,
+    /// Share of a server's best tools' mean score added to each of its tools.
     pub server_weight: f32,
-    /// Also embed each sentence of a multi-sentence query and let a tool match its best one
-    /// (task descriptions ask for several things; each tool serves one of them).
+    /// How many of a server's best tools that mean is over (1: its best tool only).
+    pub server_top: usize,
+    /// Also embed each sentence of a multi-sentence query; a tool's dense score becomes
+    /// `(whole + sentence_weight * best sentence) / (1 + sentence_weight)` (task descriptions
+    /// ask for several things; each tool serves one of them, and the whole query's vector
+    /// blurs them).
     pub split_sentences: bool,
+    /// Weight of a tool's best sentence against the whole query (see `split_sentences`).
+    pub sentence_weight: f32,
     /// How rankings of a multi-clause query's clauses join the whole query's ranking.
     pub clauses: ClauseFusion,
     /// Share of the query's similarity to a server's own document (its name, description and
     /// tool names) added to each of its tools.
     pub server_doc_weight: f32,
+}
+
+/// How lexical and dense scores are put on one scale before they are blended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalization {
+    /// Standard scores of each ranker over the catalog ([`fusion::z_score`]): how far a tool
+    /// stands out from the rest for this query.
+    ZScore,
+    /// BM25 divided by its maximum, cosine scaled between its minimum and maximum (the first
+    /// version; kept to compare against).
+    MaxMinMax,
 }
 
 /// How a long query's clauses are used: each clause asks for something a different tool may
@@ -134,9 +153,12 @@ impl Default for Tuning {
     fn default() -> Self {
         Self {
             dense_weight: 0.7,
-            server_weight: 0.3,
-            // Off: +1 point of recall@5 on task-style queries for twice the query latency.
-            split_sentences: false,
+            normalization: Normalization::ZScore,
+            server_weight: 0.15,
+            server_top: 2,
+            // On: one more encoder pass per sentence, only for multi-sentence queries.
+            split_sentences: true,
+            sentence_weight: 0.6,
             clauses: ClauseFusion::Off,
             server_doc_weight: 0.0,
         }
@@ -336,22 +358,30 @@ impl Index {
             (Method::Lexical, _) | (_, None) => return self.bm25.scores(query),
             (_, Some(d)) => d,
         };
-        let Some((cosine, server_cosine)) = dense.cosine(query, self.tuning.split_sentences) else {
+        let t = &self.tuning;
+        let Some((cosine, server_cosine)) = dense.cosine(query, t) else {
             return self.bm25.scores(query);
         };
-        let fused = match method {
-            Method::Dense => cosine,
-            _ => fusion::blend(
+        let fused = match (method, t.normalization) {
+            (Method::Dense, Normalization::ZScore) => fusion::z_score(&cosine),
+            (Method::Dense, Normalization::MaxMinMax) => cosine,
+            (_, Normalization::ZScore) => fusion::blend(
+                &fusion::z_score(&self.bm25.scores(query)),
+                &fusion::z_score(&cosine),
+                t.dense_weight,
+            ),
+            (_, Normalization::MaxMinMax) => fusion::blend(
                 &fusion::by_max(&self.bm25.scores(query)),
                 &fusion::min_max(&cosine),
-                self.tuning.dense_weight,
+                t.dense_weight,
             ),
         };
-        let mut boosted = fusion::server_boost(
+        let mut boosted = fusion::server_boost_top(
             &fused,
             &self.server_of,
             self.servers,
-            self.tuning.server_weight,
+            t.server_weight,
+            t.server_top,
         );
         let w = self.tuning.server_doc_weight;
         if w != 0.0 && self.servers > 1 {
@@ -365,25 +395,35 @@ impl Index {
 }
 
 impl Dense {
-    /// Cosine similarity of the query (and, when asked, its best-matching sentence) to every
-    /// document; `None` when the query cannot be embedded.
-    fn cosine(&self, query: &str, split_sentences: bool) -> Option<(Vec<f32>, Vec<f32>)> {
-        let mut qs = vec![self.embedder.embed_one(query).ok()?];
-        if split_sentences {
-            for s in sentences(query) {
-                qs.push(self.embedder.embed_one(s).ok()?);
+    /// Cosine similarity of the query to every document (pooled with its best-matching
+    /// sentence when the tuning asks), and to every server document; `None` when the query
+    /// cannot be embedded.
+    fn cosine(&self, query: &str, tuning: &Tuning) -> Option<(Vec<f32>, Vec<f32>)> {
+        let whole = self.embedder.embed_one(query).ok()?;
+        let scan = |vectors: &[f32], queries: &[Vec<f32>]| {
+            pulp::Arch::new().dispatch(Scan {
+                vectors,
+                dim: self.dim,
+                queries,
+            })
+        };
+        let whole = [whole];
+        let mut docs = scan(&self.vectors, &whole);
+        let w = tuning.sentence_weight.max(0.0);
+        if tuning.split_sentences && w > 0.0 {
+            let parts = sentences(query);
+            if !parts.is_empty() {
+                let mut qs = Vec::with_capacity(parts.len());
+                for s in parts {
+                    qs.push(self.embedder.embed_one(s).ok()?);
+                }
+                let best = scan(&self.vectors, &qs);
+                for (d, b) in docs.iter_mut().zip(best) {
+                    *d = (*d + w * b) / (1.0 + w);
+                }
             }
         }
-        let docs = pulp::Arch::new().dispatch(Scan {
-            vectors: &self.vectors,
-            dim: self.dim,
-            queries: &qs,
-        });
-        let servers = pulp::Arch::new().dispatch(Scan {
-            vectors: &self.server_vectors,
-            dim: self.dim,
-            queries: &qs[..1],
-        });
+        let servers = scan(&self.server_vectors, &whole);
         Some((docs, servers))
     }
 }

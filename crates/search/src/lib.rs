@@ -20,10 +20,14 @@ pub mod eval;
 pub mod fusion;
 pub mod index;
 pub mod linear;
+pub mod qlinear;
 pub mod words;
 
+pub use bm25::Bm25Params;
 pub use cache::EmbeddingCache;
 pub use doc::Doc;
 pub use embed::Embedder;
 pub use error::SearchError;
-pub use index::{BuildOptions, ClauseFusion, DenseStatus, Hit, Index, Method, Tuning};
+pub use index::{
+    BuildOptions, ClauseFusion, DenseStatus, Hit, Index, Method, Normalization, Tuning,
+};

@@ -1,0 +1,629 @@
+//! Tuning harness for hybrid retrieval: embeds every document variant and every query (and its
+//! sentences) once into an embedding cache, then scores many fusion settings over the three eval
+//! sets in seconds, printing R@5 / R@10 / MRR per set. Not a test and not the reported numbers
+//! (those come from `switchboard eval retrieval`); a way to compare settings quickly. The
+//! scoring here re-implements the index's pipeline from the crate's public parts, with knobs
+//! the index does not have; `Cfg::default()` is the first version's tuning.
+//!
+//! ```sh
+//! cargo run -p switchboard-search --example tune -- --data ../shared/data \
+//!   --model-dir .peers/models/all-MiniLM-L6-v2 --cache-dir /tmp/tune-cache [--single-limit 2000]
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use switchboard_core::hash::ContentHash;
+use switchboard_search::bm25::{Bm25, Bm25Params};
+use switchboard_search::eval::{matches, parse_queries, score_ranking};
+use switchboard_search::fusion;
+use switchboard_search::{Doc, Embedder, EmbeddingCache};
+
+struct Set {
+    name: &'static str,
+    docs: Vec<Doc>,
+    server_of: Vec<u32>,
+    servers: usize,
+    queries: Vec<(String, Vec<String>)>,
+}
+
+fn load_docs(path: &Path) -> Vec<Doc> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (servers, _) =
+        switchboard_core::catalog_file::parse(&path.display().to_string(), &stem, &bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Doc::from_servers(&servers)
+}
+
+fn load_set(name: &'static str, data: &Path, catalog: &str, limit: usize) -> Set {
+    let docs = load_docs(&data.join("catalogs").join(format!("{catalog}.json")));
+    let path = data.join("eval").join(format!("{name}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let queries = parse_queries(name, &text).unwrap_or_else(|e| panic!("{e}"));
+    let queries: Vec<(String, Vec<String>)> = queries
+        .into_iter()
+        .take(limit)
+        .filter_map(|q| {
+            let gold: Vec<String> = q
+                .gold
+                .into_iter()
+                .filter(|g| docs.iter().any(|d| matches(g, &d.server, &d.tool)))
+                .collect();
+            (!gold.is_empty()).then_some((q.query, gold))
+        })
+        .collect();
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let server_of: Vec<u32> = docs
+        .iter()
+        .map(|d| {
+            let next = ids.len() as u32;
+            *ids.entry(d.server.clone()).or_insert(next)
+        })
+        .collect();
+    Set {
+        name,
+        servers: ids.len(),
+        server_of,
+        docs,
+        queries,
+    }
+}
+
+/// Vectors of texts, embedded once and kept in the cache.
+struct Vecs {
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    known: switchboard_search::cache::Vectors,
+    dirty: bool,
+}
+
+impl Vecs {
+    fn key(t: &str) -> [u8; 32] {
+        *ContentHash::of_bytes(t.as_bytes()).as_bytes()
+    }
+    fn ensure(&mut self, texts: &[String]) {
+        let mut missing: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for t in texts {
+            let k = Self::key(t);
+            if !self.known.contains_key(&k) && seen.insert(k) {
+                missing.push(t);
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        eprintln!("embedding {} texts", missing.len());
+        let v = self
+            .embedder
+            .embed_threads(&missing, 2, &mut |_| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (t, v) in missing.iter().zip(v) {
+            self.known.insert(Self::key(t), v);
+        }
+        self.dirty = true;
+        self.save();
+    }
+    fn save(&mut self) {
+        if self.dirty {
+            let dim = self.embedder.dim();
+            self.cache
+                .store(self.embedder.id(), dim, &self.known)
+                .unwrap_or_else(|e| panic!("{e}"));
+            self.dirty = false;
+        }
+    }
+    fn get(&self, t: &str) -> &[f32] {
+        &self.known[&Self::key(t)]
+    }
+}
+
+fn main() {
+    let mut data = PathBuf::from("../shared/data");
+    let mut model = PathBuf::from(".peers/models/all-MiniLM-L6-v2");
+    let mut cache_dir = PathBuf::from("/tmp/tune-cache");
+    let mut single_limit = usize::MAX;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let v = it.next().unwrap_or_default();
+        match a.as_str() {
+            "--data" => data = v.into(),
+            "--model-dir" => model = v.into(),
+            "--cache-dir" => cache_dir = v.into(),
+            "--single-limit" => single_limit = v.parse().unwrap_or(usize::MAX),
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let sets = [
+        load_set("livemcpbench", &data, "livemcpbench", usize::MAX),
+        load_set("metatool-multi", &data, "metatool", usize::MAX),
+        load_set("metatool-single", &data, "metatool", single_limit),
+    ];
+    let embedder = Embedder::load(&model).unwrap_or_else(|e| panic!("{e}"));
+    let cache = EmbeddingCache::in_dir(&cache_dir);
+    let known = cache.load(embedder.id(), embedder.dim());
+    let mut vecs = Vecs {
+        embedder,
+        cache,
+        known,
+        dirty: false,
+    };
+    // Everything to embed.
+    let mut texts = Vec::new();
+    for s in &sets {
+        for v in VARIANTS {
+            texts.extend(s.docs.iter().map(|d| doc_text(d, *v)));
+        }
+        for (q, _) in &s.queries {
+            texts.push(q.clone());
+            let r = rewrite_paths(q);
+            texts.extend(sentences(&r).into_iter().map(str::to_string));
+            texts.push(r);
+            texts.extend(sentences(q).into_iter().map(str::to_string));
+        }
+    }
+    vecs.ensure(&texts);
+    println!(
+        "sets: {}",
+        sets.iter()
+            .map(|s| format!("{} ({} q, {} tools)", s.name, s.queries.len(), s.docs.len()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let configs = configs();
+    let only: Option<String> = std::env::var("TUNE_ONLY").ok();
+    for (name, cfg) in configs {
+        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
+        let mut row = format!("{name:<44}");
+        let mut sum = 0.0;
+        for s in &sets {
+            let (r5, r10, mrr) = run(s, &vecs, &cfg);
+            sum += r5;
+            row.push_str(&format!(" | {r5:.3} {r10:.3} {mrr:.3}"));
+        }
+        row.push_str(&format!(" | {:.3}", sum / 3.0));
+        println!("{row}");
+    }
+}
+
+const VARIANTS: &[Variant] = &[Variant::Current, Variant::NameDesc, Variant::ServerCtx];
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Variant {
+    Current,
+    NameDesc,
+    ServerCtx,
+}
+
+fn words(s: &str) -> String {
+    switchboard_search::words::split_words(s).join(" ")
+}
+
+fn doc_text(d: &Doc, v: Variant) -> String {
+    match v {
+        Variant::Current => d.dense_text(),
+        Variant::NameDesc => {
+            let mut t = words(&d.tool);
+            if !d.description.is_empty() {
+                t.push_str(": ");
+                t.push_str(&d.description);
+            }
+            t
+        }
+        Variant::ServerCtx => {
+            let mut t = words(&d.server);
+            if !d.server_description.is_empty() {
+                t.push_str(": ");
+                t.extend(d.server_description.chars().take(300));
+            }
+            t.push_str(". ");
+            t.push_str(&words(&d.tool));
+            t
+        }
+    }
+}
+
+/// The sentences of a query when it has more than one (each of at least three words).
+fn sentences(query: &str) -> Vec<&str> {
+    let parts: Vec<&str> = query
+        .split(['.', '?', '!', ';', '\n'])
+        .map(str::trim)
+        .filter(|p| p.split_whitespace().count() >= 3)
+        .collect();
+    if parts.len() > 1 { parts } else { Vec::new() }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Norm {
+    Max,
+    MinMax,
+    Z,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Agg {
+    Max,
+    /// Mean of the best n tools of the server (fewer when it has fewer).
+    TopMean(usize),
+}
+
+#[derive(Clone)]
+struct Cfg {
+    dense_weight: f32,
+    server_weight: f32,
+    bm25: Bm25Params,
+    lex_norm: Norm,
+    dense_norm: Norm,
+    rrf: Option<f32>,
+    agg: Agg,
+    /// Sentence vectors: weight of the best sentence's cosine added to the whole query's.
+    sent: f32,
+    /// Doc vectors pooled by max.
+    variants: Vec<Variant>,
+    /// Dense pseudo relevance feedback: (top n, weight of their mean vector).
+    prf: Option<(usize, f32)>,
+    /// Drop request boilerplate ("can you help me find ...") from the query's BM25 terms.
+    query_stop: bool,
+    /// Paths in the query become "file NAME" (for both rankers).
+    paths: bool,
+    /// MMR re-ranking of the top 30: lambda of the redundancy penalty.
+    mmr: f32,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Self {
+            dense_weight: 0.7,
+            server_weight: 0.3,
+            bm25: Bm25Params::default(),
+            lex_norm: Norm::Max,
+            dense_norm: Norm::MinMax,
+            rrf: None,
+            agg: Agg::Max,
+            sent: 0.0,
+            variants: vec![Variant::Current],
+            prf: None,
+            query_stop: false,
+            paths: false,
+            mmr: 0.0,
+        }
+    }
+}
+
+fn configs() -> Vec<(String, Cfg)> {
+    let b = Cfg::default();
+    let mut out = vec![("old defaults (max/min-max)".to_string(), b.clone())];
+    let mut add = |name: &str, f: &dyn Fn(&mut Cfg)| {
+        let mut c = b.clone();
+        f(&mut c);
+        out.push((name.to_string(), c));
+    };
+    let z = |c: &mut Cfg| {
+        c.dense_norm = Norm::Z;
+        c.lex_norm = Norm::Z;
+    };
+    add("z", &|c| z(c));
+    add("z s.15 sent.6", &|c| {
+        z(c);
+        c.server_weight = 0.15;
+        c.sent = 0.6;
+    });
+    let base = |c: &mut Cfg| {
+        z(c);
+        c.server_weight = 0.15;
+        c.sent = 0.6;
+    };
+    add("B k1 2", &|c| {
+        base(c);
+        c.bm25.k1 = 2.0;
+    });
+    add("B k1 1.6", &|c| {
+        base(c);
+        c.bm25.k1 = 1.6;
+    });
+    add("B top2 (= Tuning::default())", &|c| {
+        base(c);
+        c.agg = Agg::TopMean(2);
+    });
+    add("B top2 s.2", &|c| {
+        base(c);
+        c.agg = Agg::TopMean(2);
+        c.server_weight = 0.2;
+    });
+    add("B top2 s.3", &|c| {
+        base(c);
+        c.agg = Agg::TopMean(2);
+        c.server_weight = 0.3;
+    });
+    add("B top2 k1 2", &|c| {
+        base(c);
+        c.agg = Agg::TopMean(2);
+        c.bm25.k1 = 2.0;
+    });
+    add("B s.1", &|c| {
+        base(c);
+        c.server_weight = 0.1;
+    });
+    add("B s.2", &|c| {
+        base(c);
+        c.server_weight = 0.2;
+    });
+    add("B prf 3 .2", &|c| {
+        base(c);
+        c.prf = Some((3, 0.2));
+    });
+    add("B query stop", &|c| {
+        base(c);
+        c.query_stop = true;
+    });
+    add("B sent .4", &|c| {
+        base(c);
+        c.sent = 0.4;
+    });
+    add("B name 4", &|c| {
+        base(c);
+        c.bm25.field_weights[0] = 4.0;
+    });
+    add("B params .6", &|c| {
+        base(c);
+        c.bm25.field_weights[2] = 0.6;
+    });
+    out
+}
+
+/// Words of a request that say "I want" rather than what (for the lexical side only).
+const QUERY_STOP: &[&str] = &[
+    "abl",
+    "anyon",
+    "assist",
+    "avail",
+    "can",
+    "could",
+    "find",
+    "get",
+    "give",
+    "help",
+    "know",
+    "like",
+    "look",
+    "need",
+    "pleas",
+    "provid",
+    "recommend",
+    "show",
+    "tell",
+    "use",
+    "want",
+    "way",
+    "would",
+    "also",
+    "some",
+    "ani",
+    "detail",
+    "inform",
+    "specif",
+    "current",
+];
+
+fn normalize(s: &[f32], n: Norm) -> Vec<f32> {
+    match n {
+        Norm::Max => fusion::by_max(s),
+        Norm::MinMax => fusion::min_max(s),
+        Norm::Z => {
+            let len = s.len().max(1) as f32;
+            let mean = s.iter().sum::<f32>() / len;
+            let var = s.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / len;
+            let sd = var.sqrt().max(1e-6);
+            s.iter().map(|x| (x - mean) / sd).collect()
+        }
+    }
+}
+
+/// "save it to /root/md/x.md" -> "save it to file x.md".
+fn rewrite_paths(q: &str) -> String {
+    q.split(' ')
+        .map(|w| {
+            let t = w.trim_matches(|c: char| {
+                !c.is_alphanumeric() && c != '/' && c != '.' && c != '_' && c != '-'
+            });
+            if t.contains('/')
+                && t.rsplit('/').next().is_some_and(|b| b.contains('.'))
+                && !t.contains("://")
+            {
+                let base = t.rsplit('/').next().unwrap_or(t);
+                format!("file {base}")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Re-rank the top 30 by maximal marginal relevance: each pick's score less lambda times its
+/// best cosine with the tools already picked.
+fn mmr(scores: &[f32], doc_vecs: &[Vec<&[f32]>], lambda: f32) -> Vec<f32> {
+    let pool = fusion::top_k(scores, 30);
+    let mut out = scores.to_vec();
+    let mut picked: Vec<usize> = Vec::new();
+    let mut left = pool.clone();
+    let top = scores[pool[0]];
+    while !left.is_empty() {
+        let (j, _) = left
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| {
+                let red = picked
+                    .iter()
+                    .map(|&p| switchboard_search::embed::dot(doc_vecs[i][0], doc_vecs[p][0]))
+                    .fold(0f32, f32::max);
+                (j, scores[i] - lambda * red)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .unwrap_or((0, 0.0));
+        let i = left.remove(j);
+        // Keep the picked order above everything outside the pool.
+        out[i] = top + 10.0 - picked.len() as f32 * 0.01;
+        picked.push(i);
+    }
+    out
+}
+
+fn rrf(s: &[f32], k: f32) -> Vec<f32> {
+    let mut out = vec![0f32; s.len()];
+    for (rank, i) in fusion::top_k(s, s.len()).into_iter().enumerate() {
+        out[i] = 1.0 / (k + rank as f32 + 1.0);
+    }
+    out
+}
+
+fn server_boost(scores: &[f32], set: &Set, w: f32, agg: Agg) -> Vec<f32> {
+    match agg {
+        Agg::Max => fusion::server_boost(scores, &set.server_of, set.servers, w),
+        Agg::TopMean(n) => {
+            let mut per: Vec<Vec<f32>> = vec![Vec::new(); set.servers];
+            for (s, &srv) in scores.iter().zip(&set.server_of) {
+                per[srv as usize].push(*s);
+            }
+            let agg: Vec<f32> = per
+                .iter_mut()
+                .map(|v| {
+                    v.sort_by(|a, b| b.total_cmp(a));
+                    let m = v.len().min(n).max(1);
+                    v.iter().take(m).sum::<f32>() / m as f32
+                })
+                .collect();
+            scores
+                .iter()
+                .zip(&set.server_of)
+                .map(|(s, &srv)| s + w * agg[srv as usize])
+                .collect()
+        }
+    }
+}
+
+fn cosines(doc_vecs: &[Vec<&[f32]>], q: &[f32]) -> Vec<f32> {
+    doc_vecs
+        .iter()
+        .map(|vs| {
+            vs.iter()
+                .map(|d| switchboard_search::embed::dot(d, q))
+                .fold(f32::NEG_INFINITY, f32::max)
+        })
+        .collect()
+}
+
+fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
+    let bm25 = Bm25::build_with(&set.docs, cfg.bm25);
+    let doc_vecs: Vec<Vec<&[f32]>> = set
+        .docs
+        .iter()
+        .map(|d| {
+            cfg.variants
+                .iter()
+                .map(|v| vecs.get(&doc_text(d, *v)))
+                .collect()
+        })
+        .collect();
+    let (mut r5, mut r10, mut mrr) = (0.0, 0.0, 0.0);
+    for (q0, gold) in &set.queries {
+        let rewritten;
+        let q: &String = if cfg.paths {
+            rewritten = rewrite_paths(q0);
+            &rewritten
+        } else {
+            q0
+        };
+        let qv = vecs.get(q);
+        let mut cos = cosines(&doc_vecs, qv);
+        if let Some((n, beta)) = cfg.prf {
+            let top = fusion::top_k(&cos, n);
+            let mut v: Vec<f32> = qv.to_vec();
+            for &i in &top {
+                for (a, b) in v.iter_mut().zip(doc_vecs[i][0]) {
+                    *a += beta * b / n as f32;
+                }
+            }
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+            v.iter_mut().for_each(|x| *x /= norm);
+            cos = cosines(&doc_vecs, &v);
+        }
+        if cfg.sent > 0.0 {
+            let ss = sentences(q);
+            if !ss.is_empty() {
+                let mut best = vec![f32::NEG_INFINITY; cos.len()];
+                for s in ss {
+                    for (b, c) in best.iter_mut().zip(cosines(&doc_vecs, vecs.get(s))) {
+                        *b = b.max(c);
+                    }
+                }
+                for (c, b) in cos.iter_mut().zip(best) {
+                    *c = (*c + cfg.sent * b) / (1.0 + cfg.sent);
+                }
+            }
+        }
+        let lex = if cfg.query_stop {
+            let terms: Vec<String> = bm25
+                .query_terms(q)
+                .into_iter()
+                .filter(|t| !QUERY_STOP.contains(&t.as_str()))
+                .collect();
+            bm25.scores_of_terms(&terms)
+        } else {
+            bm25.scores(q)
+        };
+        let fused = if let Some(k) = cfg.rrf {
+            let w = cfg.dense_weight;
+            rrf(&lex, k)
+                .iter()
+                .zip(rrf(&cos, k))
+                .map(|(l, d)| (1.0 - w) * l + w * d)
+                .collect()
+        } else {
+            fusion::blend(
+                &normalize(&lex, cfg.lex_norm),
+                &normalize(&cos, cfg.dense_norm),
+                cfg.dense_weight,
+            )
+        };
+        let scores = server_boost(&fused, set, cfg.server_weight, cfg.agg);
+        let scores = if cfg.mmr > 0.0 {
+            mmr(&scores, &doc_vecs, cfg.mmr)
+        } else {
+            scores
+        };
+        let ranking: Vec<(&str, &str)> = fusion::top_k(&scores, 100)
+            .into_iter()
+            .map(|i| (set.docs[i].server.as_str(), set.docs[i].tool.as_str()))
+            .collect();
+        if std::env::var("TUNE_DIAG").is_ok_and(|d| d == set.name) {
+            let order = fusion::top_k(&scores, scores.len());
+            println!("\nQ: {q}");
+            for g in gold {
+                let r = order
+                    .iter()
+                    .position(|&i| matches(g, &set.docs[i].server, &set.docs[i].tool));
+                let srv = r.map(|r| set.docs[order[r]].server.as_str()).unwrap_or("");
+                println!("  gold {g} ({srv}) at {:?}", r.map(|r| r + 1));
+            }
+            let top: Vec<String> = order
+                .iter()
+                .take(8)
+                .map(|&i| format!("{}/{}", set.docs[i].server, set.docs[i].tool))
+                .collect();
+            println!("  top: {}", top.join(", "));
+        }
+        let s = score_ranking(gold, &ranking);
+        r5 += s.recall[2];
+        r10 += s.recall[3];
+        mrr += s.reciprocal_rank;
+    }
+    let n = set.queries.len() as f64;
+    (r5 / n, r10 / n, mrr / n)
+}
