@@ -20,7 +20,6 @@ pub mod eval;
 pub mod fusion;
 pub mod index;
 pub mod linear;
-pub mod qlinear;
 pub mod words;
 
 pub use bm25::Bm25Params;
