@@ -233,3 +233,40 @@ fn the_real_model_puts_similar_sentences_closer_and_caches_vectors() {
     );
     std::fs::remove_dir_all(&cache_dir).unwrap();
 }
+
+#[test]
+fn a_multi_sentence_query_pools_its_sentences_and_a_one_sentence_query_does_not() {
+    let dir = switchboard_test_support::peers::peer("model_dir");
+    let embedder = Embedder::load(&dir).unwrap();
+    let pooled = Index::build(&catalog(), Some(&embedder));
+    let whole_only = Index::build_with(
+        &catalog(),
+        BuildOptions {
+            embedder: Some(&embedder),
+            tuning: switchboard_search::Tuning {
+                split_sentences: false,
+                ..switchboard_search::Tuning::default()
+            },
+            ..BuildOptions::default()
+        },
+    );
+    // Two sentences, two needs, two servers: both tools lead the hybrid ranking, and the
+    // sentences' vectors changed the scores.
+    let query = "Check whether it will rain in Paris tomorrow. If it does, put an indoor \
+                 meeting on my calendar for the afternoon.";
+    let mut top2: Vec<String> = names(&pooled, query, Method::Hybrid)
+        .into_iter()
+        .take(2)
+        .collect();
+    top2.sort();
+    assert_eq!(top2, ["calendar/create_event", "weather/get_forecast"]);
+    assert_ne!(
+        pooled.scores(query, Method::Dense),
+        whole_only.scores(query, Method::Dense)
+    );
+    // A one-sentence ask is ranked by its whole vector alone: the same scores either way.
+    assert_eq!(
+        pooled.scores("send a note to my boss", Method::Hybrid),
+        whole_only.scores("send a note to my boss", Method::Hybrid)
+    );
+}
