@@ -23,7 +23,7 @@ use rmcp::model::{
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
-use switchboard_core::{CallResult, facade};
+use switchboard_core::{CallResult, ContentBlock as Block, facade};
 use switchboard_host::policy::{self, Decision};
 use switchboard_mcp::{SessionError, Upcall, UpcallError, UpcallKind};
 use tokio::sync::mpsc;
@@ -139,6 +139,16 @@ impl GatewayHandler {
             }
         }
         let sessions = self.gateway.sessions();
+        let cancelled = || McpError::internal_error("cancelled by the client", None);
+        if !takes_upcalls(cx) {
+            // Nothing the upstream says about the call could reach this client: call without
+            // a relay channel. Dropping the call future sends notifications/cancelled upstream.
+            let result = tokio::select! {
+                r = sessions.call_tool_unrelayed(server, &def.name, args) => r,
+                _ = cx.ct.cancelled() => return Err(cancelled()),
+            };
+            return Ok(tool_result(name, result));
+        }
         // Progress and the server's sampling/elicitation requests come back through `upcalls`
         // and are answered here, inside this request's task, so rmcp sends them to this client
         // on this request's stream.
@@ -151,22 +161,59 @@ impl GatewayHandler {
                 Some(upcall) = upcalls.recv() => {
                     tokio::select! {
                         _ = upcall_to_client(upcall, cx) => {}
-                        _ = cx.ct.cancelled() => {
-                            return Err(McpError::internal_error("cancelled by the client", None));
-                        }
+                        _ = cx.ct.cancelled() => return Err(cancelled()),
                     }
                 }
-                _ = cx.ct.cancelled() => {
-                    // Dropping the call future sent notifications/cancelled upstream.
-                    return Err(McpError::internal_error("cancelled by the client", None));
-                }
+                // Dropping the call future sent notifications/cancelled upstream.
+                _ = cx.ct.cancelled() => return Err(cancelled()),
             }
         };
-        match result {
-            Ok(r) => wire::<CallResult, CallToolResult>(&r),
-            Err(e) => Ok(refusal(format!("{name}: {e}"))),
-        }
+        Ok(tool_result(name, result))
     }
+}
+
+/// Whether anything an upstream sends about a call can reach the calling client: progress
+/// (only under a token the client gave) or the server's sampling and elicitation requests
+/// (only to a client that declared the capability; see [`upcall_to_client`]).
+fn takes_upcalls(cx: &RequestContext<RoleServer>) -> bool {
+    cx.meta.get_progress_token().is_some()
+        || cx.peer.peer_info().is_some_and(|i| {
+            i.capabilities.sampling.is_some() || i.capabilities.elicitation.is_some()
+        })
+}
+
+/// An upstream call's outcome as the client gets it: the result, or the failure as an
+/// `is_error` result naming the tool.
+fn tool_result(name: &str, result: Result<CallResult, SessionError>) -> CallToolResult {
+    match result {
+        Ok(r) => wire_result(r),
+        Err(e) => refusal(format!("{name}: {e}")),
+    }
+}
+
+/// A core call result in rmcp's terms (the same as going through its wire JSON; text blocks,
+/// the common case, are built directly).
+fn wire_result(r: CallResult) -> CallToolResult {
+    let content = r
+        .content
+        .into_iter()
+        .map(|block| match block {
+            Block::Text { text } => ContentBlock::text(text),
+            other => wire::<Block, ContentBlock>(&other).unwrap_or_else(|e| {
+                ContentBlock::text(format!(
+                    "[a content block that does not convert: {}]",
+                    e.message
+                ))
+            }),
+        })
+        .collect();
+    let mut result = if r.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = r.structured_content;
+    result
 }
 
 /// Pass one upcall of an upstream call on to the client that made the call: progress under the
@@ -694,5 +741,38 @@ mod tests {
         assert!(page(&items, Some("x")).is_err());
         assert!(page(&items, Some("999")).is_err());
         assert_eq!(page::<usize>(&[], None).unwrap(), (vec![], None));
+    }
+
+    #[test]
+    fn results_convert_as_their_wire_json_does() {
+        let results = [
+            CallResult::text("hello", false),
+            CallResult {
+                content: vec![
+                    Block::Text { text: "a".into() },
+                    Block::Image {
+                        data: "AAAA".into(),
+                        mime_type: "image/png".into(),
+                    },
+                    Block::ResourceLink {
+                        uri: "file:///x".into(),
+                        name: "x".into(),
+                        description: None,
+                        mime_type: Some("text/plain".into()),
+                    },
+                    Block::Resource {
+                        resource: json!({"uri": "test://r", "text": "body"}),
+                    },
+                ],
+                structured_content: Some(json!({"n": 1})),
+                is_error: true,
+            },
+            CallResult::default(),
+        ];
+        for r in results {
+            let mut expected: CallToolResult = wire(&r).unwrap();
+            expected.result_type = Some(ResultType::COMPLETE);
+            assert_eq!(complete_call(wire_result(r)), expected);
+        }
     }
 }

@@ -70,6 +70,29 @@ pub(crate) fn call_result(value: &Value) -> Option<CallResult> {
     })
 }
 
+/// A typed `tools/call` result as core carries it: what [`call_result`] makes of its wire
+/// JSON, without going through JSON for text blocks (the common case on a call's hot path).
+pub(crate) fn typed_call_result(result: wire::CallToolResult) -> CallResult {
+    let content = result
+        .content
+        .into_iter()
+        .map(|block| match block {
+            wire::ContentBlock::Text(t) => ContentBlock::Text { text: t.text },
+            other => match serde_json::to_value(&other) {
+                Ok(value) => content_block(&value),
+                Err(e) => ContentBlock::Text {
+                    text: format!("[a content block that does not re-encode: {e}]"),
+                },
+            },
+        })
+        .collect();
+    CallResult {
+        content,
+        structured_content: result.structured_content,
+        is_error: result.is_error.unwrap_or(false),
+    }
+}
+
 fn content_block(block: &Value) -> ContentBlock {
     serde_json::from_value(block.clone()).unwrap_or_else(|_| {
         let kind = block
@@ -126,6 +149,29 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].starts_with("skipped tool"), "{warnings:?}");
+    }
+
+    #[test]
+    fn typed_results_convert_as_their_wire_json_does() {
+        for wire_json in [
+            json!({"content": [{"type": "text", "text": "hi", "annotations": {"priority": 1.0}}]}),
+            json!({
+                "content": [
+                    {"type": "text", "text": "a"},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                    {"type": "resource_link", "uri": "file:///x", "name": "x"},
+                    {"type": "resource", "resource": {"uri": "test://r", "text": "body"}}
+                ],
+                "structuredContent": {"n": 1},
+                "isError": true,
+                "_meta": {"k": "v"}
+            }),
+            json!({"content": [], "isError": false}),
+        ] {
+            let typed: wire::CallToolResult = serde_json::from_value(wire_json).unwrap();
+            let via_json = call_result(&serde_json::to_value(&typed).unwrap()).unwrap();
+            assert_eq!(typed_call_result(typed), via_json);
+        }
     }
 
     #[test]

@@ -84,7 +84,18 @@ struct Call {
     serial: u64,
     token: ProgressToken,
     id: RequestId,
-    sink: mpsc::UnboundedSender<Upcall>,
+    /// `None` for a caller that takes no upcalls: the call still counts as in flight, so a
+    /// server request made meanwhile is not taken for another call's, but what the server
+    /// sends about it gets the default treatment (progress dropped, default answers).
+    sink: Option<mpsc::UnboundedSender<Upcall>>,
+}
+
+impl Call {
+    /// Still in flight for its caller: a sinkless call until it ends, a sink while its
+    /// receiver lives.
+    fn live(&self) -> bool {
+        self.sink.as_ref().is_none_or(|s| !s.is_closed())
+    }
 }
 
 /// The calls in flight on one server whose caller takes upcalls, by the progress token and
@@ -109,12 +120,13 @@ impl Drop for Registered {
 }
 
 impl Relays {
-    /// Route upcalls for the request `id` with `token` to `sink` until the guard is dropped.
+    /// Route upcalls for the request `id` with `token` to `sink` until the guard is dropped
+    /// (with no sink, only count the request as in flight).
     pub(crate) fn register(
         self: &Arc<Self>,
         token: ProgressToken,
         id: RequestId,
-        sink: mpsc::UnboundedSender<Upcall>,
+        sink: Option<mpsc::UnboundedSender<Upcall>>,
     ) -> Registered {
         let serial = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         lock(&self.calls).push(Call {
@@ -136,7 +148,7 @@ impl Relays {
             .iter()
             .rev()
             .find(|c| &c.token == token)
-            .map(|c| c.sink.clone())
+            .and_then(|c| c.sink.clone())
     }
 
     /// The sink of the request `id`, if it takes upcalls (an HTTP server's request that came on
@@ -146,7 +158,7 @@ impl Relays {
             .iter()
             .rev()
             .find(|c| &c.id == id)
-            .map(|c| c.sink.clone())
+            .and_then(|c| c.sink.clone())
     }
 
     /// The sink a server's own request goes to when it does not say which call it belongs to
@@ -154,9 +166,9 @@ impl Relays {
     /// with several, `None`, and the session answers as it would without relays.
     pub(crate) fn sole(&self) -> Option<mpsc::UnboundedSender<Upcall>> {
         let calls = lock(&self.calls);
-        let live: Vec<_> = calls.iter().filter(|c| !c.sink.is_closed()).collect();
+        let live: Vec<_> = calls.iter().filter(|c| c.live()).collect();
         match live.as_slice() {
-            [call] => Some(call.sink.clone()),
+            [call] => call.sink.clone(),
             [] => None,
             more => {
                 tracing::debug!(
@@ -183,12 +195,12 @@ mod tests {
         let relays = Arc::new(Relays::default());
         assert!(relays.sole().is_none());
         let (a, _rx_a) = mpsc::unbounded_channel();
-        let first = relays.register(token(1), RequestId::Number(7), a);
+        let first = relays.register(token(1), RequestId::Number(7), Some(a));
         assert!(relays.sole().is_some());
         assert!(relays.by_token(&token(1)).is_some());
         assert!(relays.by_token(&token(2)).is_none());
         let (b, rx_b) = mpsc::unbounded_channel();
-        let second = relays.register(token(2), RequestId::Number(8), b);
+        let second = relays.register(token(2), RequestId::Number(8), Some(b));
         assert!(relays.by_request(&RequestId::Number(8)).is_some());
         assert!(relays.sole().is_none(), "two calls: ambiguous");
         drop(rx_b);
@@ -197,5 +209,28 @@ mod tests {
         drop(second);
         assert!(relays.by_token(&token(1)).is_none());
         assert!(relays.sole().is_none());
+    }
+
+    #[test]
+    fn a_call_without_a_sink_counts_as_in_flight_but_takes_nothing() {
+        let relays = Arc::new(Relays::default());
+        let quiet = relays.register(token(1), RequestId::Number(1), None);
+        assert!(
+            relays.by_token(&token(1)).is_none(),
+            "no sink: progress is dropped"
+        );
+        assert!(
+            relays.sole().is_none(),
+            "the one call in flight takes nothing"
+        );
+        let (a, _rx_a) = mpsc::unbounded_channel();
+        let relayed = relays.register(token(2), RequestId::Number(2), Some(a));
+        assert!(
+            relays.sole().is_none(),
+            "two calls in flight: a server request is not given to the relayed one"
+        );
+        drop(quiet);
+        assert!(relays.sole().is_some());
+        drop(relayed);
     }
 }

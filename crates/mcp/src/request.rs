@@ -15,8 +15,9 @@ use tokio::sync::mpsc;
 
 use crate::relay::{Relays, Upcall};
 
-/// Where a relayed request's progress and server requests go.
-pub(crate) type Relay<'a> = (&'a Arc<Relays>, &'a mpsc::UnboundedSender<Upcall>);
+/// Where a relayed request's progress and server requests go: the server's relays, and the
+/// caller's sink (`None`: the call is registered as in flight but takes no upcalls).
+pub(crate) type Relay<'a> = (&'a Arc<Relays>, Option<&'a mpsc::UnboundedSender<Upcall>>);
 
 /// Send `request` and wait for its result, driving multi-round-trip `input_required` rounds
 /// (see `mrtr`); each round may take up to `timeout`.
@@ -63,7 +64,7 @@ async fn send_once(
         relays.register(
             handle.progress_token.clone(),
             handle.id.clone(),
-            sink.clone(),
+            sink.cloned(),
         )
     });
     let mut guard = CancelOnDrop {

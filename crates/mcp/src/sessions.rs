@@ -215,6 +215,9 @@ impl Sessions {
                 ),
             });
         }
+        if let ServerResult::CallToolResult(typed) = result {
+            return Ok(convert::typed_call_result(typed));
+        }
         let value = request::to_json(result);
         convert::call_result(&value).ok_or_else(|| SessionError::Protocol {
             server: server.to_string(),
@@ -234,11 +237,34 @@ impl Sessions {
         args: Map<String, Value>,
         upcalls: mpsc::UnboundedSender<Upcall>,
     ) -> Result<CallResult, SessionError> {
+        self.relay_call(server, tool, args, Some(&upcalls)).await
+    }
+
+    /// [`Self::call_tool_relayed`] for a caller that can take nothing back (a gateway client
+    /// that asked for no progress and can answer no server request). Nothing is relayed, but
+    /// the call counts as one of the server's relayed calls in flight, so a server request
+    /// made meanwhile is never handed to another relayed call; it gets the default answer.
+    pub async fn call_tool_unrelayed(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+    ) -> Result<CallResult, SessionError> {
+        self.relay_call(server, tool, args, None).await
+    }
+
+    async fn relay_call(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        upcalls: Option<&mpsc::UnboundedSender<Upcall>>,
+    ) -> Result<CallResult, SessionError> {
         let slot = self.slot(server)?;
-        let session = self.ready_peer(server)?;
+        let session = slot.ready()?;
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let relay = (&slot.relays, &upcalls);
+        let relay = (&slot.relays, upcalls);
         let result = match request::send_relayed(
             &session.peer,
             request,

@@ -1,6 +1,8 @@
 //! A minimal MCP server for benchmarks: one tool, `echo`, that returns its `text` argument.
-//! `switchboard-echo` serves stdio; `switchboard-echo --http 127.0.0.1:0` serves Streamable HTTP
-//! at /mcp (TCP_NODELAY on) and prints `listening on URL` to stderr.
+//! `switchboard-echo` serves stdio (on tokio's reactor when stdin and stdout are pipes, as
+//! `switchboard serve` does; `--blocking-stdio` uses rmcp's default blocking stdio instead);
+//! `switchboard-echo --http 127.0.0.1:0` serves Streamable HTTP at /mcp (TCP_NODELAY on) and
+//! prints `listening on URL` to stderr.
 
 use std::sync::Arc;
 
@@ -69,6 +71,10 @@ async fn main() -> anyhow::Result<()> {
     let server = echo()?;
     match args.as_slice() {
         [] => {
+            let running = server.serve(rmcp::transport::stdio_pipes()).await?;
+            running.waiting().await?;
+        }
+        [flag] if flag == "--blocking-stdio" => {
             let running = server.serve(rmcp::transport::stdio()).await?;
             running.waiting().await?;
         }
@@ -86,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
             });
             axum::serve(listener, router).await?;
         }
-        _ => anyhow::bail!("usage: switchboard-echo [--http ADDR]"),
+        _ => anyhow::bail!("usage: switchboard-echo [--blocking-stdio | --http ADDR]"),
     }
     Ok(())
 }
