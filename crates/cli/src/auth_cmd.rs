@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::json;
-use switchboard_core::TransportSpec;
+use switchboard_core::{TransportSpec, redact_url};
 use switchboard_mcp::auth::{self, LoginAgent};
 use switchboard_mcp::{OAuthOptions, TokenStorage};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -70,11 +70,11 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
             let outcome = auth::login(&url, &options, &mut agent).await?;
             if global.json {
                 print_json(&json!({
-                    "server": name, "url": url, "scopes": outcome.scopes,
+                    "server": name, "url": redact_url(&url), "scopes": outcome.scopes,
                     "saved_to": outcome.saved_to,
                 }));
             } else {
-                println!("authorized {name} ({url})");
+                println!("authorized {name} ({})", redact_url(&url));
                 if !outcome.scopes.is_empty() {
                     println!("scopes: {}", outcome.scopes.join(" "));
                 }
@@ -88,7 +88,7 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
             let (name, url) = resolve(global, &server)?;
             let had = auth::logout(&url, &options).await?;
             if global.json {
-                print_json(&json!({"server": name, "url": url, "removed": had}));
+                print_json(&json!({"server": name, "url": redact_url(&url), "removed": had}));
             } else if had {
                 println!("logged out of {name}: stored tokens deleted");
             } else {
@@ -103,7 +103,8 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
 /// A configured server name (or a URL) to `(name, url)`.
 fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String)> {
     if server.starts_with("http://") || server.starts_with("https://") {
-        return Ok((server.to_string(), server.to_string()));
+        // Named by its URL: shown redacted, used as given.
+        return Ok((redact_url(server), server.to_string()));
     }
     let config = source::load_config(global)?;
     let Some(entry) = config.servers.iter().find(|s| s.name() == server) else {
@@ -153,7 +154,7 @@ async fn status(
             Some(left)
         });
         items.push(json!({
-            "server": name, "url": url, "logged_in": stored.as_ref().is_some_and(|s| s.has_token),
+            "server": name, "url": redact_url(&url), "logged_in": stored.as_ref().is_some_and(|s| s.has_token),
             "client_id": stored.as_ref().map(|s| &s.client_id),
             "scopes": stored.as_ref().map(|s| &s.scopes),
             "can_refresh": stored.as_ref().is_some_and(|s| s.can_refresh),
@@ -170,7 +171,7 @@ async fn status(
             _ => "not logged in".to_string(),
         };
         let scopes = stored.map(|s| s.scopes.join(" ")).unwrap_or_default();
-        rows.push(vec![name, url, state, scopes]);
+        rows.push(vec![name, redact_url(&url), state, scopes]);
     }
     if global.json {
         print_json(&json!({ "servers": items }));

@@ -17,9 +17,26 @@ pub fn init_logging(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| RedactedStderr)
         .with_ansi(color_on_stderr())
         .try_init();
+}
+
+/// stderr for logs, with secrets taken out of every URL in a line: libraries (rmcp, reqwest)
+/// log failed requests with the URL they failed on, query tokens included. The formatter
+/// writes one whole event per call, so a URL is never split across writes.
+struct RedactedStderr;
+
+impl std::io::Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr().write_all(switchboard_core::redact_urls_in(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 fn no_color() -> bool {

@@ -968,3 +968,50 @@ async fn run_withholds_a_tool_changed_since_it_was_pinned_until_approved() {
     );
     assert_eq!(stdout_json(&out)["tool_calls"][0]["status"], "ok");
 }
+
+#[tokio::test]
+async fn secrets_in_server_and_provider_urls_stay_out_of_output_and_transcripts() {
+    let d = Dialect::Anthropic;
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 9: the server fails to connect and the run goes on without it.
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[servers.remote]\nurl = \"http://me:hunter2@127.0.0.1:9/mcp?token=s3cr3t&x=1\"\n",
+    )
+    .unwrap();
+    let double = ProviderDouble::start(d, vec![Turn::Text("fine".into())]).await;
+    let base = double
+        .base_url()
+        .replacen("http://", "http://user:pr0vider-pass@", 1);
+    let transcript = dir.path().join("t.jsonl");
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--base-url",
+            &base,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("http://***@127.0.0.1:9/mcp?token=***&x=1"),
+        "{stderr}"
+    );
+    let written = std::fs::read_to_string(&transcript).unwrap();
+    assert!(written.contains("http://***@127.0.0.1:"), "{written}");
+    for secret in ["hunter2", "s3cr3t", "pr0vider-pass"] {
+        for (what, text) in [
+            ("stderr", stderr.to_string()),
+            ("stdout", String::from_utf8_lossy(&out.stdout).to_string()),
+            ("transcript", written.clone()),
+        ] {
+            assert!(!text.contains(secret), "{secret} in {what}: {text}");
+        }
+    }
+}

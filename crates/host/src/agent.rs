@@ -613,7 +613,7 @@ impl Agent {
         let line = json!({
             "turn": turn,
             "provider": self.client.dialect.as_str(),
-            "url": self.client.url(self.opts.stream),
+            "url": switchboard_core::redact_url(&self.client.url(self.opts.stream)),
             "headers": self.client.redacted_headers(self.opts.stream),
             "rent": {"tools_tokens": tokens, "method": method},
             "body": body,

@@ -29,6 +29,8 @@ use rmcp::transport::streamable_http_client::{
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Mutex, RwLock, watch};
 
+use switchboard_core::{redact_url, redact_urls_in};
+
 use crate::error::SessionError;
 use crate::options::{AuthMode, OAuthOptions};
 use crate::token_store::TokenStore;
@@ -180,7 +182,9 @@ impl AuthState {
                         return Ok(token);
                     }
                 }
-                Err(e) => tracing::debug!(url = %self.url, error = %e, "token refresh failed"),
+                Err(e) => {
+                    tracing::debug!(url = %redact_url(&self.url), error = %redact_urls_in(&e.to_string()), "token refresh failed")
+                }
             }
         }
         match self.options.mode {
@@ -290,7 +294,7 @@ where
     }
     state.start_authorization(request).await?;
     let auth_url = state.get_authorization_url().await?;
-    tracing::info!(%url, "authorizing");
+    tracing::info!(url = %redact_url(url), "authorizing");
     let callback = agent(auth_url).await?;
     state
         .handle_callback_with_issuer(
@@ -470,8 +474,8 @@ pub async fn stored_login(
 
 fn auth_error(url: &str, e: &AuthError) -> SessionError {
     SessionError::Auth {
-        server: url.to_string(),
-        detail: crate::error::chain(e),
+        server: redact_url(url),
+        detail: redact_urls_in(&crate::error::chain(e)),
     }
 }
 

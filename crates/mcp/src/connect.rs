@@ -158,8 +158,10 @@ pub(crate) async fn connect(
                 match e {
                     ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
                         server: spec.name.clone(),
-                        url: url.clone(),
-                        detail: http_detail(error.error.as_ref()),
+                        url: switchboard_core::redact_url(url),
+                        detail: switchboard_core::redact_urls_in(&http_detail(
+                            error.error.as_ref(),
+                        )),
                     },
                     other => SessionError::Handshake {
                         server: spec.name.clone(),

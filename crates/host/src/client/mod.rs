@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures::StreamExt as _;
 use serde_json::Value;
 use switchboard_core::error::chain;
-use switchboard_core::{Dialect, Secret};
+use switchboard_core::{Dialect, Secret, redact_url, redact_urls_in};
 use switchboard_providers::{
     Reply, StreamDecoder, StreamEvent, api_key_env, decode_error, decode_reply, default_base_url,
     endpoint,
@@ -67,8 +67,8 @@ impl ProviderClient {
             .read_timeout(Duration::from_secs(600))
             .build()
             .map_err(|e| HostError::ProviderConnect {
-                url: base_url.unwrap_or(default_base_url(dialect)).to_string(),
-                detail: chain(&e),
+                url: redact_url(base_url.unwrap_or(default_base_url(dialect))),
+                detail: redact_urls_in(&chain(&e)),
                 attempts: 0,
             })?;
         Ok(Self {
@@ -161,14 +161,14 @@ impl ProviderClient {
                 Ok(r) => r,
                 Err(e) if retries_left && (e.is_connect() || e.is_timeout()) => {
                     let wait = self.retry.wait(attempts - 1, None);
-                    tracing::warn!(url = %ep.url, error = %chain(&e), ?wait, "provider unreachable; retrying");
+                    tracing::warn!(url = %redact_url(&ep.url), error = %redact_urls_in(&chain(&e)), ?wait, "provider unreachable; retrying");
                     tokio::time::sleep(wait).await;
                     continue;
                 }
                 Err(e) => {
                     return Err(HostError::ProviderConnect {
-                        url: ep.url.clone(),
-                        detail: chain(&e),
+                        url: redact_url(&ep.url),
+                        detail: redact_urls_in(&chain(&e)),
                         attempts,
                     });
                 }
@@ -200,8 +200,8 @@ impl ProviderClient {
                 self.read_stream(resp, on_event, attempts).await
             } else {
                 let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
-                    url: ep.url.clone(),
-                    detail: format!("reading the response failed: {}", chain(&e)),
+                    url: redact_url(&ep.url),
+                    detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
                     attempts,
                 })?;
                 let reply = decode_reply(self.dialect, &text)?;
@@ -251,8 +251,8 @@ impl ProviderClient {
         };
         while let Some(chunk) = chunks.next().await {
             let chunk = chunk.map_err(|e| HostError::ProviderConnect {
-                url: url.clone(),
-                detail: format!("the stream broke: {}", chain(&e)),
+                url: redact_url(&url),
+                detail: redact_urls_in(&format!("the stream broke: {}", chain(&e))),
                 attempts,
             })?;
             for ev in parser.push(&chunk) {
@@ -268,5 +268,28 @@ impl ProviderClient {
             body: Value::Array(events),
             attempts,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unreachable_base_url_is_reported_without_its_secrets() {
+        // Port 9 (discard) is closed on test machines: the connection is refused at once.
+        let mut client = ProviderClient::new(
+            Dialect::OpenAiChat,
+            Some("http://me:hunter2@127.0.0.1:9/v1?api_key=s3cr3t"),
+            "m",
+            None,
+        )
+        .unwrap();
+        client.retry.max_retries = 0;
+        let err = client.send(&serde_json::json!({})).await.unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, HostError::ProviderConnect { .. }), "{text}");
+        assert!(text.contains("127.0.0.1:9"), "{text}");
+        assert!(!text.contains("hunter2") && !text.contains("s3cr3t"), "{text}");
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use switchboard_core::server::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT};
-use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec};
+use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url};
 
 use super::ServerConfig;
 use super::expand::expand;
@@ -271,7 +271,7 @@ pub fn validate(
         (_, None, Some(url)) => {
             let url = ex("url", url)?;
             let parsed = url::Url::parse(&url)
-                .map_err(|e| err("url", format!("malformed URL {url:?}: {e}")))?;
+                .map_err(|e| err("url", format!("malformed URL {:?}: {e}", redact_url(&url))))?;
             if !matches!(parsed.scheme(), "http" | "https") {
                 return Err(err(
                     "url",
@@ -279,7 +279,10 @@ pub fn validate(
                 ));
             }
             if parsed.host_str().is_none_or(str::is_empty) {
-                return Err(err("url", format!("URL {url:?} has no host")));
+                return Err(err(
+                    "url",
+                    format!("URL {:?} has no host", redact_url(&url)),
+                ));
             }
             let mut headers = Vec::new();
             for (k, v) in &raw.headers {

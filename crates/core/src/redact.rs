@@ -1,0 +1,278 @@
+//! Secrets out of URLs before they are logged or put in a message: the userinfo
+//! (`user:pass@`) and the values of query (and fragment) parameters whose names look secret
+//! (`token`, `api_key`, `X-Amz-Signature`, `code`, ...). Everything else is kept, so the URL
+//! still says which server it was. Pure string work: no URL parser is needed to find these
+//! parts, and a string that is not a URL comes back unchanged.
+
+/// Words that make a parameter name secret, compared with each word of the name
+/// (`access_token` → access, token; `apiKey` → api, key; `X-Amz-Signature` → x, amz,
+/// signature).
+const SECRET_WORDS: &[&str] = &[
+    "token",
+    "key",
+    "apikey",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "sig",
+    "signature",
+    "auth",
+    "authorization",
+    "code",
+    "credential",
+    "credentials",
+    "session",
+];
+
+/// What a removed secret is replaced with.
+pub const REDACTED: &str = "***";
+
+/// `url` with its userinfo replaced by `***` and the values of secret-looking query and
+/// fragment parameters replaced by `***`.
+///
+/// ```
+/// use switchboard_core::redact_url;
+/// assert_eq!(
+///     redact_url("https://me:hunter2@mcp.example.com/sse?api_key=abc&limit=5"),
+///     "https://***@mcp.example.com/sse?api_key=***&limit=5"
+/// );
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let (head, fragment) = match url.split_once('#') {
+        Some((h, f)) => (h, Some(f)),
+        None => (url, None),
+    };
+    let (base, query) = match head.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (head, None),
+    };
+    let mut out = String::with_capacity(url.len());
+    out.push_str(&redact_userinfo(base));
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(&redact_params(q));
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        // OAuth's implicit flow puts `access_token=...` in the fragment.
+        if f.contains('=') {
+            out.push_str(&redact_params(f));
+        } else {
+            out.push_str(f);
+        }
+    }
+    out
+}
+
+/// `text` with every `scheme://...` URL in it passed through [`redact_url`] (for error
+/// messages from HTTP libraries, which quote the URL they failed on).
+pub fn redact_urls_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        // The scheme: letters, digits, `+`, `-`, `.` before `://`.
+        let scheme_len = rest[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            .count();
+        let start = at - scheme_len;
+        let end = at
+            + 3
+            + rest[at + 3..]
+                .find(|c: char| {
+                    c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>' | '`')
+                })
+                .unwrap_or(rest.len() - at - 3);
+        // Closing punctuation that wraps the URL in prose is not part of it.
+        let mut url_end = end;
+        while url_end > at + 3 {
+            let last = rest[..url_end].chars().next_back();
+            match last {
+                Some(')') if !rest[start..url_end].contains('(') => url_end -= 1,
+                Some('.' | ',' | ';' | ':' | ']' | '}') => url_end -= 1,
+                _ => break,
+            }
+        }
+        out.push_str(&rest[..start]);
+        if scheme_len == 0 {
+            out.push_str(&rest[start..url_end]);
+        } else {
+            out.push_str(&redact_url(&rest[start..url_end]));
+        }
+        rest = &rest[url_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `scheme://user:pass@host/...` → `scheme://***@host/...`.
+fn redact_userinfo(base: &str) -> String {
+    let Some(scheme_end) = base.find("://") else {
+        return base.to_string();
+    };
+    let authority_start = scheme_end + 3;
+    let authority_end = base[authority_start..]
+        .find('/')
+        .map_or(base.len(), |i| authority_start + i);
+    match base[authority_start..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}{REDACTED}{}",
+            &base[..authority_start],
+            &base[authority_start + at..]
+        ),
+        None => base.to_string(),
+    }
+}
+
+fn redact_params(query: &str) -> String {
+    query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !value.is_empty() && is_secret_name(name) => {
+                format!("{name}={REDACTED}")
+            }
+            _ => pair.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A parameter name looks secret when one of its words (split at non-alphanumerics and at
+/// lower→upper case changes) is a [`SECRET_WORDS`] word.
+pub fn is_secret_name(name: &str) -> bool {
+    let decoded = name.replace("%5F", "_").replace("%5f", "_");
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in decoded.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        word.push(c.to_ascii_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_and_secret_parameters_are_redacted() {
+        for (url, want) in [
+            (
+                "https://user:pa%40ss@example.com:8443/mcp",
+                "https://***@example.com:8443/mcp",
+            ),
+            ("https://token@example.com", "https://***@example.com"),
+            (
+                "https://example.com/mcp?token=abc&limit=5",
+                "https://example.com/mcp?token=***&limit=5",
+            ),
+            (
+                "https://x.example/v1?key=AIza123&alt=sse",
+                "https://x.example/v1?key=***&alt=sse",
+            ),
+            (
+                "https://b.s3.amazonaws.com/o?X-Amz-Signature=f00&X-Amz-Credential=me&X-Amz-Date=1",
+                "https://b.s3.amazonaws.com/o?X-Amz-Signature=***&X-Amz-Credential=***&X-Amz-Date=1",
+            ),
+            (
+                "http://127.0.0.1:9/cb?code=xyz&state=s1",
+                "http://127.0.0.1:9/cb?code=***&state=s1",
+            ),
+            (
+                "https://e.com/?apiKey=1&api_key=2&apikey=3&access_token=4&client_secret=5&password=6&sig=7&auth=8",
+                "https://e.com/?apiKey=***&api_key=***&apikey=***&access_token=***&client_secret=***&password=***&sig=***&auth=***",
+            ),
+            (
+                "https://e.com/cb#access_token=t&token_type=bearer&expires_in=3600",
+                "https://e.com/cb#access_token=***&token_type=***&expires_in=3600",
+            ),
+            (
+                "https://e.com/docs#section-2",
+                "https://e.com/docs#section-2",
+            ),
+        ] {
+            assert_eq!(redact_url(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn harmless_urls_and_non_urls_are_unchanged() {
+        for s in [
+            "https://api.anthropic.com/v1/messages",
+            "https://e.com/search?q=keyboard&author=me&page=2",
+            "https://e.com/path/with@sign/in/path",
+            "not a url",
+            "",
+            "https://e.com/?token=",
+            "https://e.com/?flag",
+        ] {
+            assert_eq!(redact_url(s), s);
+        }
+    }
+
+    #[test]
+    fn names_are_split_into_words() {
+        for name in [
+            "token",
+            "refreshToken",
+            "X-Amz-Signature",
+            "api%5Fkey",
+            "AUTH",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in ["keyboard", "author", "monkey", "q", "tokens_used", "page"] {
+            assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn urls_inside_messages_are_redacted_and_the_rest_kept() {
+        assert_eq!(
+            redact_urls_in(
+                "error sending request for url (https://u:p@h.example/mcp?token=abc): connection refused"
+            ),
+            "error sending request for url (https://***@h.example/mcp?token=***): connection refused"
+        );
+        assert_eq!(
+            redact_urls_in("see https://h.example/?key=1, then http://u:p@x.example."),
+            "see https://h.example/?key=***, then http://***@x.example."
+        );
+        assert_eq!(
+            redact_urls_in("no url here: just text"),
+            "no url here: just text"
+        );
+        assert_eq!(redact_urls_in("odd ://thing"), "odd ://thing");
+        // A terminal colour code after the URL is not part of it.
+        assert_eq!(
+            redact_urls_in("url=https://h/?key=k\x1b[0m next"),
+            "url=https://h/?key=***\x1b[0m next"
+        );
+        // The Debug form of an HTTP client's error.
+        assert_eq!(
+            redact_urls_in(r#"reqwest::Error { url: "http://h:9/mcp?token=t&x=1", source: .. }"#),
+            r#"reqwest::Error { url: "http://h:9/mcp?token=***&x=1", source: .. }"#
+        );
+        // Multi-byte text around a URL survives.
+        assert_eq!(
+            redact_urls_in("échec: \"https://h/?token=é\" — fin"),
+            "échec: \"https://h/?token=***\" — fin"
+        );
+    }
+}
