@@ -3,17 +3,27 @@
 //! ```sh
 //! SWITCHBOARD_MODEL_DIR=.peers/models/all-MiniLM-L6-v2 taskset -c 0 \
 //!   cargo bench -p switchboard-search --bench latency -- \
-//!   --catalog a.json --catalog b.json --queries q.jsonl [--limit 500] [--build-threads 2]
+//!   --catalog a.json --catalog b.json --queries q.jsonl [--limit 500] [--build-threads 2] \
+//!   [--compare] [--quality 300]
 //! ```
 //!
 //! Stages, each timed separately over the same queries: tokenizing the query, embedding it
 //! (tokenizer + encoder), the lexical ranking alone, and the whole hybrid `Index::search`
 //! (embedding, BM25, the scan over every tool vector, fusion, top k). With `--build-threads N`
 //! it also embeds the whole catalog without a cache on N threads and reports the time.
+//!
+//! The encoder's precision is `SWITCHBOARD_ENCODER` (int8 unless `f32`). `--compare` also loads
+//! the other precision and times both encoders on every query back to back (f32 then int8 on
+//! the same query, so both see the same machine load), and with `--build-threads` builds with
+//! both. `--quality N` embeds N queries and N tool texts with both and prints the cosine
+//! similarity of the f32 and int8 vectors (min, 1st percentile, mean). `--kernels` times the
+//! dense layers alone (f32 and int8, MiniLM's four shapes, 27 and 400 rows: a median query and
+//! a build batch), minimum and median of 200 calls, with no model needed.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
+use switchboard_search::embed::Precision;
 use switchboard_search::eval::parse_queries;
 use switchboard_search::{Doc, Embedder, Index, Method};
 
@@ -22,6 +32,9 @@ struct Args {
     queries: Vec<PathBuf>,
     limit: usize,
     build_threads: Option<usize>,
+    compare: bool,
+    quality: usize,
+    kernels: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -30,6 +43,9 @@ fn parse_args() -> Result<Args, String> {
         queries: Vec::new(),
         limit: 1000,
         build_threads: None,
+        compare: false,
+        quality: 0,
+        kernels: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -45,14 +61,20 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|e| format!("--build-threads: {e}"))?,
                 )
             }
+            "--compare" => args.compare = true,
+            "--kernels" => args.kernels = true,
+            "--quality" => {
+                args.quality = value()?.parse().map_err(|e| format!("--quality: {e}"))?
+            }
             // cargo bench passes --bench to harness-less benches.
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if args.catalogs.is_empty() || args.queries.is_empty() {
+    if !args.kernels && (args.catalogs.is_empty() || args.queries.is_empty()) {
         return Err(
-            "usage: latency --catalog FILE... --queries FILE... [--limit N] [--build-threads N]"
+            "usage: latency --catalog FILE... --queries FILE... [--limit N] [--build-threads N] \
+             [--compare] [--quality N]"
                 .into(),
         );
     }
@@ -84,20 +106,20 @@ fn times(queries: &[String], mut f: impl FnMut(&str)) -> (Vec<f64>, Vec<f64>) {
     for q in queries.iter().take(20) {
         f(q);
     }
-    queries
-        .iter()
-        .map(|q| {
-            let c = cpu_ns();
-            let t = Instant::now();
-            f(q);
-            let wall = t.elapsed().as_secs_f64() * 1000.0;
-            let cpu = match (c, cpu_ns()) {
-                (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
-                _ => f64::NAN,
-            };
-            (wall, cpu)
-        })
-        .unzip()
+    queries.iter().map(|q| times_one(|| f(q))).unzip()
+}
+
+/// Wall and on-CPU milliseconds of one call.
+fn times_one(f: impl FnOnce()) -> (f64, f64) {
+    let c = cpu_ns();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed().as_secs_f64() * 1000.0;
+    let cpu = match (c, cpu_ns()) {
+        (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
+        _ => f64::NAN,
+    };
+    (wall, cpu)
 }
 
 fn summary(mut ms: Vec<f64>) -> (f64, f64, f64) {
@@ -122,6 +144,12 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if args.kernels {
+        kernels();
+    }
+    if args.catalogs.is_empty() || args.queries.is_empty() {
+        return;
+    }
     let mut docs = Vec::new();
     for path in &args.catalogs {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -146,29 +174,72 @@ fn main() {
         eprintln!("set SWITCHBOARD_MODEL_DIR to a sentence-transformers model directory");
         std::process::exit(2);
     };
+    let dir = std::path::Path::new(&dir);
     let t = Instant::now();
-    let embedder = Embedder::load(std::path::Path::new(&dir))
-        .unwrap_or_else(|e| panic!("loading the model: {e}"));
+    let embedder = Embedder::load(dir).unwrap_or_else(|e| panic!("loading the model: {e}"));
     let load_ms = t.elapsed().as_secs_f64() * 1000.0;
+    // With --compare or --quality: the f32 and int8 encoders, in that order.
+    let pair = (args.compare || args.quality > 0).then(|| {
+        let load = |p| Embedder::load_with(dir, p).unwrap_or_else(|e| panic!("loading: {e}"));
+        (load(Precision::F32), load(Precision::Int8))
+    });
+    println!(
+        "encoder: {} ({}), load {load_ms:.0} ms",
+        embedder.precision().name(),
+        embedder.id()
+    );
 
+    let texts: Vec<String> = docs.iter().map(Doc::dense_text).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     if let Some(threads) = args.build_threads {
-        let texts: Vec<String> = docs.iter().map(Doc::dense_text).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let t = Instant::now();
-        let vectors = embedder
-            .embed_threads(&refs, threads, &mut |_| {})
-            .unwrap_or_else(|e| panic!("embedding: {e}"));
-        let secs = t.elapsed().as_secs_f64();
         let tokens: usize = refs
             .iter()
             .map(|t| embedder.tokenize(t).map_or(0, |ids| ids.len()))
             .sum();
-        println!(
-            "build: {} tools ({} tokens) embedded on {threads} thread(s) in {secs:.1} s ({:.0} tools/s)",
-            vectors.len(),
-            tokens,
-            vectors.len() as f64 / secs
-        );
+        let builders: Vec<&Embedder> = match &pair {
+            Some((f, q)) if args.compare => vec![f, q],
+            _ => vec![&embedder],
+        };
+        for e in builders {
+            let t = Instant::now();
+            let vectors = e
+                .embed_threads(&refs, threads, &mut |_| {})
+                .unwrap_or_else(|e| panic!("embedding: {e}"));
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "build ({}): {} tools ({tokens} tokens) embedded on {threads} thread(s) in {secs:.1} s ({:.0} tools/s)",
+                e.precision().name(),
+                vectors.len(),
+                vectors.len() as f64 / secs
+            );
+        }
+    }
+    if let Some((f32e, int8e)) = &pair
+        && args.quality > 0
+    {
+        for (what, set) in [("queries", &queries[..]), ("tool texts", &texts[..])] {
+            let set: Vec<&str> = set.iter().take(args.quality).map(String::as_str).collect();
+            let a = f32e
+                .embed(&set, &mut |_| {})
+                .unwrap_or_else(|e| panic!("{e}"));
+            let b = int8e
+                .embed(&set, &mut |_| {})
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut cos: Vec<f64> = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| f64::from(switchboard_search::embed::dot(x, y)))
+                .collect();
+            cos.sort_by(f64::total_cmp);
+            let mean = cos.iter().sum::<f64>() / cos.len().max(1) as f64;
+            println!(
+                "cosine(f32, int8) over {} {what}: min {:.5}, p1 {:.5}, mean {:.5}",
+                cos.len(),
+                cos.first().copied().unwrap_or(f64::NAN),
+                percentile(&cos, 0.01),
+                mean
+            );
+        }
     }
 
     // The index with every tool vector, as a search serves it (embedded once, no cache).
@@ -180,7 +251,7 @@ fn main() {
     let mut sorted_tokens = token_counts.clone();
     sorted_tokens.sort_unstable();
     println!(
-        "{} tools, {} queries (tokens per query: median {}, p99 {}), model load {load_ms:.0} ms, {}",
+        "{} tools, {} queries (tokens per query: median {}, p99 {}), {}",
         docs.len(),
         queries.len(),
         sorted_tokens
@@ -213,6 +284,45 @@ fn main() {
             std::hint::black_box(embedder.embed_one(q).ok());
         }),
     );
+    if let Some((f32e, int8e)) = &pair
+        && args.compare
+    {
+        // Both encoders on each query in turn, so a burst of load hits both.
+        let (mut f, mut q) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+        for e in [f32e, int8e] {
+            for query in queries.iter().take(20) {
+                std::hint::black_box(e.embed_one(query).ok());
+            }
+        }
+        // Per query the fastest of three runs of each, alternating: the load-robust figure.
+        let (mut fmin, mut qmin) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+        for query in &queries {
+            let mut best = [(f64::MAX, f64::MAX); 2];
+            for rep in 0..3 {
+                for (i, e) in [f32e, int8e].into_iter().enumerate() {
+                    let (wall, cpu) = times_one(|| {
+                        std::hint::black_box(e.embed_one(query).ok());
+                    });
+                    if rep == 0 {
+                        let out = if i == 0 { &mut f } else { &mut q };
+                        out.0.push(wall);
+                        out.1.push(cpu);
+                    }
+                    if wall < best[i].0 {
+                        best[i] = (wall, cpu);
+                    }
+                }
+            }
+            fmin.0.push(best[0].0);
+            fmin.1.push(best[0].1);
+            qmin.0.push(best[1].0);
+            qmin.1.push(best[1].1);
+        }
+        row("embed query, f32 (interleaved)", f);
+        row("embed query, int8 (interleaved)", q);
+        row("embed query, f32 (interleaved, best of 3)", fmin);
+        row("embed query, int8 (interleaved, best of 3)", qmin);
+    }
     row(
         "lexical search (BM25F, top 10)",
         times(&queries, |q| {
@@ -243,4 +353,57 @@ fn main() {
         };
         row(&label, ms);
     }
+}
+
+/// Time MiniLM's dense layers alone, f32 against int8, and print a table.
+fn kernels() {
+    use switchboard_search::linear::Linear;
+    use switchboard_search::qlinear::{QLinear, QScratch};
+    let noise = |n: usize, seed: u32| -> Vec<f32> {
+        (0..n)
+            .map(|i| {
+                let v = (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8;
+                v as f32 / (1u32 << 24) as f32 - 0.5
+            })
+            .collect()
+    };
+    println!("| layer (in -> out) | rows | f32 min ms | f32 p50 ms | int8 min ms | int8 p50 ms |");
+    println!("|---|---|---|---|---|---|");
+    for rows in [27, 400] {
+        for (name, inp, out) in [
+            ("qkv", 384, 1152),
+            ("attention out", 384, 384),
+            ("ffn up", 384, 1536),
+            ("ffn down", 1536, 384),
+        ] {
+            let w = noise(inp * out, 1);
+            let b = noise(out, 2);
+            let x = noise(rows * inp, 3);
+            let (Some(f), Some(q)) = (
+                Linear::new(&w, &b, inp, out),
+                QLinear::new(&w, &b, inp, out),
+            ) else {
+                continue;
+            };
+            let mut y = Vec::new();
+            let mut scratch = QScratch::default();
+            let reps = if rows > 100 { 50 } else { 200 };
+            let mut tf = Vec::new();
+            let mut tq = Vec::new();
+            for _ in 0..reps {
+                tf.push(times_one(|| f.forward(&x, &mut y)).0);
+                tq.push(times_one(|| q.forward_with(&x, &mut y, &mut scratch)).0);
+            }
+            tf.sort_by(f64::total_cmp);
+            tq.sort_by(f64::total_cmp);
+            println!(
+                "| {name} ({inp} -> {out}) | {rows} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                tf[0],
+                percentile(&tf, 0.5),
+                tq[0],
+                percentile(&tq, 0.5)
+            );
+        }
+    }
+    println!();
 }

@@ -1,7 +1,10 @@
 //! Sentence embeddings in Rust: a BERT sentence-transformers model (all-MiniLM-L6-v2 or any
 //! other BERT directory with model.safetensors, tokenizer.json and config.json), mean pooling
 //! over real tokens and L2 normalization, as sentence-transformers does. CPU only; the encoder
-//! is [`crate::bert`], a plain-Rust forward pass.
+//! is [`crate::bert`], a plain-Rust forward pass, by default with int8 matrices
+//! ([`Precision::Int8`]); `SWITCHBOARD_ENCODER=f32` (or [`Embedder::load_with`]) selects the
+//! f32 reference. The two give slightly different vectors, so they have different model ids and
+//! never share cached vectors.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,11 +12,15 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
+pub use crate::bert::Precision;
 use crate::bert::{Bert, Config};
 use crate::error::SearchError;
 
 /// Texts per forward pass when embedding many (sequences are packed without padding).
 const BATCH: usize = 16;
+
+/// The environment variable that picks the encoder's precision in [`Embedder::load`].
+pub const PRECISION_ENV: &str = "SWITCHBOARD_ENCODER";
 
 /// A loaded sentence embedding model. Cheap to clone (shared).
 #[derive(Clone)]
@@ -46,8 +53,15 @@ struct SentenceConfig {
 }
 
 impl Embedder {
-    /// Load a model directory. Nothing is downloaded: every file must be there.
+    /// Load a model directory. Nothing is downloaded: every file must be there. The precision
+    /// is [`Precision::Int8`] unless `SWITCHBOARD_ENCODER` says `f32` (any other value than
+    /// `f32`, `int8` or empty is an error).
     pub fn load(dir: &Path) -> Result<Self, SearchError> {
+        Self::load_with(dir, precision_from_env()?)
+    }
+
+    /// Load a model directory with an explicit precision.
+    pub fn load_with(dir: &Path, precision: Precision) -> Result<Self, SearchError> {
         let file = |name: &'static str| -> Result<PathBuf, SearchError> {
             let path = dir.join(name);
             if path.is_file() {
@@ -108,12 +122,13 @@ impl Embedder {
             .map_err(|e| tok_err(e.to_string()))?;
 
         let weights = read(&weights_path)?;
-        let id = model_id(dir, &config_bytes, &tokenizer_bytes, &weights);
+        let id = model_id(dir, &config_bytes, &tokenizer_bytes, &weights, precision);
         let dim = config.hidden_size;
-        let model = Bert::load(config, &weights).map_err(|message| SearchError::Model {
-            stage: "loading model.safetensors",
-            message,
-        })?;
+        let model =
+            Bert::load(config, &weights, precision).map_err(|message| SearchError::Model {
+                stage: "loading model.safetensors",
+                message,
+            })?;
         Ok(Self {
             inner: Arc::new(Inner {
                 model,
@@ -125,9 +140,15 @@ impl Embedder {
         })
     }
 
-    /// A short stable id: the directory name and a hash of config, tokenizer and weights.
+    /// A short stable id: the directory name and a hash of config, tokenizer and weights, plus
+    /// `-int8` for the int8 encoder (its vectors differ slightly from the f32 ones).
     pub fn id(&self) -> &str {
         &self.inner.id
+    }
+
+    /// How the encoder multiplies its matrices.
+    pub fn precision(&self) -> Precision {
+        self.inner.model.precision()
     }
 
     /// Embedding width.
@@ -243,7 +264,34 @@ impl Embedder {
     }
 }
 
-fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights: &[u8]) -> String {
+/// The precision named by `SWITCHBOARD_ENCODER` (int8 when unset or empty).
+fn precision_from_env() -> Result<Precision, SearchError> {
+    parse_precision(std::env::var(PRECISION_ENV))
+}
+
+/// [`precision_from_env`] on the variable's value.
+fn parse_precision(value: Result<String, std::env::VarError>) -> Result<Precision, SearchError> {
+    match value {
+        Err(std::env::VarError::NotPresent) => Ok(Precision::default()),
+        Ok(v) if v.trim().is_empty() => Ok(Precision::default()),
+        Ok(v) => Precision::parse(v.trim()).ok_or_else(|| SearchError::Model {
+            stage: "choosing the encoder precision",
+            message: format!("{PRECISION_ENV}={v:?}: expected f32 or int8"),
+        }),
+        Err(e) => Err(SearchError::Model {
+            stage: "choosing the encoder precision",
+            message: format!("{PRECISION_ENV}: {e}"),
+        }),
+    }
+}
+
+fn model_id(
+    dir: &Path,
+    config: &[u8],
+    tokenizer: &[u8],
+    weights: &[u8],
+    precision: Precision,
+) -> String {
     let mut h = Sha256::new();
     h.update(config);
     h.update(tokenizer);
@@ -262,7 +310,12 @@ fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights: &[u8]) -> Stri
             }
         })
         .collect();
-    format!("{name}-{}", &hex::encode(h.finalize())[..16])
+    let hash = hex::encode(h.finalize());
+    match precision {
+        // The f32 id is the one caches were written under before int8 existed.
+        Precision::F32 => format!("{name}-{}", &hash[..16]),
+        Precision::Int8 => format!("{name}-{}-int8", &hash[..16]),
+    }
 }
 
 /// Cosine similarity of two unit vectors (their dot product).
@@ -275,4 +328,33 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub fn default_model_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "switchboard")
         .map(|d| d.data_dir().join("models").join("all-MiniLM-L6-v2"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::env::VarError;
+
+    #[test]
+    fn precision_from_the_environment() {
+        let p = |v: Result<&str, VarError>| parse_precision(v.map(str::to_string));
+        assert_eq!(p(Err(VarError::NotPresent)).unwrap(), Precision::Int8);
+        assert_eq!(p(Ok("")).unwrap(), Precision::Int8);
+        assert_eq!(p(Ok("f32")).unwrap(), Precision::F32);
+        assert_eq!(p(Ok(" int8 ")).unwrap(), Precision::Int8);
+        let err = p(Ok("fp16")).unwrap_err().to_string();
+        assert!(
+            err.contains("SWITCHBOARD_ENCODER") && err.contains("f32 or int8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn model_ids_differ_by_precision() {
+        let dir = Path::new("/models/all-MiniLM-L6-v2");
+        let f = model_id(dir, b"c", b"t", b"w", Precision::F32);
+        let q = model_id(dir, b"c", b"t", b"w", Precision::Int8);
+        assert_eq!(q, format!("{f}-int8"));
+        assert!(f.starts_with("all-MiniLM-L6-v2-"));
+    }
 }

@@ -20,6 +20,7 @@ pub mod eval;
 pub mod fusion;
 pub mod index;
 pub mod linear;
+pub mod qlinear;
 pub mod words;
 
 pub use bm25::Bm25Params;

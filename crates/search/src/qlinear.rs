@@ -1,0 +1,421 @@
+//! An 8-bit dense layer `y = x·Wᵀ + b`: weights quantized once to int8 with one scale per
+//! output channel, each input row quantized on the fly to int16 with its own scale, the products
+//! summed exactly in int32 and scaled back to f32. On x86-64 with AVX2 the kernel multiplies
+//! pairs of int16 with `vpmaddwd` (16 multiply-adds per instruction, twice the lanes of an f32
+//! FMA, and exact: no saturation); elsewhere a scalar kernel computes the same integers, so both
+//! paths give bit-identical outputs.
+
+/// Output columns per packed panel (two registers of 8 int32 accumulators).
+const NR: usize = 16;
+/// Input rows per kernel call at most: 6 × 2 accumulators plus a broadcast and a product fit
+/// in AVX2's 16 registers (the weights are read straight from memory by `vpmaddwd`).
+const MR: usize = 6;
+/// Largest weight magnitude after quantization.
+const WMAX: f32 = 127.0;
+
+/// A linear layer with int8 weights (widened to int16, the operand `vpmaddwd` reads, as they
+/// are loaded: half the bytes to stream per query than int16 storage).
+#[derive(Clone)]
+pub struct QLinear {
+    inp: usize,
+    out: usize,
+    /// Input pairs: `inp` rounded up to even, halved.
+    pairs: usize,
+    /// Panel `p`, input pair `kp`: 32 values, output `j` of the panel at `(j / 8) * 16 +
+    /// (j % 8) * 2 + t` for input `2 kp + t` (zero past `out` and past `inp`).
+    panels: Vec<i8>,
+    /// Per output channel: the float a weight step is worth.
+    scale: Vec<f32>,
+    bias: Vec<f32>,
+    /// Largest activation magnitude after quantization, so that a row's dot product cannot
+    /// overflow int32: `pairs · 2 · 127 · amax < 2³¹`.
+    amax: f32,
+}
+
+impl std::fmt::Debug for QLinear {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "QLinear({} -> {}, int8)", self.inp, self.out)
+    }
+}
+
+/// Reusable buffers of [`QLinear::forward_with`]: the quantized, packed input rows and their
+/// scales.
+#[derive(Default)]
+pub struct QScratch {
+    packed: Vec<i32>,
+    row_scale: Vec<f32>,
+}
+
+impl QLinear {
+    /// Quantize row-major weights `w` (`out` rows of `inp`) and keep the bias of `out` in f32.
+    pub fn new(w: &[f32], bias: &[f32], inp: usize, out: usize) -> Option<Self> {
+        if w.len() != inp * out || bias.len() != out || inp == 0 || out == 0 {
+            return None;
+        }
+        if w.iter().chain(bias).any(|v| !v.is_finite()) {
+            return None;
+        }
+        let pairs = inp.div_ceil(2);
+        let panels_n = out.div_ceil(NR);
+        let mut panels = vec![0i8; panels_n * pairs * 2 * NR];
+        let mut scale = vec![0f32; out];
+        for (o, row) in w.chunks_exact(inp).enumerate() {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let s = if max > 0.0 { max / WMAX } else { 1.0 };
+            scale[o] = s;
+            let inv = 1.0 / s;
+            let (p, j) = (o / NR, o % NR);
+            for (k, &v) in row.iter().enumerate() {
+                let q = (v * inv).round_ties_even().clamp(-WMAX, WMAX) as i8;
+                let (kp, t) = (k / 2, k % 2);
+                panels[(p * pairs + kp) * 2 * NR + (j / 8) * 16 + (j % 8) * 2 + t] = q;
+            }
+        }
+        let amax = ((i32::MAX as f64) / (pairs as f64 * 2.0 * WMAX as f64))
+            .floor()
+            .min(i16::MAX as f64) as f32;
+        Some(Self {
+            inp,
+            out,
+            pairs,
+            panels,
+            scale,
+            bias: bias.to_vec(),
+            amax,
+        })
+    }
+
+    /// Several layers over the same input as one (outputs side by side): Q, K and V.
+    pub fn concat(parts: &[(&[f32], &[f32])], inp: usize) -> Option<Self> {
+        let mut w = Vec::new();
+        let mut b = Vec::new();
+        for (pw, pb) in parts {
+            w.extend_from_slice(pw);
+            b.extend_from_slice(pb);
+        }
+        Self::new(&w, &b, inp, b.len())
+    }
+
+    /// Inputs per row.
+    pub fn inputs(&self) -> usize {
+        self.inp
+    }
+
+    /// Outputs per row.
+    pub fn outputs(&self) -> usize {
+        self.out
+    }
+
+    /// `y ≈ x·Wᵀ + b` for `x` of `rows × inputs` (row-major); `y` is resized to
+    /// `rows × outputs`. Uses AVX2 when the CPU has it.
+    pub fn forward(&self, x: &[f32], y: &mut Vec<f32>) {
+        self.forward_with(x, y, &mut QScratch::default());
+    }
+
+    /// [`Self::forward`] reusing `scratch` across calls (no allocation once it has grown).
+    pub fn forward_with(&self, x: &[f32], y: &mut Vec<f32>, scratch: &mut QScratch) {
+        self.forward_on(x, y, scratch, Kernel::Best);
+    }
+
+    /// [`Self::forward`] with the scalar kernel only (the fallback for CPUs without AVX2;
+    /// public so tests and benches can compare the two).
+    pub fn forward_scalar(&self, x: &[f32], y: &mut Vec<f32>) {
+        self.forward_on(x, y, &mut QScratch::default(), Kernel::Scalar);
+    }
+
+    fn forward_on(&self, x: &[f32], y: &mut Vec<f32>, s: &mut QScratch, kernel: Kernel) {
+        let rows = x.len() / self.inp;
+        y.clear();
+        y.resize(rows * self.out, 0.0);
+        if rows == 0 {
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if matches!(kernel, Kernel::Best)
+            && let Some(simd) = pulp::x86::V3::try_new()
+        {
+            simd.vectorize(Avx2Forward {
+                simd,
+                lin: self,
+                x,
+                scratch: s,
+                rows,
+                y,
+            });
+            return;
+        }
+        let _ = kernel;
+        self.quantize_rows(x, rows, s);
+        self.each_block(&s.packed, &s.row_scale, rows, y, ScalarKernel);
+    }
+
+    /// Quantize each row to int16 with its own scale and pack blocks of [`MR`] rows interleaved
+    /// by input pair: `packed[(blk * pairs + kp) * MR + r]` holds inputs `2 kp` (low half) and
+    /// `2 kp + 1` (high half) of row `blk * MR + r`.
+    #[inline(always)]
+    fn quantize_rows(&self, x: &[f32], rows: usize, s: &mut QScratch) {
+        let blocks = rows.div_ceil(MR);
+        s.packed.clear();
+        s.packed.resize(blocks * self.pairs * MR, 0);
+        s.row_scale.clear();
+        for (row, xr) in x.chunks_exact(self.inp).enumerate() {
+            let max = xr.iter().fold(0f32, |m, v| m.max(v.abs()));
+            // A non-finite row stays non-finite in the output rather than becoming zeros.
+            let scale = if max > 0.0 { max / self.amax } else { 1.0 };
+            s.row_scale
+                .push(if max.is_finite() { scale } else { f32::NAN });
+            let inv = 1.0 / scale;
+            let (blk, r) = (row / MR, row % MR);
+            let base = blk * self.pairs * MR + r;
+            let q = |v: f32| (v * inv).round_ties_even().clamp(-self.amax, self.amax) as i16;
+            let (chunks, tail) = (xr.chunks_exact(2), xr.chunks_exact(2).remainder());
+            for (kp, pair) in chunks.enumerate() {
+                s.packed[base + kp * MR] = pack(q(pair[0]), q(pair[1]));
+            }
+            if let [last] = tail {
+                s.packed[base + (self.pairs - 1) * MR] = pack(q(*last), 0);
+            }
+        }
+    }
+
+    /// Run `kernel` over every panel and row block and write the scaled results to `y`.
+    #[inline(always)]
+    fn each_block(
+        &self,
+        packed: &[i32],
+        row_scale: &[f32],
+        rows: usize,
+        y: &mut [f32],
+        kernel: impl BlockKernel,
+    ) {
+        let pairs = self.pairs;
+        for (p, panel) in self.panels.chunks_exact(pairs * 2 * NR).enumerate() {
+            let col0 = p * NR;
+            let cols = NR.min(self.out - col0);
+            let scale = &self.scale[col0..col0 + cols];
+            let bias = &self.bias[col0..col0 + cols];
+            for (blk, ablock) in packed.chunks_exact(pairs * MR).enumerate() {
+                let n = MR.min(rows - blk * MR);
+                let acc = kernel.run(ablock, panel, n);
+                for (r, acc_row) in acc.iter().take(n).enumerate() {
+                    let row = blk * MR + r;
+                    let rs = row_scale[row];
+                    let dst = &mut y[row * self.out + col0..row * self.out + col0 + cols];
+                    for (((d, &a), &s), &b) in dst.iter_mut().zip(acc_row).zip(scale).zip(bias) {
+                        *d = a as f32 * (rs * s) + b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kernel {
+    Best,
+    Scalar,
+}
+
+/// Two int16 in one int32, `lo` in the low half (the order `vpmaddwd` pairs them in).
+#[inline(always)]
+fn pack(lo: i16, hi: i16) -> i32 {
+    (lo as u16 as u32 | ((hi as u16 as u32) << 16)) as i32
+}
+
+/// `n` rows (≤ [`MR`]) of a packed block against one panel, in int32. A trait rather than a
+/// closure so that it is inlined into the caller compiled with AVX2 enabled (a closure is a
+/// function of its own, compiled without the caller's target features).
+trait BlockKernel: Copy {
+    fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR];
+}
+
+#[derive(Clone, Copy)]
+struct ScalarKernel;
+
+impl BlockKernel for ScalarKernel {
+    #[inline(always)]
+    fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR] {
+        scalar_kernel(a, panel, n)
+    }
+}
+
+/// The scalar kernel: `n` rows (≤ [`MR`]) of the block against one panel, in int32.
+#[inline(always)]
+fn scalar_kernel(a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR] {
+    let mut acc = [[0i32; NR]; MR];
+    for (av, w) in a.chunks_exact(MR).zip(panel.chunks_exact(2 * NR)) {
+        for (r, acc_row) in acc.iter_mut().enumerate().take(n) {
+            let (lo, hi) = (av[r] as i16 as i32, (av[r] >> 16) as i16 as i32);
+            for (j, slot) in acc_row.iter_mut().enumerate() {
+                let at = (j / 8) * 16 + (j % 8) * 2;
+                *slot += lo * w[at] as i32 + hi * w[at + 1] as i32;
+            }
+        }
+    }
+    acc
+}
+
+/// [`QLinear`]'s forward pass with the AVX2 kernel, run under AVX2's target features.
+#[cfg(target_arch = "x86_64")]
+struct Avx2Forward<'a> {
+    simd: pulp::x86::V3,
+    lin: &'a QLinear,
+    x: &'a [f32],
+    scratch: &'a mut QScratch,
+    rows: usize,
+    y: &'a mut [f32],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl pulp::NullaryFnOnce for Avx2Forward<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn call(self) {
+        self.lin.quantize_rows(self.x, self.rows, self.scratch);
+        self.lin.each_block(
+            &self.scratch.packed,
+            &self.scratch.row_scale,
+            self.rows,
+            self.y,
+            Avx2Kernel(self.simd),
+        );
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Avx2Kernel(pulp::x86::V3);
+
+#[cfg(target_arch = "x86_64")]
+impl BlockKernel for Avx2Kernel {
+    #[inline(always)]
+    fn run(self, a: &[i32], w: &[i8], n: usize) -> [[i32; NR]; MR] {
+        match n {
+            6 => avx2_kernel::<6>(self.0, a, w),
+            5 => avx2_kernel::<5>(self.0, a, w),
+            4 => avx2_kernel::<4>(self.0, a, w),
+            3 => avx2_kernel::<3>(self.0, a, w),
+            2 => avx2_kernel::<2>(self.0, a, w),
+            _ => avx2_kernel::<1>(self.0, a, w),
+        }
+    }
+}
+
+/// `R` rows × 16 columns in int32: per input pair, each row's two int16 broadcast to all lanes
+/// and `vpmaddwd` against the panel's two registers (8 columns × 2 inputs each).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn avx2_kernel<const R: usize>(simd: pulp::x86::V3, a: &[i32], panel: &[i8]) -> [[i32; NR]; MR] {
+    use core::arch::x86_64::__m256i;
+    let zero: __m256i = pulp::cast([0i32; 8]);
+    let mut acc = [[zero; 2]; R];
+    for (av, w) in a.chunks_exact(MR).zip(panel.chunks_exact(2 * NR)) {
+        let w0 = pulp::cast::<[i8; 16], _>(w[..16].try_into().unwrap_or([0; 16]));
+        let w1 = pulp::cast::<[i8; 16], _>(w[16..].try_into().unwrap_or([0; 16]));
+        let w0: __m256i = simd.avx2._mm256_cvtepi8_epi16(w0);
+        let w1: __m256i = simd.avx2._mm256_cvtepi8_epi16(w1);
+        for r in 0..R {
+            let b = simd.avx._mm256_set1_epi32(av[r]);
+            acc[r][0] = simd
+                .avx2
+                ._mm256_add_epi32(acc[r][0], simd.avx2._mm256_madd_epi16(b, w0));
+            acc[r][1] = simd
+                .avx2
+                ._mm256_add_epi32(acc[r][1], simd.avx2._mm256_madd_epi16(b, w1));
+        }
+    }
+    let mut out = [[0i32; NR]; MR];
+    for (o, a) in out.iter_mut().zip(acc) {
+        let lo: [i32; 8] = pulp::cast(a[0]);
+        let hi: [i32; 8] = pulp::cast(a[1]);
+        o[..8].copy_from_slice(&lo);
+        o[8..].copy_from_slice(&hi);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::Linear;
+
+    /// A deterministic pseudo-random sequence in [-1, 1).
+    fn noise(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn simd_and_scalar_kernels_agree_exactly_and_track_f32() {
+        for (rows, inp, out) in [
+            (1, 3, 1),
+            (5, 7, 17),
+            (7, 33, 40),
+            (13, 384, 48),
+            (27, 1536, 20),
+        ] {
+            let w = noise(inp * out, 1);
+            let b = noise(out, 2);
+            let x: Vec<f32> = noise(rows * inp, 3).iter().map(|v| v * 4.0).collect();
+            let q = QLinear::new(&w, &b, inp, out).unwrap();
+            let f = Linear::new(&w, &b, inp, out).unwrap();
+            let (mut fast, mut slow, mut exact) = (Vec::new(), Vec::new(), Vec::new());
+            q.forward(&x, &mut fast);
+            q.forward_scalar(&x, &mut slow);
+            f.forward(&x, &mut exact);
+            assert_eq!(fast, slow, "{rows}x{inp}x{out}: SIMD and scalar differ");
+            assert_eq!(fast.len(), rows * out);
+            // Relative to the row's largest output magnitude, int8 weights stay within ~1%.
+            for (qr, fr) in fast.chunks(out).zip(exact.chunks(out)) {
+                let big = fr.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+                for (a, e) in qr.iter().zip(fr) {
+                    assert!((a - e).abs() / big < 0.02, "{rows}x{inp}x{out}: {a} vs {e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_inputs_do_not_overflow() {
+        let (inp, out) = (1536, 16);
+        let w: Vec<f32> = (0..inp * out)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let b = vec![0.0; out];
+        let x: Vec<f32> = (0..inp)
+            .map(|i| if i % 2 == 0 { 1e6 } else { -1e6 })
+            .collect();
+        let q = QLinear::new(&w, &b, inp, out).unwrap();
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        q.forward(&x, &mut fast);
+        q.forward_scalar(&x, &mut slow);
+        assert_eq!(fast, slow);
+        let want = 1e6 * inp as f32;
+        assert!(
+            fast.iter().all(|v| (v - want).abs() / want < 1e-3),
+            "{:?}",
+            &fast[..2]
+        );
+    }
+
+    #[test]
+    fn zero_rows_and_bad_shapes() {
+        let q = QLinear::new(&[0.0; 6], &[1.0, 2.0], 3, 2).unwrap();
+        let mut y = Vec::new();
+        q.forward(&[0.0; 3], &mut y);
+        assert_eq!(y, vec![1.0, 2.0]);
+        q.forward(&[], &mut y);
+        assert!(y.is_empty());
+        assert!(QLinear::new(&[1.0], &[0.0, 1.0], 1, 1).is_none());
+        assert!(QLinear::new(&[f32::NAN], &[0.0], 1, 1).is_none());
+    }
+}
