@@ -168,10 +168,16 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     output::init_logging(cli.global.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.enable_all();
+    if let Command::Serve(_) = cli.command {
+        // Each worker thread costs about half a megabyte of resident memory (its stack and its
+        // malloc arena); a relay needs few of them whatever the machine's core count.
+        if let Some(workers) = serve::worker_threads() {
+            builder.worker_threads(workers);
+        }
+    }
+    let runtime = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -46,6 +46,19 @@ pub struct ServeArgs {
     pub pins: Option<PathBuf>,
 }
 
+/// At most this many runtime worker threads for `serve` (fewer on a smaller machine).
+const MAX_WORKERS: usize = 4;
+
+/// The worker thread count for `serve`: the core count capped at [`MAX_WORKERS`], or `None` to
+/// leave it to tokio when `TOKIO_WORKER_THREADS` says otherwise.
+pub fn worker_threads() -> Option<usize> {
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_some() {
+        return None;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Some(cores.clamp(1, MAX_WORKERS))
+}
+
 /// Run the gateway until the client disconnects (stdio) or Ctrl-C / SIGTERM (HTTP).
 pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = source::load_config(global)?;
