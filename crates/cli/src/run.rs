@@ -34,6 +34,12 @@ pub struct ModelArgs {
     /// Ollama. No API key is needed when this is set and none is in the environment.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Read the API key from this environment variable instead of the provider's usual one
+    /// (e.g. OPENROUTER_API_KEY with --base-url https://openrouter.ai/api/v1). Without it the
+    /// usual variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY) is sent, also to a
+    /// --base-url on another host, with a warning naming the variable and the host.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
     /// Model requests allowed per message before giving up.
     #[arg(long, default_value_t = 20)]
     pub max_turns: u32,
@@ -91,9 +97,12 @@ pub async fn start_agent(
     for d in &config.disabled {
         tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
     }
-    let key = ProviderClient::key_from_env(model.provider, model.base_url.is_some(), &|v| {
-        std::env::var(v).ok()
-    })?;
+    let key = ProviderClient::key_from_env(
+        model.provider,
+        model.base_url.as_deref(),
+        model.api_key_env.as_deref(),
+        &|v| std::env::var(v).ok(),
+    )?;
     let model_id = model
         .model
         .clone()

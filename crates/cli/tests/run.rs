@@ -1015,3 +1015,77 @@ async fn secrets_in_server_and_provider_urls_stay_out_of_output_and_transcripts(
         }
     }
 }
+
+#[tokio::test]
+async fn a_custom_base_url_gets_the_usual_key_with_a_warning_or_the_named_one() {
+    let d = Dialect::Anthropic;
+    let dir = tempfile::tempdir().unwrap();
+    let header = |r: &Recorded| {
+        r.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("x-api-key"))
+            .map(|(_, v)| v.clone())
+    };
+    // The usual variable: sent, and the warning names it and the host.
+    let double = ProviderDouble::start(d, vec![Turn::Text("ok".into())]).await;
+    let out = switchboard(
+        dir.path(),
+        &["run", "-p", "hi", "--base-url", &double.base_url()],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(header(&double.requests()[0]).as_deref(), Some(KEY));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sending ANTHROPIC_API_KEY to 127.0.0.1")
+            && stderr.contains("--api-key-env"),
+        "{stderr}"
+    );
+    // --api-key-env: that variable's key, no warning.
+    let double = ProviderDouble::start(d, vec![Turn::Text("ok".into())]).await;
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    let out = cmd
+        .args([
+            "run",
+            "-p",
+            "hi",
+            "--base-url",
+            &double.base_url(),
+            "--api-key-env",
+            "OTHER_KEY",
+        ])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+        .env("XDG_DATA_HOME", dir.path().join(".local/share"))
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("OTHER_KEY", "sk-other-0123")
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env_remove("RUST_LOG")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        header(&double.requests()[0]).as_deref(),
+        Some("sk-other-0123")
+    );
+    assert!(!stderr.contains("sending"), "{stderr}");
+    // A named variable that is not set is a usage error.
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--base-url",
+            &double.base_url(),
+            "--api-key-env",
+            "NOT_SET_ANYWHERE",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--api-key-env NOT_SET_ANYWHERE"));
+}

@@ -126,6 +126,12 @@ pub enum HostError {
         /// The variables looked at, "A or B".
         vars: String,
     },
+    /// `--api-key-env VAR` names a variable that is not set.
+    #[error("--api-key-env {var}: {var} is not set (or is empty)")]
+    ApiKeyEnvUnset {
+        /// The variable.
+        var: String,
+    },
     /// The transcript file could not be written.
     #[error("transcript {}: {source}", path.display())]
     Transcript {

@@ -48,6 +48,21 @@ pub struct Response {
     pub attempts: u32,
 }
 
+/// The host of `base_url` when it is not the host of the provider's own API (an unparsable
+/// URL counts as foreign: its host is shown as given, secrets removed).
+pub fn foreign_host(dialect: Dialect, base_url: &str) -> Option<String> {
+    let own = url::Url::parse(default_base_url(dialect))
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+    match url::Url::parse(base_url) {
+        Ok(u) => {
+            let host = u.host_str().map(str::to_ascii_lowercase)?;
+            (Some(&host) != own.as_ref()).then_some(host)
+        }
+        Err(_) => Some(redact_url(base_url)),
+    }
+}
+
 /// The dialect's name as the CLI spells it.
 pub fn provider_name(dialect: Dialect) -> &'static str {
     dialect.as_str()
@@ -81,20 +96,43 @@ impl ProviderClient {
         })
     }
 
-    /// The API key from the usual environment variables (`lookup` reads one). Without
-    /// `--base-url` a missing key is an error; with one it is allowed (local servers need none).
+    /// The API key from the environment (`lookup` reads one variable): from `key_env`
+    /// (`--api-key-env VAR`) when given, which must then be set; else from the provider's usual
+    /// variables. Without `base_url` (`--base-url`) a missing key is an error; with one it is
+    /// allowed (local servers need none).
+    ///
+    /// The usual variable's key is sent to a custom base URL too (OpenAI-compatible servers and
+    /// the providers' SDKs rely on that), but when the URL's host is not the provider's own
+    /// this logs a warning naming the variable and the host, so a key does not travel to a
+    /// third party unnoticed.
     pub fn key_from_env(
         dialect: Dialect,
-        custom_base_url: bool,
+        base_url: Option<&str>,
+        key_env: Option<&str>,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<Secret>, HostError> {
+        let usable = |v: &str| lookup(v).filter(|k| !k.trim().is_empty());
+        if let Some(var) = key_env {
+            return match usable(var) {
+                Some(k) => Ok(Some(Secret::new(k.trim()))),
+                None => Err(HostError::ApiKeyEnvUnset {
+                    var: var.to_string(),
+                }),
+            };
+        }
         let vars = api_key_env(dialect);
-        let found = vars
-            .iter()
-            .find_map(|v| lookup(v).filter(|k| !k.trim().is_empty()));
+        let found = vars.iter().find_map(|v| usable(v).map(|k| (*v, k)));
         match found {
-            Some(k) => Ok(Some(Secret::new(k.trim()))),
-            None if custom_base_url => Ok(None),
+            Some((var, k)) => {
+                if let Some(host) = base_url.and_then(|u| foreign_host(dialect, u)) {
+                    tracing::warn!(
+                        "sending {var} to {host}, which is not {}'s API (--base-url); pass --api-key-env VAR to send another variable's key instead",
+                        provider_name(dialect)
+                    );
+                }
+                Ok(Some(Secret::new(k.trim())))
+            }
+            None if base_url.is_some() => Ok(None),
             None => Err(HostError::MissingApiKey {
                 provider: provider_name(dialect).to_string(),
                 vars: vars.join(" or "),
@@ -275,6 +313,75 @@ impl ProviderClient {
 mod tests {
     use super::*;
 
+    #[test]
+    fn keys_come_from_the_named_variable_or_the_usual_ones() {
+        let env = |v: &str| match v {
+            "OPENAI_API_KEY" => Some("sk-openai".to_string()),
+            "OPENROUTER_API_KEY" => Some(" sk-or ".to_string()),
+            "EMPTY" => Some("  ".to_string()),
+            _ => None,
+        };
+        let d = Dialect::OpenAiChat;
+        let key = |base: Option<&str>, var: Option<&str>| {
+            ProviderClient::key_from_env(d, base, var, &env)
+                .map(|k| k.map(|s| s.expose().to_string()))
+        };
+        assert_eq!(key(None, None).unwrap().as_deref(), Some("sk-openai"));
+        assert_eq!(
+            key(
+                Some("https://openrouter.ai/api/v1"),
+                Some("OPENROUTER_API_KEY")
+            )
+            .unwrap()
+            .as_deref(),
+            Some("sk-or")
+        );
+        for var in ["MISSING", "EMPTY"] {
+            let err = key(Some("http://localhost:1"), Some(var)).unwrap_err();
+            assert!(
+                err.to_string().contains(&format!("--api-key-env {var}")),
+                "{err}"
+            );
+        }
+        // No key at all: fine for a local server, an error for the provider's API.
+        let none = |_: &str| None;
+        assert!(
+            ProviderClient::key_from_env(d, Some("http://localhost:11434/v1"), None, &none)
+                .unwrap()
+                .is_none()
+        );
+        assert!(matches!(
+            ProviderClient::key_from_env(d, None, None, &none),
+            Err(HostError::MissingApiKey { .. })
+        ));
+    }
+
+    #[test]
+    fn only_the_providers_own_host_is_not_foreign() {
+        let d = Dialect::OpenAiChat;
+        assert_eq!(foreign_host(d, "https://api.openai.com/v1"), None);
+        assert_eq!(foreign_host(d, "https://API.openai.com/v1/"), None);
+        assert_eq!(
+            foreign_host(d, "https://openrouter.ai/api/v1").as_deref(),
+            Some("openrouter.ai")
+        );
+        assert_eq!(
+            foreign_host(d, "http://u:p@127.0.0.1:8080/v1").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(
+            foreign_host(Dialect::Anthropic, "https://api.openai.com").as_deref(),
+            Some("api.openai.com")
+        );
+        assert_eq!(
+            foreign_host(
+                Dialect::Gemini,
+                "https://generativelanguage.googleapis.com/v1beta"
+            ),
+            None
+        );
+    }
+
     #[tokio::test]
     async fn an_unreachable_base_url_is_reported_without_its_secrets() {
         // Port 9 (discard) is closed on test machines: the connection is refused at once.
@@ -290,6 +397,9 @@ mod tests {
         let text = err.to_string();
         assert!(matches!(err, HostError::ProviderConnect { .. }), "{text}");
         assert!(text.contains("127.0.0.1:9"), "{text}");
-        assert!(!text.contains("hunter2") && !text.contains("s3cr3t"), "{text}");
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cr3t"),
+            "{text}"
+        );
     }
 }
