@@ -241,6 +241,10 @@ fn sentences(query: &str) -> Vec<&str> {
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Norm {
+    /// Z-scores capped at this many standard deviations.
+    ZCap(f32),
+    /// Z-scores over the documents with a nonzero score; the rest get the lowest of those.
+    ZNonZero,
     Max,
     MinMax,
     Z,
@@ -296,83 +300,69 @@ impl Default for Cfg {
     }
 }
 
+/// The settings compared in RESULTS.md ("Tried"): the first version's defaults, today's
+/// `Tuning::default()` ("default"), and one change at a time from it.
 fn configs() -> Vec<(String, Cfg)> {
-    let b = Cfg::default();
-    let mut out = vec![("old defaults (max/min-max)".to_string(), b.clone())];
+    let old = Cfg::default();
+    let mut d = old.clone();
+    d.lex_norm = Norm::Z;
+    d.dense_norm = Norm::Z;
+    d.server_weight = 0.15;
+    d.agg = Agg::TopMean(2);
+    let mut out = vec![
+        (
+            "old defaults (max/min-max, server max 0.3)".to_string(),
+            old,
+        ),
+        ("default (z, server top-2 mean 0.15)".to_string(), d.clone()),
+    ];
     let mut add = |name: &str, f: &dyn Fn(&mut Cfg)| {
-        let mut c = b.clone();
+        let mut c = d.clone();
         f(&mut c);
         out.push((name.to_string(), c));
     };
-    let z = |c: &mut Cfg| {
-        c.dense_norm = Norm::Z;
-        c.lex_norm = Norm::Z;
-    };
-    add("z", &|c| z(c));
-    add("z s.15 sent.6", &|c| {
-        z(c);
-        c.server_weight = 0.15;
-        c.sent = 0.6;
+    add("max/min-max normalization", &|c| {
+        c.lex_norm = Norm::Max;
+        c.dense_norm = Norm::MinMax;
     });
-    let base = |c: &mut Cfg| {
-        z(c);
-        c.server_weight = 0.15;
-        c.sent = 0.6;
-    };
-    add("B k1 2", &|c| {
-        base(c);
-        c.bm25.k1 = 2.0;
+    add("lexical z capped at 3", &|c| c.lex_norm = Norm::ZCap(3.0));
+    add("lexical z over matching tools only", &|c| {
+        c.lex_norm = Norm::ZNonZero
     });
-    add("B k1 1.6", &|c| {
-        base(c);
-        c.bm25.k1 = 1.6;
+    add("rrf k 60 (no score blend)", &|c| c.rrf = Some(60.0));
+    add("rrf k 10 (no score blend)", &|c| c.rrf = Some(10.0));
+    add("dense weight 0.6", &|c| c.dense_weight = 0.6);
+    add("dense weight 0.8", &|c| c.dense_weight = 0.8);
+    add("server weight 0", &|c| c.server_weight = 0.0);
+    add("server weight 0.3", &|c| c.server_weight = 0.3);
+    add("server: best tool only", &|c| c.agg = Agg::Max);
+    add("server: top-3 mean", &|c| c.agg = Agg::TopMean(3));
+    add("sentences 0.6 (--sentences)", &|c| c.sent = 0.6);
+    add("sentences 1.0", &|c| c.sent = 1.0);
+    add("dense PRF top 5, 0.3", &|c| c.prf = Some((5, 0.3)));
+    add("dense PRF top 10, 0.5", &|c| c.prf = Some((10, 0.5)));
+    add("+ server-context tool vector (max)", &|c| {
+        c.variants = vec![Variant::Current, Variant::ServerCtx]
     });
-    add("B top2 (= Tuning::default())", &|c| {
-        base(c);
-        c.agg = Agg::TopMean(2);
+    add("+ name+description tool vector (max)", &|c| {
+        c.variants = vec![Variant::Current, Variant::NameDesc]
     });
-    add("B top2 s.2", &|c| {
-        base(c);
-        c.agg = Agg::TopMean(2);
-        c.server_weight = 0.2;
+    add("name+description vector only", &|c| {
+        c.variants = vec![Variant::NameDesc]
     });
-    add("B top2 s.3", &|c| {
-        base(c);
-        c.agg = Agg::TopMean(2);
-        c.server_weight = 0.3;
+    add("query boilerplate stop words (BM25)", &|c| {
+        c.query_stop = true
     });
-    add("B top2 k1 2", &|c| {
-        base(c);
-        c.agg = Agg::TopMean(2);
-        c.bm25.k1 = 2.0;
+    add("paths in the query -> 'file NAME'", &|c| c.paths = true);
+    add("MMR 0.1 over the top 30", &|c| c.mmr = 0.1);
+    add("BM25 k1 2.0", &|c| c.bm25.k1 = 2.0);
+    add("BM25 k1 0.8", &|c| c.bm25.k1 = 0.8);
+    add("BM25F name weight 5", &|c| c.bm25.field_weights[0] = 5.0);
+    add("BM25F params weight 0.8", &|c| {
+        c.bm25.field_weights[2] = 0.8
     });
-    add("B s.1", &|c| {
-        base(c);
-        c.server_weight = 0.1;
-    });
-    add("B s.2", &|c| {
-        base(c);
-        c.server_weight = 0.2;
-    });
-    add("B prf 3 .2", &|c| {
-        base(c);
-        c.prf = Some((3, 0.2));
-    });
-    add("B query stop", &|c| {
-        base(c);
-        c.query_stop = true;
-    });
-    add("B sent .4", &|c| {
-        base(c);
-        c.sent = 0.4;
-    });
-    add("B name 4", &|c| {
-        base(c);
-        c.bm25.field_weights[0] = 4.0;
-    });
-    add("B params .6", &|c| {
-        base(c);
-        c.bm25.field_weights[2] = 0.6;
+    add("BM25F server weight 1.0", &|c| {
+        c.bm25.field_weights[3] = 1.0
     });
     out
 }
@@ -415,6 +405,24 @@ fn normalize(s: &[f32], n: Norm) -> Vec<f32> {
     match n {
         Norm::Max => fusion::by_max(s),
         Norm::MinMax => fusion::min_max(s),
+        Norm::ZCap(c) => normalize(s, Norm::Z)
+            .into_iter()
+            .map(|z| z.min(c))
+            .collect(),
+        Norm::ZNonZero => {
+            let nz: Vec<f32> = s.iter().copied().filter(|&x| x > 0.0).collect();
+            if nz.len() < 2 {
+                return normalize(s, Norm::Z);
+            }
+            let len = nz.len() as f32;
+            let mean = nz.iter().sum::<f32>() / len;
+            let var = nz.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / len;
+            let sd = var.sqrt().max(1e-6);
+            let lo = nz.iter().copied().fold(f32::INFINITY, f32::min);
+            s.iter()
+                .map(|&x| (if x > 0.0 { x } else { lo } - mean) / sd)
+                .collect()
+        }
         Norm::Z => {
             let len = s.len().max(1) as f32;
             let mean = s.iter().sum::<f32>() / len;

@@ -156,8 +156,9 @@ impl Default for Tuning {
             normalization: Normalization::ZScore,
             server_weight: 0.15,
             server_top: 2,
-            // On: one more encoder pass per sentence, only for multi-sentence queries.
-            split_sentences: true,
+            // Off: +1.3 points of recall@5 on livemcpbench and +0.4 on metatool-multi (noise
+            // level) for 36-77% more encoder work per query on the eval sets (RESULTS.md).
+            split_sentences: false,
             sentence_weight: 0.6,
             clauses: ClauseFusion::Off,
             server_doc_weight: 0.0,

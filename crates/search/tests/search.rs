@@ -238,18 +238,20 @@ fn the_real_model_puts_similar_sentences_closer_and_caches_vectors() {
 fn a_multi_sentence_query_pools_its_sentences_and_a_one_sentence_query_does_not() {
     let dir = switchboard_test_support::peers::peer("model_dir");
     let embedder = Embedder::load(&dir).unwrap();
-    let pooled = Index::build(&catalog(), Some(&embedder));
-    let whole_only = Index::build_with(
-        &catalog(),
-        BuildOptions {
-            embedder: Some(&embedder),
-            tuning: switchboard_search::Tuning {
-                split_sentences: false,
-                ..switchboard_search::Tuning::default()
+    let with = |split_sentences| {
+        Index::build_with(
+            &catalog(),
+            BuildOptions {
+                embedder: Some(&embedder),
+                tuning: switchboard_search::Tuning {
+                    split_sentences,
+                    ..switchboard_search::Tuning::default()
+                },
+                ..BuildOptions::default()
             },
-            ..BuildOptions::default()
-        },
-    );
+        )
+    };
+    let (pooled, whole_only) = (with(true), with(false));
     // Two sentences, two needs, two servers: both tools lead the hybrid ranking, and the
     // sentences' vectors changed the scores.
     let query = "Check whether it will rain in Paris tomorrow. If it does, put an indoor \
