@@ -1,6 +1,7 @@
 //! Relays against the real server-everything (scripts/peers): a relayed call hears its
 //! progress and answers the server's sampling request itself; without a relay sampling is
-//! refused as before; over HTTP a sampling request finds its call by the response stream it
+//! refused as before, also while another relayed call is in flight when the call is made
+//! unrelayed; over HTTP a sampling request finds its call by the response stream it
 //! came on, even with another relayed call in flight; log messages arrive as events after
 //! `logging/setLevel`, resource updates after `resources/subscribe`.
 
@@ -113,6 +114,79 @@ async fn the_callers_answer_to_a_sampling_request_reaches_the_server() {
         Ok(r) => assert!(r.is_error, "{r:?}"),
         Err(e) => assert!(e.to_string().contains("sampling"), "{e}"),
     }
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unrelayed_call_keeps_its_server_request_from_another_relayed_call() {
+    let sessions = Sessions::start(vec![everything("everything")]).await;
+    assert_ready(&sessions, "everything");
+    // A relayed call that runs for a while and would answer any sampling request it is given.
+    let (sink, mut upcalls) = mpsc::unbounded_channel();
+    let relayed = {
+        let sessions = sessions.clone();
+        tokio::spawn(async move {
+            sessions
+                .call_tool_relayed(
+                    "everything",
+                    "trigger-long-running-operation",
+                    args(json!({"duration": 3, "steps": 3})),
+                    sink,
+                )
+                .await
+        })
+    };
+    let answering = tokio::spawn(async move {
+        let mut asked = Vec::new();
+        while let Some(upcall) = upcalls.recv().await {
+            match upcall {
+                Upcall::Progress { .. } => asked.push("progress"),
+                Upcall::Request { reply, .. } => {
+                    asked.push("request");
+                    let _ = reply.send(Ok(json!({
+                        "role": "assistant",
+                        "content": {"type": "text", "text": "wrong caller's answer"},
+                        "model": "test-model",
+                        "stopReason": "endTurn"
+                    })));
+                }
+                _ => {}
+            }
+        }
+        asked
+    });
+    // Give the relayed call time to be registered and running.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Over stdio the server's sampling request does not say which call it belongs to; with two
+    // calls in flight it must be answered locally (refused), not by the relayed call's caller.
+    let quiet = tokio::time::timeout(
+        Duration::from_secs(20),
+        sessions.call_tool_unrelayed(
+            "everything",
+            "trigger-sampling-request",
+            args(json!({"prompt": "hello"})),
+        ),
+    )
+    .await
+    .expect("the unrelayed call ends");
+    match quiet {
+        Ok(r) => {
+            assert!(r.is_error, "{r:?}");
+            assert!(!text(&r).contains("wrong caller"), "{r:?}");
+        }
+        Err(e) => assert!(e.to_string().contains("sampling"), "{e}"),
+    }
+    let done = relayed
+        .await
+        .expect("the relayed task ends")
+        .expect("the relayed call succeeds");
+    assert!(
+        text(&done).contains("Long running operation completed"),
+        "{done:?}"
+    );
+    let asked = answering.await.expect("the answering task ends");
+    assert!(!asked.contains(&"request"), "{asked:?}");
+    assert!(asked.contains(&"progress"), "{asked:?}");
     sessions.shutdown().await;
 }
 
