@@ -12,6 +12,7 @@ use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode, tr
 use switchboard_host::client::ProviderClient;
 use switchboard_host::config::{Config, PinMode};
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
+use switchboard_host::finder::Finder;
 use switchboard_host::pins::{self, PinStore};
 use switchboard_host::transcript::Transcript;
 use switchboard_host::translate::default_model;
@@ -151,6 +152,9 @@ pub async fn start_agent(
         agent.set_transcript(t);
     }
     agent.set_pins(open_pins(&config));
+    agent.set_finder(Arc::new(Finder::locate(
+        config.settings.search_model.as_deref(),
+    )));
     Ok(agent)
 }
 

@@ -31,6 +31,7 @@ use crate::dispatch::{
     Approver, Dispatcher, Outcome, Route, ToolInput, ToolTable, ToolUse, Validators,
 };
 use crate::error::HostError;
+use crate::finder::Finder;
 use crate::pins::{PinGate, PinStore, Withheld};
 use crate::shape;
 use crate::tool_search::ToolSearch;
@@ -228,6 +229,14 @@ impl Agent {
     /// Write every request and response to this transcript.
     pub fn set_transcript(&mut self, t: Transcript) {
         self.transcript = Some(t);
+    }
+
+    /// Rank `--tools search` with this finder (the default looks for the model through
+    /// `$SWITCHBOARD_MODEL_DIR` and the default location, not the config).
+    pub fn set_finder(&mut self, finder: Arc<Finder>) {
+        if let Some(search) = &mut self.search {
+            *search = ToolSearch::new(finder);
+        }
     }
 
     /// Check tools against this pin store (per server `pin = "enforce" | "warn" | "off"`).
