@@ -278,6 +278,9 @@ struct Cfg {
     paths: bool,
     /// MMR re-ranking of the top 30: lambda of the redundancy penalty.
     mmr: f32,
+    /// Lexical pseudo relevance feedback: (top n of the fused ranking, weight of the BM25
+    /// scores of their name and description words, added before normalization).
+    lex_prf: Option<(usize, f32)>,
 }
 
 impl Default for Cfg {
@@ -296,6 +299,7 @@ impl Default for Cfg {
             query_stop: false,
             paths: false,
             mmr: 0.0,
+            lex_prf: None,
         }
     }
 }
@@ -355,6 +359,9 @@ fn configs() -> Vec<(String, Cfg)> {
     });
     add("paths in the query -> 'file NAME'", &|c| c.paths = true);
     add("MMR 0.1 over the top 30", &|c| c.mmr = 0.1);
+    add("lexical PRF top 3, 0.2", &|c| c.lex_prf = Some((3, 0.2)));
+    add("lexical PRF top 3, 0.5", &|c| c.lex_prf = Some((3, 0.5)));
+    add("lexical PRF top 1, 0.3", &|c| c.lex_prf = Some((1, 0.3)));
     add("BM25 k1 2.0", &|c| c.bm25.k1 = 2.0);
     add("BM25 k1 0.8", &|c| c.bm25.k1 = 0.8);
     add("BM25F name weight 5", &|c| c.bm25.field_weights[0] = 5.0);
@@ -599,6 +606,34 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
                 &normalize(&cos, cfg.dense_norm),
                 cfg.dense_weight,
             )
+        };
+        let fused = match cfg.lex_prf {
+            None => fused,
+            Some((n, beta)) => {
+                let first = server_boost(&fused, set, cfg.server_weight, cfg.agg);
+                let mut terms = Vec::new();
+                for i in fusion::top_k(&first, n) {
+                    let d = &set.docs[i];
+                    terms.extend(bm25.query_terms(&format!(
+                        "{} {}",
+                        words(&d.tool),
+                        d.description
+                    )));
+                }
+                terms.sort();
+                terms.dedup();
+                let extra = bm25.scores_of_terms(&terms);
+                let lex2: Vec<f32> = lex
+                    .iter()
+                    .zip(normalize(&extra, Norm::Max))
+                    .map(|(l, e)| l + beta * e * lex.iter().copied().fold(0f32, f32::max).max(1.0))
+                    .collect();
+                fusion::blend(
+                    &normalize(&lex2, cfg.lex_norm),
+                    &normalize(&cos, cfg.dense_norm),
+                    cfg.dense_weight,
+                )
+            }
         };
         let scores = server_boost(&fused, set, cfg.server_weight, cfg.agg);
         let scores = if cfg.mmr > 0.0 {
