@@ -11,7 +11,7 @@ use anyhow::{Context as _, bail};
 use serde_json::json;
 use switchboard_core::{TransportSpec, redact_url};
 use switchboard_mcp::auth::{self, LoginAgent};
-use switchboard_mcp::{OAuthOptions, TokenStorage};
+use switchboard_mcp::{OAuthOptions, ServerOAuth, TokenStorage};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 
@@ -65,8 +65,11 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
     }
     match args.command {
         AuthCommand::Login { server, no_browser } => {
-            let (name, url) = resolve(global, &server)?;
-            let mut agent = BrowserAgent::bind(!no_browser).await?;
+            let (name, url, own) = resolve(global, &server)?;
+            // The server's own client (`[servers.NAME.oauth]`): its id, secret, scopes, and
+            // the loopback port registered as its redirect URI.
+            let options = options.for_server(&own);
+            let mut agent = BrowserAgent::bind(!no_browser, own.redirect_port).await?;
             let outcome = auth::login(&url, &options, &mut agent).await?;
             if global.json {
                 print_json(&json!({
@@ -85,7 +88,7 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         AuthCommand::Logout { server } => {
-            let (name, url) = resolve(global, &server)?;
+            let (name, url, _) = resolve(global, &server)?;
             let had = auth::logout(&url, &options).await?;
             if global.json {
                 print_json(&json!({"server": name, "url": redact_url(&url), "removed": had}));
@@ -100,11 +103,15 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// A configured server name (or a URL) to `(name, url)`.
-fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String)> {
+/// A configured server name (or a URL) to `(name, url, its own OAuth settings)`.
+fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String, ServerOAuth)> {
     if server.starts_with("http://") || server.starts_with("https://") {
         // Named by its URL: shown redacted, used as given.
-        return Ok((redact_url(server), server.to_string()));
+        return Ok((
+            redact_url(server),
+            server.to_string(),
+            ServerOAuth::default(),
+        ));
     }
     let config = source::load_config(global)?;
     let Some(entry) = config.servers.iter().find(|s| s.name() == server) else {
@@ -119,7 +126,11 @@ fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String)> {
         );
     };
     match &entry.spec.transport {
-        TransportSpec::Http { url, .. } => Ok((server.to_string(), url.clone())),
+        TransportSpec::Http { url, .. } => Ok((
+            server.to_string(),
+            url.clone(),
+            entry.oauth.clone().unwrap_or_default(),
+        )),
         TransportSpec::Stdio { .. } => {
             bail!("server {server:?} runs over stdio; OAuth applies to HTTP servers only")
         }
@@ -132,7 +143,10 @@ async fn status(
     server: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let targets: Vec<(String, String)> = match server {
-        Some(s) => vec![resolve(global, &s)?],
+        Some(s) => {
+            let (name, url, _) = resolve(global, &s)?;
+            vec![(name, url)]
+        }
         None => source::load_config(global)?
             .servers
             .iter()
@@ -195,10 +209,16 @@ struct BrowserAgent {
 }
 
 impl BrowserAgent {
-    async fn bind(open: bool) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))
+    /// Listen on `port` (the one registered for the client) or any free loopback port.
+    async fn bind(open: bool, port: Option<u16>) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", port.unwrap_or(0)))
             .await
-            .context("cannot listen on a loopback port for the OAuth redirect")?;
+            .with_context(|| match port {
+                Some(p) => format!(
+                    "cannot listen on 127.0.0.1:{p} for the OAuth redirect (the server's oauth redirect_port); is another login running?"
+                ),
+                None => "cannot listen on a loopback port for the OAuth redirect".to_string(),
+            })?;
         let port = listener.local_addr()?.port();
         Ok(Self {
             listener,
@@ -245,7 +265,7 @@ impl BrowserAgent {
 
 impl LoginAgent for BrowserAgent {
     fn redirect_uri(&self) -> String {
-        format!("http://127.0.0.1:{}/callback", self.port)
+        ServerOAuth::redirect_uri(self.port)
     }
 
     async fn authorize(&mut self, auth_url: &str) -> Result<String, String> {

@@ -25,10 +25,13 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     for w in &config.warnings {
         tracing::warn!("{w}");
     }
-    match &global.profile {
-        Some(p) => Ok(config.with_profile(p)?),
-        None => Ok(config),
-    }
+    let config = match &global.profile {
+        Some(p) => config.with_profile(p)?,
+        None => config,
+    };
+    // Sessions started from this config use each server's own OAuth client settings.
+    switchboard_mcp::configure_server_oauth(config.server_oauth());
+    Ok(config)
 }
 
 /// Connect to every usable server of the config, with a spinner while they start.

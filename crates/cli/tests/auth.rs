@@ -40,6 +40,10 @@ impl Drop for Harness {
     }
 }
 
+/// Two harnesses running at once break each other's flows (refused connections were seen):
+/// one scenario at a time.
+static ONE_HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Start the mock server of an auth scenario; returns it and its MCP URL.
 fn mock_server(scenario: &str) -> (Harness, String) {
     let root = repo_root();
@@ -118,6 +122,7 @@ fn switchboard(data: &Path, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn login_stores_a_private_token_that_sessions_use_and_logout_removes_it() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let (_harness, url) = mock_server("auth/metadata-default");
     let data = tempfile::tempdir().unwrap();
     let config = data.path().join("switchboard.toml");
@@ -202,4 +207,64 @@ fn login_stores_a_private_token_that_sessions_use_and_logout_removes_it() {
     assert!(!saved.exists());
     let after = switchboard(data.path(), &["--config", &config, "servers"]);
     assert_eq!(after.status.code(), Some(1));
+}
+
+#[test]
+fn login_uses_the_servers_own_redirect_port_and_scopes() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_harness, url) = mock_server("auth/metadata-default");
+    let data = tempfile::tempdir().unwrap();
+    // A port that is free now: the one the client's redirect URI was registered with.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = data.path().join("switchboard.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.mock]\nurl = \"{url}\"\n[servers.mock.oauth]\nredirect_port = {port}\nscopes = [\"mcp:basic\", \"files:read\"]\n"
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap().to_string();
+    let mut login = Command::new(exe())
+        .args([
+            "--config",
+            &config,
+            "--json",
+            "auth",
+            "login",
+            "mock",
+            "--no-browser",
+        ])
+        .env("XDG_DATA_HOME", data.path())
+        .env("HOME", data.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start auth login");
+    let stderr = login.stderr.take().unwrap();
+    let auth_url = first_line_with(stderr, "http", Duration::from_secs(30))
+        .map(|rest| format!("http{rest}"))
+        .expect("auth login printed no authorization URL");
+    let redirect = format!("redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback");
+    assert!(auth_url.contains(&redirect), "{auth_url}");
+    assert!(
+        auth_url.contains("scope=mcp%3Abasic+files%3Aread")
+            || auth_url.contains("scope=mcp%3Abasic%20files%3Aread"),
+        "{auth_url}"
+    );
+    let (status, location) = get(&auth_url);
+    assert_eq!(status, 302);
+    let callback = location.expect("redirect location");
+    assert!(
+        callback.starts_with(&format!("http://127.0.0.1:{port}/callback")),
+        "{callback}"
+    );
+    let (status, _) = get(&callback);
+    assert_eq!(status, 200, "auth login listens on the configured port");
+    let out = login.wait_with_output().unwrap();
+    assert!(out.status.success(), "auth login failed");
 }

@@ -411,6 +411,7 @@ mod tests {
             pin: PinMode::Off,
             tool_overrides: BTreeMap::new(),
             max_result_tokens: None,
+            oauth: None,
         }
     }
 

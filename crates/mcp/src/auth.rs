@@ -289,6 +289,9 @@ where
             request = request.with_client_secret(secret.expose());
         }
     }
+    if !options.scopes.is_empty() {
+        request = request.with_scopes(options.scopes.iter().map(String::as_str));
+    }
     if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
     }

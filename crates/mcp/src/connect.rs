@@ -139,7 +139,8 @@ pub(crate) async fn connect(
                 let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
                 handler.serve_with_lifecycle(transport, lifecycle).await
             } else {
-                let client = OAuthHttp::new(http.clone(), url, &options.oauth);
+                let oauth = options::oauth_for(&spec.name, &options.oauth);
+                let client = OAuthHttp::new(http.clone(), url, &oauth);
                 let stream = client.stream_watch();
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let started = handler.serve_with_lifecycle(transport, lifecycle).await;

@@ -40,7 +40,8 @@ mod token_store;
 
 pub use error::SessionError;
 pub use options::{
-    AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, TokenStorage, configure,
+    AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
+    configure, configure_server_oauth,
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;

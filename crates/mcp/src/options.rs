@@ -4,6 +4,7 @@
 //! defaults suit an unattended host (plain `initialize`, decline elicitations, use stored OAuth
 //! tokens but never start an authorization by itself).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -76,6 +77,50 @@ pub struct OAuthOptions {
     pub client_secret: Option<switchboard_core::Secret>,
     /// How many step-up authorizations one request may trigger before its 403 is final.
     pub max_step_ups: u32,
+    /// Scopes to ask for (empty: what the server's challenge or metadata says).
+    pub scopes: Vec<String>,
+}
+
+/// One server's own OAuth client settings (`[servers.NAME.oauth]`, or `"oauth"` in
+/// `.mcp.json`): for servers without dynamic client registration, such as GitHub's, whose
+/// OAuth app is registered by hand.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerOAuth {
+    /// The pre-registered client id.
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<switchboard_core::Secret>,
+    /// Scopes to ask for.
+    pub scopes: Vec<String>,
+    /// The loopback port of the redirect URI registered with the app
+    /// (`http://127.0.0.1:PORT/callback`).
+    pub redirect_port: Option<u16>,
+}
+
+impl ServerOAuth {
+    /// The redirect URI for [`ServerOAuth::redirect_port`].
+    pub fn redirect_uri(port: u16) -> String {
+        format!("http://127.0.0.1:{port}/callback")
+    }
+}
+
+impl OAuthOptions {
+    /// These options with one server's settings on top: its client, scopes and redirect port
+    /// replace the process-wide ones where it sets them.
+    pub fn for_server(&self, server: &ServerOAuth) -> OAuthOptions {
+        let mut out = self.clone();
+        if let Some(id) = &server.client_id {
+            out.client_id = Some(id.clone());
+            out.client_secret = server.client_secret.clone();
+        }
+        if !server.scopes.is_empty() {
+            out.scopes = server.scopes.clone();
+        }
+        if let Some(port) = server.redirect_port {
+            out.redirect_uri = ServerOAuth::redirect_uri(port);
+        }
+        out
+    }
 }
 
 impl Default for OAuthOptions {
@@ -89,6 +134,7 @@ impl Default for OAuthOptions {
             client_id: None,
             client_secret: None,
             max_step_ups: 2,
+            scopes: Vec::new(),
         }
     }
 }
@@ -112,8 +158,63 @@ pub fn configure(options: ClientOptions) {
     *slot = Some(Arc::new(options));
 }
 
+static SERVER_OAUTH: RwLock<Option<Arc<BTreeMap<String, ServerOAuth>>>> = RwLock::new(None);
+
+/// Set per-server OAuth settings, by configured server name, for every session this process
+/// opens from now on (on top of [`ClientOptions::oauth`]).
+pub fn configure_server_oauth(servers: BTreeMap<String, ServerOAuth>) {
+    let mut slot = SERVER_OAUTH.write().unwrap_or_else(|e| e.into_inner());
+    *slot = Some(Arc::new(servers));
+}
+
+/// The OAuth options for the server named `server`: `base` with its own settings on top.
+pub(crate) fn oauth_for(server: &str, base: &OAuthOptions) -> OAuthOptions {
+    let slot = SERVER_OAUTH.read().unwrap_or_else(|e| e.into_inner());
+    match slot.as_ref().and_then(|m| m.get(server)) {
+        Some(own) => base.for_server(own),
+        None => base.clone(),
+    }
+}
+
 /// The options in force.
 pub(crate) fn current() -> Arc<ClientOptions> {
     let slot = OPTIONS.read().unwrap_or_else(|e| e.into_inner());
     slot.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_own_settings_go_on_top_of_the_process_wide_ones() {
+        let base = OAuthOptions {
+            client_id: Some("global".into()),
+            client_secret: Some(switchboard_core::Secret::new("global-secret")),
+            ..OAuthOptions::default()
+        };
+        let own = ServerOAuth {
+            client_id: Some("Iv1.abc".into()),
+            client_secret: None,
+            scopes: vec!["repo".into()],
+            redirect_port: Some(8765),
+        };
+        let o = base.for_server(&own);
+        assert_eq!(o.client_id.as_deref(), Some("Iv1.abc"));
+        // A public client of the server's own never inherits another client's secret.
+        assert!(o.client_secret.is_none());
+        assert_eq!(o.scopes, ["repo"]);
+        assert_eq!(o.redirect_uri, "http://127.0.0.1:8765/callback");
+        assert_eq!(o.mode, base.mode);
+        // Nothing set: nothing changes.
+        assert_eq!(base.for_server(&ServerOAuth::default()), base);
+        // By name, through the process-wide table.
+        configure_server_oauth(BTreeMap::from([("github".to_string(), own)]));
+        assert_eq!(
+            oauth_for("github", &base).client_id.as_deref(),
+            Some("Iv1.abc")
+        );
+        assert_eq!(oauth_for("other", &base), base);
+        configure_server_oauth(BTreeMap::new());
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use switchboard_core::server::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT};
 use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url};
+use switchboard_mcp::ServerOAuth;
 
 use super::ServerConfig;
 use super::expand::expand;
@@ -144,6 +145,31 @@ pub struct RawServer {
     pub tool: BTreeMap<String, ToolOverride>,
     #[serde(default)]
     pub disabled: bool,
+    #[serde(default)]
+    pub oauth: Option<RawOAuth>,
+}
+
+/// `[servers.NAME.oauth]`, or `"oauth"` in `.mcp.json` as Claude Code writes it
+/// (`clientId`, `callbackPort`, `scopes` as one space-separated string). Claude Code's
+/// `authServerMetadataUrl` is not read: switchboard discovers the metadata from the server.
+#[derive(Debug, Default, Deserialize)]
+pub struct RawOAuth {
+    #[serde(default, alias = "clientId")]
+    pub client_id: Option<String>,
+    #[serde(default)]
+    pub client_secret: Option<String>,
+    #[serde(default)]
+    pub scopes: Option<RawScopes>,
+    #[serde(default, alias = "callbackPort", alias = "callback_port")]
+    pub redirect_port: Option<i64>,
+}
+
+/// Scopes as a list, or as one space-separated string (Claude Code's form).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawScopes {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// Keys a native server entry may have (anything else is a typo we report).
@@ -164,6 +190,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "max_result_tokens",
     "tool",
     "disabled",
+    "oauth",
 ];
 
 /// A validation failure: the field it concerns (for positioning) and the message.
@@ -332,7 +359,12 @@ pub fn validate(
             "max_result_tokens must be at least 1 (it is the result size, in tokens, above which a result is cut)",
         ));
     }
+    let oauth = match raw.oauth {
+        None => None,
+        Some(o) => Some(oauth(&transport, o, &ex)?),
+    };
     Ok(Some(ServerConfig {
+        oauth,
         spec: ServerSpec {
             name: name.to_string(),
             transport,
@@ -348,6 +380,81 @@ pub fn validate(
         tool_overrides: raw.tool,
         max_result_tokens: raw.max_result_tokens,
     }))
+}
+
+/// Check an entry's OAuth settings; every value goes through `${VAR}` expansion.
+fn oauth(
+    transport: &TransportSpec,
+    raw: RawOAuth,
+    ex: &dyn Fn(&'static str, &str) -> Result<String, EntryError>,
+) -> Result<ServerOAuth, EntryError> {
+    let bad = |m: String| err("oauth", format!("oauth: {m}"));
+    if matches!(transport, TransportSpec::Stdio { .. }) {
+        return Err(bad(
+            "OAuth applies to HTTP servers (`url`); a stdio server gets its credentials from `env`"
+                .into(),
+        ));
+    }
+    let client_id = match raw.client_id {
+        Some(id) => {
+            let id = ex("oauth", &id)?.trim().to_string();
+            if id.is_empty() {
+                return Err(bad("client_id is empty".into()));
+            }
+            Some(id)
+        }
+        None => None,
+    };
+    let client_secret = match raw.client_secret {
+        Some(s) => {
+            if client_id.is_none() {
+                return Err(bad(
+                    "client_secret needs client_id (the secret belongs to a pre-registered client)"
+                        .into(),
+                ));
+            }
+            let s = ex("oauth", &s)?;
+            if s.trim().is_empty() {
+                return Err(bad("client_secret is empty".into()));
+            }
+            Some(Secret::new(s.trim()))
+        }
+        None => None,
+    };
+    let scopes = match raw.scopes {
+        None => Vec::new(),
+        Some(RawScopes::One(s)) => ex("oauth", &s)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        Some(RawScopes::Many(list)) => {
+            let mut out = Vec::new();
+            for s in list {
+                let s = ex("oauth", &s)?;
+                if s.trim().is_empty() || s.trim().contains(char::is_whitespace) {
+                    return Err(bad(format!(
+                        "scope {s:?} is empty or has spaces; write one scope per list item"
+                    )));
+                }
+                out.push(s.trim().to_string());
+            }
+            out
+        }
+    };
+    let redirect_port = match raw.redirect_port {
+        None => None,
+        Some(p) => Some(u16::try_from(p).ok().filter(|p| *p > 0).ok_or_else(|| {
+            bad(format!(
+                "redirect_port {p} is not a port (1 to 65535); it is the loopback port of the redirect URI registered for the client"
+            ))
+        })?),
+    };
+    Ok(ServerOAuth {
+        client_id,
+        client_secret,
+        scopes,
+        redirect_port,
+    })
 }
 
 fn http_header_name_invalid(name: &str) -> bool {

@@ -60,7 +60,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             let raw: RawServer = serde_json::from_value(value.clone()).map_err(|e| {
                 let msg = e.to_string();
                 let field = [
-                    "args", "env", "headers", "command", "url", "type", "cwd", "tools",
+                    "args", "env", "headers", "command", "url", "type", "cwd", "tools", "oauth",
                 ]
                 .into_iter()
                 .find(|f| value.get(*f).is_some() && msg.contains(f));

@@ -56,6 +56,8 @@ pub struct ServerConfig {
     pub tool_overrides: BTreeMap<String, ToolOverride>,
     /// `max_result_tokens` for the whole server.
     pub max_result_tokens: Option<u32>,
+    /// The server's own OAuth client (`[servers.NAME.oauth]`, `"oauth"` in `.mcp.json`).
+    pub oauth: Option<switchboard_mcp::ServerOAuth>,
 }
 
 impl ServerConfig {
@@ -198,6 +200,14 @@ impl Config {
         }
     }
 
+    /// Each server's own OAuth settings, by name (for `switchboard_mcp::configure_server_oauth`).
+    pub fn server_oauth(&self) -> BTreeMap<String, switchboard_mcp::ServerOAuth> {
+        self.servers
+            .iter()
+            .filter_map(|s| Some((s.name().to_string(), s.oauth.clone()?)))
+            .collect()
+    }
+
     /// The embedded demo: the two demo servers, run as `<exe> demo-server tickets|docs`.
     pub fn demo(exe: &Path) -> Config {
         let servers = ["tickets", "docs"]
@@ -216,6 +226,7 @@ impl Config {
                 pin: PinMode::default(),
                 tool_overrides: BTreeMap::new(),
                 max_result_tokens: None,
+                oauth: None,
             })
             .collect();
         Config {
