@@ -20,7 +20,9 @@ use switchboard_core::names::NameMap;
 use switchboard_core::{Catalog, Dialect, Tool};
 use switchboard_host::ServerConfig;
 use switchboard_host::config::PinMode;
-use switchboard_host::pins::{PinCheck, PinStore, definition_hash, pinned_definition};
+use switchboard_host::pins::{
+    PinCheck, PinStore, changed_fields, definition_hash, pinned_definition,
+};
 
 /// The scheme of rewritten resource URIs.
 pub const URI_SCHEME: &str = "switchboard://";
@@ -342,26 +344,6 @@ fn pin_state(
             None
         }
         PinMode::Off => None,
-    }
-}
-
-/// Which top-level fields of a pinned definition differ, e.g. "description, inputSchema".
-pub fn changed_fields(old: &Value, new: &Value) -> String {
-    let keys: std::collections::BTreeSet<&String> = old
-        .as_object()
-        .into_iter()
-        .chain(new.as_object())
-        .flat_map(|o| o.keys())
-        .collect();
-    let changed: Vec<&str> = keys
-        .into_iter()
-        .filter(|k| old.get(k.as_str()) != new.get(k.as_str()))
-        .map(String::as_str)
-        .collect();
-    if changed.is_empty() {
-        "definition".to_string()
-    } else {
-        format!("{} changed", changed.join(", "))
     }
 }
 
