@@ -9,7 +9,10 @@
 //!
 //! Pins work as in the gateway (see [`crate::pins`]): with a store set
 //! ([`Agent::set_pins`]), a tool whose server changed its definition since it was pinned is left
-//! out of the tools array under `pin = "enforce"`, and a call to it is answered with why.
+//! out of the tools array under `pin = "enforce"`, and a call to it is answered with why. Under
+//! `enforce` a tool whose pin cannot be checked (the store fails mid-run) is withheld too (fail
+//! closed); under `warn` it is kept. A store that cannot be opened at all pins nothing (the run
+//! carries on unpinned, said once on stderr).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -465,7 +468,7 @@ impl Agent {
         let others: Vec<ToolUse> = uses.iter().filter(|u| !is_search(u)).cloned().collect();
         let mut searched = Vec::new();
         if let Some(search) = &mut self.search {
-            search.refresh(&catalog, &self.translate_opts);
+            search.refresh(&catalog, &self.translate_opts).await;
             for u in uses.iter().filter(|u| is_search(u)) {
                 searched.push(search.answer(&catalog, u));
             }

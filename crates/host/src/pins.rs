@@ -327,8 +327,9 @@ impl Withheld {
 
 /// The agent loop's pin check: the same store and per-server `pin` setting as the gateway's.
 /// [`PinGate::apply`] records first-seen tools, takes changed ones out of the catalog under
-/// `enforce` and logs them under `warn`. A store that fails mid-run is reported once and the
-/// loop carries on unpinned: pins protect the model from a changed tool, they never stop a run.
+/// `enforce` and logs them under `warn`. A store that fails mid-run is reported once; under
+/// `enforce` the tools it cannot check are withheld (fail closed, as in the gateway), under
+/// `warn` they are kept. Without a store at all (it could not be opened) nothing is pinned.
 #[derive(Debug, Default)]
 pub struct PinGate {
     store: Option<Arc<PinStore>>,
@@ -387,7 +388,19 @@ impl PinGate {
                     }
                     Err(e) => {
                         self.report(&e);
-                        keep.push(entry);
+                        // Fail closed under enforce, as the gateway does: a tool whose pin
+                        // cannot be checked is not shown to the model.
+                        if config.pin == PinMode::Enforce {
+                            withheld.0.insert(
+                                (name.clone(), tool.name.clone()),
+                                format!(
+                                    "tool \"{}\" of server \"{name}\" is withheld: its pin could not be checked: {e}",
+                                    tool.name
+                                ),
+                            );
+                        } else {
+                            keep.push(entry);
+                        }
                         continue;
                     }
                 };
@@ -429,7 +442,9 @@ impl PinGate {
     fn report(&mut self, e: &HostError) {
         if !self.failed {
             self.failed = true;
-            tracing::warn!("{e}; tools are not checked against their pins");
+            tracing::warn!(
+                "{e}; tools are not checked against their pins (withheld under pin = \"enforce\", kept under \"warn\")"
+            );
         }
     }
 }
@@ -610,7 +625,7 @@ mod tests {
     }
 
     #[test]
-    fn a_store_that_fails_mid_run_leaves_the_tools_unpinned() {
+    fn a_store_that_fails_mid_run_withholds_under_enforce_and_keeps_under_warn() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pins.sqlite");
         let store = Arc::new(PinStore::open(&path).unwrap());
@@ -619,9 +634,17 @@ mod tests {
         // Someone drops the table under us: every check now fails.
         store.conn().execute_batch("DROP TABLE pins").unwrap();
         let (shown, w) = gate.apply(catalog("v2"), &servers("enforce"));
+        assert!(shown.tool("docs", "search").is_none());
+        assert!(shown.tool("docs", "stable").is_none());
+        let why = w.reason("docs", "search").unwrap();
+        assert!(why.contains("its pin could not be checked"), "{why}");
+        assert_eq!(w.tools().count(), 2);
+        assert!(gate.failed);
+        // Under warn the same failure keeps the tools.
+        let (shown, w) = gate.apply(catalog("v2"), &servers("warn"));
         assert!(w.is_empty());
         assert!(shown.tool("docs", "search").is_some());
-        assert!(gate.failed);
+        assert!(shown.tool("docs", "stable").is_some());
         // No store at all: nothing is checked, version is 0.
         let mut none = PinGate::new(None);
         assert_eq!(none.version(), 0);
