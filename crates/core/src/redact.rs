@@ -23,6 +23,27 @@ const SECRET_WORDS: &[&str] = &[
     "credential",
     "credentials",
     "session",
+    "sessionid",
+    "sessid",
+    "jwt",
+    "bearer",
+];
+
+/// Endings that make a whole word secret too, for all-lowercase compounds that cannot be split
+/// (`accesstoken`, `clientsecret`, `privatekey`, `dbpassword`).
+const SECRET_ENDINGS: &[&str] = &[
+    "token",
+    "secret",
+    "key",
+    "password",
+    "passwd",
+    "pwd",
+    "signature",
+];
+
+/// Everyday words with a secret ending that are not secrets.
+const NOT_SECRET: &[&str] = &[
+    "monkey", "donkey", "turkey", "hockey", "jockey", "whiskey", "lackey", "hotkey",
 ];
 
 /// What a removed secret is replaced with.
@@ -39,16 +60,22 @@ pub const REDACTED: &str = "***";
 /// );
 /// ```
 pub fn redact_url(url: &str) -> String {
+    // The userinfo first, on the whole URL: an unencoded `/`, `?` or `#` in a password must
+    // not hide it (or leave its tail in the path or query).
+    let url = &match userinfo(url) {
+        Some((start, at)) => format!("{}{REDACTED}{}", &url[..start], &url[at..]),
+        None => url.to_string(),
+    };
     let (head, fragment) = match url.split_once('#') {
         Some((h, f)) => (h, Some(f)),
-        None => (url, None),
+        None => (url.as_str(), None),
     };
     let (base, query) = match head.split_once('?') {
         Some((b, q)) => (b, Some(q)),
         None => (head, None),
     };
     let mut out = String::with_capacity(url.len());
-    out.push_str(&redact_userinfo(base));
+    out.push_str(base);
     if let Some(q) = query {
         out.push('?');
         out.push_str(&redact_params(q));
@@ -107,23 +134,38 @@ pub fn redact_urls_in(text: &str) -> String {
     out
 }
 
-/// `scheme://user:pass@host/...` → `scheme://***@host/...`.
-fn redact_userinfo(base: &str) -> String {
-    let Some(scheme_end) = base.find("://") else {
-        return base.to_string();
-    };
-    let authority_start = scheme_end + 3;
-    let authority_end = base[authority_start..]
-        .find('/')
-        .map_or(base.len(), |i| authority_start + i);
-    match base[authority_start..authority_end].rfind('@') {
-        Some(at) => format!(
-            "{}{REDACTED}{}",
-            &base[..authority_start],
-            &base[authority_start + at..]
-        ),
-        None => base.to_string(),
+/// Where the userinfo of `scheme://user:pass@host/...` is: (its start, the `@` that ends it).
+///
+/// The authority normally ends at the first `/`, `?` or `#`, and the userinfo at the last `@`
+/// before that. A password with an unencoded `/`, `?` or `#` (`https://u:p/ss@host/path`)
+/// ends that search early, leaving `u:p` which looks like a host with a port that is not a
+/// number. Then the userinfo runs on to the first `@` after it, and on to the last `@` before
+/// the first `/`, `?` or `#` that follows that one (`u:p/s@s@host/path` → `u:p/s@s`). A
+/// `host:port` (a number) or `[v6]` authority is left alone, so `https://h:8443/a@b` keeps its path.
+fn userinfo(url: &str) -> Option<(usize, usize)> {
+    let start = url.find("://")? + 3;
+    let is_delim = |c: char| matches!(c, '/' | '?' | '#');
+    let rest = &url[start..];
+    let end = rest.find(is_delim).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if let Some(at) = authority.rfind('@') {
+        return Some((start, start + at));
     }
+    if authority.starts_with('[') {
+        return None;
+    }
+    let (_, port) = authority.rsplit_once(':')?;
+    if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // A cut password: `u:p` then `/ss@host...`.
+    let first_at = end + rest[end..].find('@')?;
+    let next_end = first_at
+        + rest[first_at..]
+            .find(is_delim)
+            .unwrap_or(rest.len() - first_at);
+    let at = rest[..next_end].rfind('@')?;
+    Some((start, start + at))
 }
 
 fn redact_params(query: &str) -> String {
@@ -140,7 +182,8 @@ fn redact_params(query: &str) -> String {
 }
 
 /// A parameter name looks secret when one of its words (split at non-alphanumerics and at
-/// lower→upper case changes) is a [`SECRET_WORDS`] word.
+/// lower→upper case changes) is a [`SECRET_WORDS`] word or ends with a [`SECRET_ENDINGS`]
+/// ending (`accesstoken`, `clientsecret`), except everyday words such as `monkey`.
 pub fn is_secret_name(name: &str) -> bool {
     let decoded = name.replace("%5F", "_").replace("%5f", "_");
     let mut words: Vec<String> = Vec::new();
@@ -163,7 +206,10 @@ pub fn is_secret_name(name: &str) -> bool {
     if !word.is_empty() {
         words.push(word);
     }
-    words.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
+    words.iter().any(|w| {
+        SECRET_WORDS.contains(&w.as_str())
+            || (SECRET_ENDINGS.iter().any(|e| w.ends_with(e)) && !NOT_SECRET.contains(&w.as_str()))
+    })
 }
 
 #[cfg(test)]
@@ -239,6 +285,81 @@ mod tests {
         }
         for name in ["keyboard", "author", "monkey", "q", "tokens_used", "page"] {
             assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn all_lowercase_compounds_are_secret() {
+        for name in [
+            "accesstoken",
+            "apitoken",
+            "authtoken",
+            "sessionid",
+            "secretkey",
+            "privatekey",
+            "clientsecret",
+            "refreshtoken",
+            "idtoken",
+            "jwt",
+            "bearer",
+            "sig",
+            "dbpassword",
+            "adminpwd",
+            "userpasswd",
+            "xsignature",
+            "ACCESSTOKEN",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "tokens",
+            "tokenizer",
+            "keys_count",
+            "donkey",
+            "hockey",
+            "session_count_x",
+            "signal",
+            "design",
+        ] {
+            let secret = is_secret_name(name);
+            // `session_count_x` has the word `session`: secret by the word list.
+            assert_eq!(secret, name == "session_count_x", "{name}");
+        }
+        assert_eq!(
+            redact_url("https://e.com/?accesstoken=a&clientsecret=b&sessionid=c&page=2"),
+            "https://e.com/?accesstoken=***&clientsecret=***&sessionid=***&page=2"
+        );
+    }
+
+    #[test]
+    fn a_password_with_an_unencoded_slash_question_mark_or_hash_is_redacted_whole() {
+        for (url, want) in [
+            ("https://u:p/ss@host/path", "https://***@host/path"),
+            ("https://u:p/ss@host", "https://***@host"),
+            ("https://u:p?ss@host/path?x=1", "https://***@host/path?x=1"),
+            ("https://u:p#ss@host/path", "https://***@host/path"),
+            ("https://u:p/s@s@host/path", "https://***@host/path"),
+            (
+                "https://u:p/ss@host/p?next=a@b&token=t",
+                "https://***@host/p?next=a@b&token=***",
+            ),
+            ("https://u:p@ss@host/path", "https://***@host/path"),
+            ("https://u:/ss@host/x", "https://***@host/x"),
+        ] {
+            assert_eq!(redact_url(url), want, "{url}");
+            assert!(
+                !redact_urls_in(&format!("failed: {url} (x)")).contains("ss"),
+                "{url}"
+            );
+        }
+        // A port, an IPv6 host or a path with `@` is not userinfo.
+        for url in [
+            "https://h:8443/a@b",
+            "http://[::1]/a@b",
+            "http://[::1]:80/a@b",
+            "https://h/a:b/c@d",
+        ] {
+            assert_eq!(redact_url(url), url);
         }
     }
 
