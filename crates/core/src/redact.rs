@@ -141,7 +141,8 @@ pub fn redact_urls_in(text: &str) -> String {
 /// ends that search early, leaving `u:p` which looks like a host with a port that is not a
 /// number. Then the userinfo runs on to the first `@` after it, and on to the last `@` before
 /// the first `/`, `?` or `#` that follows that one (`u:p/s@s@host/path` → `u:p/s@s`). A
-/// `host:port` (a number) or `[v6]` authority is left alone, so `https://h:8443/a@b` keeps its path.
+/// `host:port` (a number) or `[v6]` authority is left alone: `https://h:8443/a@b` keeps its
+/// path.
 fn userinfo(url: &str) -> Option<(usize, usize)> {
     let start = url.find("://")? + 3;
     let is_delim = |c: char| matches!(c, '/' | '?' | '#');
