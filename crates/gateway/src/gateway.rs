@@ -6,13 +6,14 @@
 #![allow(deprecated)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNotificationParam};
 use rmcp::service::{Peer, SubscriptionSink};
-use switchboard_host::finder::Finder;
+use switchboard_host::finder::{Finder, docs_key};
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{ServerEvent, ServerStatus, Sessions};
@@ -54,13 +55,16 @@ const SEARCH_WAIT: Duration = Duration::from_secs(15);
 /// The facade's index over the listed tools: lexical at once, replaced by the hybrid one when the
 /// embeddings are ready (cached embeddings make that quick after the first time).
 pub struct SearchSlot {
+    /// Which documents it indexes ([`docs_key`]).
+    key: u64,
     index: RwLock<Arc<Index>>,
     ready: watch::Sender<bool>,
 }
 
 impl SearchSlot {
-    fn new(index: Index, ready: bool) -> Self {
+    fn new(key: u64, index: Index, ready: bool) -> Self {
         Self {
+            key,
             index: RwLock::new(Arc::new(index)),
             ready: watch::Sender::new(ready),
         }
@@ -99,6 +103,8 @@ pub struct Gateway {
     by_name: HashMap<String, usize>,
     pins: Option<PinStore>,
     finder: Option<Arc<Finder>>,
+    /// The documents the newest search index is for ([`docs_key`]).
+    latest_docs: Arc<AtomicU64>,
     warned: Warned,
     instructions: bool,
     pub(crate) expose: Expose,
@@ -135,6 +141,7 @@ impl Gateway {
                     Arc::new(Finder::locate(config.settings.search_model.as_deref()))
                 })
             }),
+            latest_docs: Arc::new(AtomicU64::new(0)),
             warned: Warned::default(),
             instructions: config.settings.instructions,
             expose: options.expose,
@@ -282,7 +289,13 @@ impl Gateway {
                         .map(move |t| Doc::from_entry(s, t))
                 })
                 .collect();
-            search_slot(finder, docs)
+            let key = docs_key(&docs);
+            let previous = self.snapshot().search.clone();
+            match previous {
+                // Same tools, same texts: keep the index (and a build under way for it).
+                Some(slot) if slot.key == key => slot,
+                _ => search_slot(finder, docs, key, &self.latest_docs),
+            }
         });
         let next = Arc::new(Snapshot {
             view,
@@ -360,18 +373,38 @@ impl Gateway {
     }
 }
 
-/// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
-/// from `switchboard pins approve` in another process), and notify clients of what changed.
+/// Marks a slot ready when the build thread ends in any way, a panic included, so searches
+/// never wait on a build that will not come.
+struct ReadyOnDrop(Arc<SearchSlot>);
+
+impl Drop for ReadyOnDrop {
+    fn drop(&mut self) {
+        self.0.ready.send_replace(true);
+    }
+}
+
 /// A lexical index now and, when a model may be used, the hybrid one from a background thread
-/// (embedding a large new catalog takes seconds; the request path never does it).
-fn search_slot(finder: &Arc<Finder>, docs: Vec<Doc>) -> Arc<SearchSlot> {
+/// (embedding a large new catalog takes seconds; the request path never does it). Builds run
+/// one at a time, and one whose documents are no longer the latest is skipped.
+fn search_slot(
+    finder: &Arc<Finder>,
+    docs: Vec<Doc>,
+    key: u64,
+    latest: &Arc<AtomicU64>,
+) -> Arc<SearchSlot> {
+    latest.store(key, Ordering::SeqCst);
     let upgrade = finder.may_have_model();
-    let slot = Arc::new(SearchSlot::new(Finder::lexical_index(&docs), !upgrade));
+    let slot = Arc::new(SearchSlot::new(key, Finder::lexical_index(&docs), !upgrade));
     if upgrade {
-        let (finder, target) = (finder.clone(), slot.clone());
+        let (finder, guard, latest) = (finder.clone(), ReadyOnDrop(slot.clone()), latest.clone());
         let spawned = std::thread::Builder::new()
             .name("tool-index".into())
-            .spawn(move || target.finish(finder.index(&docs)));
+            .spawn(move || {
+                let wanted = || latest.load(Ordering::SeqCst) == key;
+                if let Some(index) = finder.index_if(&docs, wanted) {
+                    guard.0.finish(index);
+                }
+            });
         if let Err(e) = spawned {
             tracing::warn!("tool search stays lexical: cannot start the indexing thread: {e}");
             slot.ready.send_replace(true);
@@ -379,6 +412,9 @@ fn search_slot(finder: &Arc<Finder>, docs: Vec<Doc>) -> Arc<SearchSlot> {
     }
     slot
 }
+
+/// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
+/// from `switchboard pins approve` in another process), and notify clients of what changed.
 
 async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
     let Some(g) = gateway.upgrade() else { return };

@@ -2,8 +2,9 @@
 //! hybrid (BM25F plus the local sentence-embedding model) when a model directory is found,
 //! lexical otherwise, and it says which. Also the one reading of `search_tools` arguments.
 
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Hit, Index, Method};
@@ -12,6 +13,9 @@ use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Hit, Index
 pub const DEFAULT_LIMIT: usize = 5;
 /// The most matches one search returns.
 pub const MAX_LIMIT: usize = 20;
+/// The longest query accepted, in characters (a search is a few words; a pasted document is a
+/// mistake the caller should hear about rather than a slow search).
+pub const MAX_QUERY_CHARS: usize = 1000;
 
 /// The environment variable naming a model directory when the config names none.
 pub const MODEL_ENV: &str = "SWITCHBOARD_MODEL_DIR";
@@ -57,6 +61,9 @@ pub struct Finder {
     dir: Option<(PathBuf, ModelOrigin)>,
     cache: Option<EmbeddingCache>,
     embedder: OnceLock<Option<Embedder>>,
+    /// One build at a time: a second build waits and then finds the first one's vectors in
+    /// the cache, instead of embedding the same tools again on the same cores.
+    building: Mutex<()>,
 }
 
 impl std::fmt::Debug for Finder {
@@ -77,6 +84,7 @@ impl Finder {
             dir: model_dir(setting),
             cache: EmbeddingCache::default_dir().map(EmbeddingCache::in_dir),
             embedder: OnceLock::new(),
+            building: Mutex::new(()),
         }
     }
 
@@ -88,6 +96,7 @@ impl Finder {
             dir: None,
             cache: None,
             embedder,
+            building: Mutex::new(()),
         }
     }
 
@@ -99,6 +108,7 @@ impl Finder {
             dir: None,
             cache,
             embedder: cell,
+            building: Mutex::new(()),
         }
     }
 
@@ -144,6 +154,21 @@ impl Finder {
     /// The best index this finder can build: hybrid with the model (embedding what the cache
     /// lacks, which can take seconds for a large new catalog), else lexical.
     pub fn index(&self, docs: &[Doc]) -> Index {
+        self.index_if(docs, || true)
+            .unwrap_or_else(|| Self::lexical_index(docs))
+    }
+
+    /// Like [`Self::index`], but once it is this build's turn, builds only if `wanted()` still
+    /// says so (a newer catalog may have made it pointless while it waited).
+    pub fn index_if(&self, docs: &[Doc], wanted: impl FnOnce() -> bool) -> Option<Index> {
+        let _one_at_a_time = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if !wanted() {
+            return None;
+        }
+        Some(self.build(docs))
+    }
+
+    fn build(&self, docs: &[Doc]) -> Index {
         let Some(embedder) = self.embedder() else {
             return Self::lexical_index(docs);
         };
@@ -160,6 +185,17 @@ impl Finder {
         }
         index
     }
+}
+
+/// A key for a set of documents: equal keys mean the same tools with the same definitions and
+/// server texts, so an index built for one serves the other.
+pub fn docs_key(docs: &[Doc]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    docs.len().hash(&mut h);
+    for d in docs {
+        (&d.server, &d.server_description, &d.tool, &d.hash).hash(&mut h);
+    }
+    h.finish()
 }
 
 /// The arguments of one `search_tools` call.
@@ -187,9 +223,19 @@ impl SearchArgs {
                     .to_string(),
             );
         }
+        let chars = query.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(format!(
+                "search_tools \"query\" is {chars} characters long; describe what you want to do in a few words (at most {MAX_QUERY_CHARS} characters)."
+            ));
+        }
         let limit = match args.get("limit") {
             None | Some(Value::Null) => DEFAULT_LIMIT,
-            Some(v) => match v.as_f64() {
+            // Models without strict schemas often send numbers as strings.
+            Some(v) => match v
+                .as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()))
+            {
                 Some(n) if n.is_finite() => (n.max(1.0).min(MAX_LIMIT as f64)) as usize,
                 _ => {
                     return Err(format!(
@@ -236,7 +282,13 @@ mod tests {
             SearchArgs::parse(&json!({"query": "x", "limit": 3.0})).map(|a| a.limit),
             Ok(3)
         );
+        assert_eq!(
+            SearchArgs::parse(&json!({"query": "x", "limit": " 7 "})).map(|a| a.limit),
+            Ok(7)
+        );
         assert!(SearchArgs::parse(&json!({"query": "x", "limit": "many"})).is_err());
+        assert!(SearchArgs::parse(&json!({"query": "x".repeat(MAX_QUERY_CHARS + 1)})).is_err());
+        assert!(SearchArgs::parse(&json!({"query": "é".repeat(MAX_QUERY_CHARS)})).is_ok());
         assert!(SearchArgs::parse(&json!({"query": "  "})).is_err());
         assert!(SearchArgs::parse(&json!({"limit": 3})).is_err());
         assert!(SearchArgs::parse(&json!("send mail")).is_err());

@@ -14,7 +14,7 @@ use switchboard_providers::{SanitizeOptions, ToolSpec, prepare_tool};
 use switchboard_search::{Doc, Index};
 
 use crate::dispatch::{Outcome, Status, ToolInput, ToolUse};
-use crate::finder::{Finder, SearchArgs};
+use crate::finder::{Finder, SearchArgs, docs_key};
 use crate::shape::Shaped;
 use crate::translate::TranslateOptions;
 
@@ -93,17 +93,16 @@ impl ToolSearch {
         .map(|p| p.spec)
     }
 
-    /// Rebuild the index when the catalog generation moved.
-    pub fn refresh(&mut self, catalog: &Catalog, opts: &TranslateOptions) {
-        if self
-            .index
-            .as_ref()
-            .is_some_and(|(g, ..)| *g == catalog.generation)
-        {
-            return;
-        }
+    /// Rebuild the index when the listed tools changed (a list change, a pin approval, a
+    /// filter). Embedding runs on a blocking thread, so the runtime (and Ctrl-C in `chat`) keeps
+    /// going while a large new catalog is embedded.
+    pub async fn refresh(&mut self, catalog: &Catalog, opts: &TranslateOptions) {
         let servers = Self::listed(catalog, opts);
         let docs = Doc::from_servers(&servers);
+        let key = docs_key(&docs);
+        if self.index.as_ref().is_some_and(|(k, ..)| *k == key) {
+            return;
+        }
         let pairs: Vec<(&str, &str)> = servers
             .iter()
             .flat_map(|s| {
@@ -114,8 +113,16 @@ impl ToolSearch {
             .collect();
         let names = NameMap::build(opts.dialect, pairs.iter().copied(), &opts.aliases);
         let total = docs.len();
-        let index = self.finder.index(&docs);
-        self.index = Some((catalog.generation, index, names, total));
+        let finder = self.finder.clone();
+        let built = tokio::task::spawn_blocking(move || finder.index(&docs)).await;
+        let index = match built {
+            Ok(index) => index,
+            Err(e) => {
+                tracing::warn!("tool search is lexical for now: building the index failed: {e}");
+                Finder::lexical_index(&Doc::from_servers(&servers))
+            }
+        };
+        self.index = Some((key, index, names, total));
     }
 
     /// Answer one `search_tools` use: the matches with their public names, descriptions and
