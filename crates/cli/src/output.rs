@@ -8,18 +8,27 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Logs go to stderr; -v raises the level, RUST_LOG overrides it.
 pub fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
-    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_directives(verbose)));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(|| RedactedStderr)
         .with_ansi(color_on_stderr())
         .try_init();
+}
+
+/// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
+///
+/// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
+/// `rmcp::transport::auth` stays at `info` at most here; `-vv` must not put a live credential
+/// in a log someone pastes into an issue. A user who sets RUST_LOG explicitly gets exactly what
+/// they asked for (the filter above is used as is).
+fn default_directives(verbose: u8) -> String {
+    match verbose {
+        0 => "warn".to_string(),
+        1 => "info".to_string(),
+        _ => "debug,rmcp::transport::auth=info".to_string(),
+    }
 }
 
 /// stderr for logs, with secrets taken out of every URL in a line: libraries (rmcp, reqwest)
@@ -121,4 +130,41 @@ pub fn print_json(value: &serde_json::Value) {
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing::Level;
+
+    /// Whether `directives` lets through a debug event from rmcp's OAuth module and one from
+    /// elsewhere in rmcp.
+    fn debug_enabled(directives: &str) -> (bool, bool) {
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(directives))
+            .with_writer(std::io::sink)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            (
+                tracing::enabled!(target: "rmcp::transport::auth", Level::DEBUG),
+                tracing::enabled!(target: "rmcp::transport::streamable_http_client", Level::DEBUG),
+            )
+        })
+    }
+
+    #[test]
+    fn debug_logging_keeps_rmcp_oauth_at_info() {
+        // -vv: rmcp debug logs, but not the OAuth module's (it logs the authorization code).
+        let (auth, other) = debug_enabled(&default_directives(2));
+        assert!(!auth, "{}", default_directives(2));
+        assert!(other);
+        let (auth, _) = debug_enabled(&default_directives(9));
+        assert!(!auth);
+        // Quieter levels never raise it.
+        for v in [0, 1] {
+            assert_eq!(debug_enabled(&default_directives(v)), (false, false));
+        }
+        // An explicit RUST_LOG is taken as written.
+        assert_eq!(debug_enabled("debug"), (true, true));
+    }
 }
