@@ -69,6 +69,7 @@ impl Setup {
             .args(args)
             .current_dir(self.dir.path())
             .env("HOME", self.dir.path())
+            .env_remove("SWITCHBOARD_MODEL_DIR")
             .env("NO_COLOR", "1")
             .output()
             .unwrap()
@@ -80,6 +81,9 @@ impl Setup {
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.path("no-user-config"))
             .env("XDG_DATA_HOME", self.path("data"))
+            // The facade's ranking depends on a model; tests name one in the config when they
+            // want it, so nothing leaks in from the environment.
+            .env_remove("SWITCHBOARD_MODEL_DIR")
             .env("SWITCHBOARD_PEER_TS_SDK", peer("ts_sdk"))
             .env("NO_COLOR", "1");
         c

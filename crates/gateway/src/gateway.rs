@@ -415,7 +415,6 @@ fn search_slot(
 
 /// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
 /// from `switchboard pins approve` in another process), and notify clients of what changed.
-
 async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
     let Some(g) = gateway.upgrade() else { return };
     let mut generation = g.sessions.watch_generation();

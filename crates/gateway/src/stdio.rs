@@ -5,18 +5,57 @@ use rmcp::{ServerHandler, ServiceExt};
 
 use crate::error::GatewayError;
 
-/// Serve `handler` on stdin/stdout and wait for the session to end. When both are pipes (the
-/// way MCP clients start a server) they are read and written on tokio's reactor; otherwise
-/// (a terminal, a file) through tokio's blocking stdio, which hands every read and write to
-/// another thread and costs about a hundred microseconds per message.
+/// Serve `handler` on stdin/stdout and wait for the session to end. Standard streams are read
+/// and written on tokio's reactor when they are pipes (how Python's `subprocess` and Rust's
+/// `Command` start a server) or Unix sockets (how Node's `child_process`, and so Claude Code,
+/// Claude Desktop and the TypeScript SDK, start one); otherwise (a terminal, a file) through
+/// tokio's blocking stdio, which hands every read and write to another thread and costs about a
+/// hundred microseconds per message.
 pub(crate) async fn serve<H: ServerHandler>(handler: H) -> Result<(), GatewayError> {
-    let running = handler
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()))?;
+    #[cfg(unix)]
+    if let Some((read, write)) = sockets::stdio() {
+        tracing::debug!("stdio: standard streams are sockets, served on the reactor");
+        return wait(handler.serve((read, write)).await).await;
+    }
+    wait(handler.serve(rmcp::transport::stdio_pipes()).await).await
+}
+
+async fn wait<H: ServerHandler, E: std::fmt::Display>(
+    started: Result<rmcp::service::RunningService<rmcp::RoleServer, H>, E>,
+) -> Result<(), GatewayError> {
+    let running = started.map_err(|e| GatewayError::Serve(e.to_string()))?;
     running
         .waiting()
         .await
         .map_err(|e| GatewayError::Serve(e.to_string()))?;
     Ok(())
+}
+
+#[cfg(unix)]
+mod sockets {
+    //! Standard streams that are Unix sockets (libuv's stdio "pipes" are socketpairs).
+
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::net::UnixStream;
+
+    /// Both standard streams as non-blocking tokio sockets, when both are sockets.
+    pub(super) fn stdio() -> Option<(tokio::net::UnixStream, tokio::net::UnixStream)> {
+        let read = socket(std::io::stdin().as_fd().try_clone_to_owned().ok()?)?;
+        let write = socket(std::io::stdout().as_fd().try_clone_to_owned().ok()?)?;
+        Some((read, write))
+    }
+
+    /// A duplicate of a standard stream's descriptor as a tokio socket. The duplicate shares
+    /// the stream's open file description, so the stream itself becomes non-blocking too: only
+    /// the transport uses it (logs go to stderr, and upstream servers get their own pipes).
+    fn socket(fd: OwnedFd) -> Option<tokio::net::UnixStream> {
+        let file = std::fs::File::from(fd);
+        if !file.metadata().ok()?.file_type().is_socket() {
+            return None;
+        }
+        let stream = UnixStream::from(OwnedFd::from(file));
+        stream.set_nonblocking(true).ok()?;
+        tokio::net::UnixStream::from_std(stream).ok()
+    }
 }
