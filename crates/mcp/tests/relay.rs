@@ -136,9 +136,16 @@ async fn an_unrelayed_call_keeps_its_server_request_from_another_relayed_call() 
                 .await
         })
     };
+    // Told on the relayed call's first upcall (its first progress notification): from then on
+    // the call is registered and in flight.
+    let (started, running) = tokio::sync::oneshot::channel::<()>();
     let answering = tokio::spawn(async move {
         let mut asked = Vec::new();
+        let mut started = Some(started);
         while let Some(upcall) = upcalls.recv().await {
+            if let Some(started) = started.take() {
+                let _ = started.send(());
+            }
             match upcall {
                 Upcall::Progress { .. } => asked.push("progress"),
                 Upcall::Request { reply, .. } => {
@@ -155,8 +162,12 @@ async fn an_unrelayed_call_keeps_its_server_request_from_another_relayed_call() 
         }
         asked
     });
-    // Give the relayed call time to be registered and running.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Wait until the relayed call is running (it has sent its first progress; two steps are
+    // left, about two seconds), so the unrelayed call below overlaps it.
+    tokio::time::timeout(Duration::from_secs(20), running)
+        .await
+        .expect("the relayed call reports progress within 20 s")
+        .expect("the answering task is alive");
     // Over stdio the server's sampling request does not say which call it belongs to; with two
     // calls in flight it must be answered locally (refused), not by the relayed call's caller.
     let quiet = tokio::time::timeout(
