@@ -973,10 +973,18 @@ async fn run_withholds_a_tool_changed_since_it_was_pinned_until_approved() {
 async fn secrets_in_server_and_provider_urls_stay_out_of_output_and_transcripts() {
     let d = Dialect::Anthropic;
     let dir = tempfile::tempdir().unwrap();
-    // Nothing listens on port 9: the server fails to connect and the run goes on without it.
+    // A port that was just free (bound, then released): nothing listens there, so the server
+    // fails to connect and the run goes on without it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     std::fs::write(
         dir.path().join("switchboard.toml"),
-        "[servers.remote]\nurl = \"http://me:hunter2@127.0.0.1:9/mcp?token=s3cr3t&x=1\"\n",
+        format!(
+            "[servers.remote]\nurl = \"http://me:hunter2@127.0.0.1:{port}/mcp?token=s3cr3t&x=1\"\n"
+        ),
     )
     .unwrap();
     let double = ProviderDouble::start(d, vec![Turn::Text("fine".into())]).await;
@@ -1000,7 +1008,7 @@ async fn secrets_in_server_and_provider_urls_stay_out_of_output_and_transcripts(
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("http://***@127.0.0.1:9/mcp?token=***&x=1"),
+        stderr.contains(&format!("http://***@127.0.0.1:{port}/mcp?token=***&x=1")),
         "{stderr}"
     );
     let written = std::fs::read_to_string(&transcript).unwrap();

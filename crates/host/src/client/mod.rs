@@ -384,10 +384,18 @@ mod tests {
 
     #[tokio::test]
     async fn an_unreachable_base_url_is_reported_without_its_secrets() {
-        // Port 9 (discard) is closed on test machines: the connection is refused at once.
+        // A port that was just free: bound by us, then released, so nothing listens there and
+        // the connection is refused at once.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut client = ProviderClient::new(
             Dialect::OpenAiChat,
-            Some("http://me:hunter2@127.0.0.1:9/v1?api_key=s3cr3t"),
+            Some(&format!(
+                "http://me:hunter2@127.0.0.1:{port}/v1?api_key=s3cr3t"
+            )),
             "m",
             None,
         )
@@ -396,7 +404,7 @@ mod tests {
         let err = client.send(&serde_json::json!({})).await.unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, HostError::ProviderConnect { .. }), "{text}");
-        assert!(text.contains("127.0.0.1:9"), "{text}");
+        assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
         assert!(
             !text.contains("hunter2") && !text.contains("s3cr3t"),
             "{text}"
