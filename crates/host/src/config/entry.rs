@@ -193,6 +193,19 @@ pub const NATIVE_KEYS: &[&str] = &[
     "oauth",
 ];
 
+/// The warning for an OAuth `client_secret` written into the config file itself (no `${VAR}` in
+/// it), where it is one `git add` away from being published; `None` when there is none. The
+/// caller puts `path:line:column: ` in front. The secret itself is never in the warning.
+pub fn literal_client_secret(name: &str, raw: &RawServer, key: &str) -> Option<String> {
+    let secret = raw.oauth.as_ref()?.client_secret.as_deref()?;
+    if secret.trim().is_empty() || secret.contains("${") {
+        return None;
+    }
+    Some(format!(
+        "server {name:?}: the OAuth {key} is written in the config file; put it in an environment variable and write {key} = \"${{VAR}}\" (or \"${{env:VAR}}\") instead"
+    ))
+}
+
 /// A validation failure: the field it concerns (for positioning) and the message.
 pub struct EntryError {
     pub field: Option<&'static str>,

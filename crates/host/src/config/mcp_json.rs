@@ -26,6 +26,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     let section = find_json_key(text, 0, key).unwrap_or(0);
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
+    let mut warnings = Vec::new();
     // serde_json's Map is sorted by key; list servers in file order instead.
     let mut entries: Vec<(usize, &String, &Value)> = map
         .iter()
@@ -66,6 +67,11 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 .find(|f| value.get(*f).is_some() && msg.contains(f));
                 fail(field, msg)
             })?;
+            if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
+                let offset = find_json_key(text, entry_at, "client_secret").unwrap_or(entry_at);
+                let (line, column) = line_col(text, offset);
+                warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
+            }
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
         entry::record(
@@ -84,6 +90,6 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         disabled,
         profiles: Default::default(),
         settings: Settings::default(),
-        warnings: Vec::new(),
+        warnings,
     })
 }

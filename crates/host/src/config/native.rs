@@ -106,6 +106,17 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                             .and_then(|k| NATIVE_KEYS.iter().find(|n| **n == k.as_str()).copied());
                         fail(field, e.message().trim().to_string())
                     })?;
+            if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
+                // `[servers.NAME.oauth]` is a table of its own, after the entry's body.
+                let sub = format!("[servers.{name}.");
+                let mut end = range.end;
+                while end < text.len() && text[end..].starts_with(&sub) {
+                    end = text[end..].find("\n[").map_or(text.len(), |i| end + i + 1);
+                }
+                let (line, column) = find_toml_key(text, header..end, "client_secret")
+                    .map_or_else(|| at(Some("oauth")), |o| line_col(text, o));
+                warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
+            }
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
         entry::record(

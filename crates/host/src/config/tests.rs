@@ -403,3 +403,44 @@ oauth = { scopes = "repo" }
         assert!(r.contains("switchboard.toml:"), "{server} says where: {r}");
     }
 }
+
+#[test]
+fn a_literal_client_secret_is_a_warning_that_recommends_an_environment_variable() {
+    let c = parse(
+        "switchboard.toml",
+        r#"
+[servers.literal]
+url = "https://a.example/mcp"
+[servers.literal.oauth]
+client_id = "Iv1.abc"
+client_secret = "hunter2-literal"
+
+[servers.from_env]
+url = "https://b.example/mcp"
+oauth = { client_id = "Iv1.def", client_secret = "${GITHUB_TOKEN}" }
+"#,
+    )
+    .unwrap();
+    // Both servers are usable; only the literal one is warned about, at its line.
+    assert_eq!(c.servers.len(), 2);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    let w = &c.warnings[0];
+    assert!(w.starts_with("switchboard.toml:6:"), "{w}");
+    assert!(w.contains("\"literal\"") && w.contains("${VAR}"), "{w}");
+    assert!(!w.contains("hunter2"), "{w}");
+    // The JSON form (as read from `.mcp.json`) is warned about the same way.
+    let c = parse(
+        ".mcp.json",
+        r#"{"mcpServers": {"gh": {"type": "http", "url": "https://a.example/mcp",
+            "oauth": {"clientId": "Iv1.xyz", "client_secret": "hunter2-literal"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(c.servers.len(), 1);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with(".mcp.json:2:"),
+        "{}",
+        c.warnings[0]
+    );
+    assert!(!c.warnings[0].contains("hunter2"));
+}
