@@ -162,6 +162,12 @@ static SERVER_OAUTH: RwLock<Option<Arc<BTreeMap<String, ServerOAuth>>>> = RwLock
 
 /// Set per-server OAuth settings, by configured server name, for every session this process
 /// opens from now on (on top of [`ClientOptions::oauth`]).
+///
+/// The table is process-wide and replaced whole by each call. Library users that load a config
+/// with `[servers.NAME.oauth]` (or `.mcp.json` `oauth`) must call this themselves before
+/// starting sessions (the CLI does it when it reads the config); otherwise every server uses
+/// the process-wide [`ClientOptions::oauth`] client and its own client id, secret, scopes and
+/// redirect port are silently ignored.
 pub fn configure_server_oauth(servers: BTreeMap<String, ServerOAuth>) {
     let mut slot = SERVER_OAUTH.write().unwrap_or_else(|e| e.into_inner());
     *slot = Some(Arc::new(servers));
@@ -208,13 +214,32 @@ mod tests {
         assert_eq!(o.mode, base.mode);
         // Nothing set: nothing changes.
         assert_eq!(base.for_server(&ServerOAuth::default()), base);
-        // By name, through the process-wide table.
-        configure_server_oauth(BTreeMap::from([("github".to_string(), own)]));
-        assert_eq!(
-            oauth_for("github", &base).client_id.as_deref(),
-            Some("Iv1.abc")
-        );
-        assert_eq!(oauth_for("other", &base), base);
-        configure_server_oauth(BTreeMap::new());
+        // By name, through the process-wide table: a name no other test uses, and the table
+        // put back as it was even if an assertion fails.
+        let _restore = RestoreServerOAuth::take();
+        let name = "options-test-github";
+        configure_server_oauth(BTreeMap::from([(name.to_string(), own)]));
+        assert_eq!(oauth_for(name, &base).client_id.as_deref(), Some("Iv1.abc"));
+        assert_eq!(oauth_for("options-test-other", &base), base);
+    }
+
+    /// Puts back the per-server OAuth table it found when dropped.
+    struct RestoreServerOAuth(Option<Arc<BTreeMap<String, ServerOAuth>>>);
+
+    impl RestoreServerOAuth {
+        fn take() -> Self {
+            RestoreServerOAuth(
+                SERVER_OAUTH
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            )
+        }
+    }
+
+    impl Drop for RestoreServerOAuth {
+        fn drop(&mut self) {
+            *SERVER_OAUTH.write().unwrap_or_else(|e| e.into_inner()) = self.0.take();
+        }
     }
 }
