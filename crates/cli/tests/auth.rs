@@ -71,10 +71,14 @@ fn first_line_with(
 ) -> Option<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
+        let mut sent = false;
+        // Read to the end, not just to the marker: closing the pipe early makes the child's
+        // next write to it fail (`eprintln!` panics on EPIPE), and `auth login` writes again
+        // after printing the URL.
         for line in BufReader::new(stream).lines().map_while(Result::ok) {
-            if let Some(at) = line.find(marker) {
+            if !sent && let Some(at) = line.find(marker) {
                 let _ = tx.send(line[at + marker.len()..].trim().to_string());
-                return;
+                sent = true;
             }
         }
     });
@@ -89,12 +93,13 @@ fn get(url: &str) -> (u16, Option<String>) {
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
-    write!(
-        stream,
+    // One write, as a browser sends it: `write!` on a bare stream sends each piece as its own
+    // segment, and `auth login`'s listener reads the request line from the first one.
+    let request = format!(
         "GET {} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n",
         if path.is_empty() { "/" } else { path }
-    )
-    .unwrap();
+    );
+    stream.write_all(request.as_bytes()).unwrap();
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
     let status = response
