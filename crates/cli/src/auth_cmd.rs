@@ -235,9 +235,7 @@ impl BrowserAgent {
                 .accept()
                 .await
                 .map_err(|e| format!("accepting the redirect failed: {e}"))?;
-            let mut buf = vec![0u8; 8192];
-            let n = socket.read(&mut buf).await.unwrap_or(0);
-            let request = String::from_utf8_lossy(&buf[..n]);
+            let request = request_head(&mut socket).await;
             let target = request
                 .lines()
                 .next()
@@ -261,6 +259,23 @@ impl BrowserAgent {
             return Ok(format!("http://127.0.0.1:{}{target}", self.port));
         }
     }
+}
+
+/// Read a request until its request line is complete (a client may send it in pieces), at most
+/// 8 KiB, for at most 10 seconds.
+async fn request_head(socket: &mut tokio::net::TcpStream) -> String {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    let read = async {
+        while buf.len() < 8192 && !buf.windows(2).any(|w| w == b"\r\n") {
+            match socket.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), read).await;
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 impl LoginAgent for BrowserAgent {
