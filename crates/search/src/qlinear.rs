@@ -85,17 +85,6 @@ impl QLinear {
         })
     }
 
-    /// Several layers over the same input as one (outputs side by side): Q, K and V.
-    pub fn concat(parts: &[(&[f32], &[f32])], inp: usize) -> Option<Self> {
-        let mut w = Vec::new();
-        let mut b = Vec::new();
-        for (pw, pb) in parts {
-            w.extend_from_slice(pw);
-            b.extend_from_slice(pb);
-        }
-        Self::new(&w, &b, inp, b.len())
-    }
-
     /// Inputs per row.
     pub fn inputs(&self) -> usize {
         self.inp
