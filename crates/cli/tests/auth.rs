@@ -125,6 +125,31 @@ fn switchboard(data: &Path, args: &[&str]) -> std::process::Output {
         .expect("run switchboard")
 }
 
+/// Start `auth login mock --no-browser` and read the authorization URL it prints.
+fn start_login(config: &str, data: &Path) -> (Child, String) {
+    let mut login = Command::new(exe())
+        .args([
+            "--config",
+            config,
+            "--json",
+            "auth",
+            "login",
+            "mock",
+            "--no-browser",
+        ])
+        .env("XDG_DATA_HOME", data)
+        .env("HOME", data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start auth login");
+    let stderr = login.stderr.take().unwrap();
+    let auth_url = first_line_with(stderr, "http", Duration::from_secs(30))
+        .map(|rest| format!("http{rest}"))
+        .expect("auth login printed no authorization URL");
+    (login, auth_url)
+}
+
 #[test]
 fn login_stores_a_private_token_that_sessions_use_and_logout_removes_it() {
     let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
@@ -142,26 +167,7 @@ fn login_stores_a_private_token_that_sessions_use_and_logout_removes_it() {
     assert!(text.contains("switchboard auth login mock"), "{text}");
 
     // Log in; the test is the browser.
-    let mut login = Command::new(exe())
-        .args([
-            "--config",
-            &config,
-            "--json",
-            "auth",
-            "login",
-            "mock",
-            "--no-browser",
-        ])
-        .env("XDG_DATA_HOME", data.path())
-        .env("HOME", data.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start auth login");
-    let stderr = login.stderr.take().unwrap();
-    let auth_url = first_line_with(stderr, "http", Duration::from_secs(30))
-        .map(|rest| format!("http{rest}"))
-        .expect("auth login printed no authorization URL");
+    let (login, auth_url) = start_login(&config, data.path());
     assert!(
         auth_url.contains("code_challenge_method=S256"),
         "{auth_url}"
@@ -234,26 +240,7 @@ fn login_uses_the_servers_own_redirect_port_and_scopes() {
     )
     .unwrap();
     let config = config.to_str().unwrap().to_string();
-    let mut login = Command::new(exe())
-        .args([
-            "--config",
-            &config,
-            "--json",
-            "auth",
-            "login",
-            "mock",
-            "--no-browser",
-        ])
-        .env("XDG_DATA_HOME", data.path())
-        .env("HOME", data.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start auth login");
-    let stderr = login.stderr.take().unwrap();
-    let auth_url = first_line_with(stderr, "http", Duration::from_secs(30))
-        .map(|rest| format!("http{rest}"))
-        .expect("auth login printed no authorization URL");
+    let (login, auth_url) = start_login(&config, data.path());
     let redirect = format!("redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback");
     assert!(auth_url.contains(&redirect), "{auth_url}");
     assert!(

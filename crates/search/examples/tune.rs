@@ -17,6 +17,7 @@ use switchboard_core::hash::ContentHash;
 use switchboard_search::bm25::{Bm25, Bm25Params};
 use switchboard_search::eval::{matches, parse_queries, score_ranking};
 use switchboard_search::fusion;
+use switchboard_search::index::sentences;
 use switchboard_search::{Doc, Embedder, EmbeddingCache};
 
 struct Set {
@@ -227,16 +228,6 @@ fn doc_text(d: &Doc, v: Variant) -> String {
             t
         }
     }
-}
-
-/// The sentences of a query when it has more than one (each of at least three words).
-fn sentences(query: &str) -> Vec<&str> {
-    let parts: Vec<&str> = query
-        .split(['.', '?', '!', ';', '\n'])
-        .map(str::trim)
-        .filter(|p| p.split_whitespace().count() >= 3)
-        .collect();
-    if parts.len() > 1 { parts } else { Vec::new() }
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]

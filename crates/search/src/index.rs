@@ -486,7 +486,7 @@ fn clauses(query: &str) -> Vec<String> {
 }
 
 /// The sentences of a query when it has more than one (each of at least three words).
-fn sentences(query: &str) -> Vec<&str> {
+pub fn sentences(query: &str) -> Vec<&str> {
     let parts: Vec<&str> = query
         .split(['.', '?', '!', ';', '\n'])
         .map(str::trim)
