@@ -20,14 +20,14 @@ pub fn init_logging(verbose: u8) {
 /// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
-/// `rmcp::transport::auth` stays at `info` at most here; `-vv` must not put a live credential
+/// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
 /// in a log someone pastes into an issue. A user who sets RUST_LOG explicitly gets exactly what
 /// they asked for (the filter above is used as is).
 fn default_directives(verbose: u8) -> String {
     match verbose {
         0 => "warn".to_string(),
         1 => "info".to_string(),
-        _ => "debug,rmcp::transport::auth=info".to_string(),
+        _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),
     }
 }
 
@@ -146,8 +146,8 @@ mod tests {
             .finish();
         tracing::subscriber::with_default(subscriber, || {
             (
-                tracing::enabled!(target: "rmcp::transport::auth", Level::DEBUG),
-                tracing::enabled!(target: "rmcp::transport::streamable_http_client", Level::DEBUG),
+                tracing::enabled!(target: switchboard_mcp::OAUTH_LOG_TARGET, Level::DEBUG),
+                tracing::enabled!(target: switchboard_mcp::HTTP_LOG_TARGET, Level::DEBUG),
             )
         })
     }

@@ -45,4 +45,10 @@ pub use options::{
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;
+
+/// The log target of rmcp's OAuth module. It logs the authorization code and token responses at
+/// debug level, so a host should keep this target at `info` or quieter unless asked otherwise.
+pub const OAUTH_LOG_TARGET: &str = "rmcp::transport::auth";
+/// The log target of rmcp's Streamable HTTP client (its debug logs carry nothing secret).
+pub const HTTP_LOG_TARGET: &str = "rmcp::transport::streamable_http_client";
 pub use status::{ServerState, ServerStatus};
