@@ -168,6 +168,12 @@ impl GatewayHandler {
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             }
         };
+        // Progress that came in with the response goes out before the result.
+        while let Ok(upcall) = upcalls.try_recv() {
+            if matches!(upcall, Upcall::Progress { .. }) {
+                upcall_to_client(upcall, cx).await;
+            }
+        }
         Ok(tool_result(name, result))
     }
 }
