@@ -1,5 +1,6 @@
 //! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
 
+pub mod changing_tools;
 pub mod lint_fixture;
 pub mod peers;
 pub mod provider_double;
