@@ -762,3 +762,206 @@ fn facade_with_a_model_finds_a_tool_by_meaning_alone() {
     let lexical = Setup::new("[settings]\nsearch_model = \"no-model-here\"\n");
     assert_eq!(found(&lexical), Vec::<String>::new());
 }
+
+/// A client that speaks JSON-RPC lines to `serve` over its stdin/stdout, by hand, so the test
+/// controls exactly what the client declares and sends.
+struct LineClient {
+    child: Child,
+    stdin: ChildStdin,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl LineClient {
+    fn start(setup: &Setup, env: &[(&str, &str)]) -> LineClient {
+        let argv = setup.serve(&[]);
+        let mut cmd = setup.command(&argv[0]);
+        cmd.args(&argv[1..])
+            .env("RUST_LOG", "switchboard_gateway::passthrough=debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("serve wrote a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut client = LineClient {
+            child,
+            stdin,
+            lines,
+        };
+        let init = client.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The response to `id`, skipping notifications and other responses (returned in order).
+    fn response(&mut self, id: i64) -> Value {
+        loop {
+            let message = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no response to request {id} within 60 s"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+            assert!(
+                message.get("method").is_some(),
+                "a response to another request came first: {message}"
+            );
+        }
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        let r = self.request(
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
+        r.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("tools/call {name} got no result: {r}"))
+    }
+
+    /// Close stdin, wait for exit, return stderr.
+    fn finish(mut self) -> String {
+        drop(self.stdin);
+        let mut err = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        self.child.wait().unwrap();
+        err
+    }
+}
+
+/// Plain calls from a client that takes no upcalls pass straight through to stdio servers as
+/// JSON text, and every outcome reads exactly as on the rmcp session path
+/// (`SWITCHBOARD_PASSTHROUGH=0`): a result, an invalid-arguments result, an unknown tool, a
+/// timeout, a call on a demo server; a cancelled call does not hold up the next one.
+#[test]
+fn plain_calls_pass_through_and_read_as_the_session_path_does() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\ncall_timeout = 1\npin = \"off\"\n"
+    ));
+    let mut outcomes = Vec::new();
+    let mut logs = Vec::new();
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let mut c = LineClient::start(&setup, env);
+        let tools = c.request(1, "tools/list", json!({}));
+        let names: Vec<String> = tools["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {tools}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        let find = |suffix: &str| {
+            names
+                .iter()
+                .find(|n| n.starts_with("everything") && n.ends_with(suffix))
+                .unwrap_or_else(|| panic!("no everything tool *{suffix} in {names:?}"))
+                .clone()
+        };
+        let (echo, long) = (find("echo"), find("long-running-operation"));
+        let search = names
+            .iter()
+            .find(|n| n.starts_with("tickets") && n.ends_with("search"))
+            .unwrap()
+            .clone();
+        let mut seen = vec![
+            c.call(2, &echo, json!({"message": "through"})),
+            c.call(3, &echo, json!({"message": 5})),
+            c.call(4, &search, json!({"query": "login sso"})),
+            c.call(5, &long, json!({"duration": 5, "steps": 1})),
+        ];
+        let unknown = c.request(
+            6,
+            "tools/call",
+            json!({"name": "everything__nope", "arguments": {}}),
+        );
+        seen.push(
+            unknown
+                .get("error")
+                .map(|e| e["message"].clone())
+                .unwrap_or(unknown),
+        );
+        // A long call cancelled by the client: the next call is answered, and the cancelled
+        // one never is.
+        c.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": long, "arguments": {"duration": 0.5, "steps": 1}}}));
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}}));
+        seen.push(c.call(8, &echo, json!({"message": "after"})));
+        std::thread::sleep(Duration::from_millis(1500));
+        seen.push(c.call(9, &echo, json!({"message": "last"})));
+        outcomes.push(seen);
+        logs.push(c.finish());
+    }
+    let (through, session) = (&outcomes[0], &outcomes[1]);
+    assert_eq!(
+        through[0]["content"][0]["text"],
+        json!("Echo: through"),
+        "{through:?}"
+    );
+    assert_eq!(through[1]["isError"], json!(true), "{through:?}");
+    assert_eq!(through[3]["isError"], json!(true), "{through:?}");
+    let timeout = through[3]["content"][0]["text"].as_str().unwrap();
+    assert!(timeout.contains("timed out after 1 s"), "{timeout}");
+    for (i, (a, b)) in through.iter().zip(session).enumerate() {
+        // The session path rebuilds results and writes `"isError": false`, which a server may
+        // leave out; the client reads both the same.
+        assert_eq!(
+            as_read(a),
+            as_read(b),
+            "outcome {i} differs between pass-through and session"
+        );
+    }
+    assert!(
+        logs[0].matches("call passes through").count() >= 5,
+        "the pass-through was not used:\n{}",
+        logs[0]
+    );
+    assert!(!logs[1].contains("call passes through"), "{}", logs[1]);
+}
+
+/// A tool result as a client reads it: a missing `isError` is false.
+fn as_read(result: &Value) -> Value {
+    let mut r = result.clone();
+    if let Some(o) = r.as_object_mut()
+        && o.contains_key("content")
+    {
+        o.entry("isError").or_insert(json!(false));
+    }
+    r
+}

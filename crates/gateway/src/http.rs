@@ -24,7 +24,7 @@ pub const MCP_PATH: &str = "/mcp";
 
 /// Serve one client over this process's stdin/stdout until it disconnects.
 pub async fn serve_stdio(gateway: Arc<Gateway>) -> Result<(), GatewayError> {
-    crate::stdio::serve(GatewayHandler::new(gateway)).await
+    crate::stdio::serve_gateway(gateway).await
 }
 
 /// How to serve over HTTP.

@@ -20,6 +20,20 @@ pub(crate) async fn serve<H: ServerHandler>(handler: H) -> Result<(), GatewayErr
     wait(handler.serve(rmcp::transport::stdio_pipes()).await).await
 }
 
+/// Serve the gateway on stdin/stdout: as [`serve`], with plain tool calls passing through to
+/// stdio servers as JSON text (see `passthrough`).
+pub(crate) async fn serve_gateway(
+    gateway: std::sync::Arc<crate::gateway::Gateway>,
+) -> Result<(), GatewayError> {
+    #[cfg(unix)]
+    if let Some((read, write)) = sockets::stdio() {
+        tracing::debug!("stdio: standard streams are sockets, served on the reactor");
+        return crate::passthrough::serve(gateway, read, write).await;
+    }
+    let (read, write) = rmcp::transport::stdio_pipes();
+    crate::passthrough::serve(gateway, read, write).await
+}
+
 async fn wait<H: ServerHandler, E: std::fmt::Display>(
     started: Result<rmcp::service::RunningService<rmcp::RoleServer, H>, E>,
 ) -> Result<(), GatewayError> {

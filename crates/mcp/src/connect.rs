@@ -11,11 +11,11 @@ use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use switchboard_core::{Secret, ServerSpec, TransportSpec};
 
@@ -23,6 +23,7 @@ use crate::auth::OAuthHttp;
 use crate::error::{SessionError, chain};
 use crate::handler::Handler;
 use crate::options::{self, Lifecycle};
+use crate::raw::{self, RawLink};
 use crate::stderr::{self, StderrTail};
 
 /// A live rmcp client session driven by our handler.
@@ -55,7 +56,7 @@ pub(crate) async fn connect(
     http: &reqwest::Client,
     tail: &StderrTail,
     on_spawn: impl FnOnce(u32),
-) -> Result<Service, SessionError> {
+) -> Result<(Service, Option<Arc<RawLink>>), SessionError> {
     match &spec.transport {
         TransportSpec::Stdio {
             command,
@@ -82,21 +83,26 @@ pub(crate) async fn connect(
             let mut wrapped = CommandWrap::from(cmd);
             // Own process group: one signal reaches what the server spawned too (npx, shells).
             wrapped.wrap(ProcessGroup::leader());
-            let (transport, stderr) = TokioChildProcess::builder(wrapped)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|source| SessionError::Spawn {
-                    server: spec.name.clone(),
-                    command: command.clone(),
-                    stderr_tail: Vec::new(),
-                    source,
-                })?;
+            wrapped
+                .command_mut()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let spawn_error = |source| SessionError::Spawn {
+                server: spec.name.clone(),
+                command: command.clone(),
+                stderr_tail: Vec::new(),
+                source,
+            };
+            let child = wrapped.spawn().map_err(spawn_error)?;
+            // rmcp's session and raw calls share the child's pipes (see `raw`).
+            let (transport, link, stderr) = raw::share(child).map_err(spawn_error)?;
             if let Some(pid) = transport.id() {
                 on_spawn(pid);
             }
             let mut done = stderr.map(|s| tail.drain(s));
             match handler.serve(transport).await {
-                Ok(service) => Ok(service),
+                Ok(service) => Ok((service, Some(link))),
                 Err(e) => {
                     // A crashing server prints why on its way out; wait briefly to include it.
                     if let Some(done) = done.as_mut() {
@@ -149,7 +155,7 @@ pub(crate) async fn connect(
                 }
                 started
             };
-            started.map_err(|e| {
+            started.map(|service| (service, None)).map_err(|e| {
                 if let Some(detail) = auth_detail(&e, &spec.name) {
                     return SessionError::Auth {
                         server: spec.name.clone(),

@@ -22,6 +22,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::convert;
 use crate::error::{SessionError, chain};
+use crate::raw::RawCaller;
 use crate::relay::{ServerEvent, Upcall};
 use crate::request;
 use crate::slot::{Ready, Slot, lock};
@@ -277,6 +278,19 @@ impl Sessions {
             Err(e) => return Err(self.failed(&session, server, tool, e)),
         };
         self.tool_result(server, tool, result)
+    }
+
+    /// The raw call path of `server` for one call: `None` unless it is a ready stdio session.
+    /// See [`RawCaller::call`]; a caller that gets `None` uses the typed calls above.
+    pub fn raw_caller(&self, server: &str) -> Option<RawCaller> {
+        let slot = self.slot(server).ok()?;
+        let ready = slot.ready().ok()?;
+        Some(RawCaller {
+            link: ready.raw?,
+            server: server.to_string(),
+            timeout: slot.spec.call_timeout,
+            suspect: ready.suspect,
+        })
     }
 
     /// Log messages (`notifications/message`) and resource updates from every server, from

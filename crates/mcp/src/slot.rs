@@ -9,6 +9,7 @@ use switchboard_core::{ServerCatalog, ServerInfo, ServerSpec};
 use tokio::sync::Notify;
 
 use crate::error::SessionError;
+use crate::raw::RawLink;
 use crate::relay::Relays;
 use crate::status::{ServerState, ServerStatus};
 use crate::stderr::StderrTail;
@@ -26,6 +27,8 @@ pub(crate) struct Slot {
 struct Live {
     state: ServerState,
     peer: Option<Peer<RoleClient>>,
+    /// The raw call path of a stdio session.
+    raw: Option<Arc<RawLink>>,
     /// Rung by a caller whose request found the session broken, so the supervisor replaces it
     /// (an HTTP session gives no other sign that its server went away).
     suspect: Option<Arc<Notify>>,
@@ -38,6 +41,8 @@ struct Live {
 /// A ready session as a caller borrows it.
 pub(crate) struct Ready {
     pub(crate) peer: Peer<RoleClient>,
+    /// The raw call path of a stdio session.
+    pub(crate) raw: Option<Arc<RawLink>>,
     /// Rung when a request finds the session closed.
     pub(crate) suspect: Arc<Notify>,
 }
@@ -57,6 +62,7 @@ impl Slot {
             live: Mutex::new(Live {
                 state: ServerState::Connecting,
                 peer: None,
+                raw: None,
                 suspect: None,
                 pid: None,
                 connect_ms: None,
@@ -70,6 +76,7 @@ impl Slot {
         let mut live = lock(&self.live);
         if !state.is_ready() {
             live.peer = None;
+            live.raw = None;
             live.suspect = None;
         }
         live.state = state;
@@ -78,6 +85,7 @@ impl Slot {
     pub(crate) fn set_ready(
         &self,
         peer: Peer<RoleClient>,
+        raw: Option<Arc<RawLink>>,
         suspect: Arc<Notify>,
         connect_ms: u64,
         info: ServerInfo,
@@ -86,6 +94,7 @@ impl Slot {
         let mut live = lock(&self.live);
         live.state = ServerState::Ready;
         live.peer = Some(peer);
+        live.raw = raw;
         live.suspect = Some(suspect);
         live.connect_ms = Some(connect_ms);
         live.info = Some(info);
@@ -100,6 +109,7 @@ impl Slot {
     pub(crate) fn drop_peer(&self) {
         let mut live = lock(&self.live);
         live.peer = None;
+        live.raw = None;
         live.suspect = None;
     }
 
@@ -142,6 +152,7 @@ impl Slot {
         match (&live.state, &live.peer, &live.suspect) {
             (ServerState::Ready, Some(peer), Some(suspect)) => Ok(Ready {
                 peer: peer.clone(),
+                raw: live.raw.clone(),
                 suspect: suspect.clone(),
             }),
             (ServerState::Ready, _, _) => Err(SessionError::NotReady {

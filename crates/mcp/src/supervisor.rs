@@ -18,6 +18,7 @@ use crate::convert;
 use crate::error::SessionError;
 use crate::handler::{Handler, ListKind};
 use crate::listing;
+use crate::raw::RawLink;
 use crate::sessions::Shared;
 use crate::slot::Slot;
 use crate::status::ServerState;
@@ -100,11 +101,12 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                     break;
                 }
             }
-            Ok((service, catalog, warnings)) => {
+            Ok((service, raw, catalog, warnings)) => {
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 let suspect = Arc::new(Notify::new());
                 slot.set_ready(
                     service.peer().clone(),
+                    raw,
                     suspect.clone(),
                     connect_ms,
                     catalog.info.clone(),
@@ -157,9 +159,9 @@ async fn establish(
     shared: &Shared,
     slot: &Slot,
     handler: Handler,
-) -> Result<(Service, ServerCatalog, Vec<String>), SessionError> {
+) -> Result<(Service, Option<Arc<RawLink>>, ServerCatalog, Vec<String>), SessionError> {
     slot.set_pid(None);
-    let service = connect::connect(&slot.spec, handler, &shared.http, &slot.tail, |pid| {
+    let (service, raw) = connect::connect(&slot.spec, handler, &shared.http, &slot.tail, |pid| {
         slot.set_pid(Some(pid))
     })
     .await?;
@@ -182,7 +184,7 @@ async fn establish(
     for w in &warnings {
         tracing::warn!(server = %slot.spec.name, warning = %w);
     }
-    Ok((service, catalog, warnings))
+    Ok((service, raw, catalog, warnings))
 }
 
 /// Serve a ready session: re-list on change notifications until it ends or we shut down.

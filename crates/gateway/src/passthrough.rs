@@ -1,0 +1,309 @@
+//! The stdio gateway's pass-through: a plain tool call goes to its stdio server as JSON text.
+//!
+//! Every line the client sends is read here first. A `tools/call` that needs nothing from the
+//! gateway but routing (an open tool, allowed without asking, no progress token, a client that
+//! takes no sampling or elicitation, a revision before 2026-07-28, a stdio upstream that is
+//! ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its arguments as
+//! they came, and the upstream's result goes back to the client as it came. Everything else,
+//! and every call the pass-through cannot take, goes to the rmcp server session unchanged,
+//! through an in-memory pipe. Both write whole lines to the client under one lock.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ServiceExt;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+use switchboard_host::policy::{self, Decision};
+use switchboard_mcp::RawCaller;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::task::AbortHandle;
+
+use crate::error::GatewayError;
+use crate::gateway::{Expose, Gateway};
+use crate::handler::GatewayHandler;
+use crate::view::Route;
+
+/// Room in the in-memory pipe between this reader and the rmcp session.
+const PIPE_BYTES: usize = 256 * 1024;
+/// The first revision whose results need `resultType` (left to the rmcp session).
+const FIRST_STATELESS: &str = "2026-07-28";
+
+/// Whether the pass-through is on: `SWITCHBOARD_PASSTHROUGH=0` sends every call through the
+/// rmcp session (to compare, or to rule the pass-through out).
+pub(crate) fn enabled() -> bool {
+    std::env::var("SWITCHBOARD_PASSTHROUGH").map_or(true, |v| v != "0")
+}
+
+/// What the client's `initialize` said that decides whether its calls can pass through.
+#[derive(Default)]
+struct ClientTerms {
+    initialized: bool,
+    /// Calls from this client may pass through.
+    plain: bool,
+}
+
+/// Calls passing through, by the client's request id (as JSON text), for cancellation.
+type Flights = Arc<Mutex<HashMap<String, AbortHandle>>>;
+
+type Out<W> = Arc<tokio::sync::Mutex<W>>;
+
+/// Serve the gateway on `read`/`write` until the client disconnects.
+pub(crate) async fn serve<R, W>(
+    gateway: Arc<Gateway>,
+    read: R,
+    write: W,
+) -> Result<(), GatewayError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
+    let (from_rmcp, to_rmcp) = tokio::io::split(ours);
+    let out: Out<W> = Arc::new(tokio::sync::Mutex::new(write));
+    let client = tokio::spawn(client_lines(gateway.clone(), read, to_rmcp, out.clone()));
+    let server = tokio::spawn(server_lines(from_rmcp, out));
+    let running = GatewayHandler::new(gateway)
+        .serve(tokio::io::split(rmcp_side))
+        .await
+        .map_err(|e| GatewayError::Serve(e.to_string()));
+    let ended = match running {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| GatewayError::Serve(e.to_string())),
+        Err(e) => Err(e),
+    };
+    client.abort();
+    let _ = server.await;
+    ended
+}
+
+/// The rmcp session's lines to the client.
+async fn server_lines<W: AsyncWrite + Unpin>(
+    from_rmcp: tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    out: Out<W>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if write_line(&out, &line).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(out: &Out<W>, line: &[u8]) -> std::io::Result<()> {
+    let mut w = out.lock().await;
+    w.write_all(line).await?;
+    w.flush().await
+}
+
+/// The client's lines: plain calls pass through, the rest go to the rmcp session.
+async fn client_lines<R, W>(
+    gateway: Arc<Gateway>,
+    read: R,
+    mut to_rmcp: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    out: Out<W>,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut reader = BufReader::with_capacity(64 * 1024, read);
+    let mut line = Vec::with_capacity(4096);
+    let mut terms = ClientTerms::default();
+    let flights: Flights = Arc::default();
+    let on = enabled() && gateway.expose == Expose::All;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if on && take(&gateway, &line, &mut terms, &flights, &out) {
+            continue;
+        }
+        if to_rmcp.write_all(&line).await.is_err() {
+            break;
+        }
+    }
+    for (_, flight) in lock(&flights).drain() {
+        flight.abort();
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Initialize<'a> {
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(default)]
+    capabilities: Capabilities,
+}
+
+#[derive(Deserialize, Default)]
+struct Capabilities {
+    sampling: Option<IgnoredAny>,
+    elicitation: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta")]
+    meta: Option<Meta>,
+    task: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(rename = "progressToken")]
+    progress_token: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Cancelled<'a> {
+    #[serde(rename = "requestId", borrow)]
+    request_id: &'a RawValue,
+}
+
+/// Handle `line` here if it is a call that can pass through (or the cancellation of one);
+/// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
+fn take<W>(
+    gateway: &Arc<Gateway>,
+    line: &[u8],
+    terms: &mut ClientTerms,
+    flights: &Flights,
+    out: &Out<W>,
+) -> bool
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let Ok(message) = serde_json::from_slice::<Message>(line) else {
+        return false;
+    };
+    let (Some(method), Some(params)) = (message.method.as_deref(), message.params) else {
+        return false;
+    };
+    match method {
+        "initialize" => {
+            *terms = match serde_json::from_str::<Initialize>(params.get()) {
+                Ok(init) => ClientTerms {
+                    initialized: true,
+                    plain: init.protocol_version.as_ref() < FIRST_STATELESS
+                        && init.capabilities.sampling.is_none()
+                        && init.capabilities.elicitation.is_none(),
+                },
+                Err(_) => ClientTerms::default(),
+            };
+            false
+        }
+        "notifications/cancelled" => {
+            let Ok(c) = serde_json::from_str::<Cancelled>(params.get()) else {
+                return false;
+            };
+            match lock(flights).remove(c.request_id.get().trim()) {
+                Some(flight) => {
+                    flight.abort();
+                    true
+                }
+                None => false,
+            }
+        }
+        "tools/call" if terms.initialized && terms.plain => {
+            let Some(id) = message.id else {
+                return false;
+            };
+            let Ok(call) = serde_json::from_str::<Call>(params.get()) else {
+                return false;
+            };
+            if call.task.is_some() || call.meta.is_some_and(|m| m.progress_token.is_some()) {
+                return false;
+            }
+            let arguments = match call.arguments {
+                None => None,
+                Some(a) if a.get() == "null" => None,
+                Some(a) if a.get().trim_start().starts_with('{') => Some(a.to_owned()),
+                Some(_) => return false,
+            };
+            let Some((caller, tool)) = route(gateway, &call.name) else {
+                return false;
+            };
+            let id = id.get().trim().to_string();
+            let public = call.name.into_owned();
+            tracing::debug!(tool = %public, "call passes through");
+            let out = out.clone();
+            let mut in_flight = lock(flights);
+            let flights_done = flights.clone();
+            let key = id.clone();
+            let filed = id.clone();
+            let task = tokio::spawn(async move {
+                let empty;
+                let args: &RawValue = match &arguments {
+                    Some(a) => a,
+                    None => {
+                        empty = RawValue::from_string("{}".to_string()).ok();
+                        match &empty {
+                            Some(e) => e,
+                            None => return,
+                        }
+                    }
+                };
+                let result = match caller.call(&tool, args).await {
+                    Ok(result) => result.get().to_string(),
+                    Err(e) => refusal(&format!("{public}: {e}")),
+                };
+                let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n");
+                lock(&flights_done).remove(&key);
+                let _ = write_line(&out, line.as_bytes()).await;
+            });
+            in_flight.insert(filed, task.abort_handle());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The upstream and its tool name for a public name that may pass through.
+fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String)> {
+    let snapshot = gateway.snapshot();
+    let Some(Route::Open { server, def }) = snapshot.view.routes.get(public) else {
+        return None;
+    };
+    let config = gateway.server(server)?;
+    if !matches!(policy::decide(config, def), Decision::Allow) {
+        return None;
+    }
+    let caller = gateway.sessions().raw_caller(server)?;
+    Some((caller, def.name.to_string()))
+}
+
+/// An `is_error` tool result saying `text`.
+fn refusal(text: &str) -> String {
+    serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true}).to_string()
+}
