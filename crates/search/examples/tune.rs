@@ -18,6 +18,7 @@ use switchboard_search::bm25::{Bm25, Bm25Params};
 use switchboard_search::eval::{matches, parse_queries, score_ranking};
 use switchboard_search::fusion;
 use switchboard_search::index::sentences;
+use switchboard_search::words::Analyzer;
 use switchboard_search::{Doc, Embedder, EmbeddingCache};
 
 struct Set {
@@ -25,7 +26,9 @@ struct Set {
     docs: Vec<Doc>,
     server_of: Vec<u32>,
     servers: usize,
-    queries: Vec<(String, Vec<String>)>,
+    /// Query text, gold labels, and the query's line number in its file (for the even / odd
+    /// split: parameters are tuned on the even lines and confirmed on the odd ones).
+    queries: Vec<(String, Vec<String>, usize)>,
 }
 
 fn load_docs(path: &Path) -> Vec<Doc> {
@@ -45,16 +48,17 @@ fn load_set(name: &'static str, data: &Path, catalog: &str, limit: usize) -> Set
     let path = data.join("eval").join(format!("{name}.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
     let queries = parse_queries(name, &text).unwrap_or_else(|e| panic!("{e}"));
-    let queries: Vec<(String, Vec<String>)> = queries
+    let queries: Vec<(String, Vec<String>, usize)> = queries
         .into_iter()
         .take(limit)
-        .filter_map(|q| {
+        .enumerate()
+        .filter_map(|(line, q)| {
             let gold: Vec<String> = q
                 .gold
                 .into_iter()
                 .filter(|g| docs.iter().any(|d| matches(g, &d.server, &d.tool)))
                 .collect();
-            (!gold.is_empty()).then_some((q.query, gold))
+            (!gold.is_empty()).then_some((q.query, gold, line))
         })
         .collect();
     let mut ids: HashMap<String, u32> = HashMap::new();
@@ -159,7 +163,7 @@ fn main() {
         for v in VARIANTS {
             texts.extend(s.docs.iter().map(|d| doc_text(d, *v)));
         }
-        for (q, _) in &s.queries {
+        for (q, _, _) in &s.queries {
             texts.push(q.clone());
             let r = rewrite_paths(q);
             texts.extend(sentences(&r).into_iter().map(str::to_string));
@@ -177,29 +181,55 @@ fn main() {
     );
     let configs = configs();
     let only: Option<String> = std::env::var("TUNE_ONLY").ok();
+    println!("per set: R@5 R@10 MRR (R@5 even lines / odd lines), then the mean R@5 (even / odd)");
     for (name, cfg) in configs {
-        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+        // TUNE_ONLY: comma-separated parts of the setting names to run.
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.split(',').any(|part| name.contains(part)))
+        {
             continue;
         }
         let mut row = format!("{name:<44}");
-        let mut sum = 0.0;
+        let (mut sum, mut sum_even, mut sum_odd) = (0.0, 0.0, 0.0);
         for s in &sets {
-            let (r5, r10, mrr) = run(s, &vecs, &cfg);
+            let r = run(s, &vecs, &cfg);
+            let [r5, r10, mrr] = r.all;
             sum += r5;
-            row.push_str(&format!(" | {r5:.3} {r10:.3} {mrr:.3}"));
+            sum_even += r.even[0];
+            sum_odd += r.odd[0];
+            row.push_str(&format!(
+                " | {r5:.3} {r10:.3} {mrr:.3} ({:.3}/{:.3})",
+                r.even[0], r.odd[0]
+            ));
         }
-        row.push_str(&format!(" | {:.3}", sum / 3.0));
+        row.push_str(&format!(
+            " | {:.3} ({:.3}/{:.3})",
+            sum / 3.0,
+            sum_even / 3.0,
+            sum_odd / 3.0
+        ));
         println!("{row}");
     }
 }
 
-const VARIANTS: &[Variant] = &[Variant::Current, Variant::NameDesc, Variant::ServerCtx];
+const VARIANTS: &[Variant] = &[
+    Variant::Current,
+    Variant::NameDesc,
+    Variant::ServerCtx,
+    Variant::NameWords,
+    Variant::ServerNameWords,
+];
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Variant {
     Current,
     NameDesc,
     ServerCtx,
+    /// The tool's name as words only ("get weather forecast").
+    NameWords,
+    /// Server and tool name as words ("maps: get weather forecast").
+    ServerNameWords,
 }
 
 fn words(s: &str) -> String {
@@ -217,6 +247,8 @@ fn doc_text(d: &Doc, v: Variant) -> String {
             }
             t
         }
+        Variant::NameWords => d.name_text(),
+        Variant::ServerNameWords => format!("{}: {}", words(&d.server), words(&d.tool)),
         Variant::ServerCtx => {
             let mut t = words(&d.server);
             if !d.server_description.is_empty() {
@@ -272,6 +304,46 @@ struct Cfg {
     /// Lexical pseudo relevance feedback: (top n of the fused ranking, weight of the BM25
     /// scores of their name and description words, added before normalization).
     lex_prf: Option<(usize, f32)>,
+    /// Weight of a name-match feature (z-scored): the idf-weighted share of the tool name's
+    /// words that the query contains.
+    name_lex: f32,
+    /// Weight of the query's cosine with the tool name as words (z-scored).
+    name_dense: f32,
+    /// Which text the name vector is of.
+    name_variant: Variant,
+    /// Per-query blend weights from each ranker's confidence.
+    adapt: Adapt,
+    /// When dense pseudo-relevance feedback applies.
+    prf_gate: PrfGate,
+    /// How the feedback scores join the query's.
+    prf_mode: PrfMode,
+}
+
+/// Per-query weights of the two rankers from how sure each one is.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Adapt {
+    Off,
+    /// Confidence = z of the top hit minus z of the hit at this rank, raised to `power`.
+    Gap(usize, f32),
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum PrfGate {
+    Always,
+    /// Only for a query of one sentence (no `sentences` split).
+    OneSentence,
+    /// Only for a query of at most this many words.
+    MaxWords(usize),
+    /// Only when the dense top hit's z stands this far above the n-th hit's (z units).
+    Gap(f32),
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum PrfMode {
+    /// Rocchio: the feedback vector replaces the query's.
+    Replace,
+    /// Each tool keeps the better of its cosine with the query and with the feedback vector.
+    Max,
 }
 
 impl Default for Cfg {
@@ -291,12 +363,20 @@ impl Default for Cfg {
             paths: false,
             mmr: 0.0,
             lex_prf: None,
+            name_lex: 0.0,
+            name_dense: 0.0,
+            name_variant: Variant::NameWords,
+            adapt: Adapt::Off,
+            prf_gate: PrfGate::Always,
+            prf_mode: PrfMode::Replace,
         }
     }
 }
 
-/// The settings compared in RESULTS.md ("Tried"): the first version's defaults, today's
-/// `Tuning::default()` ("default"), and one change at a time from it.
+/// The settings compared in RESULTS.md ("Tried"): the first version's defaults, the z-score
+/// default of 11-29, today's `Tuning::default()` ("default"), and one change at a time from the
+/// 11-29 default (rows from "name match" on were added with the name vector; those starting
+/// "name-words vector 0.2, ..." change one more thing on top of it).
 fn configs() -> Vec<(String, Cfg)> {
     let old = Cfg::default();
     let mut d = old.clone();
@@ -309,7 +389,17 @@ fn configs() -> Vec<(String, Cfg)> {
             "old defaults (max/min-max, server max 0.3)".to_string(),
             old,
         ),
-        ("default (z, server top-2 mean 0.15)".to_string(), d.clone()),
+        (
+            "z, server top-2 mean 0.15 (default to 12-01)".to_string(),
+            d.clone(),
+        ),
+        (
+            "default (z, top-2 0.15, name-words vector 0.2)".to_string(),
+            Cfg {
+                name_dense: 0.2,
+                ..d.clone()
+            },
+        ),
     ];
     let mut add = |name: &str, f: &dyn Fn(&mut Cfg)| {
         let mut c = d.clone();
@@ -362,6 +452,82 @@ fn configs() -> Vec<(String, Cfg)> {
     add("BM25F server weight 1.0", &|c| {
         c.bm25.field_weights[3] = 1.0
     });
+    for w in [0.1, 0.2, 0.3, 0.5] {
+        add(&format!("name match (idf share) {w}"), &|c| c.name_lex = w);
+    }
+    for w in [0.1, 0.2, 0.3] {
+        add(&format!("name-words vector {w}"), &|c| c.name_dense = w);
+    }
+    add("name match 0.2 + name-words vector 0.2", &|c| {
+        c.name_lex = 0.2;
+        c.name_dense = 0.2;
+    });
+    for (rank, power) in [(2, 1.0), (5, 1.0), (5, 0.5), (10, 0.5), (10, 1.0)] {
+        add(&format!("adaptive blend gap@{rank}^{power}"), &|c| {
+            c.adapt = Adapt::Gap(rank, power)
+        });
+    }
+    for w in [0.15, 0.25, 0.4] {
+        add(&format!("name-words vector {w}"), &|c| c.name_dense = w);
+    }
+    let nv = |c: &mut Cfg| c.name_dense = 0.2;
+    add("name-words vector 0.2 + name match 0.05", &|c| {
+        nv(c);
+        c.name_lex = 0.05;
+    });
+    for w in [0.65, 0.75] {
+        add(&format!("name-words vector 0.2, dense weight {w}"), &|c| {
+            nv(c);
+            c.dense_weight = w;
+        });
+    }
+    for w in [0.2, 0.3] {
+        add(&format!("server+name-words vector {w}"), &|c| {
+            c.name_dense = w;
+            c.name_variant = Variant::ServerNameWords;
+        });
+    }
+    for g in [1.0, 1.5] {
+        add(
+            &format!("name-words vector 0.2, PRF 5/0.3 gap >= {g}"),
+            &|c| {
+                nv(c);
+                c.prf = Some((5, 0.3));
+                c.prf_gate = PrfGate::Gap(g);
+            },
+        );
+    }
+    add("name-words vector 0.2, sentences 0.6", &|c| {
+        nv(c);
+        c.sent = 0.6;
+    });
+    add("name-words vector 0.2, server weight 0", &|c| {
+        nv(c);
+        c.server_weight = 0.0;
+    });
+    let prf = |c: &mut Cfg| c.prf = Some((5, 0.3));
+    add("dense PRF 5/0.3 one-sentence queries", &|c| {
+        prf(c);
+        c.prf_gate = PrfGate::OneSentence;
+    });
+    for n in [10, 15, 20] {
+        add(&format!("dense PRF 5/0.3 queries <= {n} words"), &|c| {
+            prf(c);
+            c.prf_gate = PrfGate::MaxWords(n);
+        });
+    }
+    for g in [1.0, 1.5, 2.0] {
+        add(&format!("dense PRF 5/0.3 dense gap@5 >= {g}"), &|c| {
+            prf(c);
+            c.prf_gate = PrfGate::Gap(g);
+        });
+    }
+    for (n, beta) in [(5, 0.3), (5, 1.0), (3, 1.0)] {
+        add(&format!("dense PRF {n}/{beta} as max candidate"), &|c| {
+            c.prf = Some((n, beta));
+            c.prf_mode = PrfMode::Max;
+        });
+    }
     out
 }
 
@@ -525,7 +691,54 @@ fn cosines(doc_vecs: &[Vec<&[f32]>], q: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
+/// R@5, R@10 and MRR over all queries, the even-numbered and the odd-numbered lines.
+struct Scores {
+    all: [f64; 3],
+    even: [f64; 3],
+    odd: [f64; 3],
+}
+
+/// Each tool's name words (stemmed, unique) and their idf over the catalog's names.
+fn name_terms(docs: &[Doc]) -> (Vec<Vec<String>>, HashMap<String, f32>) {
+    let analyzer = Analyzer::default();
+    let terms: Vec<Vec<String>> = docs
+        .iter()
+        .map(|d| {
+            let mut t = analyzer.terms(&d.tool);
+            t.sort();
+            t.dedup();
+            t
+        })
+        .collect();
+    let mut df: HashMap<String, f32> = HashMap::new();
+    for t in terms.iter().flatten() {
+        *df.entry(t.clone()).or_insert(0.0) += 1.0;
+    }
+    let n = docs.len() as f32;
+    let idf = df
+        .into_iter()
+        .map(|(t, df)| (t, (1.0 + (n - df + 0.5) / (df + 0.5)).ln()))
+        .collect();
+    (terms, idf)
+}
+
+/// Confidence of a ranker for this query from its z-scores: top hit minus the hit at `rank`.
+fn confidence(z: &[f32], rank: usize, power: f32) -> f32 {
+    let top = fusion::top_k(z, rank);
+    let gap = match (top.first(), top.last()) {
+        (Some(&a), Some(&b)) => (z[a] - z[b]).max(0.0),
+        _ => 0.0,
+    };
+    gap.powf(power)
+}
+
+fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
+    let (names, name_idf) = name_terms(&set.docs);
+    let name_vecs: Vec<Vec<&[f32]>> = set
+        .docs
+        .iter()
+        .map(|d| vec![vecs.get(&doc_text(d, cfg.name_variant))])
+        .collect();
     let bm25 = Bm25::build_with(&set.docs, cfg.bm25);
     let doc_vecs: Vec<Vec<&[f32]>> = set
         .docs
@@ -537,8 +750,9 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
                 .collect()
         })
         .collect();
-    let (mut r5, mut r10, mut mrr) = (0.0, 0.0, 0.0);
-    for (q0, gold) in &set.queries {
+    let mut sums = [[0f64; 3]; 2];
+    let mut counts = [0usize; 2];
+    for (q0, gold, line) in &set.queries {
         let rewritten;
         let q: &String = if cfg.paths {
             rewritten = rewrite_paths(q0);
@@ -548,7 +762,15 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
         };
         let qv = vecs.get(q);
         let mut cos = cosines(&doc_vecs, qv);
-        if let Some((n, beta)) = cfg.prf {
+        let gate = match cfg.prf_gate {
+            PrfGate::Always => true,
+            PrfGate::OneSentence => sentences(q).is_empty(),
+            PrfGate::MaxWords(n) => q.split_whitespace().count() <= n,
+            PrfGate::Gap(g) => cfg
+                .prf
+                .is_some_and(|(n, _)| confidence(&normalize(&cos, Norm::Z), n, 1.0) >= g),
+        };
+        if let Some((n, beta)) = cfg.prf.filter(|_| gate) {
             let top = fusion::top_k(&cos, n);
             let mut v: Vec<f32> = qv.to_vec();
             for &i in &top {
@@ -558,7 +780,11 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
             }
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
             v.iter_mut().for_each(|x| *x /= norm);
-            cos = cosines(&doc_vecs, &v);
+            let fed = cosines(&doc_vecs, &v);
+            cos = match cfg.prf_mode {
+                PrfMode::Replace => fed,
+                PrfMode::Max => cos.iter().zip(fed).map(|(a, b)| a.max(b)).collect(),
+            };
         }
         if cfg.sent > 0.0 {
             let ss = sentences(q);
@@ -592,11 +818,49 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
                 .map(|(l, d)| (1.0 - w) * l + w * d)
                 .collect()
         } else {
-            fusion::blend(
-                &normalize(&lex, cfg.lex_norm),
-                &normalize(&cos, cfg.dense_norm),
-                cfg.dense_weight,
-            )
+            let (zl, zd) = (
+                normalize(&lex, cfg.lex_norm),
+                normalize(&cos, cfg.dense_norm),
+            );
+            let w = match cfg.adapt {
+                Adapt::Off => cfg.dense_weight,
+                Adapt::Gap(rank, power) => {
+                    let cd = cfg.dense_weight * confidence(&zd, rank, power);
+                    let cl = (1.0 - cfg.dense_weight) * confidence(&zl, rank, power);
+                    if cd + cl > 1e-6 {
+                        cd / (cd + cl)
+                    } else {
+                        cfg.dense_weight
+                    }
+                }
+            };
+            let mut fused = fusion::blend(&zl, &zd, w);
+            if cfg.name_lex != 0.0 {
+                let qt: std::collections::HashSet<String> =
+                    bm25.query_terms(q).into_iter().collect();
+                let feature: Vec<f32> = names
+                    .iter()
+                    .map(|ts| {
+                        let total: f32 = ts.iter().map(|t| name_idf[t]).sum();
+                        let hit: f32 = ts
+                            .iter()
+                            .filter(|t| qt.contains(*t))
+                            .map(|t| name_idf[t])
+                            .sum();
+                        if total > 0.0 { hit / total } else { 0.0 }
+                    })
+                    .collect();
+                for (f, z) in fused.iter_mut().zip(normalize(&feature, Norm::Z)) {
+                    *f += cfg.name_lex * z;
+                }
+            }
+            if cfg.name_dense != 0.0 {
+                let nc = cosines(&name_vecs, qv);
+                for (f, z) in fused.iter_mut().zip(normalize(&nc, Norm::Z)) {
+                    *f += cfg.name_dense * z;
+                }
+            }
+            fused
         };
         let fused = match cfg.lex_prf {
             None => fused,
@@ -654,10 +918,17 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> (f64, f64, f64) {
             println!("  top: {}", top.join(", "));
         }
         let s = score_ranking(gold, &ranking);
-        r5 += s.recall[2];
-        r10 += s.recall[3];
-        mrr += s.reciprocal_rank;
+        let half = line % 2;
+        sums[half][0] += s.recall[2];
+        sums[half][1] += s.recall[3];
+        sums[half][2] += s.reciprocal_rank;
+        counts[half] += 1;
     }
-    let n = set.queries.len() as f64;
-    (r5 / n, r10 / n, mrr / n)
+    let mean = |v: [f64; 3], n: usize| v.map(|x| x / n.max(1) as f64);
+    let all = [0, 1, 2].map(|i| sums[0][i] + sums[1][i]);
+    Scores {
+        all: mean(all, counts[0] + counts[1]),
+        even: mean(sums[0], counts[0]),
+        odd: mean(sums[1], counts[1]),
+    }
 }

@@ -138,6 +138,21 @@ impl Doc {
     }
 }
 
+impl Doc {
+    /// The tool's name as words (`get_weatherForecast` -> "get weather forecast"), embedded as
+    /// a second, short vector: the name is the most deliberate summary of what a tool does, and
+    /// in the full text it is one phrase among a long description and parameters. The raw name
+    /// when it has no letters or digits to split.
+    pub fn name_text(&self) -> String {
+        let words = crate::words::split_words(&self.tool);
+        if words.is_empty() {
+            self.tool.clone()
+        } else {
+            words.join(" ")
+        }
+    }
+}
+
 /// How much of a server's description goes into each of its tools' embedded text.
 const SERVER_CHARS: usize = 200;
 
@@ -204,5 +219,11 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with(". GitHub"), "{text}");
+        assert_eq!(doc.name_text(), "create issue");
+        assert_eq!(
+            Doc::new("s", "getWeatherForecast", "", &[]).name_text(),
+            "get weather forecast"
+        );
+        assert_eq!(Doc::new("s", "?", "", &[]).name_text(), "?");
     }
 }
