@@ -143,8 +143,18 @@ impl GatewayHandler {
         if !takes_upcalls(cx) {
             // Nothing the upstream says about the call could reach this client: call without
             // a relay channel. Dropping the call future sends notifications/cancelled upstream.
+            // A stdio server takes the call as JSON text, past rmcp's client session.
+            let call = async {
+                match crate::passthrough::enabled()
+                    .then(|| sessions.raw_caller(server))
+                    .flatten()
+                {
+                    Some(raw) => raw.call_args(&def.name, args).await,
+                    None => sessions.call_tool_unrelayed(server, &def.name, args).await,
+                }
+            };
             let result = tokio::select! {
-                r = sessions.call_tool_unrelayed(server, &def.name, args) => r,
+                r = call => r,
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             };
             return Ok(tool_result(name, result));

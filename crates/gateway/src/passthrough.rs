@@ -31,10 +31,12 @@ const PIPE_BYTES: usize = 256 * 1024;
 /// The first revision whose results need `resultType` (left to the rmcp session).
 const FIRST_STATELESS: &str = "2026-07-28";
 
-/// Whether the pass-through is on: `SWITCHBOARD_PASSTHROUGH=0` sends every call through the
-/// rmcp session (to compare, or to rule the pass-through out).
+/// Whether calls may take the raw path (this pass-through, and the handler's calls to stdio
+/// servers): `SWITCHBOARD_PASSTHROUGH=0` sends every call through rmcp's sessions on both
+/// sides (to compare, or to rule the raw path out). Read once.
 pub(crate) fn enabled() -> bool {
-    std::env::var("SWITCHBOARD_PASSTHROUGH").map_or(true, |v| v != "0")
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SWITCHBOARD_PASSTHROUGH").map_or(true, |v| v != "0"))
 }
 
 /// What the client's `initialize` said that decides whether its calls can pass through.

@@ -14,18 +14,23 @@ use std::time::Duration;
 
 use process_wrap::tokio::ChildWrapper;
 use rmcp::RoleClient;
+use rmcp::model::{NumberOrString, ProgressToken};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use switchboard_core::CallResult;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::convert;
 use crate::error::SessionError;
+use crate::relay::Relays;
 use crate::slot::lock;
 
 /// The prefix of the ids of raw requests (rmcp's own ids are numbers).
@@ -172,9 +177,40 @@ pub struct RawCaller {
     pub(crate) server: String,
     pub(crate) timeout: Duration,
     pub(crate) suspect: Arc<Notify>,
+    /// The server's calls in flight: a raw call counts as one (with no relay), so a server
+    /// request made meanwhile is never taken for another client's call.
+    pub(crate) relays: Arc<Relays>,
 }
 
 impl RawCaller {
+    /// [`Self::call`] with arguments and result in core's terms, the result converted as the
+    /// typed session path converts it.
+    pub async fn call_args(
+        self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallResult, SessionError> {
+        let arguments =
+            serde_json::value::to_raw_value(&arguments).map_err(|e| SessionError::Protocol {
+                server: self.server.clone(),
+                detail: format!("the arguments do not serialize: {e}"),
+            })?;
+        let server = self.server.clone();
+        let raw = self.call(tool, &arguments).await?;
+        if let Ok(typed) = serde_json::from_str::<rmcp::model::CallToolResult>(raw.get()) {
+            return Ok(convert::typed_call_result(typed));
+        }
+        serde_json::from_str::<Value>(raw.get())
+            .ok()
+            .and_then(|v| convert::call_result(&v))
+            .ok_or_else(|| SessionError::Protocol {
+                server,
+                detail: format!(
+                    "tool \"{tool}\" answered with something that is not a tool result"
+                ),
+            })
+    }
+
     /// Call `tool` with `arguments` (JSON text of an object) and return the result's JSON
     /// text as the server sent it. Failures read as the typed path's: a JSON-RPC error, a
     /// timeout (cancelled on the wire), a session that ended under the call (the supervisor
@@ -194,6 +230,12 @@ impl RawCaller {
             }
             pending.calls.insert(id, tx);
         }
+        let raw_id: Arc<str> = format!("{ID_PREFIX}{id}").into();
+        let _registered = self.relays.register(
+            ProgressToken(NumberOrString::String(raw_id.clone())),
+            NumberOrString::String(raw_id),
+            None,
+        );
         let mut flight = InFlight {
             link: self.link.clone(),
             id,

@@ -290,6 +290,7 @@ impl Sessions {
             server: server.to_string(),
             timeout: slot.spec.call_timeout,
             suspect: ready.suspect,
+            relays: slot.relays.clone(),
         })
     }
 
