@@ -769,10 +769,12 @@ struct LineClient {
     child: Child,
     stdin: ChildStdin,
     lines: std::sync::mpsc::Receiver<Value>,
+    /// Notifications read while waiting for responses.
+    notes: Vec<Value>,
 }
 
 impl LineClient {
-    fn start(setup: &Setup, env: &[(&str, &str)]) -> LineClient {
+    fn start(setup: &Setup, env: &[(&str, &str)], version: &str) -> LineClient {
         let argv = setup.serve(&[]);
         let mut cmd = setup.command(&argv[0]);
         cmd.args(&argv[1..])
@@ -802,11 +804,12 @@ impl LineClient {
             child,
             stdin,
             lines,
+            notes: Vec::new(),
         };
         let init = client.request(
             0,
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
         );
         assert!(init.get("result").is_some(), "initialize failed: {init}");
         client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -832,6 +835,7 @@ impl LineClient {
                 message.get("method").is_some(),
                 "a response to another request came first: {message}"
             );
+            self.notes.push(message);
         }
     }
 
@@ -869,7 +873,8 @@ impl LineClient {
 /// Plain calls from a client that takes no upcalls pass straight through to stdio servers as
 /// JSON text, and every outcome reads exactly as on the rmcp session path
 /// (`SWITCHBOARD_PASSTHROUGH=0`): a result, an invalid-arguments result, an unknown tool, a
-/// timeout, a call on a demo server; a cancelled call does not hold up the next one.
+/// timeout, a call on a demo server, progress under the client's token; a cancelled call
+/// does not hold up the next one; a client asking for 2026-07-28 reads the same.
 #[test]
 fn plain_calls_pass_through_and_read_as_the_session_path_does() {
     let node = serde_json::to_string(&node()).unwrap();
@@ -880,7 +885,7 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
     let mut outcomes = Vec::new();
     let mut logs = Vec::new();
     for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
-        let mut c = LineClient::start(&setup, env);
+        let mut c = LineClient::start(&setup, env, "2025-11-25");
         let tools = c.request(1, "tools/list", json!({}));
         let names: Vec<String> = tools["result"]["tools"]
             .as_array()
@@ -925,7 +930,28 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
         seen.push(c.call(8, &echo, json!({"message": "after"})));
         std::thread::sleep(Duration::from_millis(1500));
         seen.push(c.call(9, &echo, json!({"message": "last"})));
+        // Progress comes back under the client's token, all of it before the result.
+        c.notes.clear();
+        let r = c.request(
+            10,
+            "tools/call",
+            json!({"name": long, "arguments": {"duration": 0.4, "steps": 2}, "_meta": {"progressToken": "p-10"}}),
+        );
+        seen.push(r["result"].clone());
+        let progress: Vec<_> = c
+            .notes
+            .iter()
+            .filter(|n| n["method"] == json!("notifications/progress"))
+            .map(|n| n["params"]["progressToken"].clone())
+            .collect();
+        assert_eq!(progress, vec![json!("p-10"); 2], "{:?}", c.notes);
         outcomes.push(seen);
+        logs.push(c.finish());
+        // A client asking for 2026-07-28 reads what the session path gives it.
+        let mut c = LineClient::start(&setup, env, "2026-07-28");
+        let r = c.call(1, &echo, json!({"message": "new"}));
+        assert_eq!(r["content"][0]["text"], json!("Echo: new"), "{r}");
+        outcomes.last_mut().unwrap().push(r);
         logs.push(c.finish());
     }
     let (through, session) = (&outcomes[0], &outcomes[1]);
@@ -948,11 +974,13 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
         );
     }
     assert!(
-        logs[0].matches("call passes through").count() >= 5,
+        logs[0].matches("call passes through").count() >= 6,
         "the pass-through was not used:\n{}",
         logs[0]
     );
-    assert!(!logs[1].contains("call passes through"), "{}", logs[1]);
+    assert!(logs[1].contains("call passes through"), "{}", logs[1]);
+    assert!(!logs[2].contains("call passes through"), "{}", logs[2]);
+    assert!(!logs[3].contains("call passes through"), "{}", logs[3]);
 }
 
 /// A tool result as a client reads it: a missing `isError` is false.

@@ -1,10 +1,11 @@
 //! The stdio gateway's pass-through: a plain tool call goes to its stdio server as JSON text.
 //!
 //! Every line the client sends is read here first. A `tools/call` that needs nothing from the
-//! gateway but routing (an open tool, allowed without asking, no progress token, a client that
-//! takes no sampling or elicitation, a revision before 2026-07-28, a stdio upstream that is
-//! ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its arguments as
-//! they came, and the upstream's result goes back to the client as it came. Everything else,
+//! gateway but routing (an open tool, allowed without asking, not task-augmented, from a
+//! client that takes no sampling or elicitation and said `initialize`, to a stdio upstream
+//! that is ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its arguments as
+//! they came, and the upstream's result goes back to the client as it came (marked complete
+//! for a 2026-07-28 client); progress comes back under the client's own token. Everything else,
 //! and every call the pass-through cannot take, goes to the rmcp server session unchanged,
 //! through an in-memory pipe. Both write whole lines to the client under one lock.
 
@@ -15,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::ServiceExt;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_host::policy::{self, Decision};
 use switchboard_mcp::RawCaller;
@@ -47,6 +49,11 @@ struct ClientTerms {
     plain: bool,
 }
 
+/// The revision the session answered `initialize` with: whether results must say
+/// `"resultType": "complete"` (2026-07-28 and later). Unset until the answer has gone out;
+/// no call passes through before.
+type Negotiated = Arc<std::sync::OnceLock<bool>>;
+
 /// Calls passing through, by the client's request id (as JSON text), for cancellation.
 type Flights = Arc<Mutex<HashMap<String, AbortHandle>>>;
 
@@ -65,8 +72,15 @@ where
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
     let out: Out<W> = Arc::new(tokio::sync::Mutex::new(write));
-    let client = tokio::spawn(client_lines(gateway.clone(), read, to_rmcp, out.clone()));
-    let server = tokio::spawn(server_lines(from_rmcp, out));
+    let negotiated = Negotiated::default();
+    let client = tokio::spawn(client_lines(
+        gateway.clone(),
+        read,
+        to_rmcp,
+        out.clone(),
+        negotiated.clone(),
+    ));
+    let server = tokio::spawn(server_lines(from_rmcp, out, negotiated));
     let running = GatewayHandler::new(gateway)
         .serve(tokio::io::split(rmcp_side))
         .await
@@ -88,6 +102,7 @@ where
 async fn server_lines<W: AsyncWrite + Unpin>(
     from_rmcp: tokio::io::ReadHalf<tokio::io::DuplexStream>,
     out: Out<W>,
+    negotiated: Negotiated,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
     let mut line = Vec::with_capacity(4096);
@@ -100,7 +115,29 @@ async fn server_lines<W: AsyncWrite + Unpin>(
         if write_line(&out, &line).await.is_err() {
             return;
         }
+        if negotiated.get().is_none()
+            && let Some(version) = answered_version(&line)
+        {
+            let _ = negotiated.set(version.as_str() >= FIRST_STATELESS);
+        }
     }
+}
+
+/// The protocol version of an `initialize` answer.
+fn answered_version(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Answer {
+        result: Option<Version>,
+    }
+    #[derive(Deserialize)]
+    struct Version {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: Option<String>,
+    }
+    serde_json::from_slice::<Answer>(line)
+        .ok()?
+        .result?
+        .protocol_version
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(out: &Out<W>, line: &[u8]) -> std::io::Result<()> {
@@ -115,6 +152,7 @@ async fn client_lines<R, W>(
     read: R,
     mut to_rmcp: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     out: Out<W>,
+    negotiated: Negotiated,
 ) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -130,7 +168,7 @@ async fn client_lines<R, W>(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if on && take(&gateway, &line, &mut terms, &flights, &out) {
+        if on && take(&gateway, &line, &mut terms, &negotiated, &flights, &out) {
             continue;
         }
         if to_rmcp.write_all(&line).await.is_err() {
@@ -158,9 +196,7 @@ struct Message<'a> {
 }
 
 #[derive(Deserialize)]
-struct Initialize<'a> {
-    #[serde(rename = "protocolVersion", borrow)]
-    protocol_version: Cow<'a, str>,
+struct Initialize {
     #[serde(default)]
     capabilities: Capabilities,
 }
@@ -185,7 +221,7 @@ struct Call<'a> {
 #[derive(Deserialize)]
 struct Meta {
     #[serde(rename = "progressToken")]
-    progress_token: Option<IgnoredAny>,
+    progress_token: Option<Box<RawValue>>,
 }
 
 #[derive(Deserialize)]
@@ -200,6 +236,7 @@ fn take<W>(
     gateway: &Arc<Gateway>,
     line: &[u8],
     terms: &mut ClientTerms,
+    negotiated: &Negotiated,
     flights: &Flights,
     out: &Out<W>,
 ) -> bool
@@ -217,8 +254,7 @@ where
             *terms = match serde_json::from_str::<Initialize>(params.get()) {
                 Ok(init) => ClientTerms {
                     initialized: true,
-                    plain: init.protocol_version.as_ref() < FIRST_STATELESS
-                        && init.capabilities.sampling.is_none()
+                    plain: init.capabilities.sampling.is_none()
                         && init.capabilities.elicitation.is_none(),
                 },
                 Err(_) => ClientTerms::default(),
@@ -237,16 +273,17 @@ where
                 None => false,
             }
         }
-        "tools/call" if terms.initialized && terms.plain => {
+        "tools/call" if terms.initialized && terms.plain && negotiated.get().is_some() => {
             let Some(id) = message.id else {
                 return false;
             };
             let Ok(call) = serde_json::from_str::<Call>(params.get()) else {
                 return false;
             };
-            if call.task.is_some() || call.meta.is_some_and(|m| m.progress_token.is_some()) {
+            if call.task.is_some() {
                 return false;
             }
+            let progress_token = call.meta.and_then(|m| m.progress_token);
             let arguments = match call.arguments {
                 None => None,
                 Some(a) if a.get() == "null" => None,
@@ -264,6 +301,7 @@ where
             let flights_done = flights.clone();
             let key = id.clone();
             let filed = id.clone();
+            let marks = negotiated.get().copied().unwrap_or(false);
             let task = tokio::spawn(async move {
                 let empty;
                 let args: &RawValue = match &arguments {
@@ -276,8 +314,29 @@ where
                         }
                     }
                 };
-                let result = match caller.call(&tool, args).await {
+                let outcome = match progress_token {
+                    None => caller.call(&tool, args).await,
+                    Some(token) => {
+                        let (sink, mut progress) = tokio::sync::mpsc::unbounded_channel();
+                        let call = caller.call_with_progress(&tool, args, Some(sink));
+                        tokio::pin!(call);
+                        let outcome = loop {
+                            tokio::select! {
+                                r = &mut call => break r,
+                                Some(p) = progress.recv() => relay_progress(&out, &token, &p).await,
+                            }
+                        };
+                        // Progress sent just before the response goes out before the result.
+                        while let Ok(p) = progress.try_recv() {
+                            relay_progress(&out, &token, &p).await;
+                        }
+                        outcome
+                    }
+                };
+                let result = match outcome {
+                    Ok(result) if marks => marked(result.get()),
                     Ok(result) => result.get().to_string(),
+                    Err(e) if marks => marked(&refusal(&format!("{public}: {e}"))),
                     Err(e) => refusal(&format!("{public}: {e}")),
                 };
                 let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n");
@@ -303,6 +362,41 @@ fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String)> {
     }
     let caller = gateway.sessions().raw_caller(server)?;
     Some((caller, def.name.to_string()))
+}
+
+/// A server's progress notification, under the client's own token.
+async fn relay_progress<W: AsyncWrite + Unpin>(out: &Out<W>, token: &RawValue, params: &RawValue) {
+    let Ok(mut params) = serde_json::from_str::<serde_json::Map<String, Value>>(params.get())
+    else {
+        return;
+    };
+    let Ok(token) = serde_json::from_str::<Value>(token.get()) else {
+        return;
+    };
+    params.insert("progressToken".to_string(), token);
+    let line =
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
+    let _ = write_line(out, format!("{line}\n").as_bytes()).await;
+}
+
+/// A result marked complete (2026-07-28), unless it says what it is already.
+fn marked(result: &str) -> String {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "resultType")]
+        result_type: Option<IgnoredAny>,
+    }
+    let body = result.trim_start();
+    match serde_json::from_str::<Kind>(body) {
+        Ok(Kind { result_type: None }) => match body.strip_prefix('{') {
+            Some(rest) if rest.trim_start().starts_with('}') => {
+                "{\"resultType\":\"complete\"}".to_string()
+            }
+            Some(rest) => format!("{{\"resultType\":\"complete\",{rest}"),
+            None => result.to_string(),
+        },
+        _ => result.to_string(),
+    }
 }
 
 /// An `is_error` tool result saying `text`.

@@ -45,7 +45,7 @@ pub use options::{
     configure, configure_server_oauth,
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
-pub use raw::RawCaller;
+pub use raw::{ProgressSink, RawCaller};
 pub use sessions::Sessions;
 
 /// The log target of rmcp's OAuth module. It logs the authorization code and token responses at

@@ -59,8 +59,18 @@ pub(crate) struct RawLink {
 #[derive(Default)]
 struct Pending {
     closed: bool,
-    calls: HashMap<u64, oneshot::Sender<Reply>>,
+    calls: HashMap<u64, Waiter>,
 }
+
+/// A raw call waiting for its response, and where its progress goes.
+struct Waiter {
+    done: oneshot::Sender<Reply>,
+    progress: Option<ProgressSink>,
+}
+
+/// Where a raw call's `notifications/progress` go: their params as the server sent them
+/// (under the call's own progress token, which the receiver replaces with its own).
+pub type ProgressSink = tokio::sync::mpsc::UnboundedSender<Box<RawValue>>;
 
 impl RawLink {
     /// Write one whole line to the child (the lock keeps lines from interleaving).
@@ -93,7 +103,10 @@ impl RawLink {
         struct Head<'a> {
             #[serde(borrow)]
             id: Option<&'a RawValue>,
-            method: Option<IgnoredAny>,
+            #[serde(borrow)]
+            method: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            params: Option<&'a RawValue>,
             result: Option<Box<RawValue>>,
             error: Option<RpcError>,
         }
@@ -106,8 +119,9 @@ impl RawLink {
         let Ok(head) = serde_json::from_slice::<Head>(line) else {
             return false;
         };
-        if head.method.is_some() {
-            return false;
+        if let Some(method) = head.method.as_deref() {
+            return method == "notifications/progress"
+                && head.params.is_some_and(|p| self.take_progress(p));
         }
         let Some(n) = head.id.and_then(|id| raw_id(id.get())) else {
             return false;
@@ -121,10 +135,34 @@ impl RawLink {
             (None, None) => return false,
         };
         if let Some(waiter) = lock(&self.pending).calls.remove(&n) {
-            let _ = waiter.send(reply);
+            let _ = waiter.done.send(reply);
         }
         // A response to a raw request that is no longer awaited (cancelled, timed out) is
         // ours all the same: rmcp never sent that id.
+        true
+    }
+
+    /// Progress under a raw call's token goes to the call's sink (or nowhere, when it gave
+    /// none or is over); `false` when the token is not ours.
+    fn take_progress(&self, params: &RawValue) -> bool {
+        #[derive(Deserialize)]
+        struct Progress<'a> {
+            #[serde(rename = "progressToken", borrow)]
+            token: &'a RawValue,
+        }
+        let Some(n) = serde_json::from_str::<Progress>(params.get())
+            .ok()
+            .and_then(|p| raw_id(p.token.get()))
+        else {
+            return false;
+        };
+        if let Some(sink) = lock(&self.pending)
+            .calls
+            .get(&n)
+            .and_then(|w| w.progress.as_ref())
+        {
+            let _ = sink.send(params.to_owned());
+        }
         true
     }
 }
@@ -221,14 +259,30 @@ impl RawCaller {
         tool: &str,
         arguments: &RawValue,
     ) -> Result<Box<RawValue>, SessionError> {
+        self.call_with_progress(tool, arguments, None).await
+    }
+
+    /// [`Self::call`], asking the server for progress, which goes to `progress` as it comes
+    /// (all of it before this returns).
+    pub async fn call_with_progress(
+        self,
+        tool: &str,
+        arguments: &RawValue,
+        progress: Option<ProgressSink>,
+    ) -> Result<Box<RawValue>, SessionError> {
         let id = self.link.next.fetch_add(1, Ordering::Relaxed);
+        let meta = if progress.is_some() {
+            format!(",\"_meta\":{{\"progressToken\":\"{ID_PREFIX}{id}\"}}")
+        } else {
+            String::new()
+        };
         let (tx, rx) = oneshot::channel();
         {
             let mut pending = lock(&self.link.pending);
             if pending.closed {
                 return Err(self.closed());
             }
-            pending.calls.insert(id, tx);
+            pending.calls.insert(id, Waiter { done: tx, progress });
         }
         let raw_id: Arc<str> = format!("{ID_PREFIX}{id}").into();
         let _registered = self.relays.register(
@@ -243,7 +297,7 @@ impl RawCaller {
         };
         let name = serde_json::to_string(tool).unwrap_or_else(|_| "\"\"".to_string());
         let line = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":\"{ID_PREFIX}{id}\",\"method\":\"tools/call\",\"params\":{{\"name\":{name},\"arguments\":{}}}}}\n",
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"{ID_PREFIX}{id}\",\"method\":\"tools/call\",\"params\":{{\"name\":{name},\"arguments\":{}{meta}}}}}\n",
             arguments.get()
         );
         if self.link.write_line(line.as_bytes()).await.is_err() {
@@ -488,7 +542,21 @@ mod tests {
     fn responses_to_raw_ids_are_taken_and_the_rest_pass() {
         let link = link();
         let (tx, mut rx) = oneshot::channel();
-        lock(&link.pending).calls.insert(3, tx);
+        let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel();
+        lock(&link.pending).calls.insert(
+            3,
+            Waiter {
+                done: tx,
+                progress: Some(ptx),
+            },
+        );
+        assert!(link.take_reply(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"sb~3","progress":1}}"#
+        ));
+        assert!(!link.take_reply(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#
+        ));
+        assert!(prx.try_recv().unwrap().get().contains("\"progress\":1"));
         assert!(!link.take_reply(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#));
         assert!(!link.take_reply(
             br#"{"jsonrpc":"2.0","id":"sb~3","method":"sampling/createMessage","params":{}}"#
@@ -510,7 +578,13 @@ mod tests {
     fn a_closed_link_fails_its_calls() {
         let link = link();
         let (tx, mut rx) = oneshot::channel();
-        lock(&link.pending).calls.insert(1, tx);
+        lock(&link.pending).calls.insert(
+            1,
+            Waiter {
+                done: tx,
+                progress: None,
+            },
+        );
         link.close();
         assert!(rx.try_recv().is_err());
         assert!(lock(&link.pending).closed);
