@@ -219,6 +219,7 @@ const VARIANTS: &[Variant] = &[
     Variant::ServerCtx,
     Variant::NameWords,
     Variant::ServerNameWords,
+    Variant::NameFirstSentence,
 ];
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -230,6 +231,8 @@ enum Variant {
     NameWords,
     /// Server and tool name as words ("maps: get weather forecast").
     ServerNameWords,
+    /// Name as words and the description's first sentence.
+    NameFirstSentence,
 }
 
 fn words(s: &str) -> String {
@@ -248,6 +251,10 @@ fn doc_text(d: &Doc, v: Variant) -> String {
             t
         }
         Variant::NameWords => d.name_text(),
+        Variant::NameFirstSentence => {
+            let first = d.description.split(". ").next().unwrap_or_default();
+            format!("{}: {first}", d.name_text())
+        }
         Variant::ServerNameWords => format!("{}: {}", words(&d.server), words(&d.tool)),
         Variant::ServerCtx => {
             let mut t = words(&d.server);
@@ -505,6 +512,16 @@ fn configs() -> Vec<(String, Cfg)> {
         nv(c);
         c.server_weight = 0.0;
     });
+    add(
+        "name-words vector max-pooled with the full text (no z feature)",
+        &|c| c.variants = vec![Variant::Current, Variant::NameWords],
+    );
+    for w in [0.2, 0.3] {
+        add(&format!("name + first sentence vector {w}"), &|c| {
+            c.name_dense = w;
+            c.name_variant = Variant::NameFirstSentence;
+        });
+    }
     let prf = |c: &mut Cfg| c.prf = Some((5, 0.3));
     add("dense PRF 5/0.3 one-sentence queries", &|c| {
         prf(c);
