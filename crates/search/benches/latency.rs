@@ -18,7 +18,8 @@
 //! both. `--quality N` embeds N queries and N tool texts with both and prints the cosine
 //! similarity of the f32 and int8 vectors (min, 1st percentile, mean). `--kernels` times the
 //! dense layers alone (f32 and int8, MiniLM's four shapes, 27 and 400 rows: a median query and
-//! a build batch), minimum and median of 200 calls, with no model needed.
+//! a build batch), minimum and median of 200 calls, with no model needed. `--encoder-only N`
+//! skips the index and times the encoder alone on every query, best of N runs each.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -35,6 +36,7 @@ struct Args {
     compare: bool,
     quality: usize,
     kernels: bool,
+    encoder_only: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -46,6 +48,7 @@ fn parse_args() -> Result<Args, String> {
         compare: false,
         quality: 0,
         kernels: false,
+        encoder_only: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -63,6 +66,11 @@ fn parse_args() -> Result<Args, String> {
             }
             "--compare" => args.compare = true,
             "--kernels" => args.kernels = true,
+            "--encoder-only" => {
+                args.encoder_only = value()?
+                    .parse()
+                    .map_err(|e| format!("--encoder-only: {e}"))?
+            }
             "--quality" => {
                 args.quality = value()?.parse().map_err(|e| format!("--quality: {e}"))?
             }
@@ -242,6 +250,10 @@ fn main() {
         }
     }
 
+    if args.encoder_only > 0 {
+        encoder_only(&embedder, &queries, args.encoder_only);
+        return;
+    }
     // The index with every tool vector, as a search serves it (embedded once, no cache).
     let index = Index::build(&docs, Some(&embedder));
     let token_counts: Vec<usize> = queries
@@ -405,6 +417,47 @@ fn main() {
         };
         row(&label, ms);
     }
+}
+
+/// The encoder alone on every query, best of `reps` runs each (no index is built): p50 and
+/// mean over the queries, and the same over the queries of the median length.
+fn encoder_only(embedder: &Embedder, queries: &[String], reps: usize) {
+    let tokens: Vec<usize> = queries
+        .iter()
+        .map(|q| embedder.tokenize(q).map_or(0, |ids| ids.len()))
+        .collect();
+    let mut sorted = tokens.clone();
+    sorted.sort_unstable();
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
+    for q in queries.iter().take(20) {
+        std::hint::black_box(embedder.embed_one(q).ok());
+    }
+    let best: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            (0..reps)
+                .map(|_| times_one(|| drop(std::hint::black_box(embedder.embed_one(q)))).0)
+                .fold(f64::MAX, f64::min)
+        })
+        .collect();
+    let at_median: Vec<f64> = best
+        .iter()
+        .zip(&tokens)
+        .filter(|&(_, &n)| n == median)
+        .map(|(&m, _)| m)
+        .collect();
+    println!("| stage | p50 ms | p99 ms | mean ms |");
+    println!("|---|---|---|---|");
+    let (p50, p99, mean) = summary(best);
+    println!(
+        "| embed query ({}), best of {reps} | {p50:.3} | {p99:.3} | {mean:.3} |",
+        embedder.precision().name()
+    );
+    let n = at_median.len();
+    let (p50, p99, mean) = summary(at_median);
+    println!(
+        "| embed, {median}-token queries (n={n}), best of {reps} | {p50:.3} | {p99:.3} | {mean:.3} |"
+    );
 }
 
 /// Time MiniLM's dense layers alone, f32 against int8, and print a table.
