@@ -44,8 +44,8 @@ pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
     configure, configure_server_oauth,
 };
-pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use raw::{ProgressSink, RawCaller};
+pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;
 
 /// The log target of rmcp's OAuth module. It logs the authorization code and token responses at
