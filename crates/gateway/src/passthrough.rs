@@ -19,8 +19,8 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_host::policy::{self, Decision};
-use switchboard_mcp::RawCaller;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use switchboard_mcp::{Lines, RawCaller};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::task::AbortHandle;
 
 use crate::error::GatewayError;
@@ -104,19 +104,13 @@ async fn server_lines<W: AsyncWrite + Unpin>(
     out: Out<W>,
     negotiated: Negotiated,
 ) {
-    let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
-    let mut line = Vec::with_capacity(4096);
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        if write_line(&out, &line).await.is_err() {
+    let mut lines = Lines::new(from_rmcp);
+    while let Some(line) = lines.next().await {
+        if write_line(&out, line).await.is_err() {
             return;
         }
         if negotiated.get().is_none()
-            && let Some(version) = answered_version(&line)
+            && let Some(version) = answered_version(line)
         {
             let _ = negotiated.set(version.as_str() >= FIRST_STATELESS);
         }
@@ -157,21 +151,15 @@ async fn client_lines<R, W>(
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let mut reader = BufReader::with_capacity(64 * 1024, read);
-    let mut line = Vec::with_capacity(4096);
+    let mut lines = Lines::new(read);
     let mut terms = ClientTerms::default();
     let flights: Flights = Arc::default();
     let on = enabled() && gateway.expose == Expose::All;
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if on && take(&gateway, &line, &mut terms, &negotiated, &flights, &out) {
+    while let Some(line) = lines.next().await {
+        if on && take(&gateway, line, &mut terms, &negotiated, &flights, &out) {
             continue;
         }
-        if to_rmcp.write_all(&line).await.is_err() {
+        if to_rmcp.write_all(line).await.is_err() {
             break;
         }
     }

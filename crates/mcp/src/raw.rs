@@ -23,7 +23,9 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use switchboard_core::CallResult;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf,
+};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
@@ -409,24 +411,44 @@ pub(crate) fn share(
     Ok((shared, link, stderr))
 }
 
+/// Newline-delimited JSON-RPC framing (MCP's stdio transport): one line at a time.
+pub struct Lines<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// Lines read from `read`.
+    pub fn new(read: R) -> Self {
+        Self {
+            reader: BufReader::with_capacity(64 * 1024, read),
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    /// The next line, its newline kept (the last one may have none); `None` at the end of
+    /// the input or on a read error.
+    pub async fn next(&mut self) -> Option<&[u8]> {
+        self.line.clear();
+        match self.reader.read_until(b'\n', &mut self.line).await {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(&self.line),
+        }
+    }
+}
+
 /// The child's output: raw responses to their callers, the rest to rmcp.
 async fn child_to_rmcp(
     stdout: ChildStdout,
     link: Arc<RawLink>,
     mut to_rmcp: WriteHalf<DuplexStream>,
 ) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::with_capacity(4096);
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if link.take_reply(&line) {
+    let mut lines = Lines::new(stdout);
+    while let Some(line) = lines.next().await {
+        if link.take_reply(line) {
             continue;
         }
-        if to_rmcp.write_all(&line).await.is_err() {
+        if to_rmcp.write_all(line).await.is_err() {
             break;
         }
     }
@@ -436,15 +458,9 @@ async fn child_to_rmcp(
 
 /// rmcp's requests and notifications to the child, a line at a time.
 async fn rmcp_to_child(from_rmcp: ReadHalf<DuplexStream>, link: Arc<RawLink>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
-    let mut line = Vec::with_capacity(4096);
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if link.write_line(&line).await.is_err() {
+    let mut lines = Lines::new(from_rmcp);
+    while let Some(line) = lines.next().await {
+        if link.write_line(line).await.is_err() {
             break;
         }
     }
