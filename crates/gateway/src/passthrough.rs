@@ -106,13 +106,14 @@ async fn server_lines<W: AsyncWrite + Unpin>(
 ) {
     let mut lines = Lines::new(from_rmcp);
     while let Some(line) = lines.next().await {
-        if write_line(&out, line).await.is_err() {
-            return;
-        }
+        // Noted before the answer goes out: the client may call as soon as it reads it.
         if negotiated.get().is_none()
             && let Some(version) = answered_version(line)
         {
             let _ = negotiated.set(version.as_str() >= FIRST_STATELESS);
+        }
+        if write_line(&out, line).await.is_err() {
+            return;
         }
     }
 }
