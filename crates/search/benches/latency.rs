@@ -256,12 +256,7 @@ fn main() {
     }
     // The index with every tool vector, as a search serves it (embedded once, no cache).
     let index = Index::build(&docs, Some(&embedder));
-    let token_counts: Vec<usize> = queries
-        .iter()
-        .map(|q| embedder.tokenize(q).map_or(0, |ids| ids.len()))
-        .collect();
-    let mut sorted_tokens = token_counts.clone();
-    sorted_tokens.sort_unstable();
+    let (token_counts, sorted_tokens) = token_counts(&embedder, &queries);
     println!(
         "{} tools, {} queries (tokens per query: median {}, p99 {}), {}",
         docs.len(),
@@ -419,15 +414,21 @@ fn main() {
     }
 }
 
-/// The encoder alone on every query, best of `reps` runs each (no index is built): p50 and
-/// mean over the queries, and the same over the queries of the median length.
-fn encoder_only(embedder: &Embedder, queries: &[String], reps: usize) {
-    let tokens: Vec<usize> = queries
+/// Tokens per query (0 for a query that does not tokenize), in query order and sorted.
+fn token_counts(embedder: &Embedder, queries: &[String]) -> (Vec<usize>, Vec<usize>) {
+    let counts: Vec<usize> = queries
         .iter()
         .map(|q| embedder.tokenize(q).map_or(0, |ids| ids.len()))
         .collect();
-    let mut sorted = tokens.clone();
+    let mut sorted = counts.clone();
     sorted.sort_unstable();
+    (counts, sorted)
+}
+
+/// The encoder alone on every query, best of `reps` runs each (no index is built): p50 and
+/// mean over the queries, and the same over the queries of the median length.
+fn encoder_only(embedder: &Embedder, queries: &[String], reps: usize) {
+    let (tokens, sorted) = token_counts(embedder, queries);
     let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
     for q in queries.iter().take(20) {
         std::hint::black_box(embedder.embed_one(q).ok());
