@@ -993,3 +993,264 @@ fn as_read(result: &Value) -> Value {
     }
     r
 }
+
+/// What one HTTP POST to serve's endpoint got back.
+struct Posted {
+    status: u16,
+    content_type: String,
+    session: Option<String>,
+    /// The JSON-RPC messages of the body: the one JSON value, or the data of each SSE event.
+    messages: Vec<Value>,
+}
+
+/// One POST on a fresh connection (`Connection: close`), read to its end.
+fn post(authority: &str, session: Option<&str>, body: &Value) -> Posted {
+    let body = body.to_string();
+    let mut stream = TcpStream::connect(authority).unwrap();
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(s) = session {
+        req.push_str(&format!(
+            "Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+        ));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    stream.write_all(req.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, mut payload) = text
+        .split_once("\r\n\r\n")
+        .map(|(h, b)| (h.to_string(), b.to_string()))
+        .unwrap_or_else(|| panic!("no end of headers in {text:?}"));
+    let status = head[9..12].parse().unwrap();
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        let mut plain = String::new();
+        let mut rest = payload.as_str();
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            plain.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+        payload = plain;
+    }
+    let content_type = header("content-type").unwrap_or_default();
+    let messages = if content_type.starts_with("text/event-stream") {
+        payload
+            .split("\n\n")
+            .filter_map(|event| {
+                let data: Vec<&str> = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim)
+                    .collect();
+                serde_json::from_str(&data.join("\n")).ok()
+            })
+            .collect()
+    } else {
+        serde_json::from_str(&payload).into_iter().collect()
+    };
+    Posted {
+        status,
+        content_type,
+        session: header("mcp-session-id"),
+        messages,
+    }
+}
+
+/// An HTTP session with serve, by hand.
+struct HttpClient {
+    authority: String,
+    session: String,
+}
+
+impl HttpClient {
+    fn start(authority: &str, capabilities: Value) -> HttpClient {
+        let init = post(
+            authority,
+            None,
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                "clientInfo": {"name": "by-hand", "version": "0"}}}),
+        );
+        assert_eq!(init.status, 200, "initialize: {:?}", init.messages);
+        let client = HttpClient {
+            authority: authority.to_string(),
+            session: init
+                .session
+                .expect("initialize answered without a session id"),
+        };
+        let ack = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(ack.status, 202);
+        client
+    }
+
+    fn post(&self, body: &Value) -> Posted {
+        post(&self.authority, Some(&self.session), body)
+    }
+
+    /// A request's answer (the message with its id) and the content type it came in.
+    fn request(&self, id: i64, method: &str, params: Value) -> (Value, String) {
+        let r = self.post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        assert_eq!(r.status, 200, "{method}: {:?}", r.messages);
+        let answer = r
+            .messages
+            .iter()
+            .find(|m| m["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer to {id} in {:?}", r.messages))
+            .clone();
+        (answer, r.content_type)
+    }
+}
+
+/// Over HTTP too, a plain call from a client that takes no upcalls passes through (answered
+/// as `application/json`, not rmcp's event stream) and reads exactly as on the session path
+/// (`SWITCHBOARD_PASSTHROUGH=0`); a call with a progress token and a call from a client that
+/// takes sampling go to the session; a cancelled call does not hold up the next one.
+#[test]
+fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\ncall_timeout = 1\npin = \"off\"\n"
+    ));
+    let mut outcomes = Vec::new();
+    let mut kinds = Vec::new();
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let http = HttpServe::start(&setup, &[], env);
+        let authority = http.authority();
+        let c = HttpClient::start(&authority, json!({}));
+        let (tools, _) = c.request(1, "tools/list", json!({}));
+        let names: Vec<String> = tools["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {tools}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        let find = |prefix: &str, suffix: &str| {
+            names
+                .iter()
+                .find(|n| n.starts_with(prefix) && n.ends_with(suffix))
+                .unwrap_or_else(|| panic!("no tool {prefix}*{suffix} in {names:?}"))
+                .clone()
+        };
+        let (echo, long) = (
+            find("everything", "echo"),
+            find("everything", "long-running-operation"),
+        );
+        let search = find("tickets", "search");
+        let call = |id: i64, name: &str, arguments: Value| {
+            c.request(
+                id,
+                "tools/call",
+                json!({"name": name, "arguments": arguments}),
+            )
+        };
+        let mut seen = Vec::new();
+        let mut kind = Vec::new();
+        for (id, name, args) in [
+            (2, &echo, json!({"message": "through"})),
+            (3, &echo, json!({"message": 5})),
+            (4, &search, json!({"query": "login sso"})),
+            (5, &long, json!({"duration": 5, "steps": 1})),
+            (6, &"everything__nope".to_string(), json!({})),
+        ] {
+            let (answer, content_type) = call(id, name, args);
+            seen.push(
+                answer
+                    .get("result")
+                    .cloned()
+                    .or_else(|| answer["error"].get("message").cloned())
+                    .unwrap_or(answer),
+            );
+            kind.push(content_type);
+        }
+        // A long call cancelled by the client while it runs; the next call is answered.
+        let cancelled = {
+            let authority = authority.clone();
+            let session = c.session.clone();
+            let long = long.clone();
+            std::thread::spawn(move || {
+                post(
+                    &authority,
+                    Some(&session),
+                    &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": long, "arguments": {"duration": 3, "steps": 1}}}),
+                )
+            })
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        let note = c.post(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}}));
+        assert_eq!(note.status, 202);
+        let (after, content_type) = call(8, &echo, json!({"message": "after"}));
+        seen.push(after["result"].clone());
+        kind.push(content_type);
+        let _ = cancelled.join();
+        // A progress token: the call goes to the session, which streams the progress.
+        let r = c.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": long, "arguments": {"duration": 0.4, "steps": 2}, "_meta": {"progressToken": "p-9"}}}));
+        assert!(
+            r.content_type.starts_with("text/event-stream"),
+            "{:?}",
+            r.content_type
+        );
+        let progress = r
+            .messages
+            .iter()
+            .filter(|m| m["method"] == json!("notifications/progress"))
+            .count();
+        assert_eq!(progress, 2, "{:?}", r.messages);
+        // A client that takes sampling: its calls go to the session.
+        let sampler = HttpClient::start(&authority, json!({"sampling": {}}));
+        let (r, content_type) = sampler.request(
+            1,
+            "tools/call",
+            json!({"name": echo, "arguments": {"message": "sampler"}}),
+        );
+        seen.push(r["result"].clone());
+        kind.push(content_type);
+        outcomes.push(seen);
+        kinds.push(kind);
+    }
+    let (through, session) = (&outcomes[0], &outcomes[1]);
+    assert_eq!(
+        through[0]["content"][0]["text"],
+        json!("Echo: through"),
+        "{through:?}"
+    );
+    assert_eq!(through[1]["isError"], json!(true), "{through:?}");
+    let timeout = through[3]["content"][0]["text"].as_str().unwrap();
+    assert!(timeout.contains("timed out after 1 s"), "{timeout}");
+    for (i, (a, b)) in through.iter().zip(session).enumerate() {
+        assert_eq!(
+            as_read(a),
+            as_read(b),
+            "outcome {i} differs between pass-through and session"
+        );
+    }
+    // Calls 2-5 and 8 passed through; the unknown tool and the sampler's call did not.
+    let json = |k: &String| k.starts_with("application/json");
+    let through_kinds: Vec<bool> = kinds[0].iter().map(json).collect();
+    assert_eq!(
+        through_kinds,
+        [true, true, true, true, false, true, false],
+        "{:?}",
+        kinds[0]
+    );
+    assert!(!kinds[1].iter().any(json), "{:?}", kinds[1]);
+}

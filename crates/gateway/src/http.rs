@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::GatewayError;
 use crate::gateway::Gateway;
 use crate::handler::GatewayHandler;
+use crate::http_passthrough::{self, Shortcut};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -76,18 +77,25 @@ impl HttpServer {
             "https://127.0.0.1:*",
         ];
         let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(hosts)
+            .with_allowed_hosts(hosts.clone())
             .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_cancellation_token(stop.child_token());
+        let sessions = Arc::new(LocalSessionManager::default());
+        let shortcut = Arc::new(Shortcut::new(gateway.clone(), sessions.clone(), hosts));
         let service = StreamableHttpService::new(
             move || Ok(GatewayHandler::new(gateway.clone())),
-            LocalSessionManager::default().into(),
+            sessions,
             config,
         );
         let auth = Arc::new(options.token);
+        // Layers run outside in: the bearer check, then the pass-through, then rmcp.
         let router = Router::new()
             .nest_service(MCP_PATH, service)
+            .layer(middleware::from_fn_with_state(
+                shortcut,
+                http_passthrough::layer,
+            ))
             .layer(middleware::from_fn_with_state(auth, bearer));
         Ok(Self {
             listener,

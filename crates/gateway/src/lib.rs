@@ -12,6 +12,7 @@ mod facade;
 pub mod gateway;
 pub mod handler;
 pub mod http;
+mod http_passthrough;
 mod passthrough;
 pub mod static_server;
 mod stdio;

@@ -340,7 +340,7 @@ where
 }
 
 /// The upstream and its tool name for a public name that may pass through.
-fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String)> {
+pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String)> {
     let snapshot = gateway.snapshot();
     let Some(Route::Open { server, def }) = snapshot.view.routes.get(public) else {
         return None;
@@ -389,6 +389,6 @@ fn marked(result: &str) -> String {
 }
 
 /// An `is_error` tool result saying `text`.
-fn refusal(text: &str) -> String {
+pub(crate) fn refusal(text: &str) -> String {
     serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true}).to_string()
 }

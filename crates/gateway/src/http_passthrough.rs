@@ -1,0 +1,510 @@
+//! The HTTP gateway's pass-through: a POSTed plain tool call answered as JSON past rmcp's session.
+//!
+//! Every request to the MCP endpoint comes here first (after the bearer check). A POST of a
+//! `tools/call` that needs nothing from the gateway but routing is written to its stdio server
+//! by [`switchboard_mcp::RawCaller`] with its arguments as they came, and the upstream's result
+//! goes back as the body of a plain `application/json` answer, which every Streamable HTTP
+//! client must accept. It qualifies when all of these hold:
+//! - the request is one rmcp would take as it is: `Content-Type` and `Accept` right, a Host
+//!   this gateway answers to, no `Origin` (browsers always send one; those go to rmcp's
+//!   checks), a known protocol revision before 2026-07-28 or none;
+//! - it names a live session whose client said in `initialize` that it takes neither sampling
+//!   nor elicitation (noted here when rmcp answers that `initialize`);
+//! - the call has no progress token, no task and no per-request protocol version;
+//! - the tool is open and allowed without asking, on a ready stdio server.
+//!
+//! Everything else goes to rmcp's Streamable HTTP service unchanged. A client's
+//! `notifications/cancelled` for a call passing through aborts it (the upstream is told), and
+//! so does the client going away.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::model::ProtocolVersion;
+use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+use tokio::task::AbortHandle;
+
+use crate::gateway::{Expose, Gateway};
+use crate::passthrough::{enabled, refusal, route};
+
+/// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
+const BODY_LIMIT: usize = 4 * 1024 * 1024;
+/// Sessions are pruned of the ones rmcp has closed when the table reaches this size (and then
+/// twice the size it was left at).
+const FIRST_PRUNE: usize = 64;
+
+/// What the pass-through keeps between requests.
+pub(crate) struct Shortcut {
+    gateway: Arc<Gateway>,
+    sessions: Arc<LocalSessionManager>,
+    /// Host names the endpoint answers to (rmcp's allowed hosts), without ports.
+    hosts: Vec<String>,
+    plain: Mutex<Plain>,
+    /// Calls passing through, by session and JSON-RPC id (as JSON text), for cancellation.
+    flights: Mutex<HashMap<(Arc<str>, String), AbortHandle>>,
+}
+
+/// Sessions whose client takes no upcalls.
+#[derive(Default)]
+struct Plain {
+    ids: HashSet<Arc<str>>,
+    prune_at: usize,
+}
+
+impl Shortcut {
+    pub(crate) fn new(
+        gateway: Arc<Gateway>,
+        sessions: Arc<LocalSessionManager>,
+        hosts: Vec<String>,
+    ) -> Self {
+        Self {
+            gateway,
+            sessions,
+            hosts,
+            plain: Mutex::new(Plain {
+                ids: HashSet::new(),
+                prune_at: FIRST_PRUNE,
+            }),
+            flights: Mutex::default(),
+        }
+    }
+
+    fn is_plain(&self, session: &str) -> bool {
+        lock(&self.plain).ids.contains(session)
+    }
+
+    async fn note_plain(&self, session: Arc<str>) {
+        let stale: Vec<Arc<str>> = {
+            let mut plain = lock(&self.plain);
+            plain.ids.insert(session);
+            if plain.ids.len() < plain.prune_at {
+                return;
+            }
+            plain.ids.iter().cloned().collect()
+        };
+        let mut gone = Vec::new();
+        for id in stale {
+            if !self.sessions.has_session(&id).await.unwrap_or(false) {
+                gone.push(id);
+            }
+        }
+        let mut plain = lock(&self.plain);
+        for id in gone {
+            plain.ids.remove(&id);
+        }
+        plain.prune_at = (plain.ids.len() * 2).max(FIRST_PRUNE);
+    }
+
+    fn forget(&self, session: &str) {
+        lock(&self.plain).ids.remove(session);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The middleware: answer what passes through, hand the rest to rmcp.
+pub(crate) async fn layer(
+    State(shortcut): State<Arc<Shortcut>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if !enabled() || shortcut.gateway.expose != Expose::All {
+        return next.run(request).await;
+    }
+    if request.method() == Method::DELETE {
+        let session = session_of(request.headers());
+        let response = next.run(request).await;
+        if let Some(session) = session
+            && response.status().is_success()
+        {
+            shortcut.forget(&session);
+        }
+        return response;
+    }
+    if request.method() != Method::POST || !well_formed(request.headers(), &shortcut.hosts) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the request body: {e}\n"),
+            )
+                .into_response();
+        }
+    };
+    let session = session_of(&parts.headers);
+    match (parse(&bytes), session) {
+        (Some(Kind::Initialize { plain }), None) => {
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            if plain
+                && response.status().is_success()
+                && let Some(id) = session_of(response.headers())
+            {
+                shortcut.note_plain(id).await;
+            }
+            response
+        }
+        (Some(Kind::Call { id, params }), Some(session))
+            if version_allows(&parts.headers)
+                && shortcut.is_plain(&session)
+                && shortcut
+                    .sessions
+                    .has_session(&session)
+                    .await
+                    .unwrap_or(false) =>
+        {
+            match answer(&shortcut, session, id, &params).await {
+                Some(response) => response,
+                None => {
+                    next.run(Request::from_parts(parts, Body::from(bytes)))
+                        .await
+                }
+            }
+        }
+        (Some(Kind::Cancelled { request_id }), Some(session)) => {
+            let flight = lock(&shortcut.flights).remove(&(session, request_id));
+            match flight {
+                Some(flight) => {
+                    flight.abort();
+                    StatusCode::ACCEPTED.into_response()
+                }
+                None => {
+                    next.run(Request::from_parts(parts, Body::from(bytes)))
+                        .await
+                }
+            }
+        }
+        _ => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    }
+}
+
+/// The session a request or response names.
+fn session_of(headers: &HeaderMap) -> Option<Arc<str>> {
+    headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(Arc::from)
+}
+
+/// What a POSTed body is, as far as the pass-through cares.
+enum Kind {
+    Initialize { plain: bool },
+    Call { id: String, params: Box<RawValue> },
+    Cancelled { request_id: String },
+}
+
+fn parse(body: &Bytes) -> Option<Kind> {
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+        method: Option<&'a str>,
+        #[serde(borrow)]
+        params: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Initialize {
+        #[serde(default)]
+        capabilities: Capabilities,
+    }
+    #[derive(Deserialize, Default)]
+    struct Capabilities {
+        sampling: Option<IgnoredAny>,
+        elicitation: Option<IgnoredAny>,
+    }
+    #[derive(Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+    }
+    // A batch (an array) or anything that is not one JSON-RPC object goes to rmcp.
+    let message = serde_json::from_slice::<Message>(body).ok()?;
+    let params = message.params?;
+    match (message.method?, message.id) {
+        ("initialize", Some(_)) => {
+            let init = serde_json::from_str::<Initialize>(params.get()).ok()?;
+            Some(Kind::Initialize {
+                plain: init.capabilities.sampling.is_none()
+                    && init.capabilities.elicitation.is_none(),
+            })
+        }
+        ("tools/call", Some(id)) => Some(Kind::Call {
+            id: id.get().trim().to_string(),
+            params: params.to_owned(),
+        }),
+        ("notifications/cancelled", None) => {
+            let c = serde_json::from_str::<Cancelled>(params.get()).ok()?;
+            Some(Kind::Cancelled {
+                request_id: c.request_id.get().trim().to_string(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The parts of a call the pass-through reads; a call with anything it cannot carry is left
+/// to the session.
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta")]
+    meta: Option<Meta>,
+    task: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(rename = "progressToken")]
+    progress_token: Option<IgnoredAny>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Option<IgnoredAny>,
+}
+
+/// Pass the call through, or `None` when it cannot (then it goes to the session).
+async fn answer(
+    shortcut: &Arc<Shortcut>,
+    session: Arc<str>,
+    id: String,
+    params: &RawValue,
+) -> Option<Response> {
+    let call = serde_json::from_str::<Call>(params.get()).ok()?;
+    if call.task.is_some()
+        || call
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.progress_token.is_some() || m.protocol_version.is_some())
+    {
+        return None;
+    }
+    let arguments = match call.arguments {
+        None => RawValue::from_string("{}".to_string()).ok()?,
+        Some(a) if a.get() == "null" => RawValue::from_string("{}".to_string()).ok()?,
+        Some(a) if a.get().trim_start().starts_with('{') => a.to_owned(),
+        Some(_) => return None,
+    };
+    let (caller, tool) = route(&shortcut.gateway, &call.name)?;
+    let public = call.name.into_owned();
+    tracing::debug!(tool = %public, "call passes through (http)");
+    let task = tokio::spawn(async move {
+        match caller.call(&tool, &arguments).await {
+            Ok(result) => result.get().to_string(),
+            Err(e) => refusal(&format!("{public}: {e}")),
+        }
+    });
+    let key = (session, id.clone());
+    lock(&shortcut.flights).insert(key.clone(), task.abort_handle());
+    // The client going away drops this future: the guard aborts the call, which tells the
+    // upstream.
+    let guard = AbortOnDrop(task.abort_handle());
+    let outcome = task.await;
+    drop(guard);
+    lock(&shortcut.flights).remove(&key);
+    let body = match outcome {
+        Ok(result) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"),
+        // Cancelled by the client: it will not read this, but the POST needs an answer.
+        Err(_) => serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": serde_json::from_str::<serde_json::Value>(&id).ok()?,
+            "error": {"code": -32603, "message": "cancelled by the client"},
+        })
+        .to_string(),
+    };
+    Some(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+struct AbortOnDrop(AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Whether the request's headers are ones rmcp takes without a word, from a non-browser client
+/// at a Host this gateway answers to.
+fn well_formed(headers: &HeaderMap, hosts: &[String]) -> bool {
+    if headers.contains_key(header::ORIGIN) {
+        return false;
+    }
+    let host_ok = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|h| hosts.iter().any(|allowed| allowed == host_name(h)));
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| essence(v).eq_ignore_ascii_case("application/json"));
+    let (mut json, mut sse) = (false, false);
+    for range in headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        if refused(range) {
+            continue;
+        }
+        json |= essence(range).eq_ignore_ascii_case("application/json");
+        sse |= essence(range).eq_ignore_ascii_case("text/event-stream");
+    }
+    host_ok && json_body && json && sse
+}
+
+/// A media type without its parameters.
+fn essence(media: &str) -> &str {
+    media.split(';').next().unwrap_or("").trim()
+}
+
+/// A media range with weight zero (`;q=0`, `;q=0.000`).
+fn refused(range: &str) -> bool {
+    range.split(';').skip(1).any(|p| {
+        p.trim()
+            .strip_prefix("q=")
+            .or_else(|| p.trim().strip_prefix("Q="))
+            .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q == 0.0))
+    })
+}
+
+/// The host of a Host header, without its port (`[::1]:8080` gives `[::1]`).
+fn host_name(host: &str) -> &str {
+    let host = host.trim();
+    if host.starts_with('[') {
+        return host.find(']').map_or(host, |end| &host[..=end]);
+    }
+    host.rsplit_once(':').map_or(host, |(name, _)| name)
+}
+
+/// A known protocol revision before 2026-07-28 (which has no sessions), or none (2025-03-26).
+fn version_allows(headers: &HeaderMap) -> bool {
+    match headers.get(HEADER_MCP_PROTOCOL_VERSION) {
+        None => true,
+        Some(v) => v.to_str().is_ok_and(|v| {
+            v < ProtocolVersion::STANDARD_HEADERS.as_str()
+                && ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .any(|k| k.as_str() == v)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(
+                header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
+        }
+        h
+    }
+
+    const BASE: [(&str, &str); 3] = [
+        ("host", "127.0.0.1:8931"),
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+
+    #[test]
+    fn only_plain_requests_at_a_known_host_qualify() {
+        let hosts = vec!["127.0.0.1".to_string(), "[::1]".to_string()];
+        assert!(well_formed(&headers(&BASE), &hosts));
+        let mut browser = BASE.to_vec();
+        browser.push(("origin", "http://127.0.0.1:8931"));
+        assert!(!well_formed(&headers(&browser), &hosts));
+        let mut rebound = BASE.to_vec();
+        rebound[0] = ("host", "evil.example:8931");
+        assert!(!well_formed(&headers(&rebound), &hosts));
+        let mut v6 = BASE.to_vec();
+        v6[0] = ("host", "[::1]:9");
+        assert!(well_formed(&headers(&v6), &hosts));
+        let mut no_sse = BASE.to_vec();
+        no_sse[2] = ("accept", "application/json");
+        assert!(!well_formed(&headers(&no_sse), &hosts));
+        let mut zero = BASE.to_vec();
+        zero[2] = ("accept", "application/json;q=0, text/event-stream");
+        assert!(!well_formed(&headers(&zero), &hosts));
+        let mut text = BASE.to_vec();
+        text[1] = ("content-type", "text/plain");
+        assert!(!well_formed(&headers(&text), &hosts));
+    }
+
+    #[test]
+    fn stateless_and_unknown_revisions_go_to_rmcp() {
+        assert!(version_allows(&HeaderMap::new()));
+        assert!(version_allows(&headers(&[(
+            "mcp-protocol-version",
+            "2025-06-18"
+        )])));
+        assert!(!version_allows(&headers(&[(
+            "mcp-protocol-version",
+            "2026-07-28"
+        )])));
+        assert!(!version_allows(&headers(&[(
+            "mcp-protocol-version",
+            "1999-01-01"
+        )])));
+    }
+
+    #[test]
+    fn bodies_are_told_apart() {
+        let body = |s: &str| Bytes::from(s.to_string());
+        assert!(matches!(
+            parse(&body(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":{}}}}"#
+            )),
+            Some(Kind::Initialize { plain: false })
+        ));
+        assert!(matches!(
+            parse(&body(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#
+            )),
+            Some(Kind::Initialize { plain: true })
+        ));
+        match parse(&body(
+            r#"{"jsonrpc":"2.0","id":"a b","method":"tools/call","params":{"name":"x"}}"#,
+        )) {
+            Some(Kind::Call { id, .. }) => assert_eq!(id, "\"a b\""),
+            _ => panic!("a call"),
+        }
+        match parse(&body(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+        )) {
+            Some(Kind::Cancelled { request_id }) => assert_eq!(request_id, "7"),
+            _ => panic!("a cancellation"),
+        }
+        assert!(
+            parse(&body(
+                r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}]"#
+            ))
+            .is_none()
+        );
+        assert!(parse(&body("not json")).is_none());
+    }
+}
