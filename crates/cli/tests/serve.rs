@@ -184,6 +184,8 @@ impl Plan {
 struct HttpServe {
     child: Child,
     url: String,
+    /// What serve wrote to stderr after its URL line (read as it comes).
+    log: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl HttpServe {
@@ -217,11 +219,16 @@ impl HttpServe {
             seen.push_str(&line);
         };
         // Keep draining stderr so the server never blocks on a full pipe.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = log.clone();
         std::thread::spawn(move || {
-            let mut sink = String::new();
-            let _ = stderr.read_to_string(&mut sink);
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                sink.lock().unwrap().push_str(&line);
+                line.clear();
+            }
         });
-        HttpServe { child, url }
+        HttpServe { child, url, log }
     }
 
     fn authority(&self) -> String {
@@ -1121,9 +1128,10 @@ impl HttpClient {
 }
 
 /// Over HTTP too, a plain call from a client that takes no upcalls passes through (answered
-/// as `application/json`, not rmcp's event stream) and reads exactly as on the session path
-/// (`SWITCHBOARD_PASSTHROUGH=0`); a call with a progress token and a call from a client that
-/// takes sampling go to the session; a cancelled call does not hold up the next one.
+/// as `application/json`, not rmcp's event stream; with a progress token as an event stream of
+/// the progress and then the result) and reads exactly as on the session path
+/// (`SWITCHBOARD_PASSTHROUGH=0`); a call from a client that takes sampling goes to the session;
+/// a cancelled call does not hold up the next one.
 #[test]
 fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
     let node = serde_json::to_string(&node()).unwrap();
@@ -1133,7 +1141,9 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
     ));
     let mut outcomes = Vec::new();
     let mut kinds = Vec::new();
-    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+    let mut logs = Vec::new();
+    let debug = ("RUST_LOG", "switchboard_gateway::http_passthrough=debug");
+    for env in [&[debug][..], &[debug, ("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
         let http = HttpServe::start(&setup, &[], env);
         let authority = http.authority();
         let c = HttpClient::start(&authority, json!({}));
@@ -1209,12 +1219,18 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
             "{:?}",
             r.content_type
         );
-        let progress = r
+        let order: Vec<Value> = r
             .messages
             .iter()
-            .filter(|m| m["method"] == json!("notifications/progress"))
-            .count();
-        assert_eq!(progress, 2, "{:?}", r.messages);
+            .map(|m| m["params"]["progressToken"].clone())
+            .collect();
+        assert_eq!(
+            order,
+            [json!("p-9"), json!("p-9"), Value::Null],
+            "{:?}",
+            r.messages
+        );
+        seen.push(r.messages[2]["result"].clone());
         // A client that takes sampling: its calls go to the session.
         let sampler = HttpClient::start(&authority, json!({"sampling": {}}));
         let (r, content_type) = sampler.request(
@@ -1226,6 +1242,8 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
         kind.push(content_type);
         outcomes.push(seen);
         kinds.push(kind);
+        std::thread::sleep(Duration::from_millis(200));
+        logs.push(http.log.lock().unwrap().clone());
     }
     let (through, session) = (&outcomes[0], &outcomes[1]);
     assert_eq!(
@@ -1253,4 +1271,12 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
         kinds[0]
     );
     assert!(!kinds[1].iter().any(json), "{:?}", kinds[1]);
+    // Those five, the cancelled call and the call with a progress token.
+    assert_eq!(
+        logs[0].matches("call passes through (http)").count(),
+        7,
+        "{}",
+        logs[0]
+    );
+    assert!(!logs[1].contains("passes through"), "{}", logs[1]);
 }

@@ -4,13 +4,14 @@
 //! `tools/call` that needs nothing from the gateway but routing is written to its stdio server
 //! by [`switchboard_mcp::RawCaller`] with its arguments as they came, and the upstream's result
 //! goes back as the body of a plain `application/json` answer, which every Streamable HTTP
-//! client must accept. It qualifies when all of these hold:
+//! client must accept; a call with a progress token gets an event stream instead, its progress
+//! under the client's token and then the result. It qualifies when all of these hold:
 //! - the request is one rmcp would take as it is: `Content-Type` and `Accept` right, a Host
 //!   this gateway answers to, no `Origin` (browsers always send one; those go to rmcp's
 //!   checks), a known protocol revision before 2026-07-28 or none;
 //! - it names a live session whose client said in `initialize` that it takes neither sampling
 //!   nor elicitation (noted here when rmcp answers that `initialize`);
-//! - the call has no progress token, no task and no per-request protocol version;
+//! - the call has no task and no per-request protocol version;
 //! - the tool is open and allowed without asking, on a ready stdio server.
 //!
 //! Everything else goes to rmcp's Streamable HTTP service unchanged. A client's
@@ -18,13 +19,18 @@
 //! so does the client going away.
 
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::Frame;
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -32,13 +38,16 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
+use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::gateway::{Expose, Gateway};
-use crate::passthrough::{enabled, refusal, route};
+use crate::passthrough::{enabled, progress_note, refusal, route};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
+/// How often an event stream that has nothing to say sends a comment, so that proxies keep it.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Sessions are pruned of the ones rmcp has closed when the table reaches this size (and then
 /// twice the size it was left at).
 const FIRST_PRUNE: usize = 64;
@@ -278,7 +287,7 @@ struct Call<'a> {
 #[derive(Deserialize)]
 struct Meta {
     #[serde(rename = "progressToken")]
-    progress_token: Option<IgnoredAny>,
+    progress_token: Option<Box<RawValue>>,
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     protocol_version: Option<IgnoredAny>,
 }
@@ -295,10 +304,11 @@ async fn answer(
         || call
             .meta
             .as_ref()
-            .is_some_and(|m| m.progress_token.is_some() || m.protocol_version.is_some())
+            .is_some_and(|m| m.protocol_version.is_some())
     {
         return None;
     }
+    let token = call.meta.and_then(|m| m.progress_token);
     let arguments = match call.arguments {
         None => RawValue::from_string("{}".to_string()).ok()?,
         Some(a) if a.get() == "null" => RawValue::from_string("{}".to_string()).ok()?,
@@ -308,31 +318,123 @@ async fn answer(
     let (caller, tool) = route(&shortcut.gateway, &call.name)?;
     let public = call.name.into_owned();
     tracing::debug!(tool = %public, "call passes through (http)");
+    let key = (session, id.clone());
+    let Some(token) = token else {
+        let task = tokio::spawn(async move {
+            match caller.call(&tool, &arguments).await {
+                Ok(result) => result.get().to_string(),
+                Err(e) => refusal(&format!("{public}: {e}")),
+            }
+        });
+        lock(&shortcut.flights).insert(key.clone(), task.abort_handle());
+        // The client going away drops this future: the guard aborts the call, which tells the
+        // upstream.
+        let guard = AbortOnDrop(task.abort_handle());
+        let outcome = task.await;
+        drop(guard);
+        lock(&shortcut.flights).remove(&key);
+        let body = match outcome {
+            Ok(result) => answered(&id, &result),
+            // Cancelled by the client: it will not read this, but the POST needs an answer.
+            Err(_) => cancelled(&id)?,
+        };
+        return Some(([(header::CONTENT_TYPE, "application/json")], body).into_response());
+    };
+    // With a progress token the answer is an event stream: the progress as it comes, then the
+    // result, as rmcp would send them.
+    let (events, stream) = mpsc::unbounded_channel::<Bytes>();
+    let done = shortcut.clone();
+    let filed = key.clone();
     let task = tokio::spawn(async move {
-        match caller.call(&tool, &arguments).await {
+        let (sink, mut progress) = mpsc::unbounded_channel();
+        let call = caller.call_with_progress(&tool, &arguments, Some(sink));
+        tokio::pin!(call);
+        let mut ping = tokio::time::interval(KEEP_ALIVE);
+        ping.tick().await;
+        let outcome = loop {
+            tokio::select! {
+                r = &mut call => break r,
+                Some(p) = progress.recv() => {
+                    if let Some(note) = progress_note(&token, &p) {
+                        let _ = events.send(event(&note));
+                    }
+                }
+                _ = ping.tick() => {
+                    let _ = events.send(Bytes::from_static(b":\n\n"));
+                }
+            }
+        };
+        // Progress sent just before the response goes out before the result.
+        while let Ok(p) = progress.try_recv() {
+            if let Some(note) = progress_note(&token, &p) {
+                let _ = events.send(event(&note));
+            }
+        }
+        let result = match outcome {
             Ok(result) => result.get().to_string(),
             Err(e) => refusal(&format!("{public}: {e}")),
-        }
+        };
+        lock(&done.flights).remove(&filed);
+        let _ = events.send(event(&answered(&id, &result)));
     });
-    let key = (session, id.clone());
-    lock(&shortcut.flights).insert(key.clone(), task.abort_handle());
-    // The client going away drops this future: the guard aborts the call, which tells the
-    // upstream.
-    let guard = AbortOnDrop(task.abort_handle());
-    let outcome = task.await;
-    drop(guard);
-    lock(&shortcut.flights).remove(&key);
-    let body = match outcome {
-        Ok(result) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"),
-        // Cancelled by the client: it will not read this, but the POST needs an answer.
-        Err(_) => serde_json::json!({
+    lock(&shortcut.flights).insert(key, task.abort_handle());
+    let body = Events {
+        stream,
+        _call: AbortOnDrop(task.abort_handle()),
+    };
+    Some(
+        (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            Body::new(body),
+        )
+            .into_response(),
+    )
+}
+
+/// A JSON-RPC response carrying `result` (JSON text) for the request `id` (JSON text).
+fn answered(id: &str, result: &str) -> String {
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}")
+}
+
+/// The error answer to a call the client cancelled, as the session path words it.
+fn cancelled(id: &str) -> Option<String> {
+    Some(
+        serde_json::json!({
             "jsonrpc": "2.0",
-            "id": serde_json::from_str::<serde_json::Value>(&id).ok()?,
+            "id": serde_json::from_str::<serde_json::Value>(id).ok()?,
             "error": {"code": -32603, "message": "cancelled by the client"},
         })
         .to_string(),
-    };
-    Some(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    )
+}
+
+/// One server-sent event carrying `message`.
+fn event(message: &str) -> Bytes {
+    Bytes::from(format!("data: {message}\n\n"))
+}
+
+/// The body of an event-stream answer: events as the call task sends them. Dropped (the client
+/// went away), it aborts the call, which tells the upstream.
+struct Events {
+    stream: mpsc::UnboundedReceiver<Bytes>,
+    _call: AbortOnDrop,
+}
+
+impl HttpBody for Events {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.stream
+            .poll_recv(cx)
+            .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
+    }
 }
 
 struct AbortOnDrop(AbortHandle);

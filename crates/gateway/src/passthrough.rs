@@ -355,17 +355,20 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, Strin
 
 /// A server's progress notification, under the client's own token.
 async fn relay_progress<W: AsyncWrite + Unpin>(out: &Out<W>, token: &RawValue, params: &RawValue) {
-    let Ok(mut params) = serde_json::from_str::<serde_json::Map<String, Value>>(params.get())
-    else {
-        return;
-    };
-    let Ok(token) = serde_json::from_str::<Value>(token.get()) else {
-        return;
-    };
+    if let Some(note) = progress_note(token, params) {
+        let _ = write_line(out, format!("{note}\n").as_bytes()).await;
+    }
+}
+
+/// The `notifications/progress` message for a server's progress `params`, under `token`.
+pub(crate) fn progress_note(token: &RawValue, params: &RawValue) -> Option<String> {
+    let mut params = serde_json::from_str::<serde_json::Map<String, Value>>(params.get()).ok()?;
+    let token = serde_json::from_str::<Value>(token.get()).ok()?;
     params.insert("progressToken".to_string(), token);
-    let line =
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
-    let _ = write_line(out, format!("{line}\n").as_bytes()).await;
+    Some(
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+            .to_string(),
+    )
 }
 
 /// A result marked complete (2026-07-28), unless it says what it is already.
