@@ -49,11 +49,12 @@ const TRANSPORT_HEADERS: [&str; 4] = [
 ];
 
 /// Open a session. `on_spawn` learns the child's pid (= its process group) as soon as it
-/// exists, so a caller whose startup timeout fires mid-handshake can still kill it.
-pub(crate) async fn connect(
+/// exists, so a caller whose startup timeout fires mid-handshake can still kill it. `http`
+/// gives the shared HTTP client; it is only asked for by an HTTP server.
+pub(crate) async fn connect<'h>(
     spec: &ServerSpec,
     handler: Handler,
-    http: &reqwest::Client,
+    http: impl FnOnce() -> &'h reqwest::Client,
     tail: &StderrTail,
     on_spawn: impl FnOnce(u32),
 ) -> Result<(Service, Option<Arc<RawLink>>), SessionError> {
@@ -128,6 +129,7 @@ pub(crate) async fn connect(
         }
         TransportSpec::Http { url, headers } => {
             let config = http_config(&spec.name, url, headers)?;
+            let http = http();
             let options = options::current();
             // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
             // revision is asked for: against a 2026-07-28 server a stateless session's

@@ -48,8 +48,9 @@ pub(crate) struct Shared {
     catalog: Mutex<Catalog>,
     generation: watch::Sender<u64>,
     pub(crate) shutdown: CancellationToken,
-    /// One client for every HTTP server, so connections are pooled and reused.
-    pub(crate) http: reqwest::Client,
+    /// One client for every HTTP server, so connections are pooled and reused. Built when the
+    /// first HTTP server connects: its TLS setup costs memory a stdio-only gateway never needs.
+    http: std::sync::OnceLock<reqwest::Client>,
     /// Log messages and resource updates from every server.
     pub(crate) events: broadcast::Sender<ServerEvent>,
 }
@@ -69,6 +70,18 @@ impl Drop for Inner {
 }
 
 impl Shared {
+    /// The HTTP client, built on first use.
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        self.http.get_or_init(|| {
+            reqwest::Client::builder().build().unwrap_or_else(|e| {
+                // Building fails only when the TLS backend cannot initialize; HTTP servers will
+                // then fail to connect with that error.
+                tracing::error!(error = %chain(&e), "HTTP client setup failed; using defaults");
+                reqwest::Client::new()
+            })
+        })
+    }
+
     /// Replace one server's catalog; publish the new generation when it changed.
     pub(crate) fn publish(&self, server: ServerCatalog) -> bool {
         let mut catalog = lock(&self.catalog);
@@ -94,19 +107,13 @@ impl Sessions {
     /// be spawned, reached or initialized is reported `Failed` with a specific reason.
     pub async fn start(specs: Vec<ServerSpec>) -> Sessions {
         let (generation, _) = watch::channel(0);
-        let http = reqwest::Client::builder().build().unwrap_or_else(|e| {
-            // Building fails only when the TLS backend cannot initialize; HTTP servers will then
-            // fail to connect with that error, stdio servers are unaffected.
-            tracing::error!(error = %chain(&e), "HTTP client setup failed; using defaults");
-            reqwest::Client::new()
-        });
         let shutdown = CancellationToken::new();
         let shared = Arc::new(Shared {
             slots: specs.into_iter().map(Slot::new).collect(),
             catalog: Mutex::new(Catalog::new()),
             generation,
             shutdown: shutdown.clone(),
-            http,
+            http: std::sync::OnceLock::new(),
             events: broadcast::channel(EVENT_BACKLOG).0,
         });
         let mut tasks = Vec::new();

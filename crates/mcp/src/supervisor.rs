@@ -161,9 +161,13 @@ async fn establish(
     handler: Handler,
 ) -> Result<(Service, Option<Arc<RawLink>>, ServerCatalog, Vec<String>), SessionError> {
     slot.set_pid(None);
-    let (service, raw) = connect::connect(&slot.spec, handler, &shared.http, &slot.tail, |pid| {
-        slot.set_pid(Some(pid))
-    })
+    let (service, raw) = connect::connect(
+        &slot.spec,
+        handler,
+        || shared.http(),
+        &slot.tail,
+        |pid| slot.set_pid(Some(pid)),
+    )
     .await?;
     let mut catalog = ServerCatalog::new(slot.spec.name.clone());
     if let Some(info) = service.peer_info() {
