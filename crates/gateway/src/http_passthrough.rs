@@ -349,8 +349,9 @@ async fn answer(
         let (sink, mut progress) = mpsc::unbounded_channel();
         let call = caller.call_with_progress(&tool, &arguments, Some(sink));
         tokio::pin!(call);
-        let mut ping = tokio::time::interval(KEEP_ALIVE);
-        ping.tick().await;
+        // Not `interval`, whose first tick waits for the timer wheel's next millisecond.
+        let mut ping =
+            tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
         let outcome = loop {
             tokio::select! {
                 r = &mut call => break r,
