@@ -42,6 +42,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::gateway::{Expose, Gateway};
+use crate::http::MCP_PATH;
 use crate::passthrough::{enabled, progress_note, refusal, route};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
@@ -142,16 +143,23 @@ pub(crate) async fn layer(
         }
         return response;
     }
-    if request.method() != Method::POST || !well_formed(request.headers(), &shortcut.hosts) {
+    if request.method() != Method::POST
+        || request.uri().path() != MCP_PATH
+        || !well_formed(request.headers(), &shortcut.hosts)
+        || declared_length(request.headers()).is_some_and(|n| n > BODY_LIMIT)
+    {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(bytes) => bytes,
+        // A chunked body over the limit (a declared one went to rmcp above), or a broken one.
         Err(e) => {
             return (
                 StatusCode::BAD_REQUEST,
-                format!("cannot read the request body: {e}\n"),
+                format!(
+                    "cannot read the request body (at most {BODY_LIMIT} bytes are taken): {e}\n"
+                ),
             )
                 .into_response();
         }
@@ -205,6 +213,14 @@ pub(crate) async fn layer(
                 .await
         }
     }
+}
+
+/// The body length a request declares.
+fn declared_length(headers: &HeaderMap) -> Option<usize> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// The session a request or response names.
