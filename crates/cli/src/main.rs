@@ -170,10 +170,10 @@ fn main() -> ExitCode {
     output::init_logging(cli.global.verbose);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
-    if let Command::Serve(_) = cli.command {
+    if let Command::Serve(args) = &cli.command {
         // Each worker thread costs about half a megabyte of resident memory (its stack and its
         // malloc arena); a relay needs few of them whatever the machine's core count.
-        if let Some(workers) = serve::worker_threads() {
+        if let Some(workers) = serve::worker_threads(args) {
             builder.worker_threads(workers);
         }
     }

@@ -49,11 +49,18 @@ pub struct ServeArgs {
 /// At most this many runtime worker threads for `serve` (fewer on a smaller machine).
 const MAX_WORKERS: usize = 4;
 
-/// The worker thread count for `serve`: the core count capped at [`MAX_WORKERS`], or `None` to
-/// leave it to tokio when `TOKIO_WORKER_THREADS` says otherwise.
-pub fn worker_threads() -> Option<usize> {
+/// The worker thread count for `serve`, or `None` to leave it to tokio when
+/// `TOKIO_WORKER_THREADS` says otherwise. Over stdio, one: the gateway relays one client's
+/// messages, and a second worker only adds a thread wake-up (a futex and an eventfd write) to
+/// every message it relays, about 10 µs each on a VM; work that takes a core (building the
+/// search index) runs on tokio's blocking pool either way. Over HTTP, the core count capped at
+/// [`MAX_WORKERS`], for many clients at once.
+pub fn worker_threads(args: &ServeArgs) -> Option<usize> {
     if std::env::var_os("TOKIO_WORKER_THREADS").is_some() {
         return None;
+    }
+    if args.http.is_none() {
+        return Some(1);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Some(cores.clamp(1, MAX_WORKERS))

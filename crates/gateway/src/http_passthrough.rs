@@ -43,7 +43,7 @@ use tokio::task::AbortHandle;
 
 use crate::gateway::{Expose, Gateway};
 use crate::http::MCP_PATH;
-use crate::passthrough::{enabled, progress_note, refusal, route};
+use crate::passthrough::{enabled, plain_call, progress_note, refusal, route};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -287,27 +287,6 @@ fn parse(body: &Bytes) -> Option<Kind> {
     }
 }
 
-/// The parts of a call the pass-through reads; a call with anything it cannot carry is left
-/// to the session.
-#[derive(Deserialize)]
-struct Call<'a> {
-    #[serde(borrow)]
-    name: std::borrow::Cow<'a, str>,
-    #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta")]
-    meta: Option<Meta>,
-    task: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct Meta {
-    #[serde(rename = "progressToken")]
-    progress_token: Option<Box<RawValue>>,
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Option<IgnoredAny>,
-}
-
 /// Pass the call through, or `None` when it cannot (then it goes to the session).
 async fn answer(
     shortcut: &Arc<Shortcut>,
@@ -315,22 +294,10 @@ async fn answer(
     id: String,
     params: &RawValue,
 ) -> Option<Response> {
-    let call = serde_json::from_str::<Call>(params.get()).ok()?;
-    if call.task.is_some()
-        || call
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.protocol_version.is_some())
-    {
-        return None;
-    }
-    let token = call.meta.and_then(|m| m.progress_token);
-    let arguments = match call.arguments {
-        None => RawValue::from_string("{}".to_string()).ok()?,
-        Some(a) if a.get() == "null" => RawValue::from_string("{}".to_string()).ok()?,
-        Some(a) if a.get().trim_start().starts_with('{') => a.to_owned(),
-        Some(_) => return None,
-    };
+    // A call naming its own revision (2026-07-28) is the stateless session path's.
+    let call = plain_call(params).filter(|c| !c.names_revision)?;
+    let token = call.progress_token;
+    let arguments = call.arguments.into_owned();
     let (caller, tool) = route(&shortcut.gateway, &call.name)?;
     let public = call.name.into_owned();
     tracing::debug!(tool = %public, "call passes through (http)");

@@ -5,13 +5,16 @@
 //! client that takes no sampling or elicitation and said `initialize`, to a stdio upstream
 //! that is ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its arguments as
 //! they came, and the upstream's result goes back to the client as it came (marked complete
-//! for a 2026-07-28 client); progress comes back under the client's own token. Everything else,
+//! for a 2026-07-28 client); progress comes back under the client's own token. The call is
+//! sent from the task reading the client, and its answer written to the client by the task
+//! reading the upstream, with no task of its own in between. Everything else,
 //! and every call the pass-through cannot take, goes to the rmcp server session unchanged,
 //! through an in-memory pipe. Both write whole lines to the client under one lock.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 
 use rmcp::ServiceExt;
 use serde::Deserialize;
@@ -19,9 +22,8 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_host::policy::{self, Decision};
-use switchboard_mcp::{Lines, RawCaller};
+use switchboard_mcp::{Delivering, Delivery, Lines, Outcome, RawCaller, RawTicket};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::task::AbortHandle;
 
 use crate::error::GatewayError;
 use crate::gateway::{Expose, Gateway};
@@ -55,7 +57,7 @@ struct ClientTerms {
 type Negotiated = Arc<std::sync::OnceLock<bool>>;
 
 /// Calls passing through, by the client's request id (as JSON text), for cancellation.
-type Flights = Arc<Mutex<HashMap<String, AbortHandle>>>;
+type Flights = Arc<Mutex<HashMap<String, RawTicket>>>;
 
 type Out<W> = Arc<tokio::sync::Mutex<W>>;
 
@@ -157,15 +159,16 @@ async fn client_lines<R, W>(
     let flights: Flights = Arc::default();
     let on = enabled() && gateway.expose == Expose::All;
     while let Some(line) = lines.next().await {
-        if on && take(&gateway, line, &mut terms, &negotiated, &flights, &out) {
+        if on && take(&gateway, line, &mut terms, &negotiated, &flights, &out).await {
             continue;
         }
         if to_rmcp.write_all(line).await.is_err() {
             break;
         }
     }
-    for (_, flight) in lock(&flights).drain() {
-        flight.abort();
+    let left: Vec<RawTicket> = lock(&flights).drain().map(|(_, t)| t).collect();
+    for ticket in left {
+        ticket.cancel().await;
     }
     let _ = to_rmcp.shutdown().await;
 }
@@ -197,7 +200,7 @@ struct Capabilities {
 }
 
 #[derive(Deserialize)]
-struct Call<'a> {
+struct CallParams<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(borrow)]
@@ -211,6 +214,44 @@ struct Call<'a> {
 struct Meta {
     #[serde(rename = "progressToken")]
     progress_token: Option<Box<RawValue>>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Option<IgnoredAny>,
+}
+
+/// A `tools/call` as a pass-through reads it (over stdio and HTTP alike).
+pub(crate) struct PlainCall<'a> {
+    /// The public tool name.
+    pub(crate) name: Cow<'a, str>,
+    /// The arguments' JSON text: an object (`{}` when the call gave none or `null`).
+    pub(crate) arguments: Cow<'a, RawValue>,
+    pub(crate) progress_token: Option<Box<RawValue>>,
+    /// The call names its own protocol revision in `_meta` (2026-07-28).
+    pub(crate) names_revision: bool,
+}
+
+/// Read a `tools/call`'s `params`; `None` for a call a pass-through cannot carry as it stands
+/// (task-augmented, arguments that are not an object, not a call at all).
+pub(crate) fn plain_call(params: &RawValue) -> Option<PlainCall<'_>> {
+    let call = serde_json::from_str::<CallParams>(params.get()).ok()?;
+    if call.task.is_some() {
+        return None;
+    }
+    let arguments = match call.arguments {
+        None => Cow::Owned(RawValue::from_string("{}".to_string()).ok()?),
+        Some(a) if a.get() == "null" => Cow::Owned(RawValue::from_string("{}".to_string()).ok()?),
+        Some(a) if a.get().trim_start().starts_with('{') => Cow::Borrowed(a),
+        Some(_) => return None,
+    };
+    let (progress_token, names_revision) = match call.meta {
+        Some(meta) => (meta.progress_token, meta.protocol_version.is_some()),
+        None => (None, false),
+    };
+    Some(PlainCall {
+        name: call.name,
+        arguments,
+        progress_token,
+        names_revision,
+    })
 }
 
 #[derive(Deserialize)]
@@ -221,7 +262,7 @@ struct Cancelled<'a> {
 
 /// Handle `line` here if it is a call that can pass through (or the cancellation of one);
 /// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
-fn take<W>(
+async fn take<W>(
     gateway: &Arc<Gateway>,
     line: &[u8],
     terms: &mut ClientTerms,
@@ -254,9 +295,10 @@ where
             let Ok(c) = serde_json::from_str::<Cancelled>(params.get()) else {
                 return false;
             };
-            match lock(flights).remove(c.request_id.get().trim()) {
-                Some(flight) => {
-                    flight.abort();
+            let ticket = lock(flights).remove(c.request_id.get().trim());
+            match ticket {
+                Some(ticket) => {
+                    ticket.cancel().await;
                     true
                 }
                 None => false,
@@ -266,76 +308,84 @@ where
             let Some(id) = message.id else {
                 return false;
             };
-            let Ok(call) = serde_json::from_str::<Call>(params.get()) else {
+            let Some(call) = plain_call(params) else {
                 return false;
-            };
-            if call.task.is_some() {
-                return false;
-            }
-            let progress_token = call.meta.and_then(|m| m.progress_token);
-            let arguments = match call.arguments {
-                None => None,
-                Some(a) if a.get() == "null" => None,
-                Some(a) if a.get().trim_start().starts_with('{') => Some(a.to_owned()),
-                Some(_) => return false,
             };
             let Some((caller, tool)) = route(gateway, &call.name) else {
                 return false;
             };
             let id = id.get().trim().to_string();
-            let public = call.name.into_owned();
-            tracing::debug!(tool = %public, "call passes through");
-            let out = out.clone();
-            let mut in_flight = lock(flights);
-            let flights_done = flights.clone();
-            let key = id.clone();
-            let filed = id.clone();
-            let marks = negotiated.get().copied().unwrap_or(false);
-            let task = tokio::spawn(async move {
-                let empty;
-                let args: &RawValue = match &arguments {
-                    Some(a) => a,
-                    None => {
-                        empty = RawValue::from_string("{}".to_string()).ok();
-                        match &empty {
-                            Some(e) => e,
-                            None => return,
-                        }
-                    }
-                };
-                let outcome = match progress_token {
-                    None => caller.call(&tool, args).await,
-                    Some(token) => {
-                        let (sink, mut progress) = tokio::sync::mpsc::unbounded_channel();
-                        let call = caller.call_with_progress(&tool, args, Some(sink));
-                        tokio::pin!(call);
-                        let outcome = loop {
-                            tokio::select! {
-                                r = &mut call => break r,
-                                Some(p) = progress.recv() => relay_progress(&out, &token, &p).await,
-                            }
-                        };
-                        // Progress sent just before the response goes out before the result.
-                        while let Ok(p) = progress.try_recv() {
-                            relay_progress(&out, &token, &p).await;
-                        }
-                        outcome
-                    }
-                };
-                let result = match outcome {
-                    Ok(result) if marks => marked(result.get()),
-                    Ok(result) => result.get().to_string(),
-                    Err(e) if marks => marked(&refusal(&format!("{public}: {e}"))),
-                    Err(e) => refusal(&format!("{public}: {e}")),
-                };
-                let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n");
-                lock(&flights_done).remove(&key);
-                let _ = write_line(&out, line.as_bytes()).await;
+            tracing::debug!(tool = %call.name, "call passes through");
+            let ticket = caller.ticket();
+            // Filed before the call is sent: its answer may come back before `start` returns.
+            lock(flights).insert(id.clone(), ticket.clone());
+            let asks = call.progress_token.is_some();
+            let answer = Box::new(Answer {
+                out: out.clone(),
+                id,
+                public: call.name.to_string(),
+                token: call.progress_token,
+                marks: negotiated.get().copied().unwrap_or(false),
+                flights: flights.clone(),
+                ticket: ticket.clone(),
             });
-            in_flight.insert(filed, task.abort_handle());
+            let mut sending = Box::pin(caller.start(&ticket, &tool, &call.arguments, asks, answer));
+            // Sent from here when the server's stdin takes it at once (nearly always); a server
+            // that is not reading does not hold up the client's other messages.
+            let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
+            if first.is_pending() {
+                tokio::spawn(sending);
+            }
             true
         }
         _ => false,
+    }
+}
+
+/// Where a call passing through answers: the client's output, under its own request id and
+/// progress token.
+struct Answer<W> {
+    out: Out<W>,
+    /// The client's request id, as JSON text.
+    id: String,
+    public: String,
+    token: Option<Box<RawValue>>,
+    /// Results are marked complete (a 2026-07-28 client).
+    marks: bool,
+    flights: Flights,
+    ticket: RawTicket,
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
+    fn progress(&mut self, params: &RawValue) -> Option<Delivering> {
+        let note = progress_note(self.token.as_deref()?, params)?;
+        let out = self.out.clone();
+        Some(Box::pin(async move {
+            let _ = write_line(&out, format!("{note}\n").as_bytes()).await;
+        }))
+    }
+
+    fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
+        {
+            let mut flights = lock(&self.flights);
+            if flights.get(&self.id).is_some_and(|t| t.same(&self.ticket)) {
+                flights.remove(&self.id);
+            }
+        }
+        let public = &self.public;
+        let result = match outcome {
+            Ok(result) if self.marks => marked(result.get()),
+            Ok(result) => result.get().to_string(),
+            Err(e) if self.marks => marked(&refusal(&format!("{public}: {e}"))),
+            Err(e) => refusal(&format!("{public}: {e}")),
+        };
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}\n",
+            self.id
+        );
+        Box::pin(async move {
+            let _ = write_line(&self.out, line.as_bytes()).await;
+        })
     }
 }
 
@@ -351,13 +401,6 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, Strin
     }
     let caller = gateway.sessions().raw_caller(server)?;
     Some((caller, def.name.to_string()))
-}
-
-/// A server's progress notification, under the client's own token.
-async fn relay_progress<W: AsyncWrite + Unpin>(out: &Out<W>, token: &RawValue, params: &RawValue) {
-    if let Some(note) = progress_note(token, params) {
-        let _ = write_line(out, format!("{note}\n").as_bytes()).await;
-    }
 }
 
 /// The `notifications/progress` message for a server's progress `params`, under `token`.

@@ -6,8 +6,14 @@
 //! child, and takes their responses out of the child's output before rmcp sees it. A gateway
 //! relaying a plain call this way skips rmcp's typed model on both sides: the arguments and the
 //! result pass through as the JSON text they arrived as.
+//!
+//! A raw call is either awaited ([`RawCaller::call`]) or started with a [`Delivery`]
+//! ([`RawCaller::start`]): then the task reading the child's output hands it the progress and
+//! the outcome itself, and the link's timer task times it out, so a relayed call wakes no task
+//! of its own between the child's answer and the client's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,10 +35,11 @@ use tokio::io::{
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 use crate::convert;
 use crate::error::SessionError;
-use crate::relay::Relays;
+use crate::relay::{Registered, Relays};
 use crate::slot::lock;
 
 /// The prefix of the ids of raw requests (rmcp's own ids are numbers).
@@ -56,23 +63,146 @@ pub(crate) struct RawLink {
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     pending: Mutex<Pending>,
     next: AtomicU64,
+    /// Wakes the timer task when a started call is due before the time it sleeps to.
+    timer: Notify,
 }
 
 #[derive(Default)]
 struct Pending {
     closed: bool,
     calls: HashMap<u64, Waiter>,
+    /// Started calls in flight, by deadline.
+    deadlines: BTreeSet<(Instant, u64)>,
+    /// When the timer task wakes next (`None`: it waits to be told).
+    timer_wakes: Option<Instant>,
 }
 
-/// A raw call waiting for its response, and where its progress goes.
-struct Waiter {
-    done: oneshot::Sender<Reply>,
-    progress: Option<ProgressSink>,
+impl Pending {
+    /// Take call `id` out (and its deadline, if it has one).
+    fn remove(&mut self, id: u64) -> Option<Waiter> {
+        let waiter = self.calls.remove(&id)?;
+        if let Waiter::Started(started) = &waiter {
+            self.deadlines.remove(&(started.due, id));
+        }
+        Some(waiter)
+    }
+}
+
+/// A raw call waiting for its response.
+enum Waiter {
+    /// Awaited by [`RawCaller::call_with_progress`], progress to its sink.
+    Awaited {
+        done: oneshot::Sender<Reply>,
+        progress: Option<ProgressSink>,
+    },
+    /// Started with a [`Delivery`], which the child's reader runs itself.
+    Started(Started),
+}
+
+/// A started call: its delivery and what its failures say.
+struct Started {
+    delivery: Box<dyn Delivery>,
+    progress: bool,
+    /// When it times out (set as it is filed).
+    due: Instant,
+    tool: String,
+    server: String,
+    timeout: Duration,
+    suspect: Arc<Notify>,
+    _registered: Registered,
+}
+
+impl Started {
+    /// Hand the outcome of the call's `reply` to its delivery.
+    fn finish(self, reply: Reply) -> Delivering {
+        let outcome = match reply {
+            Reply::Error { code, message } => Err(SessionError::Rpc {
+                server: self.server,
+                code,
+                message,
+            }),
+            Reply::Result(result) => checked(&self.server, &self.tool, result),
+        };
+        self.delivery.finish(outcome)
+    }
+
+    /// The session ended under the call.
+    fn closed(self) -> Delivering {
+        let error = closed(&self.server, &self.suspect);
+        self.delivery.finish(Err(error))
+    }
+
+    fn timed_out(self) -> Delivering {
+        self.delivery.finish(Err(SessionError::Timeout {
+            server: self.server,
+            tool: self.tool,
+            after: self.timeout,
+        }))
+    }
 }
 
 /// Where a raw call's `notifications/progress` go: their params as the server sent them
 /// (under the call's own progress token, which the receiver replaces with its own).
 pub type ProgressSink = tokio::sync::mpsc::UnboundedSender<Box<RawValue>>;
+
+/// How a raw call ended: the result's JSON text as the server sent it, or why there is none.
+pub type Outcome = Result<Box<RawValue>, SessionError>;
+
+/// What a [`Delivery`] does with a progress note or an outcome (a write to a client).
+pub type Delivering = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Where a call started with [`RawCaller::start`] reports. Its futures run on the task that
+/// reads the server's output, which reads nothing else until they finish: keep them to one
+/// write.
+pub trait Delivery: Send + 'static {
+    /// A `notifications/progress` of the call: its params as the server sent them (only when
+    /// the call asked for progress).
+    fn progress(&mut self, params: &RawValue) -> Option<Delivering>;
+    /// The call is over: its result, or why it failed (an error answer, a result that is not
+    /// a complete tool result, a timeout, the session ending). Not called for a call that was
+    /// cancelled with [`RawTicket::cancel`].
+    fn finish(self: Box<Self>, outcome: Outcome) -> Delivering;
+}
+
+/// Names one started call, to cancel it.
+#[derive(Clone)]
+pub struct RawTicket {
+    link: Arc<RawLink>,
+    id: u64,
+}
+
+impl RawTicket {
+    /// Whether two tickets name the same call.
+    pub fn same(&self, other: &RawTicket) -> bool {
+        self.id == other.id && Arc::ptr_eq(&self.link, &other.link)
+    }
+
+    /// Cancel the call, if it is still in flight: its delivery is dropped unfinished and the
+    /// server gets `notifications/cancelled`.
+    pub async fn cancel(&self) {
+        let was_pending = lock(&self.link.pending).remove(self.id).is_some();
+        if was_pending {
+            let _ = self.link.write_line(cancel_line(self.id).as_bytes()).await;
+        }
+    }
+}
+
+/// The `notifications/cancelled` for raw request `id`.
+fn cancel_line(id: u64) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":\"{ID_PREFIX}{id}\",\"reason\":\"the client cancelled the call or it timed out\"}}}}\n"
+    )
+}
+
+/// What the child's reader does with a line.
+enum Taken {
+    /// Not a raw call's: rmcp's.
+    No,
+    /// A raw call's, handled.
+    Yes,
+    /// A raw call's, to deliver.
+    Deliver(Delivering),
+}
 
 impl RawLink {
     /// Write one whole line to the child (the lock keeps lines from interleaving).
@@ -89,17 +219,30 @@ impl RawLink {
         self.stdin.lock().await.take();
     }
 
-    /// The session is over: every raw call in flight fails as closed.
-    fn close(&self) {
+    /// The session is over: every raw call in flight fails as closed (awaited calls see
+    /// their channel close; started ones are returned, to be told).
+    fn close(&self) -> Vec<Started> {
         let mut pending = lock(&self.pending);
         pending.closed = true;
-        pending.calls.clear();
+        pending.deadlines.clear();
+        let started = pending
+            .calls
+            .drain()
+            .filter_map(|(_, w)| match w {
+                Waiter::Started(s) => Some(s),
+                Waiter::Awaited { .. } => None,
+            })
+            .collect();
+        drop(pending);
+        self.timer.notify_one();
+        started
     }
 
-    /// If `line` is the response to a raw request, hand it to its caller and say so.
-    fn take_reply(&self, line: &[u8]) -> bool {
+    /// If `line` is the response to a raw request (or progress of one), hand it to its caller
+    /// and say so.
+    fn take_reply(&self, line: &[u8]) -> Taken {
         if !contains(line, b"\"sb~") {
-            return false;
+            return Taken::No;
         }
         #[derive(Deserialize)]
         struct Head<'a> {
@@ -119,14 +262,16 @@ impl RawLink {
             message: String,
         }
         let Ok(head) = serde_json::from_slice::<Head>(line) else {
-            return false;
+            return Taken::No;
         };
         if let Some(method) = head.method.as_deref() {
-            return method == "notifications/progress"
-                && head.params.is_some_and(|p| self.take_progress(p));
+            return match head.params {
+                Some(p) if method == "notifications/progress" => self.take_progress(p),
+                _ => Taken::No,
+            };
         }
         let Some(n) = head.id.and_then(|id| raw_id(id.get())) else {
-            return false;
+            return Taken::No;
         };
         let reply = match (head.result, head.error) {
             (Some(result), _) => Reply::Result(result),
@@ -134,19 +279,24 @@ impl RawLink {
                 code: e.code,
                 message: e.message,
             },
-            (None, None) => return false,
+            (None, None) => return Taken::No,
         };
-        if let Some(waiter) = lock(&self.pending).calls.remove(&n) {
-            let _ = waiter.done.send(reply);
+        let waiter = lock(&self.pending).remove(n);
+        match waiter {
+            Some(Waiter::Awaited { done, .. }) => {
+                let _ = done.send(reply);
+                Taken::Yes
+            }
+            Some(Waiter::Started(started)) => Taken::Deliver(started.finish(reply)),
+            // A response to a raw request that is no longer awaited (cancelled, timed out) is
+            // ours all the same: rmcp never sent that id.
+            None => Taken::Yes,
         }
-        // A response to a raw request that is no longer awaited (cancelled, timed out) is
-        // ours all the same: rmcp never sent that id.
-        true
     }
 
-    /// Progress under a raw call's token goes to the call's sink (or nowhere, when it gave
-    /// none or is over); `false` when the token is not ours.
-    fn take_progress(&self, params: &RawValue) -> bool {
+    /// Progress under a raw call's token goes to the call's sink or delivery (or nowhere,
+    /// when it asked for none or is over); [`Taken::No`] when the token is not ours.
+    fn take_progress(&self, params: &RawValue) -> Taken {
         #[derive(Deserialize)]
         struct Progress<'a> {
             #[serde(rename = "progressToken", borrow)]
@@ -156,16 +306,87 @@ impl RawLink {
             .ok()
             .and_then(|p| raw_id(p.token.get()))
         else {
-            return false;
+            return Taken::No;
         };
-        if let Some(sink) = lock(&self.pending)
-            .calls
-            .get(&n)
-            .and_then(|w| w.progress.as_ref())
-        {
-            let _ = sink.send(params.to_owned());
+        let mut pending = lock(&self.pending);
+        match pending.calls.get_mut(&n) {
+            Some(Waiter::Awaited {
+                progress: Some(sink),
+                ..
+            }) => {
+                let _ = sink.send(params.to_owned());
+            }
+            Some(Waiter::Started(started)) if started.progress => {
+                if let Some(delivering) = started.delivery.progress(params) {
+                    return Taken::Deliver(delivering);
+                }
+            }
+            _ => {}
         }
-        true
+        Taken::Yes
+    }
+
+    /// File a started call, its deadline noted for the timer task; `Some(call)` gives it
+    /// back when the session has ended.
+    fn file(&self, id: u64, mut started: Started) -> Option<Started> {
+        let due = Instant::now() + started.timeout;
+        started.due = due;
+        let mut pending = lock(&self.pending);
+        if pending.closed {
+            return Some(started);
+        }
+        pending.calls.insert(id, Waiter::Started(started));
+        pending.deadlines.insert((due, id));
+        if pending.timer_wakes.is_none_or(|wakes| due < wakes) {
+            pending.timer_wakes = Some(due);
+            drop(pending);
+            self.timer.notify_one();
+        }
+        None
+    }
+
+    /// Take the started calls that are due at `now`; also note when the timer wakes next.
+    fn due(&self, now: Instant) -> (Vec<(u64, Started)>, Option<Instant>) {
+        let mut pending = lock(&self.pending);
+        let mut due = Vec::new();
+        while let Some(&(at, id)) = pending.deadlines.first() {
+            if at > now {
+                break;
+            }
+            if let Some(Waiter::Started(started)) = pending.remove(id) {
+                due.push((id, started));
+            } else {
+                pending.deadlines.remove(&(at, id));
+            }
+        }
+        let next = pending.deadlines.first().map(|(at, _)| *at);
+        pending.timer_wakes = next;
+        (due, next)
+    }
+}
+
+/// Times out started calls: sleeps until the first one is due, or until told of one due
+/// sooner than it sleeps to. Ends with the session.
+async fn timer(link: Arc<RawLink>) {
+    loop {
+        if lock(&link.pending).closed {
+            return;
+        }
+        let (due, next) = link.due(Instant::now());
+        for (id, started) in due {
+            let _ = link.write_line(cancel_line(id).as_bytes()).await;
+            started.timed_out().await;
+        }
+        let told = link.timer.notified();
+        match next {
+            Some(at) => {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(at) => {}
+                    _ = told => {}
+                }
+            }
+            None => told.await,
+        }
     }
 }
 
@@ -194,14 +415,11 @@ impl Drop for InFlight {
         if self.answered {
             return;
         }
-        let was_pending = lock(&self.link.pending).calls.remove(&self.id).is_some();
+        let was_pending = lock(&self.link.pending).remove(self.id).is_some();
         if !was_pending {
             return;
         }
-        let line = format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":\"{ID_PREFIX}{}\",\"reason\":\"the client cancelled the call or it timed out\"}}}}\n",
-            self.id
-        );
+        let line = cancel_line(self.id);
         let link = self.link.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
@@ -273,45 +491,34 @@ impl RawCaller {
         progress: Option<ProgressSink>,
     ) -> Result<Box<RawValue>, SessionError> {
         let id = self.link.next.fetch_add(1, Ordering::Relaxed);
-        let meta = if progress.is_some() {
-            format!(",\"_meta\":{{\"progressToken\":\"{ID_PREFIX}{id}\"}}")
-        } else {
-            String::new()
-        };
+        let asks = progress.is_some();
         let (tx, rx) = oneshot::channel();
         {
             let mut pending = lock(&self.link.pending);
             if pending.closed {
-                return Err(self.closed());
+                return Err(closed(&self.server, &self.suspect));
             }
-            pending.calls.insert(id, Waiter { done: tx, progress });
+            pending
+                .calls
+                .insert(id, Waiter::Awaited { done: tx, progress });
         }
-        let raw_id: Arc<str> = format!("{ID_PREFIX}{id}").into();
-        let _registered = self.relays.register(
-            ProgressToken(NumberOrString::String(raw_id.clone())),
-            NumberOrString::String(raw_id),
-            None,
-        );
+        let _registered = self.register(id);
         let mut flight = InFlight {
             link: self.link.clone(),
             id,
             answered: false,
         };
-        let name = serde_json::to_string(tool).unwrap_or_else(|_| "\"\"".to_string());
-        let line = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":\"{ID_PREFIX}{id}\",\"method\":\"tools/call\",\"params\":{{\"name\":{name},\"arguments\":{}{meta}}}}}\n",
-            arguments.get()
-        );
+        let line = call_line(id, tool, arguments, asks);
         if self.link.write_line(line.as_bytes()).await.is_err() {
             flight.answered = true;
-            lock(&self.link.pending).calls.remove(&id);
-            return Err(self.closed());
+            lock(&self.link.pending).remove(id);
+            return Err(closed(&self.server, &self.suspect));
         }
         let reply = match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(reply)) => reply,
             Ok(Err(_)) => {
                 flight.answered = true;
-                return Err(self.closed());
+                return Err(closed(&self.server, &self.suspect));
             }
             Err(_) => {
                 // Dropping `flight` sends notifications/cancelled.
@@ -329,45 +536,123 @@ impl RawCaller {
                 code,
                 message,
             }),
-            Reply::Result(result) => self.checked(tool, result),
+            Reply::Result(result) => checked(&self.server, tool, result),
         }
     }
 
-    /// A result that asks for more input or became a task is refused as on the typed path;
-    /// anything but an object is not a tool result.
-    fn checked(&self, tool: &str, result: Box<RawValue>) -> Result<Box<RawValue>, SessionError> {
-        #[derive(Deserialize)]
-        struct Probe {
-            #[serde(rename = "resultType")]
-            result_type: Option<String>,
-            task: Option<IgnoredAny>,
+    /// A ticket for the next call on this session, to file (for cancelling) before
+    /// [`Self::start`] sends it.
+    pub fn ticket(&self) -> RawTicket {
+        RawTicket {
+            link: self.link.clone(),
+            id: self.link.next.fetch_add(1, Ordering::Relaxed),
         }
-        let protocol = |detail: String| SessionError::Protocol {
+    }
+
+    /// Start the call `ticket` names, `tool` with `arguments` (JSON text of an object):
+    /// `delivery` gets its progress (when `progress` asks for it) and its outcome from the task
+    /// that reads the server, with the failures [`Self::call`] gives. The call is filed at
+    /// once; the returned future sends it (a session that has ended is delivered there).
+    /// Calls sent in the order their futures are first polled reach the server in that order.
+    pub fn start(
+        self,
+        ticket: &RawTicket,
+        tool: &str,
+        arguments: &RawValue,
+        progress: bool,
+        delivery: Box<dyn Delivery>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let id = ticket.id;
+        let started = Started {
+            delivery,
+            progress,
+            due: Instant::now(),
+            tool: tool.to_string(),
             server: self.server.clone(),
-            detail,
+            timeout: self.timeout,
+            suspect: self.suspect.clone(),
+            _registered: self.register(id),
         };
-        match serde_json::from_str::<Probe>(result.get()) {
-            Ok(p)
-                if p.task.is_some()
-                    || p.result_type.as_deref().is_some_and(|t| t != "complete") =>
-            {
-                Err(protocol(format!(
-                    "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
-                )))
+        let line = call_line(id, tool, arguments, progress);
+        let filed = self.link.file(id, started);
+        async move {
+            match filed {
+                Some(started) => started.closed().await,
+                None => {
+                    if self.link.write_line(line.as_bytes()).await.is_err() {
+                        let failed = closed(&self.server, &self.suspect);
+                        self.fail(id, failed).await;
+                    }
+                }
             }
-            Ok(_) => Ok(result),
-            Err(_) => Err(protocol(format!(
-                "tool \"{tool}\" answered with something that is not a tool result"
-            ))),
         }
     }
 
-    fn closed(&self) -> SessionError {
-        self.suspect.notify_one();
-        SessionError::Closed {
-            server: self.server.clone(),
-            detail: CLOSED.to_string(),
+    /// Deliver `error` to started call `id`, if it is still filed.
+    async fn fail(&self, id: u64, error: SessionError) {
+        let waiter = lock(&self.link.pending).remove(id);
+        if let Some(Waiter::Started(started)) = waiter {
+            started.delivery.finish(Err(error)).await;
         }
+    }
+
+    /// Count raw request `id` as one of the server's calls in flight.
+    fn register(&self, id: u64) -> Registered {
+        let raw_id: Arc<str> = format!("{ID_PREFIX}{id}").into();
+        self.relays.register(
+            ProgressToken(NumberOrString::String(raw_id.clone())),
+            NumberOrString::String(raw_id),
+            None,
+        )
+    }
+}
+
+/// The `tools/call` line of raw request `id`.
+fn call_line(id: u64, tool: &str, arguments: &RawValue, progress: bool) -> String {
+    let meta = if progress {
+        format!(",\"_meta\":{{\"progressToken\":\"{ID_PREFIX}{id}\"}}")
+    } else {
+        String::new()
+    };
+    let name = serde_json::to_string(tool).unwrap_or_else(|_| "\"\"".to_string());
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"{ID_PREFIX}{id}\",\"method\":\"tools/call\",\"params\":{{\"name\":{name},\"arguments\":{}{meta}}}}}\n",
+        arguments.get()
+    )
+}
+
+/// A result that asks for more input or became a task is refused as on the typed path;
+/// anything but an object is not a tool result.
+fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawValue>, SessionError> {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "resultType")]
+        result_type: Option<String>,
+        task: Option<IgnoredAny>,
+    }
+    let protocol = |detail: String| SessionError::Protocol {
+        server: server.to_string(),
+        detail,
+    };
+    match serde_json::from_str::<Probe>(result.get()) {
+        Ok(p) if p.task.is_some() || p.result_type.as_deref().is_some_and(|t| t != "complete") => {
+            Err(protocol(format!(
+                "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
+            )))
+        }
+        Ok(_) => Ok(result),
+        Err(_) => Err(protocol(format!(
+            "tool \"{tool}\" answered with something that is not a tool result"
+        ))),
+    }
+}
+
+/// The session ended under a call: the supervisor is told to look.
+fn closed(server: &str, suspect: &Notify) -> SessionError {
+    suspect.notify_one();
+    SessionError::Closed {
+        server: server.to_string(),
+        detail: CLOSED.to_string(),
     }
 }
 
@@ -394,6 +679,7 @@ pub(crate) fn share(
         stdin: tokio::sync::Mutex::new(Some(stdin)),
         pending: Mutex::new(Pending::default()),
         next: AtomicU64::new(1),
+        timer: Notify::new(),
     });
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
@@ -401,6 +687,7 @@ pub(crate) fn share(
     let pumps = vec![
         tokio::spawn(child_to_rmcp(stdout, link.clone(), to_rmcp)),
         tokio::spawn(rmcp_to_child(from_rmcp, link.clone())),
+        tokio::spawn(timer(link.clone())),
     ];
     let shared = SharedChild {
         inner: AsyncRwTransport::new(read, write),
@@ -445,14 +732,21 @@ async fn child_to_rmcp(
 ) {
     let mut lines = Lines::new(stdout);
     while let Some(line) = lines.next().await {
-        if link.take_reply(line) {
-            continue;
+        match link.take_reply(line) {
+            Taken::Yes => continue,
+            Taken::Deliver(delivering) => {
+                delivering.await;
+                continue;
+            }
+            Taken::No => {}
         }
         if to_rmcp.write_all(line).await.is_err() {
             break;
         }
     }
-    link.close();
+    for started in link.close() {
+        started.closed().await;
+    }
     let _ = to_rmcp.shutdown().await;
 }
 
@@ -501,9 +795,18 @@ impl SharedChild {
 
 impl Drop for SharedChild {
     fn drop(&mut self) {
-        self.link.close();
+        let started = self.link.close();
         for pump in &self.pumps {
             pump.abort();
+        }
+        if !started.is_empty()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                for call in started {
+                    call.closed().await;
+                }
+            });
         }
         if let Some(mut child) = self.child.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
@@ -551,7 +854,12 @@ mod tests {
             stdin: tokio::sync::Mutex::new(None),
             pending: Mutex::new(Pending::default()),
             next: AtomicU64::new(1),
+            timer: Notify::new(),
         })
+    }
+
+    fn taken(link: &RawLink, line: &[u8]) -> bool {
+        !matches!(link.take_reply(line), Taken::No)
     }
 
     #[test]
@@ -561,23 +869,24 @@ mod tests {
         let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel();
         lock(&link.pending).calls.insert(
             3,
-            Waiter {
+            Waiter::Awaited {
                 done: tx,
                 progress: Some(ptx),
             },
         );
-        assert!(link.take_reply(
+        assert!(taken(&link,
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"sb~3","progress":1}}"#
         ));
-        assert!(!link.take_reply(
+        assert!(!taken(&link,
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#
         ));
         assert!(prx.try_recv().unwrap().get().contains("\"progress\":1"));
-        assert!(!link.take_reply(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#));
-        assert!(!link.take_reply(
+        assert!(!taken(&link, br#"{"jsonrpc":"2.0","id":3,"result":{}}"#));
+        assert!(!taken(
+            &link,
             br#"{"jsonrpc":"2.0","id":"sb~3","method":"sampling/createMessage","params":{}}"#
         ));
-        assert!(link.take_reply(
+        assert!(taken(&link,
             br#"{"jsonrpc":"2.0","id":"sb~3","result":{"content":[{"type":"text","text":"sb~ hi"}]}}"#
         ));
         match rx.try_recv() {
@@ -585,9 +894,10 @@ mod tests {
             _ => panic!("the reply did not reach its caller"),
         }
         // A late answer to a call nobody waits for is still not rmcp's.
-        assert!(
-            link.take_reply(br#"{"jsonrpc":"2.0","id":"sb~9","error":{"code":-1,"message":"x"}}"#)
-        );
+        assert!(taken(
+            &link,
+            br#"{"jsonrpc":"2.0","id":"sb~9","error":{"code":-1,"message":"x"}}"#
+        ));
     }
 
     #[test]
@@ -596,7 +906,7 @@ mod tests {
         let (tx, mut rx) = oneshot::channel();
         lock(&link.pending).calls.insert(
             1,
-            Waiter {
+            Waiter::Awaited {
                 done: tx,
                 progress: None,
             },
@@ -604,5 +914,150 @@ mod tests {
         link.close();
         assert!(rx.try_recv().is_err());
         assert!(lock(&link.pending).closed);
+    }
+
+    /// A fake delivery (unit tests only): what it is handed goes to a channel.
+    struct FakeDelivery(tokio::sync::mpsc::UnboundedSender<String>);
+
+    impl Delivery for FakeDelivery {
+        fn progress(&mut self, params: &RawValue) -> Option<Delivering> {
+            let _ = self.0.send(format!("progress {}", params.get()));
+            None
+        }
+
+        fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
+            let said = match outcome {
+                Ok(result) => format!("result {}", result.get()),
+                Err(e) => format!("error {e}"),
+            };
+            let _ = self.0.send(said);
+            Box::pin(async {})
+        }
+    }
+
+    fn caller(link: &Arc<RawLink>, timeout: Duration) -> RawCaller {
+        RawCaller {
+            link: link.clone(),
+            server: "up".to_string(),
+            timeout,
+            suspect: Arc::new(Notify::new()),
+            relays: Arc::new(Relays::default()),
+        }
+    }
+
+    fn fake() -> (
+        Box<FakeDelivery>,
+        tokio::sync::mpsc::UnboundedReceiver<String>,
+    ) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (Box::new(FakeDelivery(tx)), rx)
+    }
+
+    async fn deliver(link: &RawLink, line: &str) {
+        match link.take_reply(line.as_bytes()) {
+            Taken::Deliver(delivering) => delivering.await,
+            Taken::Yes => {}
+            Taken::No => panic!("not taken: {line}"),
+        }
+    }
+
+    fn args() -> Box<RawValue> {
+        RawValue::from_string("{}".to_string()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_started_call_gets_its_progress_and_result_from_the_reader() {
+        let link = link();
+        let (delivery, mut said) = fake();
+        let caller = caller(&link, Duration::from_secs(60));
+        let ticket = caller.ticket();
+        // No stdin: the write fails, so file the call by hand as `start` does first.
+        let started = Started {
+            delivery,
+            progress: true,
+            due: Instant::now(),
+            tool: "echo".to_string(),
+            server: "up".to_string(),
+            timeout: Duration::from_secs(60),
+            suspect: Arc::new(Notify::new()),
+            _registered: caller.register(ticket.id),
+        };
+        assert!(link.file(ticket.id, started).is_none());
+        let n = ticket.id;
+        deliver(
+            &link,
+            &format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"sb~{n}","progress":1}}}}"#),
+        )
+        .await;
+        deliver(
+            &link,
+            &format!(r#"{{"jsonrpc":"2.0","id":"sb~{n}","result":{{"content":[]}}}}"#),
+        )
+        .await;
+        assert!(said.recv().await.unwrap().contains("\"progress\":1"));
+        assert_eq!(said.recv().await.unwrap(), r#"result {"content":[]}"#);
+        assert!(lock(&link.pending).calls.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_started_call_on_a_link_that_cannot_write_is_told_it_closed() {
+        let link = link();
+        let (delivery, mut said) = fake();
+        let caller = caller(&link, Duration::from_secs(60));
+        let ticket = caller.ticket();
+        caller
+            .start(&ticket, "echo", &args(), false, delivery)
+            .await;
+        let told = said.recv().await.unwrap();
+        assert!(
+            told.starts_with("error") && told.contains("session ended"),
+            "{told}"
+        );
+        assert!(lock(&link.pending).calls.is_empty());
+    }
+
+    #[tokio::test]
+    async fn started_calls_time_out_fail_on_close_and_cancel_quietly() {
+        let link = link();
+        let timer = tokio::spawn(timer(link.clone()));
+        let file = |timeout: Duration| {
+            let (delivery, said) = fake();
+            let caller = caller(&link, timeout);
+            let ticket = caller.ticket();
+            let started = Started {
+                delivery,
+                progress: false,
+                due: Instant::now(),
+                tool: "slow".to_string(),
+                server: "up".to_string(),
+                timeout,
+                suspect: Arc::new(Notify::new()),
+                _registered: caller.register(ticket.id),
+            };
+            assert!(link.file(ticket.id, started).is_none());
+            (ticket, said)
+        };
+        let (_late, mut late) = file(Duration::from_secs(3600));
+        let (_soon, mut soon) = file(Duration::from_millis(30));
+        let (cancelled, mut quiet) = file(Duration::from_secs(3600));
+        let told = tokio::time::timeout(Duration::from_secs(10), soon.recv())
+            .await
+            .expect("the timer should time the short call out")
+            .unwrap();
+        assert!(told.contains("\"slow\" timed out"), "{told}");
+        cancelled.cancel().await;
+        for started in link.close() {
+            started.closed().await;
+        }
+        let told = late.recv().await.unwrap();
+        assert!(told.contains("session ended"), "{told}");
+        assert!(
+            quiet.recv().await.is_none(),
+            "a cancelled call is not delivered"
+        );
+        tokio::time::timeout(Duration::from_secs(10), timer)
+            .await
+            .expect("the timer ends with the session")
+            .unwrap();
     }
 }
