@@ -38,12 +38,12 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
+use switchboard_mcp::{Delivering, Delivery, Outcome, RawTicket};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::gateway::{Expose, Gateway};
 use crate::http::MCP_PATH;
-use crate::passthrough::{enabled, plain_call, progress_note, refusal, route};
+use crate::passthrough::{enabled, plain_call, progress_note, refusal, route, send};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -61,7 +61,7 @@ pub(crate) struct Shortcut {
     hosts: Vec<String>,
     plain: Mutex<Plain>,
     /// Calls passing through, by session and JSON-RPC id (as JSON text), for cancellation.
-    flights: Mutex<HashMap<(Arc<str>, String), AbortHandle>>,
+    flights: Mutex<HashMap<(Arc<str>, String), RawTicket>>,
 }
 
 /// Sessions whose client takes no upcalls.
@@ -199,7 +199,7 @@ pub(crate) async fn layer(
             let flight = lock(&shortcut.flights).remove(&(session, request_id));
             match flight {
                 Some(flight) => {
-                    flight.abort();
+                    flight.cancel().await;
                     StatusCode::ACCEPTED.into_response()
                 }
                 None => {
@@ -296,75 +296,61 @@ async fn answer(
 ) -> Option<Response> {
     // A call naming its own revision (2026-07-28) is the stateless session path's.
     let call = plain_call(params).filter(|c| !c.names_revision)?;
-    let token = call.progress_token;
-    let arguments = call.arguments.into_owned();
     let (caller, tool) = route(&shortcut.gateway, &call.name)?;
-    let public = call.name.into_owned();
-    tracing::debug!(tool = %public, "call passes through (http)");
+    tracing::debug!(tool = %call.name, "call passes through (http)");
+    let ticket = caller.ticket();
     let key = (session, id.clone());
-    let Some(token) = token else {
-        let task = tokio::spawn(async move {
-            match caller.call(&tool, &arguments).await {
-                Ok(result) => result.get().to_string(),
-                Err(e) => refusal(&format!("{public}: {e}")),
-            }
-        });
-        lock(&shortcut.flights).insert(key.clone(), task.abort_handle());
-        // The client going away drops this future: the guard aborts the call, which tells the
-        // upstream.
-        let guard = AbortOnDrop(task.abort_handle());
-        let outcome = task.await;
-        drop(guard);
-        lock(&shortcut.flights).remove(&key);
-        let body = match outcome {
-            Ok(result) => answered(&id, &result),
+    // Filed before the call is sent: its answer may come back before `start` returns.
+    lock(&shortcut.flights).insert(key.clone(), ticket.clone());
+    // The client going away drops this future or the event stream: the guard cancels the call,
+    // which tells the upstream.
+    let guard = CancelOnDrop(ticket.clone());
+    let asks = call.progress_token.is_some();
+    let reply = |sink: Sink| {
+        Box::new(Reply {
+            id: id.clone(),
+            public: call.name.to_string(),
+            token: call.progress_token.clone(),
+            sink,
+            shortcut: shortcut.clone(),
+            key: key.clone(),
+            ticket: ticket.clone(),
+        })
+    };
+    if !asks {
+        let (done, answered) = oneshot::channel();
+        send(caller.start(
+            &ticket,
+            &tool,
+            &call.arguments,
+            false,
+            reply(Sink::Json(done)),
+        ))
+        .await;
+        let body = match answered.await {
+            Ok(body) => body,
             // Cancelled by the client: it will not read this, but the POST needs an answer.
             Err(_) => cancelled(&id)?,
         };
+        drop(guard);
         return Some(([(header::CONTENT_TYPE, "application/json")], body).into_response());
-    };
+    }
     // With a progress token the answer is an event stream: the progress as it comes, then the
     // result, as rmcp would send them.
     let (events, stream) = mpsc::unbounded_channel::<Bytes>();
-    let done = shortcut.clone();
-    let filed = key.clone();
-    let task = tokio::spawn(async move {
-        let (sink, mut progress) = mpsc::unbounded_channel();
-        let call = caller.call_with_progress(&tool, &arguments, Some(sink));
-        tokio::pin!(call);
-        // Not `interval`, whose first tick waits for the timer wheel's next millisecond.
-        let mut ping =
-            tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
-        let outcome = loop {
-            tokio::select! {
-                r = &mut call => break r,
-                Some(p) = progress.recv() => {
-                    if let Some(note) = progress_note(&token, &p) {
-                        let _ = events.send(event(&note));
-                    }
-                }
-                _ = ping.tick() => {
-                    let _ = events.send(Bytes::from_static(b":\n\n"));
-                }
-            }
-        };
-        // Progress sent just before the response goes out before the result.
-        while let Ok(p) = progress.try_recv() {
-            if let Some(note) = progress_note(&token, &p) {
-                let _ = events.send(event(&note));
-            }
-        }
-        let result = match outcome {
-            Ok(result) => result.get().to_string(),
-            Err(e) => refusal(&format!("{public}: {e}")),
-        };
-        lock(&done.flights).remove(&filed);
-        let _ = events.send(event(&answered(&id, &result)));
-    });
-    lock(&shortcut.flights).insert(key, task.abort_handle());
+    send(caller.start(
+        &ticket,
+        &tool,
+        &call.arguments,
+        true,
+        reply(Sink::Events(events)),
+    ))
+    .await;
     let body = Events {
         stream,
-        _call: AbortOnDrop(task.abort_handle()),
+        // Not `interval`, whose first tick waits for the timer wheel's next millisecond.
+        ping: tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
+        _call: guard,
     };
     Some(
         (
@@ -376,6 +362,57 @@ async fn answer(
         )
             .into_response(),
     )
+}
+
+/// Where a call's answer goes: one JSON body, or the frames of an event stream.
+enum Sink {
+    Json(oneshot::Sender<String>),
+    Events(mpsc::UnboundedSender<Bytes>),
+}
+
+/// Where a call passing through over HTTP answers, run by the upstream's reader.
+struct Reply {
+    /// The client's request id, as JSON text.
+    id: String,
+    public: String,
+    token: Option<Box<RawValue>>,
+    sink: Sink,
+    shortcut: Arc<Shortcut>,
+    key: (Arc<str>, String),
+    ticket: RawTicket,
+}
+
+impl Delivery for Reply {
+    fn progress(&mut self, params: &RawValue) -> Option<Delivering> {
+        if let (Sink::Events(events), Some(token)) = (&self.sink, &self.token)
+            && let Some(note) = progress_note(token, params)
+        {
+            let _ = events.send(event(&note));
+        }
+        None
+    }
+
+    fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
+        {
+            let mut flights = lock(&self.shortcut.flights);
+            if flights.get(&self.key).is_some_and(|t| t.same(&self.ticket)) {
+                flights.remove(&self.key);
+            }
+        }
+        let result = match outcome {
+            Ok(result) => answered(&self.id, result.get()),
+            Err(e) => answered(&self.id, &refusal(&format!("{}: {e}", self.public))),
+        };
+        match self.sink {
+            Sink::Json(done) => {
+                let _ = done.send(result);
+            }
+            Sink::Events(events) => {
+                let _ = events.send(event(&result));
+            }
+        }
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// A JSON-RPC response carrying `result` (JSON text) for the request `id` (JSON text).
@@ -400,11 +437,13 @@ fn event(message: &str) -> Bytes {
     Bytes::from(format!("data: {message}\n\n"))
 }
 
-/// The body of an event-stream answer: events as the call task sends them. Dropped (the client
-/// went away), it aborts the call, which tells the upstream.
+/// The body of an event-stream answer: events as the upstream's reader sends them, and a
+/// comment when there has been nothing to say for a while. Dropped (the client went away), it
+/// cancels the call, which tells the upstream.
 struct Events {
     stream: mpsc::UnboundedReceiver<Bytes>,
-    _call: AbortOnDrop,
+    ping: tokio::time::Interval,
+    _call: CancelOnDrop,
 }
 
 impl HttpBody for Events {
@@ -415,17 +454,22 @@ impl HttpBody for Events {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.stream
-            .poll_recv(cx)
-            .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
+        match self.stream.poll_recv(cx) {
+            Poll::Ready(next) => Poll::Ready(next.map(|bytes| Ok(Frame::data(bytes)))),
+            Poll::Pending => match self.ping.poll_tick(cx) {
+                Poll::Ready(_) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n"))))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
     }
 }
 
-struct AbortOnDrop(AbortHandle);
+/// Cancels a call still in flight when dropped (nothing for one that is over).
+struct CancelOnDrop(RawTicket);
 
-impl Drop for AbortOnDrop {
+impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        self.0.cancel_soon();
     }
 }
 

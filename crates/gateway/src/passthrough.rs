@@ -329,16 +329,21 @@ where
                 flights: flights.clone(),
                 ticket: ticket.clone(),
             });
-            let mut sending = Box::pin(caller.start(&ticket, &tool, &call.arguments, asks, answer));
-            // Sent from here when the server's stdin takes it at once (nearly always); a server
-            // that is not reading does not hold up the client's other messages.
-            let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
-            if first.is_pending() {
-                tokio::spawn(sending);
-            }
+            send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
             true
         }
         _ => false,
+    }
+}
+
+/// Run `sending` (a started call's write to its server) here when the server's stdin takes it
+/// at once, as it nearly always does; otherwise finish it on a task of its own, so that a
+/// server that is not reading holds up nothing else. Either way it keeps its place in line.
+pub(crate) async fn send(sending: impl Future<Output = ()> + Send + 'static) {
+    let mut sending = Box::pin(sending);
+    let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
+    if first.is_pending() {
+        tokio::spawn(sending);
     }
 }
 

@@ -185,6 +185,19 @@ impl RawTicket {
             let _ = self.link.write_line(cancel_line(self.id).as_bytes()).await;
         }
     }
+
+    /// [`Self::cancel`] from synchronous code (a drop guard): the delivery is dropped now, the
+    /// notification sent by a task, and nothing happens for a call that is over.
+    pub fn cancel_soon(&self) {
+        let was_pending = lock(&self.link.pending).remove(self.id).is_some();
+        if was_pending && let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let link = self.link.clone();
+            let line = cancel_line(self.id);
+            runtime.spawn(async move {
+                let _ = link.write_line(line.as_bytes()).await;
+            });
+        }
+    }
 }
 
 /// The `notifications/cancelled` for raw request `id`.
