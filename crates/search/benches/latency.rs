@@ -20,13 +20,19 @@
 //! dense layers alone (f32 and int8, MiniLM's four shapes, 27 and 400 rows: a median query and
 //! a build batch), minimum and median of 200 calls, with no model needed. `--encoder-only N`
 //! skips the index and times the encoder alone on every query, best of N runs each.
+//! `--ab query` builds two indexes, one whose encoder reads the whole query and one that leaves
+//! its stop words out (`EncoderWords::NoStopWords`, the default), and times the two hybrid
+//! searches on each query in turn, best of `--reps N` (3) runs each.
+//! `--cache-dir DIR` keeps the tool vectors there between runs.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use switchboard_search::embed::Precision;
 use switchboard_search::eval::parse_queries;
-use switchboard_search::{Doc, Embedder, Index, Method};
+use switchboard_search::{
+    BuildOptions, Doc, Embedder, EmbeddingCache, EncoderWords, Index, Method, Tuning,
+};
 
 struct Args {
     catalogs: Vec<PathBuf>,
@@ -37,6 +43,10 @@ struct Args {
     quality: usize,
     kernels: bool,
     encoder_only: usize,
+    /// `--ab`: the other index's query words.
+    ab: Option<EncoderWords>,
+    reps: usize,
+    cache_dir: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -49,6 +59,9 @@ fn parse_args() -> Result<Args, String> {
         quality: 0,
         kernels: false,
         encoder_only: 0,
+        ab: None,
+        reps: 3,
+        cache_dir: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -71,6 +84,14 @@ fn parse_args() -> Result<Args, String> {
                     .parse()
                     .map_err(|e| format!("--encoder-only: {e}"))?
             }
+            "--ab" => {
+                args.ab = Some(match value()?.as_str() {
+                    "query" => EncoderWords::NoStopWords,
+                    other => return Err(format!("--ab {other}: expected query")),
+                })
+            }
+            "--reps" => args.reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
+            "--cache-dir" => args.cache_dir = Some(value()?.into()),
             "--quality" => {
                 args.quality = value()?.parse().map_err(|e| format!("--quality: {e}"))?
             }
@@ -254,8 +275,37 @@ fn main() {
         encoder_only(&embedder, &queries, args.encoder_only);
         return;
     }
-    // The index with every tool vector, as a search serves it (embedded once, no cache).
-    let index = Index::build(&docs, Some(&embedder));
+    // The index with every tool vector, as a search serves it (embedded once; cached only
+    // with --cache-dir).
+    let cache = args.cache_dir.as_ref().map(EmbeddingCache::in_dir);
+    let build = |tuning: Tuning| {
+        Index::build_with(
+            &docs,
+            BuildOptions {
+                embedder: Some(&embedder),
+                cache: cache.as_ref(),
+                progress: None,
+                tuning,
+            },
+        )
+    };
+    if let Some(query_words) = args.ab {
+        let [all, fewer] = [EncoderWords::All, query_words].map(|query_words| {
+            build(Tuning {
+                query_words,
+                ..Tuning::default()
+            })
+        });
+        ab(
+            &embedder,
+            &queries,
+            [&all, &fewer],
+            query_words,
+            args.reps.max(1),
+        );
+        return;
+    }
+    let index = build(Tuning::default());
     let (token_counts, sorted_tokens) = token_counts(&embedder, &queries);
     println!(
         "{} tools, {} queries (tokens per query: median {}, p99 {}), {}",
@@ -291,6 +341,14 @@ fn main() {
         "embed query (tokenize + encoder)",
         times(&queries, |q| {
             std::hint::black_box(embedder.embed_one(q).ok());
+        }),
+    );
+    // What a search embeds: the query without its stop words (`Tuning::query_words`).
+    let words = Tuning::default().query_words;
+    row(
+        &format!("embed query as searched ({words:?})"),
+        times(&queries, |q| {
+            std::hint::black_box(embedder.embed_one(&words.apply(q)).ok());
         }),
     );
     if let Some((f32e, int8e)) = &pair
@@ -411,6 +469,87 @@ fn main() {
             format!("hybrid, queries of {lo}-{hi} tokens (n={})", ms.0.len())
         };
         row(&label, ms);
+    }
+}
+
+/// The two indexes' hybrid searches on each query in turn, best of `reps` runs each: p50, p99
+/// and mean over the queries, overall and by the query's token count under the first index.
+fn ab(
+    embedder: &Embedder,
+    queries: &[String],
+    indexes: [&Index; 2],
+    words: EncoderWords,
+    reps: usize,
+) {
+    let (tokens, sorted) = token_counts(embedder, queries);
+    let stripped: Vec<String> = queries
+        .iter()
+        .map(|q| words.apply(q).into_owned())
+        .collect();
+    let (_, sorted_b) = token_counts(embedder, &stripped);
+    let total = |v: &[usize]| v.iter().sum::<usize>();
+    println!(
+        "{} tools, {} queries; tokens per query A (all words): median {}, total {}; B ({words:?}): median {}, total {}",
+        indexes[0].docs().len(),
+        queries.len(),
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0),
+        total(&sorted),
+        sorted_b.get(sorted_b.len() / 2).copied().unwrap_or(0),
+        total(&sorted_b),
+    );
+    for q in queries.iter().take(20) {
+        for index in indexes {
+            std::hint::black_box(index.search(q, 10, Method::Hybrid));
+        }
+    }
+    // Per query: A's and B's hybrid search, then B's query embedding alone (so the part of B's
+    // search outside the encoder shows), each the fastest of `reps` runs.
+    let mut best = vec![[f64::MAX; 3]; queries.len()];
+    for _ in 0..reps {
+        for ((q, s), b) in queries.iter().zip(&stripped).zip(&mut best) {
+            for (i, index) in indexes.into_iter().enumerate() {
+                let (wall, _) = times_one(|| {
+                    std::hint::black_box(index.search(q, 10, Method::Hybrid));
+                });
+                b[i] = b[i].min(wall);
+            }
+            let (wall, _) = times_one(|| {
+                std::hint::black_box(embedder.embed_one(s).ok());
+            });
+            b[2] = b[2].min(wall);
+        }
+    }
+    println!("| hybrid search, best of {reps} | p50 ms | p99 ms | mean ms |");
+    println!("|---|---|---|---|");
+    for (lo, hi) in [
+        (0, usize::MAX),
+        (0, 12),
+        (13, 24),
+        (25, 48),
+        (49, usize::MAX),
+    ] {
+        for (i, name) in ["A all words", "B fewer words", "B's query embedding alone"]
+            .into_iter()
+            .enumerate()
+        {
+            let ms: Vec<f64> = best
+                .iter()
+                .zip(&tokens)
+                .filter(|&(_, &n)| n >= lo && n <= hi)
+                .map(|(b, _)| b[i])
+                .collect();
+            if ms.is_empty() {
+                continue;
+            }
+            let n = ms.len();
+            let (p50, p99, mean) = summary(ms);
+            let range = match (lo, hi) {
+                (0, usize::MAX) => "all".to_string(),
+                (lo, usize::MAX) => format!("{lo}+ tokens"),
+                (lo, hi) => format!("{lo}-{hi} tokens"),
+            };
+            println!("| {name}, {range} (n={n}) | {p50:.3} | {p99:.3} | {mean:.3} |");
+        }
     }
 }
 

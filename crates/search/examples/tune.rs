@@ -163,8 +163,14 @@ fn main() {
         for v in VARIANTS {
             texts.extend(s.docs.iter().map(|d| doc_text(d, *v)));
         }
+        for strip in STRIPS {
+            for v in [Variant::Current, Variant::NameWords] {
+                texts.extend(s.docs.iter().map(|d| strip.apply(&doc_text(d, v))));
+            }
+        }
         for (q, _, _) in &s.queries {
             texts.push(q.clone());
+            texts.extend(STRIPS.iter().map(|strip| strip.apply(q)));
             let r = rewrite_paths(q);
             texts.extend(sentences(&r).into_iter().map(str::to_string));
             texts.push(r);
@@ -269,6 +275,41 @@ fn doc_text(d: &Doc, v: Variant) -> String {
     }
 }
 
+/// Stop words left out of the encoder's texts (query, tool texts or both): fewer tokens.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Strip {
+    Off,
+    /// The lexical ranker's stop words (`words::is_stop_word`); `true`: punctuation too.
+    Lexical(bool),
+    /// Lucene's classic English stop set (33 words); `true`: punctuation too.
+    Lucene(bool),
+    /// Lucene's set, personal pronouns, auxiliary and modal verbs, "please"
+    /// (`words::FUNCTION_WORDS`).
+    Function,
+}
+
+const STRIPS: &[Strip] = &[
+    Strip::Lexical(false),
+    Strip::Lexical(true),
+    Strip::Lucene(false),
+    Strip::Lucene(true),
+    Strip::Function,
+];
+
+impl Strip {
+    fn apply(self, text: &str) -> String {
+        use switchboard_search::words::{
+            is_function_word, is_lucene_stop_word, is_stop_word, strip_for_encoder,
+        };
+        match self {
+            Strip::Off => text.to_string(),
+            Strip::Lexical(p) => strip_for_encoder(text, is_stop_word, p),
+            Strip::Lucene(p) => strip_for_encoder(text, is_lucene_stop_word, p),
+            Strip::Function => strip_for_encoder(text, is_function_word, false),
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Norm {
     /// Z-scores capped at this many standard deviations.
@@ -324,6 +365,10 @@ struct Cfg {
     prf_gate: PrfGate,
     /// How the feedback scores join the query's.
     prf_mode: PrfMode,
+    /// Stop words left out of the query's text for the encoder.
+    query_strip: Strip,
+    /// Stop words left out of the tool texts (full text and name) for the encoder.
+    doc_strip: Strip,
 }
 
 /// Per-query weights of the two rankers from how sure each one is.
@@ -376,14 +421,19 @@ impl Default for Cfg {
             adapt: Adapt::Off,
             prf_gate: PrfGate::Always,
             prf_mode: PrfMode::Replace,
+            query_strip: Strip::Off,
+            doc_strip: Strip::Off,
         }
     }
 }
 
 /// The settings compared in RESULTS.md ("Tried"): the first version's defaults, the z-score
-/// default of 11-29, today's `Tuning::default()` ("default"), and one change at a time from the
+/// default of 11-29, the name vector's default of 12-01, today's `Tuning::default()` ("default":
+/// the encoder reads the query without Lucene's stop words), and one change at a time from the
 /// 11-29 default (rows from "name match" on were added with the name vector; those starting
-/// "name-words vector 0.2, ..." change one more thing on top of it).
+/// "name-words vector 0.2, ..." change one more thing on top of it; the "encoder stop words"
+/// rows change which words the encoder reads, of the query or of the query and the tool texts,
+/// on top of the name vector's default).
 fn configs() -> Vec<(String, Cfg)> {
     let old = Cfg::default();
     let mut d = old.clone();
@@ -401,9 +451,17 @@ fn configs() -> Vec<(String, Cfg)> {
             d.clone(),
         ),
         (
-            "default (z, top-2 0.15, name-words vector 0.2)".to_string(),
+            "name-words vector 0.2 (default to 12-01 10:00)".to_string(),
             Cfg {
                 name_dense: 0.2,
+                ..d.clone()
+            },
+        ),
+        (
+            "default (z, top-2 0.15, name-words 0.2, query w/o Lucene stop words)".to_string(),
+            Cfg {
+                name_dense: 0.2,
+                query_strip: Strip::Lucene(false),
                 ..d.clone()
             },
         ),
@@ -544,6 +602,26 @@ fn configs() -> Vec<(String, Cfg)> {
             c.prf = Some((n, beta));
             c.prf_mode = PrfMode::Max;
         });
+    }
+    let nd = d.clone();
+    let mut add = |name: &str, f: &dyn Fn(&mut Cfg)| {
+        let mut c = nd.clone();
+        c.name_dense = 0.2;
+        f(&mut c);
+        out.push((name.to_string(), c));
+    };
+    for strip in STRIPS {
+        add(
+            &format!("encoder stop words, query only: {strip:?}"),
+            &|c| c.query_strip = *strip,
+        );
+        add(
+            &format!("encoder stop words, both sides: {strip:?}"),
+            &|c| {
+                c.query_strip = *strip;
+                c.doc_strip = *strip;
+            },
+        );
     }
     out
 }
@@ -754,7 +832,7 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
     let name_vecs: Vec<Vec<&[f32]>> = set
         .docs
         .iter()
-        .map(|d| vec![vecs.get(&doc_text(d, cfg.name_variant))])
+        .map(|d| vec![vecs.get(&cfg.doc_strip.apply(&doc_text(d, cfg.name_variant)))])
         .collect();
     let bm25 = Bm25::build_with(&set.docs, cfg.bm25);
     let doc_vecs: Vec<Vec<&[f32]>> = set
@@ -763,7 +841,7 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         .map(|d| {
             cfg.variants
                 .iter()
-                .map(|v| vecs.get(&doc_text(d, *v)))
+                .map(|v| vecs.get(&cfg.doc_strip.apply(&doc_text(d, *v))))
                 .collect()
         })
         .collect();
@@ -777,7 +855,8 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         } else {
             q0
         };
-        let qv = vecs.get(q);
+        let stripped = cfg.query_strip.apply(q);
+        let qv = vecs.get(&stripped);
         let mut cos = cosines(&doc_vecs, qv);
         let gate = match cfg.prf_gate {
             PrfGate::Always => true,

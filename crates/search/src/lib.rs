@@ -29,5 +29,6 @@ pub use doc::Doc;
 pub use embed::Embedder;
 pub use error::SearchError;
 pub use index::{
-    BuildOptions, ClauseFusion, DenseStatus, Hit, Index, Method, Normalization, Tuning,
+    BuildOptions, ClauseFusion, DenseStatus, EncoderWords, Hit, Index, Method, Normalization,
+    Tuning,
 };

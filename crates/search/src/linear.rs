@@ -62,7 +62,8 @@ impl Linear {
     /// `y = x·Wᵀ + b` for `x` of `rows × inputs` (row-major); `y` is resized to `rows × outputs`.
     pub fn forward(&self, x: &[f32], y: &mut Vec<f32>) {
         let rows = x.len() / self.inp;
-        y.clear();
+        // Every element is written below, so a reused buffer keeps its old values rather than
+        // being zeroed first (the encoder calls this 24 times per text).
         y.resize(rows * self.out, 0.0);
         pulp::Arch::new().dispatch(Forward {
             lin: self,

@@ -96,6 +96,84 @@ const STOP_WORDS: &[&str] = &[
     "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
+/// Lucene's classic English stop words (`EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`), sorted:
+/// articles, prepositions, conjunctions and forms of "be", the words that say least about what
+/// a text asks for. Smaller than [`STOP_WORDS`]: no pronouns, question words or modal verbs.
+pub const LUCENE_STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// [`LUCENE_STOP_WORDS`] and the other closed classes of function words: personal pronouns,
+/// auxiliary and modal verbs, and "please". Sorted.
+pub const FUNCTION_WORDS: &[&str] = &[
+    "a", "am", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could",
+    "did", "do", "does", "for", "had", "has", "have", "he", "her", "him", "his", "i", "if", "in",
+    "into", "is", "it", "its", "may", "me", "might", "must", "my", "no", "not", "of", "on", "or",
+    "our", "please", "shall", "she", "should", "such", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "to", "us", "was", "we", "were", "will", "with", "would",
+    "you", "your",
+];
+
+/// Whether a lowercase word is one of [`FUNCTION_WORDS`].
+pub fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.binary_search(&word).is_ok()
+}
+
+/// Whether a lowercase word is one of [`LUCENE_STOP_WORDS`].
+pub fn is_lucene_stop_word(word: &str) -> bool {
+    LUCENE_STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// Whether a lowercase word is one of the English stop words the lexical ranker drops.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// A text for the sentence encoder with its stop words left out (`is_stop` on each
+/// whitespace-separated word's letters and digits, lowercased; a contraction such as "I'm" goes
+/// when its first part does), and with `drop_punctuation` also the punctuation around each kept
+/// word and the words that are punctuation only. Fewer words are fewer tokens, and the encoder's
+/// time grows with the tokens. Words keep their case and order; a text that would be left empty
+/// is returned whole.
+pub fn strip_for_encoder(
+    text: &str,
+    is_stop: impl Fn(&str) -> bool,
+    drop_punctuation: bool,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        let core = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if core.is_empty() {
+            if !drop_punctuation {
+                push_word(&mut out, word);
+            }
+            continue;
+        }
+        let lower = core.to_lowercase();
+        // "I'm" goes with "i"; "can't" and "isn't" stay: a negation is not a function word.
+        let first = lower.split(['\'', '\u{2019}']).next().unwrap_or_default();
+        let negated = lower.ends_with("n't") || lower.ends_with("n\u{2019}t");
+        if is_stop(&lower) || (first.len() < lower.len() && !negated && is_stop(first)) {
+            continue;
+        }
+        push_word(&mut out, if drop_punctuation { core } else { word });
+    }
+    if out.is_empty() {
+        text.to_string()
+    } else {
+        out
+    }
+}
+
+fn push_word(out: &mut String, word: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(word);
+}
+
 /// Turns text into index terms: split words, drop stop words, Snowball-stem.
 pub struct Analyzer {
     stemmer: Stemmer,
@@ -164,9 +242,29 @@ mod tests {
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
-        let mut sorted = STOP_WORDS.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, STOP_WORDS);
+        for list in [STOP_WORDS, LUCENE_STOP_WORDS, FUNCTION_WORDS] {
+            let mut sorted = list.to_vec();
+            sorted.sort_unstable();
+            assert_eq!(sorted, list);
+        }
+    }
+
+    #[test]
+    fn encoder_text_without_stop_words() {
+        let q = "Can you help me find the weather forecast for Paris? I'm in /root/x.md.";
+        assert_eq!(
+            strip_for_encoder(q, is_stop_word, false),
+            "help find weather forecast Paris? /root/x.md."
+        );
+        assert_eq!(
+            strip_for_encoder(q, is_stop_word, true),
+            "help find weather forecast Paris root/x.md"
+        );
+        assert_eq!(
+            strip_for_encoder("What is it ?", is_stop_word, true),
+            "What is it ?"
+        );
+        assert_eq!(strip_for_encoder("a - b", |_| false, true), "a b");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use switchboard_search::eval::{self, Query};
 use switchboard_search::{
-    BuildOptions, DenseStatus, Doc, Embedder, EmbeddingCache, Index, Method, SearchError,
+    BuildOptions, DenseStatus, Doc, Embedder, EmbeddingCache, EncoderWords, Index, Method,
+    SearchError,
 };
 
 fn catalog() -> Vec<Doc> {
@@ -270,5 +271,47 @@ fn a_multi_sentence_query_pools_its_sentences_and_a_one_sentence_query_does_not(
     assert_eq!(
         pooled.scores("send a note to my boss", Method::Hybrid),
         whole_only.scores("send a note to my boss", Method::Hybrid)
+    );
+}
+
+#[test]
+fn the_encoder_reads_the_query_without_stop_words_and_the_lexical_ranker_reads_it_whole() {
+    let dir = switchboard_test_support::peers::peer("model_dir");
+    let embedder = Embedder::load(&dir).unwrap();
+    let with = |query_words| {
+        Index::build_with(
+            &catalog(),
+            BuildOptions {
+                embedder: Some(&embedder),
+                tuning: switchboard_search::Tuning {
+                    query_words,
+                    ..switchboard_search::Tuning::default()
+                },
+                ..BuildOptions::default()
+            },
+        )
+    };
+    let default = with(switchboard_search::Tuning::default().query_words);
+    let whole = with(EncoderWords::All);
+    let query = "Is it going to rain in Paris for the weekend?";
+    let stripped = "going rain Paris weekend?";
+    assert_eq!(EncoderWords::NoStopWords.apply(query), stripped);
+    // Dense scores of the full query under the default are those of the stripped query.
+    assert_eq!(
+        default.scores(query, Method::Dense),
+        whole.scores(stripped, Method::Dense)
+    );
+    assert_ne!(
+        default.scores(query, Method::Dense),
+        whole.scores(query, Method::Dense)
+    );
+    // BM25 drops its own stop words either way.
+    assert_eq!(
+        default.scores(query, Method::Lexical),
+        whole.scores(query, Method::Lexical)
+    );
+    assert_eq!(
+        names(&default, query, Method::Hybrid)[0],
+        "weather/get_forecast"
     );
 }
