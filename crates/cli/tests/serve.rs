@@ -1082,6 +1082,35 @@ fn post(authority: &str, session: Option<&str>, body: &Value) -> Posted {
     }
 }
 
+/// Ending a session with DELETE answers 204 (rmcp's own answer is 202, which the Python SDK
+/// reports as a failed termination), and the session is gone afterwards.
+#[test]
+fn ending_an_http_session_answers_no_content() {
+    let setup = Setup::new("");
+    let http = HttpServe::start(&setup, &[], &[]);
+    let a = http.authority();
+    let client = HttpClient::start(&a, json!({}));
+    let mut stream = TcpStream::connect(&a).unwrap();
+    let req = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {a}\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+        client.session
+    );
+    stream.write_all(req.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let head = String::from_utf8_lossy(&raw).to_string();
+    assert!(head.starts_with("HTTP/1.1 204"), "DELETE answered {head:?}");
+    let after = client.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(
+        after.status, 404,
+        "a call on the ended session: {:?}",
+        after.messages
+    );
+}
+
 /// An HTTP session with serve, by hand.
 struct HttpClient {
     authority: String,

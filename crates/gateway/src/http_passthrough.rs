@@ -130,18 +130,24 @@ pub(crate) async fn layer(
     request: Request,
     next: Next,
 ) -> Response {
-    if !enabled() || shortcut.gateway.expose != Expose::All {
-        return next.run(request).await;
-    }
     if request.method() == Method::DELETE {
         let session = session_of(request.headers());
-        let response = next.run(request).await;
+        let mut response = next.run(request).await;
         if let Some(session) = session
             && response.status().is_success()
         {
             shortcut.forget(&session);
         }
+        // rmcp says 202 for a session it has ended; clients expect 200 or 204 (the Python SDK
+        // logs "Session termination failed: 202" otherwise).
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            *response.body_mut() = Body::empty();
+        }
         return response;
+    }
+    if !enabled() || shortcut.gateway.expose != Expose::All {
+        return next.run(request).await;
     }
     if request.method() != Method::POST
         || request.uri().path() != MCP_PATH
