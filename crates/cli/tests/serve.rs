@@ -1010,10 +1010,21 @@ struct Posted {
     messages: Vec<Value>,
 }
 
+/// Send one raw HTTP request on a fresh connection and read the answer to its end.
+fn exchange(authority: &str, request: &str) -> String {
+    let mut stream = TcpStream::connect(authority).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    String::from_utf8_lossy(&raw).to_string()
+}
+
 /// One POST on a fresh connection (`Connection: close`), read to its end.
 fn post(authority: &str, session: Option<&str>, body: &Value) -> Posted {
     let body = body.to_string();
-    let mut stream = TcpStream::connect(authority).unwrap();
     let mut req = format!(
         "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
@@ -1025,13 +1036,7 @@ fn post(authority: &str, session: Option<&str>, body: &Value) -> Posted {
     }
     req.push_str("\r\n");
     req.push_str(&body);
-    stream.write_all(req.as_bytes()).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
+    let text = exchange(authority, &req);
     let (head, mut payload) = text
         .split_once("\r\n\r\n")
         .map(|(h, b)| (h.to_string(), b.to_string()))
@@ -1090,18 +1095,13 @@ fn ending_an_http_session_answers_no_content() {
     let http = HttpServe::start(&setup, &[], &[]);
     let a = http.authority();
     let client = HttpClient::start(&a, json!({}));
-    let mut stream = TcpStream::connect(&a).unwrap();
-    let req = format!(
-        "DELETE /mcp HTTP/1.1\r\nHost: {a}\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
-        client.session
+    let head = exchange(
+        &a,
+        &format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {a}\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+            client.session
+        ),
     );
-    stream.write_all(req.as_bytes()).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let head = String::from_utf8_lossy(&raw).to_string();
     assert!(head.starts_with("HTTP/1.1 204"), "DELETE answered {head:?}");
     let after = client.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     assert_eq!(

@@ -966,6 +966,26 @@ mod tests {
         (Box::new(FakeDelivery(tx)), rx)
     }
 
+    /// A started call as `RawCaller::start` makes it.
+    fn started(
+        caller: &RawCaller,
+        ticket: &RawTicket,
+        tool: &str,
+        progress: bool,
+        delivery: Box<FakeDelivery>,
+    ) -> Started {
+        Started {
+            delivery,
+            progress,
+            due: Instant::now(),
+            tool: tool.to_string(),
+            server: caller.server.clone(),
+            timeout: caller.timeout,
+            suspect: caller.suspect.clone(),
+            _registered: caller.register(ticket.id),
+        }
+    }
+
     async fn deliver(link: &RawLink, line: &str) {
         match link.take_reply(line.as_bytes()) {
             Taken::Deliver(delivering) => delivering.await,
@@ -985,16 +1005,7 @@ mod tests {
         let caller = caller(&link, Duration::from_secs(60));
         let ticket = caller.ticket();
         // No stdin: the write fails, so file the call by hand as `start` does first.
-        let started = Started {
-            delivery,
-            progress: true,
-            due: Instant::now(),
-            tool: "echo".to_string(),
-            server: "up".to_string(),
-            timeout: Duration::from_secs(60),
-            suspect: Arc::new(Notify::new()),
-            _registered: caller.register(ticket.id),
-        };
+        let started = started(&caller, &ticket, "echo", true, delivery);
         assert!(link.file(ticket.id, started).is_none());
         let n = ticket.id;
         deliver(
@@ -1037,16 +1048,7 @@ mod tests {
             let (delivery, said) = fake();
             let caller = caller(&link, timeout);
             let ticket = caller.ticket();
-            let started = Started {
-                delivery,
-                progress: false,
-                due: Instant::now(),
-                tool: "slow".to_string(),
-                server: "up".to_string(),
-                timeout,
-                suspect: Arc::new(Notify::new()),
-                _registered: caller.register(ticket.id),
-            };
+            let started = started(&caller, &ticket, "slow", false, delivery);
             assert!(link.file(ticket.id, started).is_none());
             (ticket, said)
         };
