@@ -103,7 +103,7 @@ enum Waiter {
 struct Started {
     delivery: Box<dyn Delivery>,
     progress: bool,
-    /// When it times out (set as it is filed).
+    /// When it times out.
     due: Instant,
     tool: String,
     server: String,
@@ -341,9 +341,8 @@ impl RawLink {
 
     /// File a started call, its deadline noted for the timer task; `Some(call)` gives it
     /// back when the session has ended.
-    fn file(&self, id: u64, mut started: Started) -> Option<Started> {
-        let due = Instant::now() + started.timeout;
-        started.due = due;
+    fn file(&self, id: u64, started: Started) -> Option<Started> {
+        let due = started.due;
         let mut pending = lock(&self.pending);
         if pending.closed {
             return Some(started);
@@ -579,7 +578,7 @@ impl RawCaller {
         let started = Started {
             delivery,
             progress,
-            due: Instant::now(),
+            due: Instant::now() + self.timeout,
             tool: tool.to_string(),
             server: self.server.clone(),
             timeout: self.timeout,
@@ -977,7 +976,7 @@ mod tests {
         Started {
             delivery,
             progress,
-            due: Instant::now(),
+            due: Instant::now() + caller.timeout,
             tool: tool.to_string(),
             server: caller.server.clone(),
             timeout: caller.timeout,

@@ -275,6 +275,26 @@ fn doc_text(d: &Doc, v: Variant) -> String {
     }
 }
 
+/// Lucene's stop words and the other closed classes of function words: personal pronouns,
+/// auxiliary and modal verbs, and "please". Sorted. Tried for the query and not kept (RESULTS.md).
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "am", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could",
+    "did", "do", "does", "for", "had", "has", "have", "he", "her", "him", "his", "i", "if", "in",
+    "into", "is", "it", "its", "may", "me", "might", "must", "my", "no", "not", "of", "on", "or",
+    "our", "please", "shall", "she", "should", "such", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "to", "us", "was", "we", "were", "will", "with", "would",
+    "you", "your",
+];
+
+/// Whether a lowercase word is one of [`FUNCTION_WORDS`].
+fn is_function_word(word: &str) -> bool {
+    debug_assert!(
+        FUNCTION_WORDS.windows(2).all(|w| w[0] < w[1]),
+        "keep it sorted"
+    );
+    FUNCTION_WORDS.binary_search(&word).is_ok()
+}
+
 /// Stop words left out of the encoder's texts (query, tool texts or both): fewer tokens.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Strip {
@@ -284,7 +304,7 @@ enum Strip {
     /// Lucene's classic English stop set (33 words); `true`: punctuation too.
     Lucene(bool),
     /// Lucene's set, personal pronouns, auxiliary and modal verbs, "please"
-    /// (`words::FUNCTION_WORDS`).
+    /// ([`FUNCTION_WORDS`]).
     Function,
 }
 
@@ -298,9 +318,7 @@ const STRIPS: &[Strip] = &[
 
 impl Strip {
     fn apply(self, text: &str) -> String {
-        use switchboard_search::words::{
-            is_function_word, is_lucene_stop_word, is_stop_word, strip_for_encoder,
-        };
+        use switchboard_search::words::{is_lucene_stop_word, is_stop_word, strip_for_encoder};
         match self {
             Strip::Off => text.to_string(),
             Strip::Lexical(p) => strip_for_encoder(text, is_stop_word, p),

@@ -105,22 +105,6 @@ pub const LUCENE_STOP_WORDS: &[&str] = &[
     "they", "this", "to", "was", "will", "with",
 ];
 
-/// [`LUCENE_STOP_WORDS`] and the other closed classes of function words: personal pronouns,
-/// auxiliary and modal verbs, and "please". Sorted.
-pub const FUNCTION_WORDS: &[&str] = &[
-    "a", "am", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could",
-    "did", "do", "does", "for", "had", "has", "have", "he", "her", "him", "his", "i", "if", "in",
-    "into", "is", "it", "its", "may", "me", "might", "must", "my", "no", "not", "of", "on", "or",
-    "our", "please", "shall", "she", "should", "such", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "to", "us", "was", "we", "were", "will", "with", "would",
-    "you", "your",
-];
-
-/// Whether a lowercase word is one of [`FUNCTION_WORDS`].
-pub fn is_function_word(word: &str) -> bool {
-    FUNCTION_WORDS.binary_search(&word).is_ok()
-}
-
 /// Whether a lowercase word is one of [`LUCENE_STOP_WORDS`].
 pub fn is_lucene_stop_word(word: &str) -> bool {
     LUCENE_STOP_WORDS.binary_search(&word).is_ok()
@@ -198,7 +182,7 @@ impl Analyzer {
     pub fn terms(&self, text: &str) -> Vec<String> {
         split_words(text)
             .into_iter()
-            .filter(|w| STOP_WORDS.binary_search(&w.as_str()).is_err())
+            .filter(|w| !is_stop_word(w))
             .map(|w| self.stemmer.stem(&w).into_owned())
             .collect()
     }
@@ -242,7 +226,7 @@ mod tests {
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
-        for list in [STOP_WORDS, LUCENE_STOP_WORDS, FUNCTION_WORDS] {
+        for list in [STOP_WORDS, LUCENE_STOP_WORDS] {
             let mut sorted = list.to_vec();
             sorted.sort_unstable();
             assert_eq!(sorted, list);
