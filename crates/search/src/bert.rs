@@ -5,7 +5,8 @@
 
 use safetensors::{Dtype, SafeTensors};
 
-use crate::linear::{Linear, dot};
+use crate::lanes;
+use crate::linear::Linear;
 use crate::qlinear::{QLinear, QScratch};
 
 /// How the encoder's big matrices (QKV, attention output, feed-forward up and down) are stored
@@ -273,10 +274,6 @@ impl Bert {
 
     /// Mean-pooled, unit-length vectors of token id sequences (each with its special tokens).
     pub fn embed(&self, seqs: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
-        let h = self.cfg.hidden_size;
-        let rows: usize = seqs.iter().map(|s| s.len()).sum();
-        let mut x = vec![0f32; rows * h];
-        let mut row = 0;
         for seq in seqs {
             if seq.len() > self.cfg.max_position_embeddings {
                 return Err(format!(
@@ -285,52 +282,63 @@ impl Bert {
                     self.cfg.max_position_embeddings
                 ));
             }
-            for (pos, &id) in seq.iter().enumerate() {
+            if let Some(&id) = seq.iter().find(|&&id| id as usize >= self.vocab) {
+                return Err(format!(
+                    "token id {id} outside the vocabulary of {}",
+                    self.vocab
+                ));
+            }
+        }
+        Ok(pulp::Arch::new().dispatch(Encode { bert: self, seqs }))
+    }
+
+    /// Token, position and type embeddings of every token of `seqs`, back to back (ids and
+    /// lengths already checked).
+    #[inline(always)]
+    fn embeddings<S: pulp::Simd>(&self, simd: S, seqs: &[&[u32]]) -> Vec<f32> {
+        let h = self.cfg.hidden_size;
+        let rows: usize = seqs.iter().map(|s| s.len()).sum();
+        let mut x = vec![0f32; rows * h];
+        let mut dst = x.chunks_exact_mut(h);
+        for seq in seqs {
+            for ((pos, &id), d) in seq.iter().enumerate().zip(&mut dst) {
                 let id = id as usize;
-                if id >= self.vocab {
-                    return Err(format!(
-                        "token id {id} outside the vocabulary of {}",
-                        self.vocab
-                    ));
-                }
-                let dst = &mut x[row * h..(row + 1) * h];
                 let w = &self.word[id * h..(id + 1) * h];
                 let p = &self.position[pos * h..(pos + 1) * h];
-                for (((d, &w), &p), &t) in dst.iter_mut().zip(w).zip(p).zip(&self.token_type) {
-                    *d = w + p + t;
-                }
-                row += 1;
+                lanes::sum3(simd, d, w, p, &self.token_type);
             }
         }
-        let lens: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
-        let mut scratch = Scratch::default();
-        pulp::Arch::new().dispatch(Encode {
-            bert: self,
-            x: &mut x,
-            lens: &lens,
-            scratch: &mut scratch,
-        });
-        let mut out = Vec::with_capacity(seqs.len());
-        let mut start = 0;
-        for &len in &lens {
+        x
+    }
+
+    /// Mean pooling of each sequence's rows of `x`, then L2 normalization.
+    #[inline(always)]
+    fn pool<S: pulp::Simd>(&self, simd: S, x: &[f32], lens: &[usize]) -> Vec<Vec<f32>> {
+        let h = self.cfg.hidden_size;
+        let mut out = Vec::with_capacity(lens.len());
+        let mut rows = x.chunks_exact(h);
+        for &len in lens {
             let mut v = vec![0f32; h];
-            for r in start..start + len {
-                for (a, &b) in v.iter_mut().zip(&x[r * h..(r + 1) * h]) {
-                    *a += b;
-                }
+            for r in (&mut rows).take(len) {
+                lanes::add_assign(simd, &mut v, r);
             }
-            start += len;
-            let n = len.max(1) as f32;
-            v.iter_mut().for_each(|a| *a /= n);
-            let norm = dot(&v, &v).sqrt().max(1e-12);
-            v.iter_mut().for_each(|a| *a /= norm);
+            lanes::div_assign(simd, &mut v, len.max(1) as f32);
+            let norm = lanes::dot(simd, &v, &v).sqrt().max(1e-12);
+            lanes::div_assign(simd, &mut v, norm);
             out.push(v);
         }
-        Ok(out)
+        out
     }
 
     #[inline(always)]
-    fn layer(&self, layer: &Layer, x: &mut [f32], lens: &[usize], s: &mut Scratch) {
+    fn layer<S: pulp::Simd>(
+        &self,
+        simd: S,
+        layer: &Layer,
+        x: &mut [f32],
+        lens: &[usize],
+        s: &mut Scratch,
+    ) {
         let h = self.cfg.hidden_size;
         let heads = self.cfg.num_attention_heads;
         let d = h / heads;
@@ -351,7 +359,7 @@ impl Bert {
                     let mut max = f32::NEG_INFINITY;
                     for (j, sc) in (start..start + len).zip(s.scores.iter_mut()) {
                         let k = &s.qkv[j * stride + ko..j * stride + ko + d];
-                        *sc = dot(q, k) * scale;
+                        *sc = lanes::dot(simd, q, k) * scale;
                         max = max.max(*sc);
                     }
                     let mut sum = 0.0;
@@ -363,71 +371,65 @@ impl Bert {
                     let out = &mut s.ctx[i * h + qo..i * h + qo + d];
                     for (j, &p) in (start..start + len).zip(s.scores.iter()) {
                         let v = &s.qkv[j * stride + vo..j * stride + vo + d];
-                        let p = p * inv;
-                        for (o, &v) in out.iter_mut().zip(v) {
-                            *o += p * v;
-                        }
+                        lanes::axpy(simd, p * inv, v, out);
                     }
                 }
             }
             start += len;
         }
         layer.attn_out.forward(&s.ctx, &mut s.proj, &mut s.quant);
-        for (a, &b) in x.iter_mut().zip(&s.proj) {
-            *a += b;
-        }
-        layer.attn_norm.apply(x, h);
+        lanes::add_assign(simd, x, &s.proj);
+        layer.attn_norm.apply(simd, x, h);
         layer.up.forward(x, &mut s.up, &mut s.quant);
         if self.gelu_tanh {
+            // Not MiniLM's activation: tanh stays a scalar call.
             s.up.iter_mut().for_each(|v| *v = gelu_tanh(*v));
         } else {
-            s.up.iter_mut().for_each(|v| *v = gelu(*v));
+            lanes::gelu(simd, &mut s.up);
         }
         layer.down.forward(&s.up, &mut s.proj, &mut s.quant);
-        for (a, &b) in x.iter_mut().zip(&s.proj) {
-            *a += b;
-        }
-        layer.out_norm.apply(x, h);
+        lanes::add_assign(simd, x, &s.proj);
+        layer.out_norm.apply(simd, x, h);
     }
 }
 
-/// The embedding norm and every layer as one SIMD operation (see [`crate::linear`]).
+/// The whole forward pass (embeddings, every layer, pooling) as one SIMD operation: `pulp`
+/// compiles `with_simd` once per instruction set and runs the best one the CPU has, and the
+/// element-wise loops in [`crate::lanes`] take its `simd` token.
 struct Encode<'a> {
     bert: &'a Bert,
-    x: &'a mut [f32],
-    lens: &'a [usize],
-    scratch: &'a mut Scratch,
+    seqs: &'a [&'a [u32]],
 }
 
 impl pulp::WithSimd for Encode<'_> {
-    type Output = ();
+    type Output = Vec<Vec<f32>>;
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        let h = self.bert.cfg.hidden_size;
-        self.bert.embed_norm.apply(self.x, h);
-        for layer in &self.bert.layers {
-            self.bert.layer(layer, self.x, self.lens, self.scratch);
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> Vec<Vec<f32>> {
+        let bert = self.bert;
+        let h = bert.cfg.hidden_size;
+        let mut x = bert.embeddings(simd, self.seqs);
+        let lens: Vec<usize> = self.seqs.iter().map(|s| s.len()).collect();
+        let mut scratch = Scratch::default();
+        bert.embed_norm.apply(simd, &mut x, h);
+        for layer in &bert.layers {
+            bert.layer(simd, layer, &mut x, &lens, &mut scratch);
         }
+        bert.pool(simd, &x, &lens)
     }
 }
 
 impl Norm {
     #[inline(always)]
-    fn apply(&self, x: &mut [f32], h: usize) {
+    fn apply<S: pulp::Simd>(&self, simd: S, x: &mut [f32], h: usize) {
         for row in x.chunks_exact_mut(h) {
-            let mean = row.iter().sum::<f32>() / h as f32;
-            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
-            let inv = 1.0 / (var + self.eps).sqrt();
-            for ((v, &g), &b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
-                *v = (*v - mean) * inv * g + b;
-            }
+            lanes::layer_norm(simd, row, &self.gamma, &self.beta, self.eps);
         }
     }
 }
 
 /// GELU with the error function, `x/2 · (1 + erf(x/√2))`, as BERT's "gelu".
 #[inline(always)]
-fn gelu(x: f32) -> f32 {
+pub(crate) fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
@@ -438,25 +440,39 @@ fn gelu_tanh(x: f32) -> f32 {
     0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
 }
 
+/// The odd numerator of [`erf`], highest power of `x²` first.
+pub(crate) const ERF_P: [f32; 7] = [
+    -2.726_142_3e-10,
+    2.770_681_4e-8,
+    -2.101_024e-6,
+    -5.692_506_4e-5,
+    -7.349_906_3e-4,
+    -2.9546e-3,
+    -1.609_603_3e-2,
+];
+
+/// The even denominator of [`erf`], highest power of `x²` first.
+pub(crate) const ERF_Q: [f32; 5] = [
+    -1.456_607_2e-5,
+    -2.133_740_6e-4,
+    -1.682_827e-3,
+    -7.373_329e-3,
+    -1.426_474e-2,
+];
+
 /// The error function as a rational function of odd and even polynomials on [-4, 4] (outside,
-/// erf is ±1 in single precision): branch-free, so it vectorizes. Absolute error about 1e-7.
+/// erf is ±1 in single precision): branch-free, so it vectorizes ([`crate::lanes::erf`] is the
+/// same on SIMD lanes). Absolute error about 1e-7.
 #[inline(always)]
 pub fn erf(x: f32) -> f32 {
     let x = x.clamp(-4.0, 4.0);
     let x2 = x * x;
-    let mut p = -2.726_142_3e-10_f32;
-    for c in [
-        2.770_681_4e-8,
-        -2.101_024e-6,
-        -5.692_506_4e-5,
-        -7.349_906_3e-4,
-        -2.9546e-3,
-        -1.609_603_3e-2,
-    ] {
+    let mut p = ERF_P[0];
+    for &c in &ERF_P[1..] {
         p = p * x2 + c;
     }
-    let mut q = -1.456_607_2e-5_f32;
-    for c in [-2.133_740_6e-4, -1.682_827e-3, -7.373_329e-3, -1.426_474e-2] {
+    let mut q = ERF_Q[0];
+    for &c in &ERF_Q[1..] {
         q = q * x2 + c;
     }
     x * p / q

@@ -19,6 +19,7 @@ pub mod error;
 pub mod eval;
 pub mod fusion;
 pub mod index;
+mod lanes;
 pub mod linear;
 pub mod qlinear;
 pub mod words;

@@ -1,8 +1,9 @@
 //! A dense layer `y = x·Wᵀ + b` with its weights packed once for a fast single-threaded matmul:
 //! column panels of [`NR`] outputs stored contiguously along the input dimension, and a
-//! register-blocked kernel of [`MR`] rows × [`NR`] columns that the compiler turns into fused
-//! multiply-adds under the CPU features `pulp` detects at run time (AVX2+FMA on x86-64, NEON on
-//! aarch64; plain scalar code elsewhere).
+//! register-blocked kernel of [`MR`] rows × [`NR`] columns written with `pulp`'s vector fused
+//! multiply-adds, for the CPU features it detects at run time (AVX2+FMA on x86-64, NEON on
+//! aarch64; plain scalar code elsewhere). Explicit SIMD rather than loops left to the
+//! auto-vectorizer, which the release profile's opt-level "s" turns off (see [`crate::lanes`]).
 
 /// Output columns per packed panel (two 8-lane vectors).
 const NR: usize = 16;
@@ -74,7 +75,7 @@ impl Linear {
     }
 
     #[inline(always)]
-    fn forward_inner(&self, x: &[f32], rows: usize, y: &mut [f32]) {
+    fn forward_inner<S: pulp::Simd>(&self, simd: S, x: &[f32], rows: usize, y: &mut [f32]) {
         let k = self.inp;
         // Pack the input in blocks of MR rows, interleaved by input: a[(blk*k + kk)*MR + r].
         let blocks = rows.div_ceil(MR);
@@ -91,16 +92,14 @@ impl Linear {
             let cols = NR.min(self.out - col0);
             let bias = &self.bias[col0..col0 + cols];
             for (blk, ablock) in a.chunks_exact(k * MR).enumerate() {
-                let acc = kernel(ablock, panel);
+                let acc = kernel(simd, ablock, panel);
                 for (r, acc_row) in acc.iter().enumerate() {
                     let row = blk * MR + r;
                     if row >= rows {
                         break;
                     }
                     let dst = &mut y[row * self.out + col0..row * self.out + col0 + cols];
-                    for ((d, &s), &b) in dst.iter_mut().zip(acc_row).zip(bias) {
-                        *d = s + b;
-                    }
+                    crate::lanes::sum2(simd, dst, &acc_row[..cols], bias);
                 }
             }
         }
@@ -119,45 +118,53 @@ struct Forward<'a> {
 impl pulp::WithSimd for Forward<'_> {
     type Output = ();
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        self.lin.forward_inner(self.x, self.rows, self.y);
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        self.lin.forward_inner(simd, self.x, self.rows, self.y);
     }
 }
 
-/// MR rows × NR columns of `a·panel` over the whole input dimension.
+/// MR rows × NR columns of `a·panel` over the whole input dimension: per input, each row's value
+/// broadcast and multiply-added to the panel's `NR / lanes` vectors (two with AVX2).
 #[inline(always)]
-fn kernel(a: &[f32], panel: &[f32]) -> [[f32; NR]; MR] {
-    let mut acc = [[0f32; NR]; MR];
+fn kernel<S: pulp::Simd>(simd: S, a: &[f32], panel: &[f32]) -> [[f32; NR]; MR] {
+    // Vectors per NR columns: NR is a multiple of every `pulp` f32 width (1, 4, 8, 16).
+    let nv = NR / S::F32_LANES;
+    let zero = simd.splat_f32s(0.0);
+    let mut acc = [[zero; NR]; MR];
     for (av, bv) in a.chunks_exact(MR).zip(panel.chunks_exact(NR)) {
+        let (bv, _) = S::as_simd_f32s(bv);
         for r in 0..MR {
-            let x = av[r];
-            for j in 0..NR {
-                acc[r][j] = x.mul_add(bv[j], acc[r][j]);
+            let x = simd.splat_f32s(av[r]);
+            for j in 0..nv {
+                acc[r][j] = simd.mul_add_e_f32s(x, bv[j], acc[r][j]);
             }
         }
     }
-    acc
+    let mut out = [[0f32; NR]; MR];
+    for (o, a) in out.iter_mut().zip(&acc) {
+        let (ov, _) = S::as_mut_simd_f32s(o);
+        ov.copy_from_slice(&a[..nv]);
+    }
+    out
 }
 
-/// Dot product of two equal-length slices (multiply then add, so it vectorizes whether or not
-/// the caller runs with FMA enabled).
-#[inline(always)]
+/// Dot product of two slices (over the shorter), with the best SIMD the CPU has.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    // Eight independent partial sums so the adds pipeline and vectorize.
-    let mut acc = [0f32; 8];
-    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ac
-        .remainder()
-        .iter()
-        .zip(bc.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ac.zip(bc) {
-        for j in 0..8 {
-            acc[j] += x[j] * y[j];
-        }
+    pulp::Arch::new().dispatch(Dot { a, b })
+}
+
+/// [`dot`] as a SIMD operation.
+struct Dot<'a> {
+    a: &'a [f32],
+    b: &'a [f32],
+}
+
+impl pulp::WithSimd for Dot<'_> {
+    type Output = f32;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> f32 {
+        crate::lanes::dot(simd, self.a, self.b)
     }
-    acc.iter().sum::<f32>() + tail
 }
 
 #[cfg(test)]

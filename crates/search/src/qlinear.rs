@@ -59,18 +59,13 @@ impl QLinear {
         let panels_n = out.div_ceil(NR);
         let mut panels = vec![0i8; panels_n * pairs * 2 * NR];
         let mut scale = vec![0f32; out];
-        for (o, row) in w.chunks_exact(inp).enumerate() {
-            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
-            let s = if max > 0.0 { max / WMAX } else { 1.0 };
-            scale[o] = s;
-            let inv = 1.0 / s;
-            let (p, j) = (o / NR, o % NR);
-            for (k, &v) in row.iter().enumerate() {
-                let q = (v * inv).round_ties_even().clamp(-WMAX, WMAX) as i8;
-                let (kp, t) = (k / 2, k % 2);
-                panels[(p * pairs + kp) * 2 * NR + (j / 8) * 16 + (j % 8) * 2 + t] = q;
-            }
-        }
+        pulp::Arch::new().dispatch(QuantizeWeights {
+            w,
+            inp,
+            pairs,
+            panels: &mut panels,
+            scale: &mut scale,
+        });
         let amax = ((i32::MAX as f64) / (pairs as f64 * 2.0 * WMAX as f64))
             .floor()
             .min(i16::MAX as f64) as f32;
@@ -135,36 +130,36 @@ impl QLinear {
             return;
         }
         let _ = kernel;
-        self.quantize_rows(x, rows, s);
+        self.quantize_rows(x, rows, s, ScalarKernel);
         self.each_block(&s.packed, &s.row_scale, rows, y, ScalarKernel);
     }
 
     /// Quantize each row to int16 with its own scale and pack blocks of [`MR`] rows interleaved
     /// by input pair: `packed[(blk * pairs + kp) * MR + r]` holds inputs `2 kp` (low half) and
-    /// `2 kp + 1` (high half) of row `blk * MR + r`.
+    /// `2 kp + 1` (high half) of row `blk * MR + r`. A row with an infinity or a NaN gets a NaN
+    /// scale (so its outputs are NaN rather than numbers) and zeros.
     #[inline(always)]
-    fn quantize_rows(&self, x: &[f32], rows: usize, s: &mut QScratch) {
+    fn quantize_rows(&self, x: &[f32], rows: usize, s: &mut QScratch, kernel: impl BlockKernel) {
         let blocks = rows.div_ceil(MR);
         s.packed.clear();
         s.packed.resize(blocks * self.pairs * MR, 0);
         s.row_scale.clear();
         for (row, xr) in x.chunks_exact(self.inp).enumerate() {
-            let max = xr.iter().fold(0f32, |m, v| m.max(v.abs()));
-            // A non-finite row stays non-finite in the output rather than becoming zeros.
-            let scale = if max > 0.0 { max / self.amax } else { 1.0 };
-            s.row_scale
-                .push(if max.is_finite() { scale } else { f32::NAN });
-            let inv = 1.0 / scale;
+            let Some(max) = kernel.abs_max(xr) else {
+                s.row_scale.push(f32::NAN);
+                continue;
+            };
+            // Never zero (a subnormal `max` over `amax` would underflow), so `inv` is finite.
+            let scale = if max > 0.0 {
+                (max / self.amax).max(f32::MIN_POSITIVE)
+            } else {
+                1.0
+            };
+            s.row_scale.push(scale);
             let (blk, r) = (row / MR, row % MR);
             let base = blk * self.pairs * MR + r;
-            let q = |v: f32| (v * inv).round_ties_even().clamp(-self.amax, self.amax) as i16;
-            let (chunks, tail) = (xr.chunks_exact(2), xr.chunks_exact(2).remainder());
-            for (kp, pair) in chunks.enumerate() {
-                s.packed[base + kp * MR] = pack(q(pair[0]), q(pair[1]));
-            }
-            if let [last] = tail {
-                s.packed[base + (self.pairs - 1) * MR] = pack(q(*last), 0);
-            }
+            let dst = &mut s.packed[base..base + (self.pairs - 1) * MR + 1];
+            kernel.quantize(xr, 1.0 / scale, self.amax, dst);
         }
     }
 
@@ -189,12 +184,40 @@ impl QLinear {
                 let acc = kernel.run(ablock, panel, n);
                 for (r, acc_row) in acc.iter().take(n).enumerate() {
                     let row = blk * MR + r;
-                    let rs = row_scale[row];
                     let dst = &mut y[row * self.out + col0..row * self.out + col0 + cols];
-                    for (((d, &a), &s), &b) in dst.iter_mut().zip(acc_row).zip(scale).zip(bias) {
-                        *d = a as f32 * (rs * s) + b;
-                    }
+                    kernel.store(acc_row, row_scale[row], scale, bias, dst);
                 }
+            }
+        }
+    }
+}
+
+/// [`QLinear::new`]'s quantization of the weights, under the CPU's best instruction set: a
+/// scalar loop, but `round_ties_even` is then one `roundss` rather than a call to `rintf` (the
+/// release profile's opt-level "s" does not vectorize it; it runs once per model load).
+struct QuantizeWeights<'a> {
+    w: &'a [f32],
+    inp: usize,
+    pairs: usize,
+    panels: &'a mut [i8],
+    scale: &'a mut [f32],
+}
+
+impl pulp::WithSimd for QuantizeWeights<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let pairs = self.pairs;
+        for (o, row) in self.w.chunks_exact(self.inp).enumerate() {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let s = if max > 0.0 { max / WMAX } else { 1.0 };
+            self.scale[o] = s;
+            let inv = 1.0 / s;
+            let (p, j) = (o / NR, o % NR);
+            for (k, &v) in row.iter().enumerate() {
+                let q = (v * inv).round_ties_even().clamp(-WMAX, WMAX) as i8;
+                let (kp, t) = (k / 2, k % 2);
+                self.panels[(p * pairs + kp) * 2 * NR + (j / 8) * 16 + (j % 8) * 2 + t] = q;
             }
         }
     }
@@ -212,11 +235,24 @@ fn pack(lo: i16, hi: i16) -> i32 {
     (lo as u16 as u32 | ((hi as u16 as u32) << 16)) as i32
 }
 
-/// `n` rows (≤ [`MR`]) of a packed block against one panel, in int32. A trait rather than a
-/// closure so that it is inlined into the caller compiled with AVX2 enabled (a closure is a
-/// function of its own, compiled without the caller's target features).
+/// The instruction-set-specific steps of a forward pass: the kernel (`n` rows, ≤ [`MR`], of a
+/// packed block against one panel, in int32), and the per-row loops around it. A trait rather
+/// than closures so that it is inlined into the caller compiled with AVX2 enabled (a closure is
+/// a function of its own, compiled without the caller's target features). Every implementation
+/// gives bit-identical results.
 trait BlockKernel: Copy {
     fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR];
+
+    /// The largest magnitude in `x` (0 when empty), or `None` if `x` has an infinity or a NaN.
+    fn abs_max(self, x: &[f32]) -> Option<f32>;
+
+    /// Quantize finite `x` to `round_ties_even(v · inv)` clamped to `±amax` (an integer),
+    /// packed by pairs (see [`pack`]; a last odd input is paired with 0) into
+    /// `dst[0], dst[MR], dst[2 MR]…`.
+    fn quantize(self, x: &[f32], inv: f32, amax: f32, dst: &mut [i32]);
+
+    /// `dst[j] = acc[j] as f32 · (rs · scale[j]) + bias[j]` (a multiply, then an add).
+    fn store(self, acc: &[i32; NR], rs: f32, scale: &[f32], bias: &[f32], dst: &mut [f32]);
 }
 
 #[derive(Clone, Copy)]
@@ -226,6 +262,30 @@ impl BlockKernel for ScalarKernel {
     #[inline(always)]
     fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR] {
         scalar_kernel(a, panel, n)
+    }
+
+    #[inline(always)]
+    fn abs_max(self, x: &[f32]) -> Option<f32> {
+        let finite = x.iter().all(|v| v.is_finite());
+        finite.then(|| x.iter().fold(0f32, |m, v| m.max(v.abs())))
+    }
+
+    #[inline(always)]
+    fn quantize(self, x: &[f32], inv: f32, amax: f32, dst: &mut [i32]) {
+        let q = |v: f32| (v * inv).round_ties_even().clamp(-amax, amax) as i16;
+        let pairs = x
+            .chunks(2)
+            .map(|p| pack(q(p[0]), p.get(1).map_or(0, |&v| q(v))));
+        for (d, p) in dst.iter_mut().step_by(MR).zip(pairs) {
+            *d = p;
+        }
+    }
+
+    #[inline(always)]
+    fn store(self, acc: &[i32; NR], rs: f32, scale: &[f32], bias: &[f32], dst: &mut [f32]) {
+        for (((d, &a), &s), &b) in dst.iter_mut().zip(acc).zip(scale).zip(bias) {
+            *d = a as f32 * (rs * s) + b;
+        }
     }
 }
 
@@ -261,13 +321,15 @@ impl pulp::NullaryFnOnce for Avx2Forward<'_> {
     type Output = ();
     #[inline(always)]
     fn call(self) {
-        self.lin.quantize_rows(self.x, self.rows, self.scratch);
+        let kernel = Avx2Kernel(self.simd);
+        self.lin
+            .quantize_rows(self.x, self.rows, self.scratch, kernel);
         self.lin.each_block(
             &self.scratch.packed,
             &self.scratch.row_scale,
             self.rows,
             self.y,
-            Avx2Kernel(self.simd),
+            kernel,
         );
     }
 }
@@ -288,6 +350,116 @@ impl BlockKernel for Avx2Kernel {
             2 => avx2_kernel::<2>(self.0, a, w),
             _ => avx2_kernel::<1>(self.0, a, w),
         }
+    }
+
+    #[inline(always)]
+    fn abs_max(self, x: &[f32]) -> Option<f32> {
+        use pulp::Simd;
+        let simd = self.0;
+        let (xv, xt) = pulp::x86::V3::as_simd_f32s(x);
+        let zero = simd.splat_f32s(0.0);
+        // `v · 0` is 0 for a finite `v` and NaN for an infinity or a NaN, so `bad` ends up NaN
+        // exactly when the vector part has one (`max_f32s` alone would skip a NaN).
+        let (mut max, mut bad) = ([zero; 2], [zero; 2]);
+        let x2 = xv.chunks_exact(2);
+        if let [v] = x2.remainder() {
+            max[1] = simd.abs_f32s(*v);
+            bad[1] = simd.mul_f32s(*v, zero);
+        }
+        for v in x2 {
+            for i in 0..2 {
+                max[i] = simd.max_f32s(max[i], simd.abs_f32s(v[i]));
+                bad[i] = simd.add_f32s(bad[i], simd.mul_f32s(v[i], zero));
+            }
+        }
+        let bad = simd.reduce_sum_f32s(simd.add_f32s(bad[0], bad[1]));
+        let max = simd.reduce_max_f32s(simd.max_f32s(max[0], max[1]));
+        if bad.is_nan() || !xt.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        Some(xt.iter().fold(max, |m, v| m.max(v.abs())))
+    }
+
+    #[inline(always)]
+    fn quantize(self, x: &[f32], inv: f32, amax: f32, dst: &mut [i32]) {
+        let chunks = x.chunks_exact(16);
+        let tail = chunks.remainder();
+        let mut dst = dst.chunks_mut(16 / 2 * MR);
+        for (c, d) in chunks.zip(&mut dst) {
+            let c: &[f32; 16] = c.try_into().unwrap_or(&[0.0; 16]);
+            self.quantize16(c, inv, amax, d);
+        }
+        if !tail.is_empty()
+            && let Some(d) = dst.next()
+        {
+            // Zeros past the end quantize to 0, the odd input's partner `pack` expects.
+            let mut c = [0f32; 16];
+            c[..tail.len()].copy_from_slice(tail);
+            self.quantize16(&c, inv, amax, d);
+        }
+    }
+
+    #[inline(always)]
+    fn store(self, acc: &[i32; NR], rs: f32, scale: &[f32], bias: &[f32], dst: &mut [f32]) {
+        use core::arch::x86_64::{__m256, __m256i};
+        let simd = self.0;
+        let (Ok(scale), Ok(bias), Ok(dst)) = (
+            <&[f32; NR]>::try_from(scale),
+            <&[f32; NR]>::try_from(bias),
+            <&mut [f32; NR]>::try_from(&mut *dst),
+        ) else {
+            // A last panel narrower than NR.
+            return ScalarKernel.store(acc, rs, scale, bias, dst);
+        };
+        let rs: __m256 = simd.avx._mm256_set1_ps(rs);
+        for h in 0..NR / 8 {
+            let at = h * 8..h * 8 + 8;
+            let a: __m256i = pulp::cast(<[i32; 8]>::try_from(&acc[at.clone()]).unwrap_or([0; 8]));
+            let s: __m256 =
+                pulp::cast(<[f32; 8]>::try_from(&scale[at.clone()]).unwrap_or([0.0; 8]));
+            let b: __m256 = pulp::cast(<[f32; 8]>::try_from(&bias[at.clone()]).unwrap_or([0.0; 8]));
+            let a = simd.avx._mm256_cvtepi32_ps(a);
+            // Multiply, then add (no FMA): the scalar kernel's two roundings.
+            let v = simd
+                .avx
+                ._mm256_add_ps(simd.avx._mm256_mul_ps(a, simd.avx._mm256_mul_ps(rs, s)), b);
+            dst[at].copy_from_slice(&pulp::cast::<__m256, [f32; 8]>(v));
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2Kernel {
+    /// [`BlockKernel::quantize`] of 16 inputs into 8 pairs at `dst[0], dst[MR]…`: clamped in
+    /// f32, then `vcvtps2dq`, which rounds ties to even (the default MXCSR rounding, which Rust
+    /// never changes), and `vpackssdw` (exact: the values fit in int16).
+    #[inline(always)]
+    fn quantize16(self, x: &[f32; 16], inv: f32, amax: f32, dst: &mut [i32]) {
+        let simd = self.0;
+        let (a, b) = (
+            self.quantize8(&x[..8], inv, amax),
+            self.quantize8(&x[8..], inv, amax),
+        );
+        // Per 128-bit half: a0..a3 b0..b3 | a4..a7 b4..b7 as int16; the 64-bit lanes reordered
+        // 0, 2, 1, 3 give a0..a7 b0..b7, and as int32 each lane is one pair (low, high).
+        let p = simd.avx2._mm256_packs_epi32(a, b);
+        let p = simd.avx2._mm256_permute4x64_epi64::<0b11_01_10_00>(p);
+        let p: [i32; 8] = pulp::cast(p);
+        for (d, p) in dst.iter_mut().step_by(MR).zip(p) {
+            *d = p;
+        }
+    }
+
+    /// Eight inputs (the first eight of `x`) times `inv`, clamped to `±amax`, rounded to int32.
+    #[inline(always)]
+    fn quantize8(self, x: &[f32], inv: f32, amax: f32) -> core::arch::x86_64::__m256i {
+        let avx = self.0.avx;
+        let v: core::arch::x86_64::__m256 =
+            pulp::cast(<[f32; 8]>::try_from(&x[..8]).unwrap_or([0.0; 8]));
+        let v = avx._mm256_mul_ps(v, avx._mm256_set1_ps(inv));
+        let v = avx._mm256_max_ps(v, avx._mm256_set1_ps(-amax));
+        let v = avx._mm256_min_ps(v, avx._mm256_set1_ps(amax));
+        avx._mm256_cvtps_epi32(v)
     }
 }
 
@@ -395,6 +567,51 @@ mod tests {
             "{:?}",
             &fast[..2]
         );
+    }
+
+    #[test]
+    fn a_non_finite_row_gives_nan_outputs_and_leaves_the_others_alone() {
+        let (inp, out) = (37, 20);
+        let q = QLinear::new(&noise(inp * out, 1), &noise(out, 2), inp, out).unwrap();
+        let clean = noise(3 * inp, 3);
+        let (mut want, mut fast, mut slow) = (Vec::new(), Vec::new(), Vec::new());
+        q.forward(&clean, &mut want);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            for at in [0, 16, inp - 1] {
+                let mut x = clean.clone();
+                x[inp + at] = bad;
+                q.forward(&x, &mut fast);
+                q.forward_scalar(&x, &mut slow);
+                assert!(
+                    fast[out..2 * out].iter().all(|v| v.is_nan()),
+                    "{bad} at {at}"
+                );
+                assert!(
+                    slow[out..2 * out].iter().all(|v| v.is_nan()),
+                    "{bad} at {at}"
+                );
+                for r in [0, 2] {
+                    assert_eq!(fast[r * out..(r + 1) * out], want[r * out..(r + 1) * out]);
+                    assert_eq!(slow[r * out..(r + 1) * out], want[r * out..(r + 1) * out]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ties_round_to_even_in_both_kernels() {
+        // With the row's largest input equal to `amax` the input scale is 1, so every other
+        // input, k + 0.5, is a tie; rounding ties away from zero would add 1 for about half.
+        let inp = 40;
+        let q = QLinear::new(&vec![1.0; inp], &[0.0], inp, 1).unwrap();
+        let mut x: Vec<f32> = (0..inp).map(|i| i as f32 + 0.5).collect();
+        x[0] = q.amax;
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        q.forward(&x, &mut fast);
+        q.forward_scalar(&x, &mut slow);
+        assert_eq!(fast, slow);
+        let want: f32 = x.iter().map(|v| v.round_ties_even()).sum();
+        assert!((fast[0] - want).abs() < 0.1, "{} vs {want}", fast[0]);
     }
 
     #[test]
