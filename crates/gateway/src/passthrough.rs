@@ -3,13 +3,14 @@
 //! Every line the client sends is read here first. A `tools/call` that needs nothing from the
 //! gateway but routing (an open tool, allowed without asking, not task-augmented, from a
 //! client that takes no sampling or elicitation and said `initialize`, to a stdio upstream
-//! that is ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its arguments as
-//! they came, and the upstream's result goes back to the client as it came (marked complete
-//! for a 2026-07-28 client); progress comes back under the client's own token. The call is
-//! sent from the task reading the client, and its answer written to the client by the task
-//! reading the upstream, with no task of its own in between. Everything else,
-//! and every call the pass-through cannot take, goes to the rmcp server session unchanged,
-//! through an in-memory pipe. Both write whole lines to the client under one lock.
+//! that is ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its
+//! arguments as they came, and the upstream's result goes back to the client as it came (marked
+//! complete for a 2026-07-28 client); progress comes back under the client's own token. The
+//! client's input is read on a thread of its own with blocking reads, and a call is sent from
+//! there; its answer is written to the client by the reader of the upstream's output (a thread
+//! too, on Unix), so a call passing through wakes no task of the runtime. Everything else, and
+//! every call the pass-through cannot take, goes to the rmcp server session unchanged, through
+//! an in-memory pipe. Both write whole lines to the client under one lock.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -22,8 +23,8 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_host::policy::{self, Decision};
-use switchboard_mcp::{Delivering, Delivery, Lines, Outcome, RawCaller, RawTicket};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use switchboard_mcp::{BlockingLines, Delivering, Delivery, Lines, Outcome, RawCaller, RawTicket};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::error::GatewayError;
 use crate::gateway::{Expose, Gateway};
@@ -61,27 +62,34 @@ type Flights = Arc<Mutex<HashMap<String, RawTicket>>>;
 
 type Out<W> = Arc<tokio::sync::Mutex<W>>;
 
-/// Serve the gateway on `read`/`write` until the client disconnects.
+/// Serve the gateway until the client disconnects: its lines from `read` (a blocking reader,
+/// read on a thread of its own), everything to it on `write`.
 pub(crate) async fn serve<R, W>(
     gateway: Arc<Gateway>,
     read: R,
     write: W,
 ) -> Result<(), GatewayError>
 where
-    R: AsyncRead + Unpin + Send + 'static,
+    R: std::io::Read + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
     let out: Out<W> = Arc::new(tokio::sync::Mutex::new(write));
     let negotiated = Negotiated::default();
-    let client = tokio::spawn(client_lines(
-        gateway.clone(),
-        read,
+    let reader = Reader {
+        gateway: gateway.clone(),
         to_rmcp,
-        out.clone(),
-        negotiated.clone(),
-    ));
+        out: out.clone(),
+        negotiated: negotiated.clone(),
+        runtime: tokio::runtime::Handle::current(),
+    };
+    // The thread ends when the client's input does; when the session ends first (the process
+    // is about to exit), it is left blocked in its read.
+    std::thread::Builder::new()
+        .name("sb-client".to_string())
+        .spawn(move || reader.run(read))
+        .map_err(|e| GatewayError::Serve(format!("no thread to read the client: {e}")))?;
     let server = tokio::spawn(server_lines(from_rmcp, out, negotiated));
     let running = GatewayHandler::new(gateway)
         .serve(tokio::io::split(rmcp_side))
@@ -95,7 +103,6 @@ where
             .map_err(|e| GatewayError::Serve(e.to_string())),
         Err(e) => Err(e),
     };
-    client.abort();
     let _ = server.await;
     ended
 }
@@ -143,34 +150,50 @@ async fn write_line<W: AsyncWrite + Unpin>(out: &Out<W>, line: &[u8]) -> std::io
     w.flush().await
 }
 
-/// The client's lines: plain calls pass through, the rest go to the rmcp session.
-async fn client_lines<R, W>(
+/// What the thread reading the client's lines holds.
+struct Reader<W> {
     gateway: Arc<Gateway>,
-    read: R,
-    mut to_rmcp: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    to_rmcp: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     out: Out<W>,
     negotiated: Negotiated,
-) where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let mut lines = Lines::new(read);
-    let mut terms = ClientTerms::default();
-    let flights: Flights = Arc::default();
-    let on = enabled() && gateway.expose == Expose::All;
-    while let Some(line) = lines.next().await {
-        if on && take(&gateway, line, &mut terms, &negotiated, &flights, &out).await {
-            continue;
+    /// Writes from this thread run through the runtime's handle (they nearly always complete
+    /// at once; a full pipe waits here, holding up no task).
+    runtime: tokio::runtime::Handle,
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> Reader<W> {
+    /// The client's lines: plain calls pass through, the rest go to the rmcp session.
+    fn run(mut self, read: impl std::io::Read) {
+        let mut lines = BlockingLines::new(read);
+        let mut terms = ClientTerms::default();
+        let flights: Flights = Arc::default();
+        let on = enabled() && self.gateway.expose == Expose::All;
+        let runtime = self.runtime.clone();
+        while let Some(line) = lines.next() {
+            if on
+                && runtime.block_on(take(
+                    &self.gateway,
+                    line,
+                    &mut terms,
+                    &self.negotiated,
+                    &flights,
+                    &self.out,
+                ))
+            {
+                continue;
+            }
+            if runtime.block_on(self.to_rmcp.write_all(line)).is_err() {
+                break;
+            }
         }
-        if to_rmcp.write_all(line).await.is_err() {
-            break;
-        }
+        let left: Vec<RawTicket> = lock(&flights).drain().map(|(_, t)| t).collect();
+        runtime.block_on(async {
+            for ticket in left {
+                ticket.cancel().await;
+            }
+            let _ = self.to_rmcp.shutdown().await;
+        });
     }
-    let left: Vec<RawTicket> = lock(&flights).drain().map(|(_, t)| t).collect();
-    for ticket in left {
-        ticket.cancel().await;
-    }
-    let _ = to_rmcp.shutdown().await;
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -179,8 +202,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
     #[serde(borrow)]
     method: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -232,7 +253,11 @@ pub(crate) struct PlainCall<'a> {
 /// Read a `tools/call`'s `params`; `None` for a call a pass-through cannot carry as it stands
 /// (task-augmented, arguments that are not an object, not a call at all).
 pub(crate) fn plain_call(params: &RawValue) -> Option<PlainCall<'_>> {
-    let call = serde_json::from_str::<CallParams>(params.get()).ok()?;
+    plain(serde_json::from_str::<CallParams>(params.get()).ok()?)
+}
+
+/// [`plain_call`] of params already read.
+fn plain(call: CallParams<'_>) -> Option<PlainCall<'_>> {
     if call.task.is_some() {
         return None;
     }
@@ -260,6 +285,17 @@ struct Cancelled<'a> {
     request_id: &'a RawValue,
 }
 
+/// A `tools/call` line read in one pass (the common line, and the one on the hot path).
+#[derive(Deserialize)]
+struct CallLine<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow)]
+    params: CallParams<'a>,
+}
+
 /// Handle `line` here if it is a call that can pass through (or the cancellation of one);
 /// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
 async fn take<W>(
@@ -273,6 +309,18 @@ async fn take<W>(
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    if contains(line, b"\"tools/call\"")
+        && let Ok(call) = serde_json::from_slice::<CallLine>(line)
+        && call.method == "tools/call"
+    {
+        let open = terms.initialized && terms.plain && negotiated.get().is_some();
+        return match (call.id, plain(call.params)) {
+            (Some(id), Some(call)) if open => {
+                pass(gateway, id, call, negotiated, flights, out).await
+            }
+            _ => false,
+        };
+    }
     let Ok(message) = serde_json::from_slice::<Message>(line) else {
         return false;
     };
@@ -304,36 +352,46 @@ where
                 None => false,
             }
         }
-        "tools/call" if terms.initialized && terms.plain && negotiated.get().is_some() => {
-            let Some(id) = message.id else {
-                return false;
-            };
-            let Some(call) = plain_call(params) else {
-                return false;
-            };
-            let Some((caller, tool)) = route(gateway, &call.name) else {
-                return false;
-            };
-            let id = id.get().trim().to_string();
-            tracing::debug!(tool = %call.name, "call passes through");
-            let ticket = caller.ticket();
-            // Filed before the call is sent: its answer may come back before `start` returns.
-            lock(flights).insert(id.clone(), ticket.clone());
-            let asks = call.progress_token.is_some();
-            let answer = Box::new(Answer {
-                out: out.clone(),
-                id,
-                public: call.name.to_string(),
-                token: call.progress_token,
-                marks: negotiated.get().copied().unwrap_or(false),
-                flights: flights.clone(),
-                ticket: ticket.clone(),
-            });
-            send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
-            true
-        }
         _ => false,
     }
+}
+
+/// Send a plain call on to its server, if it routes to one that takes calls as JSON text.
+async fn pass<W>(
+    gateway: &Arc<Gateway>,
+    id: &RawValue,
+    call: PlainCall<'_>,
+    negotiated: &Negotiated,
+    flights: &Flights,
+    out: &Out<W>,
+) -> bool
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let Some((caller, tool)) = route(gateway, &call.name) else {
+        return false;
+    };
+    let id = id.get().trim().to_string();
+    tracing::debug!(tool = %call.name, "call passes through");
+    let ticket = caller.ticket();
+    // Filed before the call is sent: its answer may come back before `start` returns.
+    lock(flights).insert(id.clone(), ticket.clone());
+    let asks = call.progress_token.is_some();
+    let answer = Box::new(Answer {
+        out: out.clone(),
+        id,
+        public: call.name.to_string(),
+        token: call.progress_token,
+        marks: negotiated.get().copied().unwrap_or(false),
+        flights: flights.clone(),
+        ticket: ticket.clone(),
+    });
+    send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
+    true
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Run `sending` (a started call's write to its server) here when the server's stdin takes it
@@ -384,10 +442,12 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
             Err(e) if self.marks => marked(&refusal(&format!("{public}: {e}"))),
             Err(e) => refusal(&format!("{public}: {e}")),
         };
-        let line = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}\n",
-            self.id
-        );
+        let mut line = String::with_capacity(32 + self.id.len() + result.len());
+        line.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        line.push_str(&self.id);
+        line.push_str(",\"result\":");
+        line.push_str(&result);
+        line.push_str("}\n");
         Box::pin(async move {
             let _ = write_line(&self.out, line.as_bytes()).await;
         })

@@ -21,17 +21,36 @@ pub(crate) async fn serve<H: ServerHandler>(handler: H) -> Result<(), GatewayErr
 }
 
 /// Serve the gateway on stdin/stdout: as [`serve`], with plain tool calls passing through to
-/// stdio servers as JSON text (see `passthrough`).
+/// stdio servers as JSON text (see `passthrough`). Standard input is read with blocking reads
+/// on a thread of its own, whatever it is; standard output is written on the reactor as above.
 pub(crate) async fn serve_gateway(
     gateway: std::sync::Arc<crate::gateway::Gateway>,
 ) -> Result<(), GatewayError> {
+    let input = input()?;
     #[cfg(unix)]
-    if let Some((read, write)) = sockets::stdio() {
-        tracing::debug!("stdio: standard streams are sockets, served on the reactor");
-        return crate::passthrough::serve(gateway, read, write).await;
+    if let Some(write) = sockets::stdout() {
+        tracing::debug!("stdio: standard output is a socket, written on the reactor");
+        return crate::passthrough::serve(gateway, input, write).await;
     }
-    let (read, write) = rmcp::transport::stdio_pipes();
-    crate::passthrough::serve(gateway, read, write).await
+    let (_, write) = rmcp::transport::stdio_pipes();
+    crate::passthrough::serve(gateway, input, write).await
+}
+
+/// Standard input, to read on a thread: a duplicate of its descriptor that waits for input
+/// even if the stream is non-blocking (shared with a socket written on the reactor).
+#[cfg(unix)]
+fn input() -> Result<switchboard_mcp::WaitingFd, GatewayError> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| GatewayError::Serve(format!("standard input: {e}")))?;
+    Ok(switchboard_mcp::WaitingFd(std::fs::File::from(fd)))
+}
+
+#[cfg(not(unix))]
+fn input() -> Result<std::io::Stdin, GatewayError> {
+    Ok(std::io::stdin())
 }
 
 async fn wait<H: ServerHandler, E: std::fmt::Display>(
@@ -56,8 +75,13 @@ mod sockets {
     /// Both standard streams as non-blocking tokio sockets, when both are sockets.
     pub(super) fn stdio() -> Option<(tokio::net::UnixStream, tokio::net::UnixStream)> {
         let read = socket(std::io::stdin().as_fd().try_clone_to_owned().ok()?)?;
-        let write = socket(std::io::stdout().as_fd().try_clone_to_owned().ok()?)?;
+        let write = stdout()?;
         Some((read, write))
+    }
+
+    /// Standard output as a non-blocking tokio socket, when it is a socket.
+    pub(super) fn stdout() -> Option<tokio::net::UnixStream> {
+        socket(std::io::stdout().as_fd().try_clone_to_owned().ok()?)
     }
 
     /// A duplicate of a standard stream's descriptor as a tokio socket. The duplicate shares

@@ -44,7 +44,11 @@ pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
     configure, configure_server_oauth,
 };
-pub use raw::{Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket};
+#[cfg(unix)]
+pub use raw::WaitingFd;
+pub use raw::{
+    BlockingLines, Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket,
+};
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;
 

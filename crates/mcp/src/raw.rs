@@ -8,9 +8,11 @@
 //! result pass through as the JSON text they arrived as.
 //!
 //! A raw call is either awaited ([`RawCaller::call`]) or started with a [`Delivery`]
-//! ([`RawCaller::start`]): then the task reading the child's output hands it the progress and
+//! ([`RawCaller::start`]): then the reader of the child's output hands it the progress and
 //! the outcome itself, and the link's timer task times it out, so a relayed call wakes no task
-//! of its own between the child's answer and the client's.
+//! of its own between the child's answer and the client's. On Unix that reader is a thread of
+//! its own doing blocking reads, not a task: a line from the child then costs one `read`
+//! instead of a trip through the runtime's poller and scheduler (see [`BlockingLines`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::pin::Pin;
@@ -610,7 +612,7 @@ impl RawCaller {
 
     /// Count raw request `id` as one of the server's calls in flight.
     fn register(&self, id: u64) -> Registered {
-        let raw_id: Arc<str> = format!("{ID_PREFIX}{id}").into();
+        let raw_id: Arc<str> = raw_id_text(id).into();
         self.relays.register(
             ProgressToken(NumberOrString::String(raw_id.clone())),
             NumberOrString::String(raw_id),
@@ -619,18 +621,46 @@ impl RawCaller {
     }
 }
 
-/// The `tools/call` line of raw request `id`.
+/// The `tools/call` line of raw request `id`. Built by hand: this runs for every call passing
+/// through, and the formatting machinery is a good deal more code to run cold than a few
+/// appends.
 fn call_line(id: u64, tool: &str, arguments: &RawValue, progress: bool) -> String {
-    let meta = if progress {
-        format!(",\"_meta\":{{\"progressToken\":\"{ID_PREFIX}{id}\"}}")
-    } else {
-        String::new()
-    };
+    let id = raw_id_text(id);
     let name = serde_json::to_string(tool).unwrap_or_else(|_| "\"\"".to_string());
-    format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":\"{ID_PREFIX}{id}\",\"method\":\"tools/call\",\"params\":{{\"name\":{name},\"arguments\":{}{meta}}}}}\n",
-        arguments.get()
-    )
+    let arguments = arguments.get();
+    let mut line = String::with_capacity(96 + name.len() + arguments.len() + 2 * id.len());
+    line.push_str("{\"jsonrpc\":\"2.0\",\"id\":\"");
+    line.push_str(&id);
+    line.push_str("\",\"method\":\"tools/call\",\"params\":{\"name\":");
+    line.push_str(&name);
+    line.push_str(",\"arguments\":");
+    line.push_str(arguments);
+    if progress {
+        line.push_str(",\"_meta\":{\"progressToken\":\"");
+        line.push_str(&id);
+        line.push_str("\"}");
+    }
+    line.push_str("}}\n");
+    line
+}
+
+/// `sb~N`, the text of raw request id `N`.
+fn raw_id_text(id: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = id;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut text = String::with_capacity(ID_PREFIX.len() + digits.len() - at);
+    text.push_str(ID_PREFIX);
+    text.extend(digits[at..].iter().map(|&d| d as char));
+    text
 }
 
 /// A result that asks for more input or became a task is refused as on the typed path;
@@ -646,7 +676,15 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
         server: server.to_string(),
         detail,
     };
-    match serde_json::from_str::<Probe>(result.get()) {
+    let text = result.get();
+    // The result is valid JSON already: an object that names neither key needs no second parse.
+    if text.trim_start().starts_with('{')
+        && !contains(text.as_bytes(), b"\"resultType\"")
+        && !contains(text.as_bytes(), b"\"task\"")
+    {
+        return Ok(result);
+    }
+    match serde_json::from_str::<Probe>(text) {
         Ok(p) if p.task.is_some() || p.result_type.as_deref().is_some_and(|t| t != "complete") => {
             Err(protocol(format!(
                 "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
@@ -696,11 +734,13 @@ pub(crate) fn share(
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
     let (read, write) = tokio::io::split(rmcp_side);
-    let pumps = vec![
-        tokio::spawn(child_to_rmcp(stdout, link.clone(), to_rmcp)),
+    let mut pumps = vec![
         tokio::spawn(rmcp_to_child(from_rmcp, link.clone())),
         tokio::spawn(timer(link.clone())),
     ];
+    if let Some(reader) = read_child(stdout, link.clone(), to_rmcp) {
+        pumps.push(reader);
+    }
     let shared = SharedChild {
         inner: AsyncRwTransport::new(read, write),
         child: Some(child),
@@ -736,7 +776,64 @@ impl<R: AsyncRead + Unpin> Lines<R> {
     }
 }
 
-/// The child's output: raw responses to their callers, the rest to rmcp.
+/// [`Lines`] for a blocking reader, read on a thread of its own. Where the descriptor may be
+/// non-blocking (a standard stream shared with an async writer), wrap it in [`WaitingFd`].
+pub struct BlockingLines<R> {
+    reader: std::io::BufReader<R>,
+    line: Vec<u8>,
+}
+
+impl<R: std::io::Read> BlockingLines<R> {
+    /// Lines read from `read`.
+    pub fn new(read: R) -> Self {
+        Self {
+            reader: std::io::BufReader::with_capacity(64 * 1024, read),
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    /// The next line, its newline kept (the last one may have none); `None` at the end of
+    /// the input or on a read error.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<&[u8]> {
+        use std::io::BufRead;
+        self.line.clear();
+        match self.reader.read_until(b'\n', &mut self.line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(&self.line),
+        }
+    }
+}
+
+/// A descriptor read as if it blocked: when it is non-blocking and has nothing yet, wait with
+/// `poll` for input instead of failing.
+#[cfg(unix)]
+pub struct WaitingFd(pub std::fs::File);
+
+#[cfg(unix)]
+impl std::io::Read for WaitingFd {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let mut fds = [PollFd::new(self.0.as_fd(), PollFlags::POLLIN)];
+                    match poll(&mut fds, PollTimeout::NONE) {
+                        Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }
+}
+
+/// The child's output: raw responses to their callers, the rest to rmcp (a task, where the
+/// reader cannot be a thread: see [`read_child`]).
+#[cfg(not(unix))]
 async fn child_to_rmcp(
     stdout: ChildStdout,
     link: Arc<RawLink>,
@@ -760,6 +857,78 @@ async fn child_to_rmcp(
         started.closed().await;
     }
     let _ = to_rmcp.shutdown().await;
+}
+
+/// Start reading the child's output: on a thread of its own on Unix (`None` then: the thread
+/// ends when the child's stdout does, which closing or killing the child brings about), as a
+/// task elsewhere.
+#[cfg(unix)]
+fn read_child(
+    stdout: ChildStdout,
+    link: Arc<RawLink>,
+    to_rmcp: WriteHalf<DuplexStream>,
+) -> Option<JoinHandle<()>> {
+    let runtime = tokio::runtime::Handle::current();
+    // Blocking again once it leaves the runtime's poller.
+    let fd = match stdout.into_owned_fd() {
+        Ok(fd) => fd,
+        Err(e) => {
+            // Nothing is in flight yet; rmcp sees the output end and the session fails.
+            tracing::warn!("a stdio server's output could not be read on a thread: {e}");
+            let _ = link.close();
+            return None;
+        }
+    };
+    let reader = link.clone();
+    let spawned = std::thread::Builder::new()
+        .name("sb-upstream".to_string())
+        .spawn(move || child_lines(std::fs::File::from(fd), reader, to_rmcp, runtime));
+    if let Err(e) = spawned {
+        // The pipe went with the thread's closure: rmcp sees the output end.
+        tracing::warn!("no thread to read a stdio server's output: {e}");
+        let _ = link.close();
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn read_child(
+    stdout: ChildStdout,
+    link: Arc<RawLink>,
+    to_rmcp: WriteHalf<DuplexStream>,
+) -> Option<JoinHandle<()>> {
+    Some(tokio::spawn(child_to_rmcp(stdout, link, to_rmcp)))
+}
+
+/// [`child_to_rmcp`] on a thread: blocking reads of the child's output; deliveries and rmcp's
+/// lines are written through `runtime` (they nearly always complete at once).
+#[cfg(unix)]
+fn child_lines(
+    stdout: std::fs::File,
+    link: Arc<RawLink>,
+    mut to_rmcp: WriteHalf<DuplexStream>,
+    runtime: tokio::runtime::Handle,
+) {
+    let mut lines = BlockingLines::new(stdout);
+    while let Some(line) = lines.next() {
+        match link.take_reply(line) {
+            Taken::Yes => continue,
+            Taken::Deliver(delivering) => {
+                runtime.block_on(delivering);
+                continue;
+            }
+            Taken::No => {}
+        }
+        if runtime.block_on(to_rmcp.write_all(line)).is_err() {
+            break;
+        }
+    }
+    runtime.block_on(async move {
+        for started in link.close() {
+            started.closed().await;
+        }
+        let _ = to_rmcp.shutdown().await;
+    });
 }
 
 /// rmcp's requests and notifications to the child, a line at a time.
@@ -859,6 +1028,41 @@ mod tests {
         assert_eq!(raw_id("17"), None);
         assert_eq!(raw_id("\"17\""), None);
         assert_eq!(raw_id("\"sb~x\""), None);
+        for n in [0, 7, 17, 1_000_000, u64::MAX] {
+            assert_eq!(raw_id_text(n), format!("sb~{n}"));
+            assert_eq!(raw_id(&format!("\"{}\"", raw_id_text(n))), Some(n));
+        }
+    }
+
+    #[test]
+    fn call_lines_are_one_json_request() {
+        let args = RawValue::from_string(r#"{"q": "a \"b\""}"#.to_string()).unwrap();
+        for progress in [false, true] {
+            let line = call_line(42, "odd \"name\"", &args, progress);
+            assert!(line.ends_with("}\n") && !line[..line.len() - 1].contains('\n'));
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let mut want = serde_json::json!({"jsonrpc": "2.0", "id": "sb~42", "method": "tools/call",
+                "params": {"name": "odd \"name\"", "arguments": {"q": "a \"b\""}}});
+            if progress {
+                want["params"]["_meta"] = serde_json::json!({"progressToken": "sb~42"});
+            }
+            assert_eq!(v, want);
+        }
+    }
+
+    #[test]
+    fn results_are_checked_with_or_without_a_second_look() {
+        let raw = |s: &str| RawValue::from_string(s.to_string()).unwrap();
+        let ok = |s: &str| checked("s", "t", raw(s)).is_ok();
+        assert!(ok(r#"{"content": []}"#));
+        assert!(ok(
+            r#" {"content": [{"type": "text", "text": "a \"task\""}]}"#
+        ));
+        assert!(ok(r#"{"content": [], "resultType": "complete"}"#));
+        assert!(!ok(r#"{"content": [], "resultType": "incomplete"}"#));
+        assert!(!ok(r#"{"task": {"taskId": "1"}}"#));
+        assert!(!ok(r#"[1, 2]"#));
+        assert!(!ok(r#""text""#));
     }
 
     fn link() -> Arc<RawLink> {
