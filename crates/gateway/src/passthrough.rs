@@ -78,10 +78,14 @@ where
     let out: Out<W> = Arc::new(tokio::sync::Mutex::new(write));
     let negotiated = Negotiated::default();
     let reader = Reader {
-        gateway: gateway.clone(),
+        calls: Calls {
+            gateway: gateway.clone(),
+            out: out.clone(),
+            negotiated: negotiated.clone(),
+            terms: ClientTerms::default(),
+            flights: Flights::default(),
+        },
         to_rmcp,
-        out: out.clone(),
-        negotiated: negotiated.clone(),
         runtime: tokio::runtime::Handle::current(),
     };
     // The thread ends when the client's input does; when the session ends first (the process
@@ -152,10 +156,8 @@ async fn write_line<W: AsyncWrite + Unpin>(out: &Out<W>, line: &[u8]) -> std::io
 
 /// What the thread reading the client's lines holds.
 struct Reader<W> {
-    gateway: Arc<Gateway>,
+    calls: Calls<W>,
     to_rmcp: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    out: Out<W>,
-    negotiated: Negotiated,
     /// Writes from this thread run through the runtime's handle (they nearly always complete
     /// at once; a full pipe waits here, holding up no task).
     runtime: tokio::runtime::Handle,
@@ -165,35 +167,33 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Reader<W> {
     /// The client's lines: plain calls pass through, the rest go to the rmcp session.
     fn run(mut self, read: impl std::io::Read) {
         let mut lines = BlockingLines::new(read);
-        let mut terms = ClientTerms::default();
-        let flights: Flights = Arc::default();
-        let on = enabled() && self.gateway.expose == Expose::All;
-        let runtime = self.runtime.clone();
+        let on = enabled() && self.calls.gateway.expose == Expose::All;
         while let Some(line) = lines.next() {
-            if on
-                && runtime.block_on(take(
-                    &self.gateway,
-                    line,
-                    &mut terms,
-                    &self.negotiated,
-                    &flights,
-                    &self.out,
-                ))
-            {
+            if on && self.runtime.block_on(self.calls.take(line)) {
                 continue;
             }
-            if runtime.block_on(self.to_rmcp.write_all(line)).is_err() {
+            if self.runtime.block_on(self.to_rmcp.write_all(line)).is_err() {
                 break;
             }
         }
-        let left: Vec<RawTicket> = lock(&flights).drain().map(|(_, t)| t).collect();
-        runtime.block_on(async {
+        let left: Vec<RawTicket> = lock(&self.calls.flights).drain().map(|(_, t)| t).collect();
+        self.runtime.block_on(async {
             for ticket in left {
                 ticket.cancel().await;
             }
             let _ = self.to_rmcp.shutdown().await;
         });
     }
+}
+
+/// One client's side of the pass-through: what its `initialize` said, its calls in flight, and
+/// where their answers go.
+struct Calls<W> {
+    gateway: Arc<Gateway>,
+    out: Out<W>,
+    negotiated: Negotiated,
+    terms: ClientTerms,
+    flights: Flights,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -296,98 +296,79 @@ struct CallLine<'a> {
     params: CallParams<'a>,
 }
 
-/// Handle `line` here if it is a call that can pass through (or the cancellation of one);
-/// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
-async fn take<W>(
-    gateway: &Arc<Gateway>,
-    line: &[u8],
-    terms: &mut ClientTerms,
-    negotiated: &Negotiated,
-    flights: &Flights,
-    out: &Out<W>,
-) -> bool
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    if contains(line, b"\"tools/call\"")
-        && let Ok(call) = serde_json::from_slice::<CallLine>(line)
-        && call.method == "tools/call"
-    {
-        let open = terms.initialized && terms.plain && negotiated.get().is_some();
-        return match (call.id, plain(call.params)) {
-            (Some(id), Some(call)) if open => {
-                pass(gateway, id, call, negotiated, flights, out).await
+impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
+    /// Handle `line` here if it is a call that can pass through (or the cancellation of one);
+    /// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
+    async fn take(&mut self, line: &[u8]) -> bool {
+        if contains(line, b"\"tools/call\"")
+            && let Ok(call) = serde_json::from_slice::<CallLine>(line)
+            && call.method == "tools/call"
+        {
+            let terms = &self.terms;
+            let open = terms.initialized && terms.plain && self.negotiated.get().is_some();
+            return match (call.id, plain(call.params)) {
+                (Some(id), Some(call)) if open => self.pass(id, call).await,
+                _ => false,
+            };
+        }
+        let Ok(message) = serde_json::from_slice::<Message>(line) else {
+            return false;
+        };
+        let (Some(method), Some(params)) = (message.method.as_deref(), message.params) else {
+            return false;
+        };
+        match method {
+            "initialize" => {
+                self.terms = match serde_json::from_str::<Initialize>(params.get()) {
+                    Ok(init) => ClientTerms {
+                        initialized: true,
+                        plain: init.capabilities.sampling.is_none()
+                            && init.capabilities.elicitation.is_none(),
+                    },
+                    Err(_) => ClientTerms::default(),
+                };
+                false
+            }
+            "notifications/cancelled" => {
+                let Ok(c) = serde_json::from_str::<Cancelled>(params.get()) else {
+                    return false;
+                };
+                let ticket = lock(&self.flights).remove(c.request_id.get().trim());
+                match ticket {
+                    Some(ticket) => {
+                        ticket.cancel().await;
+                        true
+                    }
+                    None => false,
+                }
             }
             _ => false,
-        };
-    }
-    let Ok(message) = serde_json::from_slice::<Message>(line) else {
-        return false;
-    };
-    let (Some(method), Some(params)) = (message.method.as_deref(), message.params) else {
-        return false;
-    };
-    match method {
-        "initialize" => {
-            *terms = match serde_json::from_str::<Initialize>(params.get()) {
-                Ok(init) => ClientTerms {
-                    initialized: true,
-                    plain: init.capabilities.sampling.is_none()
-                        && init.capabilities.elicitation.is_none(),
-                },
-                Err(_) => ClientTerms::default(),
-            };
-            false
         }
-        "notifications/cancelled" => {
-            let Ok(c) = serde_json::from_str::<Cancelled>(params.get()) else {
-                return false;
-            };
-            let ticket = lock(flights).remove(c.request_id.get().trim());
-            match ticket {
-                Some(ticket) => {
-                    ticket.cancel().await;
-                    true
-                }
-                None => false,
-            }
-        }
-        _ => false,
     }
-}
 
-/// Send a plain call on to its server, if it routes to one that takes calls as JSON text.
-async fn pass<W>(
-    gateway: &Arc<Gateway>,
-    id: &RawValue,
-    call: PlainCall<'_>,
-    negotiated: &Negotiated,
-    flights: &Flights,
-    out: &Out<W>,
-) -> bool
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let Some((caller, tool)) = route(gateway, &call.name) else {
-        return false;
-    };
-    let id = id.get().trim().to_string();
-    tracing::debug!(tool = %call.name, "call passes through");
-    let ticket = caller.ticket();
-    // Filed before the call is sent: its answer may come back before `start` returns.
-    lock(flights).insert(id.clone(), ticket.clone());
-    let asks = call.progress_token.is_some();
-    let answer = Box::new(Answer {
-        out: out.clone(),
-        id,
-        public: call.name.to_string(),
-        token: call.progress_token,
-        marks: negotiated.get().copied().unwrap_or(false),
-        flights: flights.clone(),
-        ticket: ticket.clone(),
-    });
-    send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
-    true
+    /// Send a plain call on to its server, if it routes to one that takes calls as JSON text.
+    async fn pass(&self, id: &RawValue, call: PlainCall<'_>) -> bool {
+        let Some((caller, tool)) = route(&self.gateway, &call.name) else {
+            return false;
+        };
+        let id = id.get().trim().to_string();
+        tracing::debug!(tool = %call.name, "call passes through");
+        let ticket = caller.ticket();
+        // Filed before the call is sent: its answer may come back before `start` returns.
+        lock(&self.flights).insert(id.clone(), ticket.clone());
+        let asks = call.progress_token.is_some();
+        let answer = Box::new(Answer {
+            out: self.out.clone(),
+            id,
+            public: call.name.to_string(),
+            token: call.progress_token,
+            marks: self.negotiated.get().copied().unwrap_or(false),
+            flights: self.flights.clone(),
+            ticket: ticket.clone(),
+        });
+        send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
+        true
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -520,26 +520,8 @@ impl pulp::WithSimd for Scan<'_> {
         let dim = self.dim.max(1);
         let mut out = vec![f32::NEG_INFINITY; self.vectors.len() / dim];
         for q in self.queries {
-            let (qs, qt) = S::as_simd_f32s(q);
             for (v, best) in self.vectors.chunks_exact(dim).zip(&mut out) {
-                let (vs, vt) = S::as_simd_f32s(v);
-                // Four independent sums, so the multiply-adds overlap instead of waiting on
-                // each other.
-                let mut acc = [simd.splat_f32s(0.0); 4];
-                let (q4, v4) = (qs.chunks_exact(4), vs.chunks_exact(4));
-                let (qr, vr) = (q4.remainder(), v4.remainder());
-                for (a, b) in q4.zip(v4) {
-                    for i in 0..4 {
-                        acc[i] = simd.mul_add_e_f32s(a[i], b[i], acc[i]);
-                    }
-                }
-                for (&a, &b) in qr.iter().zip(vr) {
-                    acc[0] = simd.mul_add_e_f32s(a, b, acc[0]);
-                }
-                let sum =
-                    simd.add_f32s(simd.add_f32s(acc[0], acc[1]), simd.add_f32s(acc[2], acc[3]));
-                let tail: f32 = qt.iter().zip(vt).map(|(a, b)| a * b).sum();
-                *best = best.max(simd.reduce_sum_f32s(sum) + tail);
+                *best = best.max(crate::lanes::dot(simd, q, v));
             }
         }
         out
