@@ -153,9 +153,9 @@ pub type Outcome = Result<Box<RawValue>, SessionError>;
 /// What a [`Delivery`] does with a progress note or an outcome (a write to a client).
 pub type Delivering = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// Where a call started with [`RawCaller::start`] reports. Its futures run on the task that
-/// reads the server's output, which reads nothing else until they finish: keep them to one
-/// write.
+/// Where a call started with [`RawCaller::start`] reports. Its futures are run by the reader
+/// of the server's output (a thread on Unix, through the runtime's handle; a task elsewhere),
+/// which reads nothing else until they finish: keep them to one write.
 pub trait Delivery: Send + 'static {
     /// A `notifications/progress` of the call: its params as the server sent them (only when
     /// the call asked for progress).
@@ -564,8 +564,8 @@ impl RawCaller {
     }
 
     /// Start the call `ticket` names, `tool` with `arguments` (JSON text of an object):
-    /// `delivery` gets its progress (when `progress` asks for it) and its outcome from the task
-    /// that reads the server, with the failures [`Self::call`] gives. The call is filed at
+    /// `delivery` gets its progress (when `progress` asks for it) and its outcome from the
+    /// reader of the server's output, with the failures [`Self::call`] gives. The call is filed at
     /// once; the returned future sends it (a session that has ended is delivered there).
     /// Calls sent in the order their futures are first polled reach the server in that order.
     pub fn start(
