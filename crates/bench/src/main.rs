@@ -1,8 +1,10 @@
 //! `switchboard-bench`: drives N MCP tool calls at concurrency 1, 8 and 32 against targets (a
 //! stdio command or a Streamable HTTP URL) with rmcp's client and prints p50/p99 latency and
 //! calls/s. `suite` runs the whole comparison in one go: the echo server directly and through
-//! `switchboard serve`, over stdio and HTTP, plus the resident memory of serve with five
-//! upstream servers.
+//! `switchboard serve`, over stdio and HTTP, in interleaved rounds (each round measures every
+//! target at each concurrency, direct and through serve back to back, in alternating order)
+//! and reports per-round comparisons and their medians, plus the resident memory of serve with
+//! five upstream servers.
 //!
 //!   switchboard-bench suite --switchboard target/release/switchboard --echo target/release/switchboard-echo
 //!   switchboard-bench --target direct=http://127.0.0.1:8931/mcp --target "stdio=./my-server --flag"
@@ -32,6 +34,11 @@ struct Args {
     /// Concurrency levels, comma-separated.
     #[arg(long, default_value = "1,8,32", value_delimiter = ',')]
     concurrency: Vec<usize>,
+    /// Rounds: every target is measured at every level once per round, the targets in turn
+    /// (reversed every other round), and the figures reported are medians over the rounds.
+    /// Interleaving keeps a slow second of the machine from landing on one target only.
+    #[arg(long, default_value_t = 7)]
+    rounds: usize,
     /// LABEL=SPEC: SPEC is an http(s) URL or a command line (split on spaces). Repeatable.
     #[arg(long = "target", value_name = "LABEL=SPEC")]
     targets: Vec<String>,
@@ -63,8 +70,6 @@ struct Target {
 
 /// One measured row.
 struct Row {
-    label: String,
-    concurrency: usize,
     calls: usize,
     p50: Duration,
     p99: Duration,
@@ -149,8 +154,6 @@ async fn measure(t: &Target, calls: usize, concurrency: usize) -> anyhow::Result
     all.sort();
     let pick = |q: f64| all[((all.len() as f64 * q) as usize).min(all.len() - 1)];
     Ok(Row {
-        label: t.label.clone(),
-        concurrency,
         calls: all.len(),
         p50: pick(0.50),
         p99: pick(0.99),
@@ -158,35 +161,101 @@ async fn measure(t: &Target, calls: usize, concurrency: usize) -> anyhow::Result
     })
 }
 
-async fn bench(t: &Target, calls: usize, levels: &[usize]) -> anyhow::Result<Vec<Row>> {
-    // Warm up connections, caches and the upstream.
-    measure(t, 200.min(calls), 8).await?;
-    let mut rows = Vec::new();
-    for &c in levels {
-        let row = measure(t, calls, c).await?;
-        print_row(&row);
-        rows.push(row);
+/// Rows of one round: `[target][level]`.
+type Round = Vec<Vec<Row>>;
+
+/// Measure every target at every level, `rounds` times: per round and level the targets run in
+/// turn, in reversed order every other round, so that targets compared with each other run back
+/// to back and none always runs first.
+async fn rounds(
+    targets: &[&Target],
+    calls: usize,
+    levels: &[usize],
+    rounds: usize,
+) -> anyhow::Result<Vec<Round>> {
+    // Warm up connections, caches and the upstreams.
+    for t in targets {
+        measure(t, 200.min(calls), 8).await?;
     }
-    Ok(rows)
+    let mut out = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        eprintln!("round {} of {rounds}", round + 1);
+        let mut rows: Round = targets.iter().map(|_| Vec::new()).collect();
+        for &c in levels {
+            let mut order: Vec<usize> = (0..targets.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                rows[i].push(measure(targets[i], calls, c).await?);
+            }
+        }
+        out.push(rows);
+    }
+    Ok(out)
 }
 
-fn print_header() {
-    println!(
-        "{:<14} {:>5} {:>7} {:>10} {:>10} {:>10}",
-        "target", "conc", "calls", "p50 µs", "p99 µs", "calls/s"
-    );
+/// The median of `values` (the mean of the middle two for an even count); 0 for none.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
 }
 
-fn print_row(r: &Row) {
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Print each target's rows as medians over the rounds.
+fn print_medians(labels: &[String], levels: &[usize], all: &[Round]) {
     println!(
-        "{:<14} {:>5} {:>7} {:>10.0} {:>10.0} {:>10.0}",
-        r.label,
-        r.concurrency,
-        r.calls,
-        r.p50.as_secs_f64() * 1e6,
-        r.p99.as_secs_f64() * 1e6,
-        r.per_sec
+        "{:<14} {:>5} {:>7} {:>10} {:>10} {:>10}   (medians of {} rounds)",
+        "target",
+        "conc",
+        "calls",
+        "p50 µs",
+        "p99 µs",
+        "calls/s",
+        all.len()
     );
+    for (i, label) in labels.iter().enumerate() {
+        for (j, &c) in levels.iter().enumerate() {
+            let pick = |f: &dyn Fn(&Row) -> f64| median(all.iter().map(|r| f(&r[i][j])).collect());
+            println!(
+                "{:<14} {:>5} {:>7} {:>10.0} {:>10.0} {:>10.0}",
+                label,
+                c,
+                all.first().map_or(0, |r| r[i][j].calls),
+                pick(&|r| micros(r.p50)),
+                pick(&|r| micros(r.p99)),
+                pick(&|r| r.per_sec),
+            );
+        }
+    }
+}
+
+/// One figure per round from the rows of two targets at one level, then their median.
+fn per_round(
+    all: &[Round],
+    (a, b): (usize, usize),
+    level: usize,
+    f: impl Fn(&Row, &Row) -> f64,
+) -> (Vec<f64>, f64) {
+    let values: Vec<f64> = all.iter().map(|r| f(&r[a][level], &r[b][level])).collect();
+    let mid = median(values.clone());
+    (values, mid)
+}
+
+fn listed(values: &[f64], unit: impl Fn(f64) -> String) -> String {
+    values
+        .iter()
+        .map(|&v| unit(v))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A child process that serves HTTP and prints its URL on stderr; killed on drop.
@@ -252,10 +321,6 @@ impl Drop for HttpChild {
     }
 }
 
-fn find(row: &[Row], c: usize) -> Option<&Row> {
-    row.iter().find(|r| r.concurrency == c)
-}
-
 async fn suite(args: &Args, switchboard: &Path, echo: &Path) -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("switchboard-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -278,26 +343,12 @@ async fn suite(args: &Args, switchboard: &Path, echo: &Path) -> anyhow::Result<(
     let sb = switchboard.display().to_string();
     let serve_stdio = format!("{sb} --config {} serve", one.display());
 
-    print_header();
-    let direct_stdio = bench(
-        &connect("direct-stdio", &echo.display().to_string()).await?,
-        args.calls,
-        &args.concurrency,
-    )
-    .await?;
-    let gw_stdio = bench(
-        &connect("serve-stdio", &serve_stdio).await?,
-        args.calls,
-        &args.concurrency,
-    )
-    .await?;
+    let levels = &args.concurrency;
+    let level = |c: usize| levels.iter().position(|&l| l == c);
+    let direct_stdio = connect("direct-stdio", &echo.display().to_string()).await?;
+    let gw_stdio = connect("serve-stdio", &serve_stdio).await?;
     let echo_http = HttpChild::start(echo, &["--http".into(), "127.0.0.1:0".into()])?;
-    let direct_http = bench(
-        &connect("direct-http", &echo_http.url).await?,
-        args.calls,
-        &args.concurrency,
-    )
-    .await?;
+    let direct_http = connect("direct-http", &echo_http.url).await?;
     let serve_http = HttpChild::start(
         switchboard,
         &[
@@ -308,37 +359,40 @@ async fn suite(args: &Args, switchboard: &Path, echo: &Path) -> anyhow::Result<(
             "127.0.0.1:0".into(),
         ],
     )?;
-    let gw_http = bench(
-        &connect("serve-http", &serve_http.url).await?,
-        args.calls,
-        &args.concurrency,
-    )
-    .await?;
-    drop(serve_http);
+    let gw_http = connect("serve-http", &serve_http.url).await?;
+    // In this order each direct target runs next to its gateway twin, in either direction.
+    let targets = [&direct_stdio, &gw_stdio, &gw_http, &direct_http];
+    let all = rounds(&targets, args.calls, levels, args.rounds.max(1)).await?;
+    let labels: Vec<String> = targets.iter().map(|t| t.label.clone()).collect();
+    drop((
+        direct_stdio,
+        gw_stdio,
+        gw_http,
+        direct_http,
+        serve_http,
+        echo_http,
+    ));
+    print_medians(&labels, levels, &all);
 
     println!();
-    if let (Some(d), Some(g)) = (find(&direct_http, 8), find(&gw_http, 8)) {
+    let (stdio, http) = ((0, 1), (2, 3));
+    if let Some(j) = level(8) {
+        let (each, mid) = per_round(&all, http, j, |g, d| 100.0 * g.per_sec / d.per_sec);
         println!(
-            "HTTP  calls/s at concurrency 8: serve {:.0} / direct {:.0} = {:.0}% (goal >= 70%)",
-            g.per_sec,
-            d.per_sec,
-            100.0 * g.per_sec / d.per_sec
+            "HTTP  calls/s at concurrency 8, serve / direct: median {mid:.0}% (goal >= 70%); rounds {}",
+            listed(&each, |v| format!("{v:.0}%"))
         );
     }
-    if let (Some(d), Some(g)) = (find(&direct_http, 1), find(&gw_http, 1)) {
+    if let Some(j) = level(1) {
+        let (each, mid) = per_round(&all, http, j, |g, d| micros(g.p50) / micros(d.p50));
         println!(
-            "HTTP  p50 at concurrency 1: serve {:.0} µs / direct {:.0} µs = {:.2}x (goal <= 1.5x)",
-            g.p50.as_secs_f64() * 1e6,
-            d.p50.as_secs_f64() * 1e6,
-            g.p50.as_secs_f64() / d.p50.as_secs_f64()
+            "HTTP  p50 at concurrency 1, serve / direct: median {mid:.2}x (goal <= 1.5x); rounds {}",
+            listed(&each, |v| format!("{v:.2}x"))
         );
-    }
-    if let (Some(d), Some(g)) = (find(&direct_stdio, 1), find(&gw_stdio, 1)) {
+        let (each, mid) = per_round(&all, stdio, j, |d, g| micros(g.p50) - micros(d.p50));
         println!(
-            "stdio p50 at concurrency 1: serve {:.0} µs - direct {:.0} µs = {:+.0} µs added (goal <= 50 µs)",
-            g.p50.as_secs_f64() * 1e6,
-            d.p50.as_secs_f64() * 1e6,
-            (g.p50.as_secs_f64() - d.p50.as_secs_f64()) * 1e6
+            "stdio p50 at concurrency 1, serve - direct: median {mid:+.0} µs added (goal <= 50 µs); rounds {}",
+            listed(&each, |v| format!("{v:+.0}"))
         );
     }
 
@@ -386,11 +440,14 @@ async fn main() -> anyhow::Result<()> {
     if args.targets.is_empty() {
         bail!("give --target LABEL=SPEC (repeatable) or the `suite` subcommand; see --help");
     }
-    print_header();
+    let mut targets = Vec::new();
     for t in &args.targets {
         let (label, spec) = t.split_once('=').context("--target wants LABEL=SPEC")?;
-        let target = connect(label, spec).await?;
-        bench(&target, args.calls, &args.concurrency).await?;
+        targets.push(connect(label, spec).await?);
     }
+    let refs: Vec<&Target> = targets.iter().collect();
+    let all = rounds(&refs, args.calls, &args.concurrency, args.rounds.max(1)).await?;
+    let labels: Vec<String> = targets.iter().map(|t| t.label.clone()).collect();
+    print_medians(&labels, &args.concurrency, &all);
     Ok(())
 }
