@@ -100,7 +100,7 @@ pub struct Snapshot {
 pub struct Gateway {
     sessions: Sessions,
     servers: Vec<ServerConfig>,
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
     pins: Option<PinStore>,
     finder: Option<Arc<Finder>>,
     /// The documents the newest search index is for ([`docs_key`]).

@@ -327,7 +327,7 @@ async fn answer(
         let (done, answered) = oneshot::channel();
         send(caller.start(
             &ticket,
-            &tool,
+            tool,
             &call.arguments,
             false,
             reply(Sink::Json(done)),
@@ -346,7 +346,7 @@ async fn answer(
     let (events, stream) = mpsc::unbounded_channel::<Bytes>();
     send(caller.start(
         &ticket,
-        &tool,
+        tool,
         &call.arguments,
         true,
         reply(Sink::Events(events)),

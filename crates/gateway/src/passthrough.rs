@@ -23,7 +23,9 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_host::policy::{self, Decision};
-use switchboard_mcp::{BlockingLines, Delivering, Delivery, Lines, Outcome, RawCaller, RawTicket};
+use switchboard_mcp::{
+    BlockingLines, Delivering, Delivery, Lines, Outcome, RawCaller, RawTicket, drive,
+};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::error::GatewayError;
@@ -58,7 +60,9 @@ struct ClientTerms {
 type Negotiated = Arc<std::sync::OnceLock<bool>>;
 
 /// Calls passing through, by the client's request id (as JSON text), for cancellation.
-type Flights = Arc<Mutex<HashMap<String, RawTicket>>>;
+/// (foldhash rather than SipHash: a lookup per call and per answer; a client that picks
+/// colliding ids slows only its own calls.)
+type Flights = Arc<Mutex<HashMap<Arc<str>, RawTicket, foldhash::fast::RandomState>>>;
 
 type Out<W> = Arc<tokio::sync::Mutex<W>>;
 
@@ -166,13 +170,15 @@ struct Reader<W> {
 impl<W: AsyncWrite + Unpin + Send + 'static> Reader<W> {
     /// The client's lines: plain calls pass through, the rest go to the rmcp session.
     fn run(mut self, read: impl std::io::Read) {
+        let runtime = self.runtime.clone();
+        let _context = runtime.enter();
         let mut lines = BlockingLines::new(read);
         let on = enabled() && self.calls.gateway.expose == Expose::All;
         while let Some(line) = lines.next() {
-            if on && self.runtime.block_on(self.calls.take(line)) {
+            if on && drive(&runtime, self.calls.take(line)) {
                 continue;
             }
-            if self.runtime.block_on(self.to_rmcp.write_all(line)).is_err() {
+            if drive(&runtime, self.to_rmcp.write_all(line)).is_err() {
                 break;
             }
         }
@@ -300,8 +306,13 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
     /// Handle `line` here if it is a call that can pass through (or the cancellation of one);
     /// `false` sends it on to the rmcp session. Notes what `initialize` says on the way.
     async fn take(&mut self, line: &[u8]) -> bool {
-        if contains(line, b"\"tools/call\"")
-            && let Ok(call) = serde_json::from_slice::<CallLine>(line)
+        // Read as text, checked once: from bytes, serde_json would check every string and raw
+        // value it borrows on its own.
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
+        if TOOLS_CALL.find(line.as_bytes()).is_some()
+            && let Ok(call) = serde_json::from_str::<CallLine>(line)
             && call.method == "tools/call"
         {
             let terms = &self.terms;
@@ -311,7 +322,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
                 _ => false,
             };
         }
-        let Ok(message) = serde_json::from_slice::<Message>(line) else {
+        let Ok(message) = serde_json::from_str::<Message>(line) else {
             return false;
         };
         let (Some(method), Some(params)) = (message.method.as_deref(), message.params) else {
@@ -351,7 +362,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
         let Some((caller, tool)) = route(&self.gateway, &call.name) else {
             return false;
         };
-        let id = id.get().trim().to_string();
+        let id: Arc<str> = Arc::from(id.get().trim());
         tracing::debug!(tool = %call.name, "call passes through");
         let ticket = caller.ticket();
         // Filed before the call is sent: its answer may come back before `start` returns.
@@ -366,14 +377,15 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
             flights: self.flights.clone(),
             ticket: ticket.clone(),
         });
-        send(caller.start(&ticket, &tool, &call.arguments, asks, answer)).await;
+        send(caller.start(&ticket, tool, &call.arguments, asks, answer)).await;
         true
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
+/// Finds `"tools/call"` in a line (the searcher built once: building one costs more than a
+/// search of a short line).
+static TOOLS_CALL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"tools/call\""));
 
 /// Run `sending` (a started call's write to its server) here when the server's stdin takes it
 /// at once, as it nearly always does; otherwise finish it on a task of its own, so that a
@@ -391,7 +403,7 @@ pub(crate) async fn send(sending: impl Future<Output = ()> + Send + 'static) {
 struct Answer<W> {
     out: Out<W>,
     /// The client's request id, as JSON text.
-    id: String,
+    id: Arc<str>,
     public: String,
     token: Option<Box<RawValue>>,
     /// Results are marked complete (a 2026-07-28 client).
@@ -412,22 +424,33 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
     fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
         {
             let mut flights = lock(&self.flights);
-            if flights.get(&self.id).is_some_and(|t| t.same(&self.ticket)) {
-                flights.remove(&self.id);
+            if flights.get(&*self.id).is_some_and(|t| t.same(&self.ticket)) {
+                flights.remove(&*self.id);
             }
         }
         let public = &self.public;
-        let result = match outcome {
-            Ok(result) if self.marks => marked(result.get()),
-            Ok(result) => result.get().to_string(),
-            Err(e) if self.marks => marked(&refusal(&format!("{public}: {e}"))),
-            Err(e) => refusal(&format!("{public}: {e}")),
+        // The upstream's result is copied once, into the line (unless it needs marking).
+        let built;
+        let result = match &outcome {
+            Ok(result) if self.marks => {
+                built = marked(result.get());
+                &built
+            }
+            Ok(result) => result.get(),
+            Err(e) if self.marks => {
+                built = marked(&refusal(&format!("{public}: {e}")));
+                &built
+            }
+            Err(e) => {
+                built = refusal(&format!("{public}: {e}"));
+                &built
+            }
         };
         let mut line = String::with_capacity(32 + self.id.len() + result.len());
         line.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         line.push_str(&self.id);
         line.push_str(",\"result\":");
-        line.push_str(&result);
+        line.push_str(result);
         line.push_str("}\n");
         Box::pin(async move {
             let _ = write_line(&self.out, line.as_bytes()).await;

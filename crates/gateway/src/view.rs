@@ -67,8 +67,9 @@ pub struct View {
     pub generation: u64,
     /// Listed tools, servers in name order, tools in server order.
     pub tools: Vec<Listed>,
-    /// Every tool the gateway knows, listed or not, by public name.
-    pub routes: HashMap<String, Route>,
+    /// Every tool the gateway knows, listed or not, by public name (foldhash: one lookup per
+    /// call, and SipHash was a visible share of a call passing through).
+    pub routes: HashMap<String, Route, foldhash::fast::RandomState>,
     /// Listed prompts (definitions with public names, as JSON) and where they lead.
     pub prompts: Vec<Value>,
     /// Public prompt name -> (server, prompt name).

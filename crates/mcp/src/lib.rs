@@ -47,7 +47,7 @@ pub use options::{
 #[cfg(unix)]
 pub use raw::WaitingFd;
 pub use raw::{
-    BlockingLines, Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket,
+    BlockingLines, Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket, drive,
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
 pub use sessions::Sessions;

@@ -72,7 +72,8 @@ pub(crate) struct RawLink {
 #[derive(Default)]
 struct Pending {
     closed: bool,
-    calls: HashMap<u64, Waiter>,
+    /// (foldhash: the ids are ours, and SipHash was a visible share of a call's cost.)
+    calls: HashMap<u64, Waiter, foldhash::fast::RandomState>,
     /// Started calls in flight, by deadline.
     deadlines: BTreeSet<(Instant, u64)>,
     /// When the timer task wakes next (`None`: it waits to be told).
@@ -108,7 +109,7 @@ struct Started {
     /// When it times out.
     due: Instant,
     tool: String,
-    server: String,
+    server: Arc<str>,
     timeout: Duration,
     suspect: Arc<Notify>,
     _registered: Registered,
@@ -119,7 +120,7 @@ impl Started {
     fn finish(self, reply: Reply) -> Delivering {
         let outcome = match reply {
             Reply::Error { code, message } => Err(SessionError::Rpc {
-                server: self.server,
+                server: self.server.to_string(),
                 code,
                 message,
             }),
@@ -136,7 +137,7 @@ impl Started {
 
     fn timed_out(self) -> Delivering {
         self.delivery.finish(Err(SessionError::Timeout {
-            server: self.server,
+            server: self.server.to_string(),
             tool: self.tool,
             after: self.timeout,
         }))
@@ -256,7 +257,7 @@ impl RawLink {
     /// If `line` is the response to a raw request (or progress of one), hand it to its caller
     /// and say so.
     fn take_reply(&self, line: &[u8]) -> Taken {
-        if !contains(line, b"\"sb~") {
+        if RAW_ID.find(line).is_none() {
             return Taken::No;
         }
         #[derive(Deserialize)]
@@ -276,7 +277,12 @@ impl RawLink {
             #[serde(default)]
             message: String,
         }
-        let Ok(head) = serde_json::from_slice::<Head>(line) else {
+        // Read as text, checked once: from bytes, serde_json would check every string and raw
+        // value it borrows on its own.
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Taken::No;
+        };
+        let Ok(head) = serde_json::from_str::<Head>(text) else {
             return Taken::No;
         };
         if let Some(method) = head.method.as_deref() {
@@ -413,9 +419,12 @@ fn raw_id(json: &str) -> Option<u64> {
         .ok()
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
+/// Byte strings the hot path looks for, their searchers built once (building one costs more
+/// than searching a short line).
+type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
+static RAW_ID: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"sb~"));
+static RESULT_TYPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"resultType\""));
+static TASK: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task\""));
 
 /// A raw call that has been sent: dropping it before its reply cancels it on the wire.
 struct InFlight {
@@ -446,7 +455,7 @@ impl Drop for InFlight {
 /// A ready stdio session's raw call path, borrowed for one call.
 pub struct RawCaller {
     pub(crate) link: Arc<RawLink>,
-    pub(crate) server: String,
+    pub(crate) server: Arc<str>,
     pub(crate) timeout: Duration,
     pub(crate) suspect: Arc<Notify>,
     /// The server's calls in flight: a raw call counts as one (with no relay), so a server
@@ -464,10 +473,10 @@ impl RawCaller {
     ) -> Result<CallResult, SessionError> {
         let arguments =
             serde_json::value::to_raw_value(&arguments).map_err(|e| SessionError::Protocol {
-                server: self.server.clone(),
+                server: self.server.to_string(),
                 detail: format!("the arguments do not serialize: {e}"),
             })?;
-        let server = self.server.clone();
+        let server = self.server.to_string();
         let raw = self.call(tool, &arguments).await?;
         if let Ok(typed) = serde_json::from_str::<rmcp::model::CallToolResult>(raw.get()) {
             return Ok(convert::typed_call_result(typed));
@@ -516,14 +525,15 @@ impl RawCaller {
                 .calls
                 .insert(id, Waiter::Awaited { done: tx, progress });
         }
-        let _registered = self.register(id);
+        let id_text = raw_id_text(id);
+        let _registered = self.register(&id_text);
         let mut flight = InFlight {
             link: self.link.clone(),
             id,
             answered: false,
         };
-        let line = call_line(id, tool, arguments, asks);
-        if self.link.write_line(line.as_bytes()).await.is_err() {
+        let line = call_line(&id_text, tool, arguments, asks);
+        if self.link.write_line(&line).await.is_err() {
             flight.answered = true;
             lock(&self.link.pending).remove(id);
             return Err(closed(&self.server, &self.suspect));
@@ -537,7 +547,7 @@ impl RawCaller {
             Err(_) => {
                 // Dropping `flight` sends notifications/cancelled.
                 return Err(SessionError::Timeout {
-                    server: self.server.clone(),
+                    server: self.server.to_string(),
                     tool: tool.to_string(),
                     after: self.timeout,
                 });
@@ -546,7 +556,7 @@ impl RawCaller {
         flight.answered = true;
         match reply {
             Reply::Error { code, message } => Err(SessionError::Rpc {
-                server: self.server.clone(),
+                server: self.server.to_string(),
                 code,
                 message,
             }),
@@ -568,32 +578,34 @@ impl RawCaller {
     /// reader of the server's output, with the failures [`Self::call`] gives. The call is filed at
     /// once; the returned future sends it (a session that has ended is delivered there).
     /// Calls sent in the order their futures are first polled reach the server in that order.
+    /// `tool` is kept, for what the call's failures say.
     pub fn start(
         self,
         ticket: &RawTicket,
-        tool: &str,
+        tool: String,
         arguments: &RawValue,
         progress: bool,
         delivery: Box<dyn Delivery>,
     ) -> impl Future<Output = ()> + Send + 'static {
         let id = ticket.id;
+        let id_text = raw_id_text(id);
+        let line = call_line(&id_text, &tool, arguments, progress);
         let started = Started {
             delivery,
             progress,
             due: Instant::now() + self.timeout,
-            tool: tool.to_string(),
+            tool,
             server: self.server.clone(),
             timeout: self.timeout,
             suspect: self.suspect.clone(),
-            _registered: self.register(id),
+            _registered: self.register(&id_text),
         };
-        let line = call_line(id, tool, arguments, progress);
         let filed = self.link.file(id, started);
         async move {
             match filed {
                 Some(started) => started.closed().await,
                 None => {
-                    if self.link.write_line(line.as_bytes()).await.is_err() {
+                    if self.link.write_line(&line).await.is_err() {
                         let failed = closed(&self.server, &self.suspect);
                         self.fail(id, failed).await;
                     }
@@ -610,57 +622,56 @@ impl RawCaller {
         }
     }
 
-    /// Count raw request `id` as one of the server's calls in flight.
-    fn register(&self, id: u64) -> Registered {
-        let raw_id: Arc<str> = raw_id_text(id).into();
+    /// Count raw request `id` (its text, `sb~N`) as one of the server's calls in flight.
+    fn register(&self, id: &Arc<str>) -> Registered {
         self.relays.register(
-            ProgressToken(NumberOrString::String(raw_id.clone())),
-            NumberOrString::String(raw_id),
+            ProgressToken(NumberOrString::String(id.clone())),
+            NumberOrString::String(id.clone()),
             None,
         )
     }
 }
 
-/// The `tools/call` line of raw request `id`. Built by hand: this runs for every call passing
+/// The `tools/call` line of raw request `id` (its text, `sb~N`). Built by hand: this runs for every call passing
 /// through, and the formatting machinery is a good deal more code to run cold than a few
 /// appends.
-fn call_line(id: u64, tool: &str, arguments: &RawValue, progress: bool) -> String {
-    let id = raw_id_text(id);
-    let name = serde_json::to_string(tool).unwrap_or_else(|_| "\"\"".to_string());
+fn call_line(id: &str, tool: &str, arguments: &RawValue, progress: bool) -> Vec<u8> {
     let arguments = arguments.get();
-    let mut line = String::with_capacity(96 + name.len() + arguments.len() + 2 * id.len());
-    line.push_str("{\"jsonrpc\":\"2.0\",\"id\":\"");
-    line.push_str(&id);
-    line.push_str("\",\"method\":\"tools/call\",\"params\":{\"name\":");
-    line.push_str(&name);
-    line.push_str(",\"arguments\":");
-    line.push_str(arguments);
+    let mut line = Vec::with_capacity(100 + tool.len() + arguments.len() + 2 * id.len());
+    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
+    line.extend_from_slice(id.as_bytes());
+    line.extend_from_slice(b"\",\"method\":\"tools/call\",\"params\":{\"name\":");
+    // A string always serializes (the writer is a Vec).
+    let _ = serde_json::to_writer(&mut line, tool);
+    line.extend_from_slice(b",\"arguments\":");
+    line.extend_from_slice(arguments.as_bytes());
     if progress {
-        line.push_str(",\"_meta\":{\"progressToken\":\"");
-        line.push_str(&id);
-        line.push_str("\"}");
+        line.extend_from_slice(b",\"_meta\":{\"progressToken\":\"");
+        line.extend_from_slice(id.as_bytes());
+        line.extend_from_slice(b"\"}");
     }
-    line.push_str("}}\n");
+    line.extend_from_slice(b"}}\n");
     line
 }
 
 /// `sb~N`, the text of raw request id `N`.
-fn raw_id_text(id: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+fn raw_id_text(id: u64) -> Arc<str> {
+    // The prefix and at most 20 digits, written from the end; one allocation, the `Arc`'s.
+    let mut text = [0u8; 32];
+    let mut at = text.len();
     let mut n = id;
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        text[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    let mut text = String::with_capacity(ID_PREFIX.len() + digits.len() - at);
-    text.push_str(ID_PREFIX);
-    text.extend(digits[at..].iter().map(|&d| d as char));
-    text
+    at -= ID_PREFIX.len();
+    text[at..at + ID_PREFIX.len()].copy_from_slice(ID_PREFIX.as_bytes());
+    // Only ASCII was written.
+    Arc::from(std::str::from_utf8(&text[at..]).unwrap_or(ID_PREFIX))
 }
 
 /// A result that asks for more input or became a task is refused as on the typed path;
@@ -679,8 +690,8 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
     let text = result.get();
     // The result is valid JSON already: an object that names neither key needs no second parse.
     if text.trim_start().starts_with('{')
-        && !contains(text.as_bytes(), b"\"resultType\"")
-        && !contains(text.as_bytes(), b"\"task\"")
+        && RESULT_TYPE.find(text.as_bytes()).is_none()
+        && TASK.find(text.as_bytes()).is_none()
     {
         return Ok(result);
     }
@@ -900,6 +911,20 @@ fn read_child(
     Some(tokio::spawn(child_to_rmcp(stdout, link, to_rmcp)))
 }
 
+/// Run `future` to its end on this thread, which is not one of `runtime`'s and has entered
+/// its context ([`tokio::runtime::Handle::enter`], so that the future may spawn). A future that
+/// is ready at its first poll, as a write to a pipe with room nearly always is, costs one poll
+/// with a waker that does nothing; only one that has to wait goes through `block_on` (which
+/// polls it again with a waker of its own).
+pub fn drive<F: Future>(runtime: &tokio::runtime::Handle, future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(out) => out,
+        std::task::Poll::Pending => runtime.block_on(future),
+    }
+}
+
 /// [`child_to_rmcp`] on a thread: blocking reads of the child's output; deliveries and rmcp's
 /// lines are written through `runtime` (they nearly always complete at once).
 #[cfg(unix)]
@@ -909,17 +934,18 @@ fn child_lines(
     mut to_rmcp: WriteHalf<DuplexStream>,
     runtime: tokio::runtime::Handle,
 ) {
+    let _context = runtime.enter();
     let mut lines = BlockingLines::new(stdout);
     while let Some(line) = lines.next() {
         match link.take_reply(line) {
             Taken::Yes => continue,
             Taken::Deliver(delivering) => {
-                runtime.block_on(delivering);
+                drive(&runtime, delivering);
                 continue;
             }
             Taken::No => {}
         }
-        if runtime.block_on(to_rmcp.write_all(line)).is_err() {
+        if drive(&runtime, to_rmcp.write_all(line)).is_err() {
             break;
         }
     }
@@ -1029,7 +1055,7 @@ mod tests {
         assert_eq!(raw_id("\"17\""), None);
         assert_eq!(raw_id("\"sb~x\""), None);
         for n in [0, 7, 17, 1_000_000, u64::MAX] {
-            assert_eq!(raw_id_text(n), format!("sb~{n}"));
+            assert_eq!(&*raw_id_text(n), format!("sb~{n}"));
             assert_eq!(raw_id(&format!("\"{}\"", raw_id_text(n))), Some(n));
         }
     }
@@ -1038,7 +1064,8 @@ mod tests {
     fn call_lines_are_one_json_request() {
         let args = RawValue::from_string(r#"{"q": "a \"b\""}"#.to_string()).unwrap();
         for progress in [false, true] {
-            let line = call_line(42, "odd \"name\"", &args, progress);
+            let line =
+                String::from_utf8(call_line("sb~42", "odd \"name\"", &args, progress)).unwrap();
             assert!(line.ends_with("}\n") && !line[..line.len() - 1].contains('\n'));
             let v: Value = serde_json::from_str(&line).unwrap();
             let mut want = serde_json::json!({"jsonrpc": "2.0", "id": "sb~42", "method": "tools/call",
@@ -1154,7 +1181,7 @@ mod tests {
     fn caller(link: &Arc<RawLink>, timeout: Duration) -> RawCaller {
         RawCaller {
             link: link.clone(),
-            server: "up".to_string(),
+            server: Arc::from("up"),
             timeout,
             suspect: Arc::new(Notify::new()),
             relays: Arc::new(Relays::default()),
@@ -1185,7 +1212,7 @@ mod tests {
             server: caller.server.clone(),
             timeout: caller.timeout,
             suspect: caller.suspect.clone(),
-            _registered: caller.register(ticket.id),
+            _registered: caller.register(&raw_id_text(ticket.id)),
         }
     }
 
@@ -1233,7 +1260,7 @@ mod tests {
         let caller = caller(&link, Duration::from_secs(60));
         let ticket = caller.ticket();
         caller
-            .start(&ticket, "echo", &args(), false, delivery)
+            .start(&ticket, "echo".to_string(), &args(), false, delivery)
             .await;
         let told = said.recv().await.unwrap();
         assert!(

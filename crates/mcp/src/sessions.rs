@@ -294,7 +294,7 @@ impl Sessions {
         let ready = slot.ready().ok()?;
         Some(RawCaller {
             link: ready.raw?,
-            server: server.to_string(),
+            server: slot.name.clone(),
             timeout: slot.spec.call_timeout,
             suspect: ready.suspect,
             relays: slot.relays.clone(),

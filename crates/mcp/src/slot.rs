@@ -17,6 +17,8 @@ use crate::stderr::StderrTail;
 /// One configured server.
 pub(crate) struct Slot {
     pub(crate) spec: ServerSpec,
+    /// The server's name, shared by every raw call made to it (no copy per call).
+    pub(crate) name: Arc<str>,
     pub(crate) tail: StderrTail,
     /// Relayed calls in flight, shared with each session's handler.
     pub(crate) relays: Arc<Relays>,
@@ -57,6 +59,7 @@ impl Slot {
     pub(crate) fn new(spec: ServerSpec) -> Self {
         Self {
             tail: StderrTail::new(&spec.name),
+            name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
             spec,
             live: Mutex::new(Live {
