@@ -109,6 +109,9 @@ pub struct Bert {
     vocab: usize,
     gelu_tanh: bool,
     precision: Precision,
+    /// The buffers of the last small forward pass, taken by the next one (a concurrent pass
+    /// finding none allocates its own), so a query does not allocate and zero them again.
+    spare: std::sync::Mutex<Option<Scratch>>,
 }
 
 impl std::fmt::Debug for Bert {
@@ -139,12 +142,36 @@ struct Layer {
 /// Reusable buffers of one forward pass.
 #[derive(Default)]
 struct Scratch {
+    /// The token vectors, layer after layer.
+    x: Vec<f32>,
     qkv: Vec<f32>,
     ctx: Vec<f32>,
     proj: Vec<f32>,
     up: Vec<f32>,
     scores: Vec<f32>,
     quant: QScratch,
+}
+
+/// The most bytes of buffers [`Bert`] keeps between forward passes: a query's (up to about 60
+/// tokens), not a build batch's, so an idle process does not hold megabytes.
+const SPARE_BYTES: usize = 1 << 20;
+
+impl Scratch {
+    /// Bytes allocated.
+    fn bytes(&self) -> usize {
+        let f = [
+            &self.x,
+            &self.qkv,
+            &self.ctx,
+            &self.proj,
+            &self.up,
+            &self.scores,
+        ]
+        .iter()
+        .map(|v| v.capacity())
+        .sum::<usize>();
+        f * 4 + self.quant.bytes()
+    }
 }
 
 impl Bert {
@@ -254,6 +281,7 @@ impl Bert {
             vocab,
             gelu_tanh,
             precision,
+            spare: std::sync::Mutex::new(None),
         })
     }
 
@@ -294,11 +322,12 @@ impl Bert {
 
     /// Token, position and type embeddings of every token of `seqs`, back to back (ids and
     /// lengths already checked).
+    /// Every element of `x` is written.
     #[inline(always)]
-    fn embeddings<S: pulp::Simd>(&self, simd: S, seqs: &[&[u32]]) -> Vec<f32> {
+    fn embeddings<S: pulp::Simd>(&self, simd: S, seqs: &[&[u32]], x: &mut Vec<f32>) {
         let h = self.cfg.hidden_size;
         let rows: usize = seqs.iter().map(|s| s.len()).sum();
-        let mut x = vec![0f32; rows * h];
+        x.resize(rows * h, 0.0);
         let mut dst = x.chunks_exact_mut(h);
         for seq in seqs {
             for ((pos, &id), d) in seq.iter().enumerate().zip(&mut dst) {
@@ -308,7 +337,6 @@ impl Bert {
                 lanes::sum3(simd, d, w, p, &self.token_type);
             }
         }
-        x
     }
 
     /// Mean pooling of each sequence's rows of `x`, then L2 normalization.
@@ -407,14 +435,23 @@ impl pulp::WithSimd for Encode<'_> {
     fn with_simd<S: pulp::Simd>(self, simd: S) -> Vec<Vec<f32>> {
         let bert = self.bert;
         let h = bert.cfg.hidden_size;
-        let mut x = bert.embeddings(simd, self.seqs);
+        let spare = bert.spare.lock().ok().and_then(|mut s| s.take());
+        let mut scratch = spare.unwrap_or_default();
+        let mut x = std::mem::take(&mut scratch.x);
+        bert.embeddings(simd, self.seqs, &mut x);
         let lens: Vec<usize> = self.seqs.iter().map(|s| s.len()).collect();
-        let mut scratch = Scratch::default();
         bert.embed_norm.apply(simd, &mut x, h);
         for layer in &bert.layers {
             bert.layer(simd, layer, &mut x, &lens, &mut scratch);
         }
-        bert.pool(simd, &x, &lens)
+        let out = bert.pool(simd, &x, &lens);
+        scratch.x = x;
+        if scratch.bytes() <= SPARE_BYTES
+            && let Ok(mut s) = bert.spare.lock()
+        {
+            *s = Some(scratch);
+        }
+        out
     }
 }
 

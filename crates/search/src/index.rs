@@ -12,6 +12,7 @@ use crate::doc::Doc;
 use crate::embed::Embedder;
 use crate::error::SearchError;
 use crate::fusion;
+use crate::scan::QVectors;
 
 /// How to rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -216,13 +217,12 @@ pub struct BuildOptions<'a> {
 
 struct Dense {
     embedder: Embedder,
-    /// Row-major, one unit vector of `dim` floats per document.
-    vectors: Vec<f32>,
+    /// One unit vector per document, int8 as the scan reads it ([`QVectors`]).
+    vectors: QVectors,
     /// One unit vector per server (its [`server_text`]), in server id order.
-    server_vectors: Vec<f32>,
+    server_vectors: QVectors,
     /// One unit vector per document of its name as words ([`Doc::name_text`]).
-    name_vectors: Vec<f32>,
-    dim: usize,
+    name_vectors: QVectors,
 }
 
 /// A searchable index of tools.
@@ -455,13 +455,7 @@ impl Dense {
             .embedder
             .embed_one(&tuning.query_words.apply(query))
             .ok()?;
-        let scan = |vectors: &[f32], queries: &[Vec<f32>]| {
-            pulp::Arch::new().dispatch(Scan {
-                vectors,
-                dim: self.dim,
-                queries,
-            })
-        };
+        let scan = |vectors: &QVectors, queries: &[Vec<f32>]| vectors.scan(queries);
         let whole = [whole];
         let mut docs = scan(&self.vectors, &whole);
         let w = tuning.sentence_weight.max(0.0);
@@ -504,28 +498,6 @@ struct Cosines {
     servers: Vec<f32>,
     /// With each tool's name as words (empty when the tuning does not use them).
     names: Vec<f32>,
-}
-
-/// The best cosine of any query vector with each document vector, as a SIMD operation.
-struct Scan<'a> {
-    vectors: &'a [f32],
-    dim: usize,
-    queries: &'a [Vec<f32>],
-}
-
-impl pulp::WithSimd for Scan<'_> {
-    type Output = Vec<f32>;
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, simd: S) -> Vec<f32> {
-        let dim = self.dim.max(1);
-        let mut out = vec![f32::NEG_INFINITY; self.vectors.len() / dim];
-        for q in self.queries {
-            for (v, best) in self.vectors.chunks_exact(dim).zip(&mut out) {
-                *best = best.max(crate::lanes::dot(simd, q, v));
-            }
-        }
-        out
-    }
 }
 
 /// The clauses of a query: its sentences, and within a sentence the parts joined by a comma or
@@ -656,10 +628,9 @@ fn embed_docs(
     Ok((
         Dense {
             embedder: embedder.clone(),
-            vectors,
-            server_vectors,
-            name_vectors,
-            dim,
+            vectors: QVectors::new(&vectors, dim),
+            server_vectors: QVectors::new(&server_vectors, dim),
+            name_vectors: QVectors::new(&name_vectors, dim),
         },
         status,
     ))
@@ -685,34 +656,6 @@ mod tests {
             ["send an email to Bob"]
         );
         assert!(clauses("ok").is_empty());
-    }
-
-    #[test]
-    fn scan_takes_each_vectors_best_dot_product() {
-        // Widths below one SIMD vector, with a tail, past four vectors, and MiniLM's.
-        for dim in [3, 19, 45, 384] {
-            let noise = |i: usize| ((i * 2_654_435_761) % 1000) as f32 / 500.0 - 1.0;
-            let vectors: Vec<f32> = (0..7 * dim).map(noise).collect();
-            let queries: Vec<Vec<f32>> = (0..2)
-                .map(|q| (0..dim).map(|i| noise(i * 31 + q * 7 + 3)).collect())
-                .collect();
-            let got = pulp::Arch::new().dispatch(Scan {
-                vectors: &vectors,
-                dim,
-                queries: &queries,
-            });
-            assert_eq!(got.len(), 7);
-            for (v, g) in vectors.chunks_exact(dim).zip(got) {
-                let want = queries
-                    .iter()
-                    .map(|q| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>())
-                    .fold(f32::NEG_INFINITY, f32::max);
-                assert!(
-                    (g - want).abs() < 1e-5 * dim as f32,
-                    "dim {dim}: {g} vs {want}"
-                );
-            }
-        }
     }
 
     #[test]

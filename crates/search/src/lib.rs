@@ -22,6 +22,7 @@ pub mod index;
 mod lanes;
 pub mod linear;
 pub mod qlinear;
+mod scan;
 pub mod words;
 
 pub use bm25::Bm25Params;

@@ -46,6 +46,13 @@ pub struct QScratch {
     row_scale: Vec<f32>,
 }
 
+impl QScratch {
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        (self.packed.capacity() + self.row_scale.capacity()) * 4
+    }
+}
+
 impl QLinear {
     /// Quantize row-major weights `w` (`out` rows of `inp`) and keep the bias of `out` in f32.
     pub fn new(w: &[f32], bias: &[f32], inp: usize, out: usize) -> Option<Self> {
@@ -141,12 +148,27 @@ impl QLinear {
     #[inline(always)]
     fn quantize_rows(&self, x: &[f32], rows: usize, s: &mut QScratch, kernel: impl BlockKernel) {
         let blocks = rows.div_ceil(MR);
-        s.packed.clear();
+        // A reused buffer keeps its old values: every pair of a row is written below, and the
+        // rows past `rows` in the last block (which the kernel reads) are zeroed here.
         s.packed.resize(blocks * self.pairs * MR, 0);
+        let last = (blocks - 1) * self.pairs * MR;
+        for r in rows - (blocks - 1) * MR..MR {
+            s.packed[last + r..]
+                .iter_mut()
+                .step_by(MR)
+                .for_each(|v| *v = 0);
+        }
         s.row_scale.clear();
         for (row, xr) in x.chunks_exact(self.inp).enumerate() {
             let Some(max) = kernel.abs_max(xr) else {
                 s.row_scale.push(f32::NAN);
+                // Zeros, not another layer's values (which could overflow this one's sums).
+                let (blk, r) = (row / MR, row % MR);
+                let base = blk * self.pairs * MR + r;
+                s.packed[base..base + (self.pairs - 1) * MR + 1]
+                    .iter_mut()
+                    .step_by(MR)
+                    .for_each(|v| *v = 0);
                 continue;
             };
             // Never zero (a subnormal `max` over `amax` would underflow), so `inv` is finite.
@@ -612,6 +634,41 @@ mod tests {
         assert_eq!(fast, slow);
         let want: f32 = x.iter().map(|v| v.round_ties_even()).sum();
         assert!((fast[0] - want).abs() < 0.1, "{} vs {want}", fast[0]);
+    }
+
+    #[test]
+    fn a_reused_scratch_gives_the_same_outputs_as_a_fresh_one() {
+        // Layers of different widths and row counts through one scratch, as the encoder runs
+        // them, with a non-finite row after a bigger call (its old values must not leak in).
+        let layers = [(384, 48), (1536, 20), (37, 16), (384, 48)];
+        let mut scratch = QScratch::default();
+        for (i, &(inp, out)) in layers.iter().enumerate() {
+            let q = QLinear::new(&noise(inp * out, 1), &noise(out, 2), inp, out).unwrap();
+            for rows in [13, 4, 1, 7] {
+                let mut x = noise(rows * inp, 3 + i as u64);
+                if rows == 4 {
+                    x[inp + 2] = f32::NAN;
+                }
+                let (mut fresh, mut reused) = (Vec::new(), vec![1.0; 3]);
+                q.forward(&x, &mut fresh);
+                q.forward_with(&x, &mut reused, &mut scratch);
+                assert_eq!(fresh.len(), reused.len());
+                assert!(
+                    fresh
+                        .iter()
+                        .zip(&reused)
+                        .all(|(a, b)| a == b || a.is_nan() && b.is_nan()),
+                    "{inp}x{out}, {rows} rows"
+                );
+                let mut slow = Vec::new();
+                q.forward_scalar(&x, &mut slow);
+                assert!(
+                    slow.iter()
+                        .zip(&fresh)
+                        .all(|(a, b)| a == b || a.is_nan() && b.is_nan())
+                );
+            }
+        }
     }
 
     #[test]
