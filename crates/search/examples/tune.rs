@@ -393,6 +393,25 @@ struct Cfg {
     provider: Option<Provider>,
     /// At most `.0` tools of one server in the top 5 while the top `.1` hold another server's.
     cap: Option<(usize, usize)>,
+    /// Hubness: each tool's cosine (full text and name) less this times its cosine with the
+    /// catalog's mean vector of the same kind (a tool like every other says less).
+    hub_mean: f32,
+    /// Hubness, CSLS-style: less this times the tool's mean cosine with its 10 nearest tools.
+    hub_knn: f32,
+    /// Lexical sentence pooling: BM25 z of the whole query plus this times the best sentence's
+    /// BM25 z, over 1 + this (no encoder pass).
+    lex_sent: f32,
+    /// Agreement: plus this times the smaller of the dense and the lexical z.
+    agree: f32,
+    /// Which cosines `hub_mean` / `hub_knn` change.
+    hub_on: HubOn,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum HubOn {
+    Both,
+    FullText,
+    Name,
 }
 
 /// Input-provider completion: each tool's parameter text (names and descriptions) is scored by
@@ -527,6 +546,11 @@ impl Default for Cfg {
             cover: None,
             provider: None,
             cap: None,
+            hub_mean: 0.0,
+            hub_knn: 0.0,
+            lex_sent: 0.0,
+            agree: 0.0,
+            hub_on: HubOn::Both,
         }
     }
 }
@@ -886,7 +910,99 @@ fn configs() -> Vec<(String, Cfg)> {
             c.cap = Some((cap, pool))
         });
     }
+    for a in [0.25, 0.5, 1.0] {
+        add(&format!("hubness: less {a} x cosine with the mean"), &|c| {
+            c.hub_mean = a
+        });
+    }
+    for a in [0.25, 0.5, 1.0] {
+        add(
+            &format!("hubness: less {a} x mean cosine of 10 nearest"),
+            &|c| c.hub_knn = a,
+        );
+    }
+    for a in [0.3, 0.6, 1.0] {
+        add(&format!("lexical sentence pooling {a}"), &|c| {
+            c.lex_sent = a
+        });
+    }
+    for a in [-0.1, -0.25] {
+        add(
+            &format!("hubness prior: plus {} x cosine with the mean", -a),
+            &|c| c.hub_mean = a,
+        );
+        add(
+            &format!("hubness prior: plus {} x mean cosine of 10 nearest", -a),
+            &|c| c.hub_knn = a,
+        );
+    }
+    for a in [0.05, 0.15, 0.2, 0.3, 0.4, 0.5] {
+        add(&format!("centroid prior {a}, both"), &|c| c.hub_mean = -a);
+    }
+    for a in [0.1, 0.2, 0.25, 0.3, 0.5] {
+        add(&format!("centroid prior {a}, full text only"), &|c| {
+            c.hub_mean = -a;
+            c.hub_on = HubOn::FullText;
+        });
+        add(&format!("centroid prior {a}, name only"), &|c| {
+            c.hub_mean = -a;
+            c.hub_on = HubOn::Name;
+        });
+    }
+    for a in [0.0, 0.2, 0.3] {
+        add(
+            &format!("dense only (weight 1), centroid prior {a}"),
+            &|c| {
+                c.dense_weight = 1.0;
+                c.hub_mean = -a;
+            },
+        );
+    }
+    for a in [0.0, 0.3] {
+        add(&format!("server weight 0, centroid prior {a}"), &|c| {
+            c.server_weight = 0.0;
+            c.hub_mean = -a;
+        });
+    }
+    for a in [0.1, 0.2, 0.3, -0.1] {
+        add(
+            &format!("agreement: plus {a} x min(dense z, lexical z)"),
+            &|c| c.agree = a,
+        );
+    }
     out
+}
+
+/// Each vector's dot product with the mean of all of them, and its mean cosine with its 10
+/// nearest others.
+fn hubness(vs: &[&[f32]]) -> (Vec<f32>, Vec<f32>) {
+    let dim = vs.first().map_or(0, |v| v.len());
+    let mut mean = vec![0f32; dim];
+    for v in vs {
+        for (m, x) in mean.iter_mut().zip(*v) {
+            *m += x / vs.len() as f32;
+        }
+    }
+    let to_mean = vs
+        .iter()
+        .map(|v| switchboard_search::embed::dot(v, &mean))
+        .collect();
+    let knn = vs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut c: Vec<f32> = vs
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, w)| switchboard_search::embed::dot(v, w))
+                .collect();
+            c.sort_by(|a, b| b.total_cmp(a));
+            let k = c.len().clamp(1, 10);
+            c.iter().take(k).sum::<f32>() / k as f32
+        })
+        .collect();
+    (to_mean, knn)
 }
 
 /// For each tool, its siblings' z-scores as providers of its inputs (see [`Provider`]).
@@ -1258,6 +1374,23 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         Some(_) => providers(set, &cfg.bm25),
         None => Vec::new(),
     };
+    let hub = |vs: &[Vec<&[f32]>]| -> Vec<f32> {
+        if cfg.hub_mean == 0.0 && cfg.hub_knn == 0.0 {
+            return vec![0.0; vs.len()];
+        }
+        let first: Vec<&[f32]> = vs.iter().map(|v| v[0]).collect();
+        let (m, k) = hubness(&first);
+        m.iter()
+            .zip(k)
+            .map(|(m, k)| cfg.hub_mean * m + cfg.hub_knn * k)
+            .collect()
+    };
+    let (mut doc_hub, mut name_hub) = (hub(&doc_vecs), hub(&name_vecs));
+    match cfg.hub_on {
+        HubOn::Both => {}
+        HubOn::FullText => name_hub.iter_mut().for_each(|h| *h = 0.0),
+        HubOn::Name => doc_hub.iter_mut().for_each(|h| *h = 0.0),
+    }
     let mut sums = [[0f64; 3]; 2];
     let mut counts = [0usize; 2];
     for (q0, gold, line) in &set.queries {
@@ -1271,6 +1404,9 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         let stripped = cfg.query_strip.apply(q);
         let qv = vecs.get(&stripped);
         let mut cos = cosines(&doc_vecs, qv);
+        for (c, h) in cos.iter_mut().zip(&doc_hub) {
+            *c -= h;
+        }
         let gate = match cfg.prf_gate {
             PrfGate::Always => true,
             PrfGate::OneSentence => sentences(q).is_empty(),
@@ -1316,6 +1452,19 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 .filter(|t| !QUERY_STOP.contains(&t.as_str()))
                 .collect();
             bm25.scores_of_terms(&terms)
+        } else if cfg.lex_sent > 0.0 && !sentences(q).is_empty() {
+            // Pooled in z units, then used as the lexical score (z of a z is itself).
+            let mut best = vec![f32::NEG_INFINITY; set.docs.len()];
+            for p in sentences(q) {
+                for (b, z) in best.iter_mut().zip(normalize(&bm25.scores(p), Norm::Z)) {
+                    *b = b.max(z);
+                }
+            }
+            normalize(&bm25.scores(q), Norm::Z)
+                .iter()
+                .zip(best)
+                .map(|(w, b)| (w + cfg.lex_sent * b) / (1.0 + cfg.lex_sent))
+                .collect()
         } else {
             bm25.scores(q)
         };
@@ -1344,6 +1493,11 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
             };
             let mut fused = fusion::blend(&zl, &zd, w);
+            if cfg.agree != 0.0 {
+                for ((f, l), d) in fused.iter_mut().zip(&zl).zip(&zd) {
+                    *f += cfg.agree * l.min(*d);
+                }
+            }
             if cfg.name_lex != 0.0 {
                 let qt: std::collections::HashSet<String> =
                     bm25.query_terms(q).into_iter().collect();
@@ -1364,7 +1518,10 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
             }
             if cfg.name_dense != 0.0 {
-                let nc = cosines(&name_vecs, qv);
+                let mut nc = cosines(&name_vecs, qv);
+                for (c, h) in nc.iter_mut().zip(&name_hub) {
+                    *c -= h;
+                }
                 for (f, z) in fused.iter_mut().zip(normalize(&nc, Norm::Z)) {
                     *f += cfg.name_dense * z;
                 }
