@@ -1,14 +1,20 @@
-//! Tuning harness for hybrid retrieval: embeds every document variant and every query (and its
-//! sentences) once into an embedding cache, then scores many fusion settings over the three eval
-//! sets in seconds, printing R@5 / R@10 / MRR per set. Not a test and not the reported numbers
-//! (those come from `switchboard eval retrieval`); a way to compare settings quickly. The
-//! scoring here re-implements the index's pipeline from the crate's public parts, with knobs
-//! the index does not have; `Cfg::default()` is the first version's tuning.
+//! Tuning harness for hybrid retrieval: embeds the texts the selected settings need (tool texts,
+//! server texts, queries and their sentences) once into an embedding cache, then scores many
+//! fusion settings over the three eval sets in seconds, printing R@5 / R@10 / MRR per set. Not a
+//! test and not the reported numbers (those come from `switchboard eval retrieval`); a way to
+//! compare settings quickly. The scoring here re-implements the index's pipeline from the
+//! crate's public parts, with knobs the index does not have; `Cfg::default()` is the first
+//! version's tuning.
 //!
 //! ```sh
 //! cargo run -p switchboard-search --example tune -- --data ../shared/data \
 //!   --model-dir .peers/models/all-MiniLM-L6-v2 --cache-dir /tmp/tune-cache [--single-limit 2000]
 //! ```
+//!
+//! `TUNE_ONLY="default (z,srv doc"` runs the rows whose names contain one of the parts, and
+//! embeds only what those rows read (a first run of today's default embeds ~18,500 texts
+//! instead of the ~70,000 every row needs); `TUNE_DIAG=livemcpbench` prints each query's gold
+//! ranks and top 8.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +35,9 @@ struct Set {
     /// Query text, gold labels, and the query's line number in its file (for the even / odd
     /// split: parameters are tuned on the even lines and confirmed on the odd ones).
     queries: Vec<(String, Vec<String>, usize)>,
+    /// One lexical document per server (name, description, its tools' names), in server id
+    /// order, for servers as retrievable units.
+    server_docs: Vec<Doc>,
 }
 
 fn load_docs(path: &Path) -> Vec<Doc> {
@@ -69,8 +78,10 @@ fn load_set(name: &'static str, data: &Path, catalog: &str, limit: usize) -> Set
             *ids.entry(d.server.clone()).or_insert(next)
         })
         .collect();
+    let server_docs = server_docs(&docs, &server_of, ids.len());
     Set {
         name,
+        server_docs,
         servers: ids.len(),
         server_of,
         docs,
@@ -103,15 +114,19 @@ impl Vecs {
             return;
         }
         eprintln!("embedding {} texts", missing.len());
-        let v = self
-            .embedder
-            .embed_threads(&missing, 2, &mut |_| {})
-            .unwrap_or_else(|e| panic!("{e}"));
-        for (t, v) in missing.iter().zip(v) {
-            self.known.insert(Self::key(t), v);
+        // In chunks, saved after each, so an interrupted first run keeps what it did.
+        for (n, chunk) in missing.chunks(4000).enumerate() {
+            let v = self
+                .embedder
+                .embed_threads(chunk, 2, &mut |_| {})
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (t, v) in chunk.iter().zip(v) {
+                self.known.insert(Self::key(t), v);
+            }
+            self.dirty = true;
+            self.save();
+            eprintln!("  {} of {}", (n * 4000 + chunk.len()), missing.len());
         }
-        self.dirty = true;
-        self.save();
     }
     fn save(&mut self) {
         if self.dirty {
@@ -157,26 +172,25 @@ fn main() {
         known,
         dirty: false,
     };
-    // Everything to embed.
+    // The rows to run (TUNE_ONLY: comma-separated parts of the setting names), and what they
+    // need embedded: only those texts, so a first run with a few rows embeds a fraction of
+    // what all rows need.
+    let only: Option<String> = std::env::var("TUNE_ONLY").ok();
+    let configs: Vec<(String, Cfg)> = configs()
+        .into_iter()
+        .filter(|(name, _)| {
+            only.as_ref()
+                .is_none_or(|o| o.split(',').any(|part| name.contains(part)))
+        })
+        .collect();
     let mut texts = Vec::new();
     for s in &sets {
-        for v in VARIANTS {
-            texts.extend(s.docs.iter().map(|d| doc_text(d, *v)));
-        }
-        for strip in STRIPS {
-            for v in [Variant::Current, Variant::NameWords] {
-                texts.extend(s.docs.iter().map(|d| strip.apply(&doc_text(d, v))));
-            }
-        }
-        for (q, _, _) in &s.queries {
-            texts.push(q.clone());
-            texts.extend(STRIPS.iter().map(|strip| strip.apply(q)));
-            let r = rewrite_paths(q);
-            texts.extend(sentences(&r).into_iter().map(str::to_string));
-            texts.push(r);
-            texts.extend(sentences(q).into_iter().map(str::to_string));
+        for (_, cfg) in &configs {
+            texts.extend(needed(s, cfg));
         }
     }
+    texts.sort();
+    texts.dedup();
     vecs.ensure(&texts);
     println!(
         "sets: {}",
@@ -185,17 +199,8 @@ fn main() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let configs = configs();
-    let only: Option<String> = std::env::var("TUNE_ONLY").ok();
     println!("per set: R@5 R@10 MRR (R@5 even lines / odd lines), then the mean R@5 (even / odd)");
     for (name, cfg) in configs {
-        // TUNE_ONLY: comma-separated parts of the setting names to run.
-        if only
-            .as_ref()
-            .is_some_and(|o| !o.split(',').any(|part| name.contains(part)))
-        {
-            continue;
-        }
         let mut row = format!("{name:<44}");
         let (mut sum, mut sum_even, mut sum_odd) = (0.0, 0.0, 0.0);
         for s in &sets {
@@ -218,15 +223,6 @@ fn main() {
         println!("{row}");
     }
 }
-
-const VARIANTS: &[Variant] = &[
-    Variant::Current,
-    Variant::NameDesc,
-    Variant::ServerCtx,
-    Variant::NameWords,
-    Variant::ServerNameWords,
-    Variant::NameFirstSentence,
-];
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Variant {
@@ -387,6 +383,110 @@ struct Cfg {
     query_strip: Strip,
     /// Stop words left out of the tool texts (full text and name) for the encoder.
     doc_strip: Strip,
+    /// Servers as retrievable units: the query against one document per server.
+    srv: Option<Srv>,
+    /// Sibling completion: a server with several tools in the top lifts its other tools.
+    sibling: Option<Sibling>,
+    /// Per-sentence coverage of the top 5.
+    cover: Option<Cover>,
+    /// Input providers: siblings that produce what the top tools take.
+    provider: Option<Provider>,
+    /// At most `.0` tools of one server in the top 5 while the top `.1` hold another server's.
+    cap: Option<(usize, usize)>,
+    /// Hubness: each tool's cosine (full text and name) less this times its cosine with the
+    /// catalog's mean vector of the same kind (a tool like every other says less).
+    hub_mean: f32,
+    /// Hubness, CSLS-style: less this times the tool's mean cosine with its 10 nearest tools.
+    hub_knn: f32,
+    /// Lexical sentence pooling: BM25 z of the whole query plus this times the best sentence's
+    /// BM25 z, over 1 + this (no encoder pass).
+    lex_sent: f32,
+    /// Agreement: plus this times the smaller of the dense and the lexical z.
+    agree: f32,
+    /// Which cosines `hub_mean` / `hub_knn` change.
+    hub_on: HubOn,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum HubOn {
+    Both,
+    FullText,
+    Name,
+}
+
+/// Input-provider completion: each tool's parameter text (names and descriptions) is scored by
+/// BM25 against its siblings' names and descriptions (not their parameters), z over the
+/// catalog, once per catalog. At query time each sibling of the top `top` tools gets `w` × its
+/// best positive provider z for them: the tool that turns an address into the coordinates a
+/// found `find_nearby_places` takes, the one that gives the station codes a ticket search takes.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Provider {
+    top: usize,
+    w: f32,
+    /// Only provider z above this counts (as z − min).
+    min: f32,
+}
+
+/// Which text a server's own vector is of.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum SrvText {
+    /// Name, description and its tools' names (the index's `server_texts`).
+    Tools,
+    /// Name and description only.
+    Desc,
+}
+
+/// Servers as retrievable units: each server's own document is scored against the query (z of
+/// the dense cosine over the servers, blended with the z of BM25 over server documents), and
+/// that score reaches the server's tools.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Srv {
+    text: SrvText,
+    /// Dense share of the server score (the rest is lexical).
+    dense_weight: f32,
+    /// Also count the server's tool evidence (its best two tools' mean fused score, z over
+    /// servers) into the server score with this weight.
+    tool_evidence: f32,
+    mode: SrvMode,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum SrvMode {
+    /// `w` × the server's score added to each of its tools.
+    Add(f32),
+    /// `w` × the server's score, only for servers whose score is at least `min` (else 0).
+    AddAbove(f32, f32),
+    /// Tools of the best `n` servers get `bonus` (in tool-score units).
+    Top(usize, f32),
+    /// When the best server's score leads the second's by `gap`, its best `take` tools (by
+    /// their own score) go first.
+    Lead { gap: f32, take: usize },
+}
+
+/// When at least `min` of the top `top` tools come from one server, that server's other tools
+/// get `w` (tool-score units) — only those with a lexical match when `need_lex`, times their
+/// best sentence z when `sent`.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Sibling {
+    top: usize,
+    min: usize,
+    w: f32,
+    need_lex: bool,
+    /// Scale each sibling's bonus by its best positive dense z over the query's sentences and
+    /// the whole query (the brief's "siblings that match any part of the query").
+    sent: bool,
+}
+
+/// Coverage quota: the top 5 takes the whole query's best `lead` tools, then each sentence's
+/// best tool whose own z-score is at least `z` (dense sentence vector when `dense`, else BM25 of
+/// the sentence alone), then fills from the whole query's ranking.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Cover {
+    lead: usize,
+    z: f32,
+    dense: bool,
+    /// Split on commas and "then"-style words too (the index's clauses), not only sentences.
+    clauses: bool,
 }
 
 /// Per-query weights of the two rankers from how sure each one is.
@@ -441,6 +541,16 @@ impl Default for Cfg {
             prf_mode: PrfMode::Replace,
             query_strip: Strip::Off,
             doc_strip: Strip::Off,
+            srv: None,
+            sibling: None,
+            cover: None,
+            provider: None,
+            cap: None,
+            hub_mean: 0.0,
+            hub_knn: 0.0,
+            lex_sent: 0.0,
+            agree: 0.0,
+            hub_on: HubOn::Both,
         }
     }
 }
@@ -641,6 +751,361 @@ fn configs() -> Vec<(String, Cfg)> {
             },
         );
     }
+    // 12-01 afternoon: servers as retrievable units, sibling completion, per-sentence
+    // coverage, input providers and a per-server cap, each on top of today's default
+    // (RESULTS.md, "Servers as units, siblings, coverage").
+    let base = Cfg {
+        name_dense: 0.2,
+        query_strip: Strip::Lucene(false),
+        ..d.clone()
+    };
+    let mut add = |name: &str, f: &dyn Fn(&mut Cfg)| {
+        let mut c = base.clone();
+        f(&mut c);
+        out.push((name.to_string(), c));
+    };
+    let srv = |text, mode| Srv {
+        text,
+        dense_weight: 0.7,
+        tool_evidence: 0.0,
+        mode,
+    };
+    for (tn, text) in [("tools", SrvText::Tools), ("desc", SrvText::Desc)] {
+        for w in [0.1, 0.2, 0.3, 0.5] {
+            add(&format!("srv doc ({tn}) add {w}"), &|c| {
+                c.srv = Some(srv(text, SrvMode::Add(w)))
+            });
+        }
+        for (n, b) in [(1, 0.3), (1, 0.6), (2, 0.3), (2, 0.6), (3, 0.5)] {
+            add(&format!("srv doc ({tn}) top {n} servers +{b}"), &|c| {
+                c.srv = Some(srv(text, SrvMode::Top(n, b)))
+            });
+        }
+        for (gap, take) in [(0.5, 2), (1.0, 2), (1.0, 3), (1.5, 3)] {
+            add(
+                &format!("srv doc ({tn}) lead gap {gap} take {take}"),
+                &|c| c.srv = Some(srv(text, SrvMode::Lead { gap, take })),
+            );
+        }
+    }
+    for dw in [0.5, 1.0] {
+        for w in [0.2, 0.3] {
+            add(&format!("srv doc (tools) dense share {dw} add {w}"), &|c| {
+                let mut s = srv(SrvText::Tools, SrvMode::Add(w));
+                s.dense_weight = dw;
+                c.srv = Some(s)
+            });
+        }
+    }
+    for te in [0.5, 1.0] {
+        for w in [0.2, 0.3] {
+            add(
+                &format!("srv doc (tools) + tool evidence {te} add {w}"),
+                &|c| {
+                    let mut s = srv(SrvText::Tools, SrvMode::Add(w));
+                    s.tool_evidence = te;
+                    c.srv = Some(s)
+                },
+            );
+        }
+        add(
+            &format!("srv doc (tools) + tool evidence {te} top 1 +0.5"),
+            &|c| {
+                let mut s = srv(SrvText::Tools, SrvMode::Top(1, 0.5));
+                s.tool_evidence = te;
+                c.srv = Some(s)
+            },
+        );
+    }
+    for (w, min) in [(0.3, 1.0), (0.3, 2.0), (0.5, 2.0)] {
+        add(&format!("srv doc (tools) add {w} when z >= {min}"), &|c| {
+            c.srv = Some(srv(SrvText::Tools, SrvMode::AddAbove(w, min)))
+        });
+    }
+    for (top, min, w, need_lex) in [
+        (5, 2, 0.3, false),
+        (5, 2, 0.6, false),
+        (5, 2, 0.3, true),
+        (5, 2, 0.6, true),
+        (5, 3, 0.6, false),
+        (3, 2, 0.5, false),
+        (10, 3, 0.5, false),
+    ] {
+        add(
+            &format!("sibling top {top} >= {min} +{w} lex {need_lex}"),
+            &|c| {
+                c.sibling = Some(Sibling {
+                    top,
+                    min,
+                    w,
+                    need_lex,
+                    sent: false,
+                })
+            },
+        );
+    }
+    for (top, min, w) in [
+        (5, 2, 0.1),
+        (5, 2, 0.2),
+        (5, 3, 0.2),
+        (3, 2, 0.1),
+        (5, 2, 0.05),
+    ] {
+        add(
+            &format!("sibling top {top} >= {min} +{w} x best sentence z"),
+            &|c| {
+                c.sibling = Some(Sibling {
+                    top,
+                    min,
+                    w,
+                    need_lex: false,
+                    sent: true,
+                })
+            },
+        );
+    }
+    for (lead, z, dense, clauses) in [
+        (1, 2.0, true, false),
+        (1, 3.0, true, false),
+        (2, 3.0, true, false),
+        (1, 4.0, true, false),
+        (1, 3.0, false, false),
+        (2, 4.0, false, false),
+        (1, 5.0, false, false),
+        (2, 3.0, false, true),
+        (2, 5.0, false, true),
+    ] {
+        add(
+            &format!("cover lead {lead} z >= {z} dense {dense} clauses {clauses}"),
+            &|c| {
+                c.cover = Some(Cover {
+                    lead,
+                    z,
+                    dense,
+                    clauses,
+                })
+            },
+        );
+    }
+    for (top, w, min) in [
+        (1, 0.3, 0.0),
+        (3, 0.2, 0.0),
+        (3, 0.3, 0.0),
+        (3, 0.5, 0.0),
+        (5, 0.3, 0.0),
+        (3, 0.3, 1.0),
+        (3, 0.5, 2.0),
+        (5, 0.5, 2.0),
+        (1, 0.1, 0.0),
+        (1, 0.2, 0.0),
+        (1, 0.3, 1.0),
+        (2, 0.2, 1.0),
+    ] {
+        add(&format!("provider top {top} +{w} z > {min}"), &|c| {
+            c.provider = Some(Provider { top, w, min })
+        });
+    }
+    for (cap, pool) in [(2, 10), (3, 10), (3, 20), (4, 10), (2, 20)] {
+        add(&format!("server cap {cap} in top 5 (pool {pool})"), &|c| {
+            c.cap = Some((cap, pool))
+        });
+    }
+    for a in [0.25, 0.5, 1.0] {
+        add(&format!("hubness: less {a} x cosine with the mean"), &|c| {
+            c.hub_mean = a
+        });
+    }
+    for a in [0.25, 0.5, 1.0] {
+        add(
+            &format!("hubness: less {a} x mean cosine of 10 nearest"),
+            &|c| c.hub_knn = a,
+        );
+    }
+    for a in [0.3, 0.6, 1.0] {
+        add(&format!("lexical sentence pooling {a}"), &|c| {
+            c.lex_sent = a
+        });
+    }
+    for a in [-0.1, -0.25] {
+        add(
+            &format!("hubness prior: plus {} x cosine with the mean", -a),
+            &|c| c.hub_mean = a,
+        );
+        add(
+            &format!("hubness prior: plus {} x mean cosine of 10 nearest", -a),
+            &|c| c.hub_knn = a,
+        );
+    }
+    for a in [0.05, 0.15, 0.2, 0.3, 0.4, 0.5] {
+        add(&format!("centroid prior {a}, both"), &|c| c.hub_mean = -a);
+    }
+    for a in [0.1, 0.2, 0.25, 0.3, 0.5] {
+        add(&format!("centroid prior {a}, full text only"), &|c| {
+            c.hub_mean = -a;
+            c.hub_on = HubOn::FullText;
+        });
+        add(&format!("centroid prior {a}, name only"), &|c| {
+            c.hub_mean = -a;
+            c.hub_on = HubOn::Name;
+        });
+    }
+    for a in [0.0, 0.2, 0.3] {
+        add(
+            &format!("dense only (weight 1), centroid prior {a}"),
+            &|c| {
+                c.dense_weight = 1.0;
+                c.hub_mean = -a;
+            },
+        );
+    }
+    for a in [0.0, 0.3] {
+        add(&format!("server weight 0, centroid prior {a}"), &|c| {
+            c.server_weight = 0.0;
+            c.hub_mean = -a;
+        });
+    }
+    for a in [0.1, 0.2, 0.3, -0.1] {
+        add(
+            &format!("agreement: plus {a} x min(dense z, lexical z)"),
+            &|c| c.agree = a,
+        );
+    }
+    out
+}
+
+/// Each vector's dot product with the mean of all of them, and its mean cosine with its 10
+/// nearest others.
+fn hubness(vs: &[&[f32]]) -> (Vec<f32>, Vec<f32>) {
+    let dim = vs.first().map_or(0, |v| v.len());
+    let mut mean = vec![0f32; dim];
+    for v in vs {
+        for (m, x) in mean.iter_mut().zip(*v) {
+            *m += x / vs.len() as f32;
+        }
+    }
+    let to_mean = vs
+        .iter()
+        .map(|v| switchboard_search::embed::dot(v, &mean))
+        .collect();
+    let knn = vs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut c: Vec<f32> = vs
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, w)| switchboard_search::embed::dot(v, w))
+                .collect();
+            c.sort_by(|a, b| b.total_cmp(a));
+            let k = c.len().clamp(1, 10);
+            c.iter().take(k).sum::<f32>() / k as f32
+        })
+        .collect();
+    (to_mean, knn)
+}
+
+/// For each tool, its siblings' z-scores as providers of its inputs (see [`Provider`]).
+fn providers(set: &Set, bm25: &Bm25Params) -> Vec<Vec<(usize, f32)>> {
+    let bare: Vec<Doc> = set
+        .docs
+        .iter()
+        .map(|d| Doc {
+            params: Vec::new(),
+            ..d.clone()
+        })
+        .collect();
+    let index = Bm25::build_with(&bare, *bm25);
+    set.docs
+        .iter()
+        .enumerate()
+        .map(|(t, d)| {
+            let text: Vec<String> = d
+                .params
+                .iter()
+                .map(|p| format!("{} {}", words(&p.name), p.description))
+                .collect();
+            if text.is_empty() {
+                return Vec::new();
+            }
+            let z = normalize(&index.scores(&text.join(" ")), Norm::Z);
+            (0..set.docs.len())
+                .filter(|&s| s != t && set.server_of[s] == set.server_of[t])
+                .map(|s| (s, z[s]))
+                .collect()
+        })
+        .collect()
+}
+
+/// One lexical document per server: its name as the tool name, its description, its tools'
+/// names as parameters.
+fn server_docs(docs: &[Doc], server_of: &[u32], servers: usize) -> Vec<Doc> {
+    let mut out: Vec<Option<Doc>> = vec![None; servers];
+    for (d, &srv) in docs.iter().zip(server_of) {
+        let sd = out[srv as usize]
+            .get_or_insert_with(|| Doc::new(&d.server, &d.server, &d.server_description, &[]));
+        sd.params.push(switchboard_search::doc::Param {
+            name: d.tool.clone(),
+            description: String::new(),
+        });
+    }
+    // Every server id has at least one tool.
+    out.into_iter().flatten().collect()
+}
+
+/// The text of each server's own vector, in server id order.
+fn server_texts(docs: &[Doc], server_of: &[u32], servers: usize, t: SrvText) -> Vec<String> {
+    let mut texts: Vec<Option<String>> = vec![None; servers];
+    for (doc, &srv) in docs.iter().zip(server_of) {
+        let text = texts[srv as usize].get_or_insert_with(|| {
+            let mut s = words(&doc.server);
+            if !doc.server_description.is_empty() {
+                s.push_str(": ");
+                s.push_str(&doc.server_description);
+            }
+            if t == SrvText::Tools {
+                s.push_str(". Tools:");
+            }
+            s
+        });
+        if t == SrvText::Tools {
+            text.push(' ');
+            text.push_str(&words(&doc.tool));
+            text.push(',');
+        }
+    }
+    texts.into_iter().map(Option::unwrap_or_default).collect()
+}
+
+/// The index's clauses (sentences, then parts split at commas and "then" / "afterwards" /
+/// "finally", each of at least three words).
+fn clauses(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sentence in query.split(['.', '?', '!', ';', '\n']) {
+        let mut current: Vec<&str> = Vec::new();
+        let mut flush = |current: &mut Vec<&str>| {
+            if current.len() >= 3 {
+                out.push(current.join(" "));
+            }
+            current.clear();
+        };
+        for word in sentence.split_whitespace() {
+            let lower = word.to_lowercase();
+            if matches!(lower.as_str(), "then" | "afterwards" | "finally") {
+                flush(&mut current);
+                continue;
+            }
+            let (w, comma) = match word.strip_suffix(',') {
+                Some(w) => (w, true),
+                None => (word, false),
+            };
+            current.push(w);
+            if comma {
+                flush(&mut current);
+            }
+        }
+        flush(&mut current);
+    }
     out
 }
 
@@ -793,6 +1258,40 @@ fn server_boost(scores: &[f32], set: &Set, w: f32, agg: Agg) -> Vec<f32> {
     }
 }
 
+/// The texts a setting embeds on a set: tool and name texts, server texts, each query (as the
+/// setting reads it) and its sentences when the setting uses them.
+fn needed(set: &Set, cfg: &Cfg) -> Vec<String> {
+    let mut texts = Vec::new();
+    for d in &set.docs {
+        for v in &cfg.variants {
+            texts.push(cfg.doc_strip.apply(&doc_text(d, *v)));
+        }
+        texts.push(cfg.doc_strip.apply(&doc_text(d, cfg.name_variant)));
+    }
+    if let Some(sv) = cfg.srv {
+        texts.extend(server_texts(
+            &set.docs,
+            &set.server_of,
+            set.servers,
+            sv.text,
+        ));
+    }
+    let sents =
+        cfg.sent > 0.0 || cfg.cover.is_some_and(|c| c.dense) || cfg.sibling.is_some_and(|s| s.sent);
+    for (q, _, _) in &set.queries {
+        let q = if cfg.paths {
+            rewrite_paths(q)
+        } else {
+            q.clone()
+        };
+        texts.push(cfg.query_strip.apply(&q));
+        if sents {
+            texts.extend(sentences(&q).into_iter().map(str::to_string));
+        }
+    }
+    texts
+}
+
 fn cosines(doc_vecs: &[Vec<&[f32]>], q: &[f32]) -> Vec<f32> {
     doc_vecs
         .iter()
@@ -863,6 +1362,35 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 .collect()
         })
         .collect();
+    let srv_bm25 = Bm25::build(&set.server_docs);
+    let srv_vecs: Vec<&[f32]> = match cfg.srv {
+        Some(sv) => server_texts(&set.docs, &set.server_of, set.servers, sv.text)
+            .iter()
+            .map(|t| vecs.get(t))
+            .collect(),
+        None => Vec::new(),
+    };
+    let provider = match cfg.provider {
+        Some(_) => providers(set, &cfg.bm25),
+        None => Vec::new(),
+    };
+    let hub = |vs: &[Vec<&[f32]>]| -> Vec<f32> {
+        if cfg.hub_mean == 0.0 && cfg.hub_knn == 0.0 {
+            return vec![0.0; vs.len()];
+        }
+        let first: Vec<&[f32]> = vs.iter().map(|v| v[0]).collect();
+        let (m, k) = hubness(&first);
+        m.iter()
+            .zip(k)
+            .map(|(m, k)| cfg.hub_mean * m + cfg.hub_knn * k)
+            .collect()
+    };
+    let (mut doc_hub, mut name_hub) = (hub(&doc_vecs), hub(&name_vecs));
+    match cfg.hub_on {
+        HubOn::Both => {}
+        HubOn::FullText => name_hub.iter_mut().for_each(|h| *h = 0.0),
+        HubOn::Name => doc_hub.iter_mut().for_each(|h| *h = 0.0),
+    }
     let mut sums = [[0f64; 3]; 2];
     let mut counts = [0usize; 2];
     for (q0, gold, line) in &set.queries {
@@ -876,6 +1404,9 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         let stripped = cfg.query_strip.apply(q);
         let qv = vecs.get(&stripped);
         let mut cos = cosines(&doc_vecs, qv);
+        for (c, h) in cos.iter_mut().zip(&doc_hub) {
+            *c -= h;
+        }
         let gate = match cfg.prf_gate {
             PrfGate::Always => true,
             PrfGate::OneSentence => sentences(q).is_empty(),
@@ -921,6 +1452,19 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 .filter(|t| !QUERY_STOP.contains(&t.as_str()))
                 .collect();
             bm25.scores_of_terms(&terms)
+        } else if cfg.lex_sent > 0.0 && !sentences(q).is_empty() {
+            // Pooled in z units, then used as the lexical score (z of a z is itself).
+            let mut best = vec![f32::NEG_INFINITY; set.docs.len()];
+            for p in sentences(q) {
+                for (b, z) in best.iter_mut().zip(normalize(&bm25.scores(p), Norm::Z)) {
+                    *b = b.max(z);
+                }
+            }
+            normalize(&bm25.scores(q), Norm::Z)
+                .iter()
+                .zip(best)
+                .map(|(w, b)| (w + cfg.lex_sent * b) / (1.0 + cfg.lex_sent))
+                .collect()
         } else {
             bm25.scores(q)
         };
@@ -949,6 +1493,11 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
             };
             let mut fused = fusion::blend(&zl, &zd, w);
+            if cfg.agree != 0.0 {
+                for ((f, l), d) in fused.iter_mut().zip(&zl).zip(&zd) {
+                    *f += cfg.agree * l.min(*d);
+                }
+            }
             if cfg.name_lex != 0.0 {
                 let qt: std::collections::HashSet<String> =
                     bm25.query_terms(q).into_iter().collect();
@@ -969,7 +1518,10 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
             }
             if cfg.name_dense != 0.0 {
-                let nc = cosines(&name_vecs, qv);
+                let mut nc = cosines(&name_vecs, qv);
+                for (c, h) in nc.iter_mut().zip(&name_hub) {
+                    *c -= h;
+                }
                 for (f, z) in fused.iter_mut().zip(normalize(&nc, Norm::Z)) {
                     *f += cfg.name_dense * z;
                 }
@@ -1004,7 +1556,157 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 )
             }
         };
-        let scores = server_boost(&fused, set, cfg.server_weight, cfg.agg);
+        let mut scores = server_boost(&fused, set, cfg.server_weight, cfg.agg);
+        if let Some(sv) = cfg.srv {
+            let dz = normalize(
+                &srv_vecs
+                    .iter()
+                    .map(|v| switchboard_search::embed::dot(v, qv))
+                    .collect::<Vec<_>>(),
+                Norm::Z,
+            );
+            let lz = normalize(&srv_bm25.scores(q), Norm::Z);
+            let mut ss = fusion::blend(&lz, &dz, sv.dense_weight);
+            if sv.tool_evidence != 0.0 {
+                // The server's best two fused tool scores' mean, z over servers.
+                let mut best: Vec<Vec<f32>> = vec![Vec::new(); set.servers];
+                for (f, &srv) in fused.iter().zip(&set.server_of) {
+                    best[srv as usize].push(*f);
+                }
+                let mean2: Vec<f32> = best
+                    .iter_mut()
+                    .map(|b| {
+                        b.sort_by(|x, y| y.total_cmp(x));
+                        let m = b.len().clamp(1, 2);
+                        b.iter().take(m).sum::<f32>() / m as f32
+                    })
+                    .collect();
+                for (s, t) in ss.iter_mut().zip(normalize(&mean2, Norm::Z)) {
+                    *s += sv.tool_evidence * t;
+                }
+            }
+            match sv.mode {
+                SrvMode::Add(w) => {
+                    for (s, &srv) in scores.iter_mut().zip(&set.server_of) {
+                        *s += w * ss[srv as usize];
+                    }
+                }
+                SrvMode::AddAbove(w, min) => {
+                    for (s, &srv) in scores.iter_mut().zip(&set.server_of) {
+                        if ss[srv as usize] >= min {
+                            *s += w * ss[srv as usize];
+                        }
+                    }
+                }
+                SrvMode::Top(n, bonus) => {
+                    if set.servers > 1 {
+                        let top = fusion::top_k(&ss, n);
+                        for (s, srv) in scores.iter_mut().zip(&set.server_of) {
+                            if top.contains(&(*srv as usize)) {
+                                *s += bonus;
+                            }
+                        }
+                    }
+                }
+                SrvMode::Lead { gap, take } => {
+                    let o = fusion::top_k(&ss, 2);
+                    if o.len() == 2 && ss[o[0]] - ss[o[1]] >= gap {
+                        let order = fusion::top_k(&scores, scores.len());
+                        let top = scores[order[0]];
+                        let own: Vec<usize> = order
+                            .into_iter()
+                            .filter(|&i| set.server_of[i] as usize == o[0])
+                            .take(take)
+                            .collect();
+                        for (j, i) in own.into_iter().enumerate() {
+                            scores[i] = top + 10.0 - j as f32 * 0.01;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(pv) = cfg.provider {
+            let mut bonus = vec![0f32; scores.len()];
+            for t in fusion::top_k(&scores, pv.top) {
+                for &(s, z) in &provider[t] {
+                    bonus[s] = bonus[s].max(pv.w * (z - pv.min).max(0.0));
+                }
+            }
+            for (s, b) in scores.iter_mut().zip(bonus) {
+                *s += b;
+            }
+        }
+        if let Some((cap, pool)) = cfg.cap {
+            let order = fusion::top_k(&scores, pool);
+            let top = scores[order[0]];
+            let mut count = vec![0usize; set.servers];
+            let mut picks = Vec::new();
+            for &i in &order {
+                let c = &mut count[set.server_of[i] as usize];
+                if *c < cap && picks.len() < 5 {
+                    *c += 1;
+                    picks.push(i);
+                }
+            }
+            for (j, &i) in picks.iter().enumerate() {
+                scores[i] = top + 10.0 - j as f32 * 0.01;
+            }
+        }
+        if let Some(sb) = cfg.sibling {
+            let top = fusion::top_k(&scores, sb.top);
+            let mut count = vec![0usize; set.servers];
+            for &i in &top {
+                count[set.server_of[i] as usize] += 1;
+            }
+            let part_z: Vec<f32> = if sb.sent {
+                let mut best = normalize(&cos, Norm::Z);
+                for p in sentences(q) {
+                    let z = normalize(&cosines(&doc_vecs, vecs.get(p)), Norm::Z);
+                    for (b, z) in best.iter_mut().zip(z) {
+                        *b = b.max(z);
+                    }
+                }
+                best
+            } else {
+                vec![1.0; scores.len()]
+            };
+            for (i, s) in scores.iter_mut().enumerate() {
+                if count[set.server_of[i] as usize] >= sb.min
+                    && !top.contains(&i)
+                    && (!sb.need_lex || lex[i] > 0.0)
+                {
+                    *s += sb.w * part_z[i].max(0.0);
+                }
+            }
+        }
+        if let Some(cv) = cfg.cover {
+            let parts: Vec<String> = if cv.clauses {
+                clauses(q)
+            } else {
+                sentences(q).into_iter().map(str::to_string).collect()
+            };
+            if parts.len() >= 2 {
+                let order = fusion::top_k(&scores, scores.len());
+                let top = scores[order[0]];
+                let mut picks: Vec<usize> = order.iter().copied().take(cv.lead).collect();
+                for p in &parts {
+                    let zl = normalize(&bm25.scores(p), Norm::Z);
+                    let z = if cv.dense {
+                        let zd = normalize(&cosines(&doc_vecs, vecs.get(p)), Norm::Z);
+                        fusion::blend(&zl, &zd, cfg.dense_weight)
+                    } else {
+                        zl
+                    };
+                    let b = fusion::top_k(&z, 1)[0];
+                    if z[b] >= cv.z && !picks.contains(&b) && picks.len() < 5 {
+                        picks.push(b);
+                    }
+                }
+                for (j, &i) in picks.iter().enumerate() {
+                    scores[i] = top + 10.0 - j as f32 * 0.01;
+                }
+            }
+        }
         let scores = if cfg.mmr > 0.0 {
             mmr(&scores, &doc_vecs, cfg.mmr)
         } else {
