@@ -23,7 +23,7 @@ use switchboard_core::hash::ContentHash;
 use switchboard_search::bm25::{Bm25, Bm25Params};
 use switchboard_search::eval::{matches, parse_queries, score_ranking};
 use switchboard_search::fusion;
-use switchboard_search::index::sentences;
+use switchboard_search::index::{clauses, sentences};
 use switchboard_search::words::Analyzer;
 use switchboard_search::{Doc, Embedder, EmbeddingCache};
 
@@ -1075,38 +1075,6 @@ fn server_texts(docs: &[Doc], server_of: &[u32], servers: usize, t: SrvText) -> 
         }
     }
     texts.into_iter().map(Option::unwrap_or_default).collect()
-}
-
-/// The index's clauses (sentences, then parts split at commas and "then" / "afterwards" /
-/// "finally", each of at least three words).
-fn clauses(query: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for sentence in query.split(['.', '?', '!', ';', '\n']) {
-        let mut current: Vec<&str> = Vec::new();
-        let mut flush = |current: &mut Vec<&str>| {
-            if current.len() >= 3 {
-                out.push(current.join(" "));
-            }
-            current.clear();
-        };
-        for word in sentence.split_whitespace() {
-            let lower = word.to_lowercase();
-            if matches!(lower.as_str(), "then" | "afterwards" | "finally") {
-                flush(&mut current);
-                continue;
-            }
-            let (w, comma) = match word.strip_suffix(',') {
-                Some(w) => (w, true),
-                None => (word, false),
-            };
-            current.push(w);
-            if comma {
-                flush(&mut current);
-            }
-        }
-        flush(&mut current);
-    }
-    out
 }
 
 /// Words of a request that say "I want" rather than what (for the lexical side only).

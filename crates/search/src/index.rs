@@ -500,10 +500,10 @@ struct Cosines {
     names: Vec<f32>,
 }
 
-/// The clauses of a query: its sentences, and within a sentence the parts joined by a comma or
-/// a sequencing word ("then", "and then", "after that"), each of at least three words. Empty or
-/// one clause means the query asks for one thing.
-fn clauses(query: &str) -> Vec<String> {
+/// The clauses of a query: its sentences, and within a sentence the parts split at a comma or
+/// a sequencing word ("then", "afterwards", "finally"), each of at least three words. Empty or
+/// one clause means the query asks for one thing. (Public for the tuning harness.)
+pub fn clauses(query: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sentence in query.split(['.', '?', '!', ';', '\n']) {
         let mut current: Vec<&str> = Vec::new();

@@ -198,11 +198,11 @@ pub fn erf<S: Simd>(simd: S, x: S::f32s) -> S::f32s {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// A deterministic pseudo-random sequence in [-1, 1).
-    fn noise(n: usize, seed: u64) -> Vec<f32> {
+    /// A deterministic pseudo-random sequence in [-1, 1) (scan.rs's tests use it too).
+    pub(crate) fn noise(n: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         (0..n)
             .map(|_| {

@@ -187,19 +187,7 @@ impl pulp::NullaryFnOnce for Avx2Dots<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A deterministic pseudo-random sequence in [-1, 1).
-    fn noise(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::lanes::tests::noise;
 
     fn unit(mut v: Vec<f32>, dim: usize) -> Vec<f32> {
         for r in v.chunks_exact_mut(dim) {
