@@ -97,7 +97,8 @@ pub(crate) async fn connect<'h>(
             };
             let child = wrapped.spawn().map_err(spawn_error)?;
             // rmcp's session and raw calls share the child's pipes (see `raw`).
-            let (transport, link, stderr) = raw::share(child).map_err(spawn_error)?;
+            let (transport, link, stderr) =
+                raw::share(child, handler.relays()).map_err(spawn_error)?;
             if let Some(pid) = transport.id() {
                 on_spawn(pid);
             }

@@ -44,6 +44,11 @@ pub(crate) struct Handler {
 }
 
 impl Handler {
+    /// The relayed calls in flight on this server.
+    pub(crate) fn relays(&self) -> Arc<Relays> {
+        self.relays.clone()
+    }
+
     pub(crate) fn new(
         server: &str,
         relays: Arc<Relays>,

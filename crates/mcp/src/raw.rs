@@ -63,6 +63,8 @@ enum Reply {
 /// The raw side of one stdio session: the child's stdin, and the raw calls in flight.
 pub(crate) struct RawLink {
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    /// The session's relayed calls, whose progress the reader hands over itself (below).
+    relays: Arc<Relays>,
     pending: Mutex<Pending>,
     next: AtomicU64,
     /// Wakes the timer task when a started call is due before the time it sleeps to.
@@ -258,6 +260,9 @@ impl RawLink {
     /// and say so.
     fn take_reply(&self, line: &[u8]) -> Taken {
         if RAW_ID.find(line).is_none() {
+            if PROGRESS.find(line).is_some() {
+                return self.take_relayed_progress(line);
+            }
             return Taken::No;
         }
         #[derive(Deserialize)]
@@ -312,6 +317,37 @@ impl RawLink {
             // A response to a raw request that is no longer awaited (cancelled, timed out) is
             // ours all the same: rmcp never sent that id.
             None => Taken::Yes,
+        }
+    }
+
+    /// Progress of a call relayed through rmcp's session goes to the call's relay from here, in
+    /// line order: rmcp handles each notification on a task of its own, so progress sent just
+    /// before a response could reach the relay after the caller has its result and has
+    /// stopped listening. [`Taken::No`] when no relayed call has the token (rmcp's handler
+    /// then sees it as before).
+    fn take_relayed_progress(&self, line: &[u8]) -> Taken {
+        #[derive(Deserialize)]
+        struct Note {
+            method: String,
+            params: rmcp::model::ProgressNotificationParam,
+        }
+        let Ok(note) = serde_json::from_slice::<Note>(line) else {
+            return Taken::No;
+        };
+        if note.method != "notifications/progress" {
+            return Taken::No;
+        }
+        let params = note.params;
+        match self.relays.by_token(&params.progress_token) {
+            Some(sink) => {
+                let _ = sink.send(crate::relay::Upcall::Progress {
+                    progress: params.progress,
+                    total: params.total,
+                    message: params.message,
+                });
+                Taken::Yes
+            }
+            None => Taken::No,
         }
     }
 
@@ -425,6 +461,8 @@ type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
 static RAW_ID: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"sb~"));
 static RESULT_TYPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"resultType\""));
 static TASK: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task\""));
+static PROGRESS: Needle =
+    Needle::new(|| memchr::memmem::Finder::new(b"\"notifications/progress\""));
 
 /// A raw call that has been sent: dropping it before its reply cancels it on the wire.
 struct InFlight {
@@ -731,6 +769,7 @@ pub(crate) struct SharedChild {
 /// Take a spawned child's pipes: rmcp's transport, the raw link, and the child's stderr.
 pub(crate) fn share(
     mut child: Box<dyn ChildWrapper>,
+    relays: Arc<Relays>,
 ) -> std::io::Result<(SharedChild, Arc<RawLink>, Option<ChildStderr>)> {
     let taken = |what: &str| std::io::Error::other(format!("the child's {what} was already taken"));
     let stdin = child.stdin().take().ok_or_else(|| taken("stdin"))?;
@@ -738,6 +777,7 @@ pub(crate) fn share(
     let stderr = child.stderr().take();
     let link = Arc::new(RawLink {
         stdin: tokio::sync::Mutex::new(Some(stdin)),
+        relays,
         pending: Mutex::new(Pending::default()),
         next: AtomicU64::new(1),
         timer: Notify::new(),
@@ -1095,6 +1135,7 @@ mod tests {
     fn link() -> Arc<RawLink> {
         Arc::new(RawLink {
             stdin: tokio::sync::Mutex::new(None),
+            relays: Arc::new(Relays::default()),
             pending: Mutex::new(Pending::default()),
             next: AtomicU64::new(1),
             timer: Notify::new(),
@@ -1103,6 +1144,37 @@ mod tests {
 
     fn taken(link: &RawLink, line: &[u8]) -> bool {
         !matches!(link.take_reply(line), Taken::No)
+    }
+
+    #[test]
+    fn progress_of_a_relayed_call_is_handed_over_by_the_reader_in_line_order() {
+        let link = link();
+        let (sink, mut upcalls) = tokio::sync::mpsc::unbounded_channel();
+        let _registered = link.relays.register(
+            ProgressToken(NumberOrString::Number(7)),
+            NumberOrString::Number(3),
+            Some(sink),
+        );
+        let note = |token: &str, p: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":{p},"total":100}}}}"#
+            )
+        };
+        for p in [0, 50, 100] {
+            assert!(taken(&link, note("7", p).as_bytes()));
+        }
+        // Not a relayed call's token, or not progress: rmcp's session gets it as before.
+        assert!(!taken(&link, note("8", 1).as_bytes()));
+        assert!(!taken(&link, note("\"x\"", 1).as_bytes()));
+        assert!(!taken(
+            &link,
+            br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"note":"notifications/progress"}}"#
+        ));
+        let mut seen = Vec::new();
+        while let Ok(crate::relay::Upcall::Progress { progress, .. }) = upcalls.try_recv() {
+            seen.push(progress);
+        }
+        assert_eq!(seen, [0.0, 50.0, 100.0]);
     }
 
     #[test]
