@@ -5,6 +5,7 @@
 
 use safetensors::{Dtype, SafeTensors};
 
+use crate::attention::{self, AttnScratch};
 use crate::lanes;
 use crate::linear::Linear;
 use crate::qlinear::{QLinear, QScratch};
@@ -148,7 +149,7 @@ struct Scratch {
     ctx: Vec<f32>,
     proj: Vec<f32>,
     up: Vec<f32>,
-    scores: Vec<f32>,
+    attn: AttnScratch,
     quant: QScratch,
 }
 
@@ -159,18 +160,11 @@ const SPARE_BYTES: usize = 1 << 20;
 impl Scratch {
     /// Bytes allocated.
     fn bytes(&self) -> usize {
-        let f = [
-            &self.x,
-            &self.qkv,
-            &self.ctx,
-            &self.proj,
-            &self.up,
-            &self.scores,
-        ]
-        .iter()
-        .map(|v| v.capacity())
-        .sum::<usize>();
-        f * 4 + self.quant.bytes()
+        let f = [&self.x, &self.qkv, &self.ctx, &self.proj, &self.up]
+            .iter()
+            .map(|v| v.capacity())
+            .sum::<usize>();
+        f * 4 + self.attn.bytes() + self.quant.bytes()
     }
 }
 
@@ -369,40 +363,12 @@ impl Bert {
     ) {
         let h = self.cfg.hidden_size;
         let heads = self.cfg.num_attention_heads;
-        let d = h / heads;
-        let scale = 1.0 / (d as f32).sqrt();
         layer.qkv.forward(x, &mut s.qkv, &mut s.quant);
-        s.ctx.clear();
+        // Every element of `ctx` is written by `attend`, sequence after sequence.
         s.ctx.resize(x.len(), 0.0);
-        let stride = 3 * h;
         let mut start = 0;
         for &len in lens {
-            s.scores.clear();
-            s.scores.resize(len, 0.0);
-            for head in 0..heads {
-                let qo = head * d;
-                let (ko, vo) = (h + qo, 2 * h + qo);
-                for i in start..start + len {
-                    let q = &s.qkv[i * stride + qo..i * stride + qo + d];
-                    let mut max = f32::NEG_INFINITY;
-                    for (j, sc) in (start..start + len).zip(s.scores.iter_mut()) {
-                        let k = &s.qkv[j * stride + ko..j * stride + ko + d];
-                        *sc = lanes::dot(simd, q, k) * scale;
-                        max = max.max(*sc);
-                    }
-                    let mut sum = 0.0;
-                    for sc in s.scores.iter_mut() {
-                        *sc = (*sc - max).exp();
-                        sum += *sc;
-                    }
-                    let inv = 1.0 / sum;
-                    let out = &mut s.ctx[i * h + qo..i * h + qo + d];
-                    for (j, &p) in (start..start + len).zip(s.scores.iter()) {
-                        let v = &s.qkv[j * stride + vo..j * stride + vo + d];
-                        lanes::axpy(simd, p * inv, v, out);
-                    }
-                }
-            }
+            attention::attend(simd, &s.qkv, start, len, h, heads, &mut s.ctx, &mut s.attn);
             start += len;
         }
         layer.attn_out.forward(&s.ctx, &mut s.proj, &mut s.quant);

@@ -63,21 +63,6 @@ pub fn add_assign<S: Simd>(simd: S, acc: &mut [f32], x: &[f32]) {
     }
 }
 
-/// `acc += alpha · x`, element by element (over the shorter of the two).
-#[inline(always)]
-pub fn axpy<S: Simd>(simd: S, alpha: f32, x: &[f32], acc: &mut [f32]) {
-    let n = acc.len().min(x.len());
-    let (yv, yt) = S::as_mut_simd_f32s(&mut acc[..n]);
-    let (xv, xt) = S::as_simd_f32s(&x[..n]);
-    let a = simd.splat_f32s(alpha);
-    for (y, &x) in yv.iter_mut().zip(xv) {
-        *y = simd.mul_add_e_f32s(a, x, *y);
-    }
-    for (y, &x) in yt.iter_mut().zip(xt) {
-        *y += alpha * x;
-    }
-}
-
 /// `v /= d`, element by element.
 #[inline(always)]
 pub fn div_assign<S: Simd>(simd: S, v: &mut [f32], d: f32) {
@@ -236,14 +221,6 @@ pub(crate) mod tests {
                     acc.iter()
                         .zip(a.iter().zip(&b))
                         .all(|(&r, (x, y))| r == x + y)
-                );
-
-                let mut acc = b.clone();
-                axpy(simd, 0.3, &a, &mut acc);
-                assert!(
-                    acc.iter()
-                        .zip(a.iter().zip(&b))
-                        .all(|(&r, (x, y))| close(r, y + 0.3 * x))
                 );
 
                 let mut v = a.clone();

@@ -10,6 +10,7 @@
 //! let hits = index.search("email my boss", 5, Method::Hybrid);
 //! ```
 
+mod attention;
 pub mod bert;
 pub mod bm25;
 pub mod cache;

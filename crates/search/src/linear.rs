@@ -6,10 +6,10 @@
 //! auto-vectorizer, which the release profile's opt-level "s" turns off (see [`crate::lanes`]).
 
 /// Output columns per packed panel (two 8-lane vectors).
-const NR: usize = 16;
+pub(crate) const NR: usize = 16;
 /// Input rows per kernel call: 6 × 16 accumulators are 12 of AVX2's 16 registers, leaving room
 /// for two panel vectors and a broadcast (the classic 6×16 FMA kernel).
-const MR: usize = 6;
+pub(crate) const MR: usize = 6;
 
 /// A linear layer: `out` outputs from `inp` inputs.
 #[derive(Clone)]
@@ -126,7 +126,7 @@ impl pulp::WithSimd for Forward<'_> {
 /// MR rows × NR columns of `a·panel` over the whole input dimension: per input, each row's value
 /// broadcast and multiply-added to the panel's `NR / lanes` vectors (two with AVX2).
 #[inline(always)]
-fn kernel<S: pulp::Simd>(simd: S, a: &[f32], panel: &[f32]) -> [[f32; NR]; MR] {
+pub(crate) fn kernel<S: pulp::Simd>(simd: S, a: &[f32], panel: &[f32]) -> [[f32; NR]; MR] {
     // Vectors per NR columns: NR is a multiple of every `pulp` f32 width (1, 4, 8, 16).
     let nv = NR / S::F32_LANES;
     let zero = simd.splat_f32s(0.0);
