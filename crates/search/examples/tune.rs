@@ -11,6 +11,10 @@
 //!   --model-dir .peers/models/all-MiniLM-L6-v2 --cache-dir /tmp/tune-cache [--single-limit 2000]
 //! ```
 //!
+//! `--latency N` instead times `Index::search` (hybrid, top 10) with the name coverage off and
+//! on over the 1,399-tool catalog (github + docker-registry + livemcpbench) and the latency
+//! bench's 845 queries, alternating, best of N per query, and prints the name tokens' memory.
+//!
 //! `TUNE_ONLY="default (z,srv doc"` runs the rows whose names contain one of the parts, and
 //! embeds only what those rows read (a first run of today's default embeds ~18,500 texts
 //! instead of the ~70,000 every row needs); `TUNE_DIAG=livemcpbench` prints each query's gold
@@ -198,6 +202,7 @@ fn main() {
     let mut model = PathBuf::from(".peers/models/all-MiniLM-L6-v2");
     let mut cache_dir = PathBuf::from("/tmp/tune-cache");
     let mut single_limit = usize::MAX;
+    let mut latency: Option<usize> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let v = it.next().unwrap_or_default();
@@ -206,8 +211,12 @@ fn main() {
             "--model-dir" => model = v.into(),
             "--cache-dir" => cache_dir = v.into(),
             "--single-limit" => single_limit = v.parse().unwrap_or(usize::MAX),
+            "--latency" => latency = v.parse().ok(),
             other => panic!("unknown argument {other}"),
         }
+    }
+    if let Some(reps) = latency {
+        return measure_latency(&data, &model, &cache_dir, reps);
     }
     let sets = [
         load_set("livemcpbench", &data, "livemcpbench", usize::MAX),
@@ -2414,4 +2423,96 @@ fn features(q: &Side, d: &Side) -> [f32; NF] {
 
 fn cfg_name(c: &Cfg) -> &str {
     &c.name
+}
+
+/// `--latency`: the added cost of the name coverage per query (see the module doc).
+fn measure_latency(data: &Path, model: &Path, cache_dir: &Path, reps: usize) {
+    use std::time::Instant;
+    use switchboard_search::{BuildOptions, Index, Method, Tuning};
+    let docs: Vec<Doc> = ["github", "docker-registry", "livemcpbench"]
+        .iter()
+        .flat_map(|c| load_docs(&data.join("catalogs").join(format!("{c}.json"))))
+        .collect();
+    let embedder = Embedder::load(model).unwrap_or_else(|e| panic!("{e}"));
+    let cache = EmbeddingCache::in_dir(cache_dir);
+    let build = |w: f32| {
+        let t = Instant::now();
+        let index = Index::build_with(
+            &docs,
+            BuildOptions {
+                embedder: Some(&embedder),
+                cache: Some(&cache),
+                tuning: Tuning {
+                    name_coverage_weight: w,
+                    ..Tuning::default()
+                },
+                ..BuildOptions::default()
+            },
+        );
+        eprintln!(
+            "built ({w}) in {:.1} s: {}",
+            t.elapsed().as_secs_f64(),
+            index.dense_status()
+        );
+        index
+    };
+    let (off, on) = (build(0.0), build(0.2));
+    let tokens_file = cache.tokens_file(embedder.id());
+    println!(
+        "{} tools; name tokens in memory {} bytes; token cache file {} bytes; vector cache {} bytes",
+        docs.len(),
+        on.name_token_bytes(),
+        std::fs::metadata(&tokens_file).map_or(0, |m| m.len()),
+        std::fs::metadata(cache.file(embedder.id())).map_or(0, |m| m.len()),
+    );
+    let mut queries = Vec::new();
+    for (set, limit) in [
+        ("metatool-single", 500),
+        ("metatool-multi", usize::MAX),
+        ("livemcpbench", usize::MAX),
+    ] {
+        let text = std::fs::read_to_string(data.join("eval").join(format!("{set}.jsonl")))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let qs = parse_queries(set, &text).unwrap_or_else(|e| panic!("{e}"));
+        queries.extend(qs.into_iter().take(limit).map(|q| q.query));
+    }
+    for q in queries.iter().take(20) {
+        off.search(q, 10, Method::Hybrid);
+        on.search(q, 10, Method::Hybrid);
+    }
+    let time = |index: &Index, q: &str| {
+        let t = Instant::now();
+        std::hint::black_box(index.search(q, 10, Method::Hybrid));
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let (mut a, mut b, mut d) = (Vec::new(), Vec::new(), Vec::new());
+    for (n, q) in queries.iter().enumerate() {
+        let (mut best_off, mut best_on) = (f64::INFINITY, f64::INFINITY);
+        for r in 0..reps.max(1) {
+            if (n + r) % 2 == 0 {
+                best_off = best_off.min(time(&off, q));
+                best_on = best_on.min(time(&on, q));
+            } else {
+                best_on = best_on.min(time(&on, q));
+                best_off = best_off.min(time(&off, q));
+            }
+        }
+        a.push(best_off);
+        b.push(best_on);
+        d.push(best_on - best_off);
+    }
+    let p = |v: &mut Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    };
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    println!(
+        "{} queries, best of {reps}: hybrid p50 off {:.3} ms, on {:.3} ms; added per query p50 {:.3} ms, mean {:.3} ms, p90 {:.3} ms",
+        queries.len(),
+        p(&mut a, 0.5),
+        p(&mut b, 0.5),
+        p(&mut d.clone(), 0.5),
+        mean,
+        p(&mut d, 0.9),
+    );
 }

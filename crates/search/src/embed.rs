@@ -251,14 +251,32 @@ impl Embedder {
             .collect())
     }
 
-    /// [`Self::embed_tokens_threads`] for one text on this thread.
+    /// [`Self::embed_tokens_threads`] for one text, on this thread (as [`Self::embed_one`]).
     pub fn embed_tokens_one(&self, text: &str) -> Result<TokenVectors, SearchError> {
-        self.embed_tokens_threads(&[text], 1, &mut |_| {})?
+        let e = self.encode(text)?;
+        let model_err = |message| SearchError::Model {
+            stage: "forward pass",
+            message,
+        };
+        let (pooled, tokens) = self
+            .inner
+            .model
+            .embed_tokens(&[e.get_ids()])
+            .map_err(model_err)?
             .pop()
-            .ok_or(SearchError::Model {
-                stage: "forward pass",
-                message: "no output".into(),
-            })
+            .ok_or_else(|| model_err("no output".into()))?;
+        Ok(TokenVectors {
+            pooled,
+            tokens,
+            ids: e.get_ids().to_vec(),
+            special: e
+                .get_special_tokens_mask()
+                .iter()
+                .map(|&m| m != 0)
+                .collect(),
+            offsets: e.get_offsets().to_vec(),
+            dim: self.dim(),
+        })
     }
 
     /// A text's encoding (ids, offsets, special-token mask), with the model's special tokens.

@@ -140,14 +140,15 @@ impl NameTokens {
         self.rows.bytes() + self.start.len() * 8 + self.weight.len() * 4
     }
 
-    /// Tool `i`'s coverage by the query's content tokens (see the module); `None` when the
-    /// tool's name has no content token or the query none.
-    pub(crate) fn coverage(&self, i: usize, query: &[Vec<f32>]) -> Option<f32> {
+    /// Tool `i`'s coverage by the query's content tokens (quantized by
+    /// [`QVectors::quantize_queries`]; see the module); `None` when the tool's name has no
+    /// content token or the query none.
+    pub(crate) fn coverage(&self, i: usize, query: &[(Vec<i16>, f32)]) -> Option<f32> {
         let rows = *self.start.get(i)?..*self.start.get(i + 1)?;
         if rows.is_empty() || query.is_empty() {
             return None;
         }
-        let best = self.rows.scan_rows(rows.clone(), query);
+        let best = self.rows.scan_rows_quantized(rows.clone(), query);
         let w = &self.weight[rows];
         let total: f32 = w.iter().sum();
         (total > 0.0).then(|| best.iter().zip(w).map(|(b, w)| b * w).sum::<f32>() / total)
@@ -167,9 +168,10 @@ pub(crate) fn rerank(
     if top.len() < 2 {
         return;
     }
+    let query = names.rows.quantize_queries(query);
     let cov: Vec<f32> = top
         .iter()
-        .map(|&i| names.coverage(i, query).unwrap_or(0.0))
+        .map(|&i| names.coverage(i, &query).unwrap_or(0.0))
         .collect();
     for (&i, z) in top.iter().zip(crate::fusion::z_score(&cov)) {
         scores[i] += weight * z;

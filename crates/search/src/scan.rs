@@ -87,15 +87,35 @@ impl QVectors {
 
     /// [`Self::scan`] over the vectors `rows` only (clamped to the vectors there are).
     pub(crate) fn scan_rows(&self, rows: std::ops::Range<usize>, queries: &[Vec<f32>]) -> Vec<f32> {
+        self.scan_rows_quantized(rows, &self.quantize_queries(queries))
+    }
+
+    /// Queries quantized once for several [`Self::scan_rows_quantized`] calls.
+    pub(crate) fn quantize_queries(&self, queries: &[Vec<f32>]) -> Vec<(Vec<i16>, f32)> {
+        queries
+            .iter()
+            .map(|query| {
+                let mut q = vec![0i16; self.stride];
+                let s = self.quantize_query(query, &mut q);
+                (q, s)
+            })
+            .collect()
+    }
+
+    /// [`Self::scan_rows`] with queries from [`Self::quantize_queries`].
+    pub(crate) fn scan_rows_quantized(
+        &self,
+        rows: std::ops::Range<usize>,
+        queries: &[(Vec<i16>, f32)],
+    ) -> Vec<f32> {
         let rows = rows.start.min(self.len())..rows.end.min(self.len());
         let rows = rows.start..rows.end.max(rows.start);
         let data = &self.data[rows.start * self.stride..rows.end * self.stride];
         let scale = &self.scale[rows.clone()];
         let mut out = vec![f32::NEG_INFINITY; rows.len()];
-        let mut q = vec![0i16; self.stride];
-        for (n, query) in queries.iter().enumerate() {
-            let qs = self.quantize_query(query, &mut q);
-            let dots = self.dots(data, &q, Kernel::Best);
+        for (n, (q, qs)) in queries.iter().enumerate() {
+            let qs = *qs;
+            let dots = self.dots(data, q, Kernel::Best);
             for ((best, d), &vs) in out.iter_mut().zip(dots).zip(scale) {
                 let score = d as f32 * (qs * vs);
                 // The first query's score as is (a NaN stays NaN), then the best.
