@@ -15,6 +15,9 @@
 //! on over the 1,399-tool catalog (github + docker-registry + livemcpbench) and the latency
 //! bench's 845 queries, alternating, best of N per query, and prints the name tokens' memory.
 //!
+//! `--index-ab 0,0.2` scores the index itself (`Index::search`, hybrid, top 100) with each
+//! name-coverage weight on the three sets, even / odd lines apart, from one cache.
+//!
 //! `TUNE_ONLY="default (z,srv doc"` runs the rows whose names contain one of the parts, and
 //! embeds only what those rows read (a first run of today's default embeds ~18,500 texts
 //! instead of the ~70,000 every row needs); `TUNE_DIAG=livemcpbench` prints each query's gold
@@ -203,6 +206,7 @@ fn main() {
     let mut cache_dir = PathBuf::from("/tmp/tune-cache");
     let mut single_limit = usize::MAX;
     let mut latency: Option<usize> = None;
+    let mut index_ab: Option<String> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let v = it.next().unwrap_or_default();
@@ -212,11 +216,15 @@ fn main() {
             "--cache-dir" => cache_dir = v.into(),
             "--single-limit" => single_limit = v.parse().unwrap_or(usize::MAX),
             "--latency" => latency = v.parse().ok(),
+            "--index-ab" => index_ab = Some(v),
             other => panic!("unknown argument {other}"),
         }
     }
     if let Some(reps) = latency {
         return measure_latency(&data, &model, &cache_dir, reps);
+    }
+    if let Some(weights) = index_ab {
+        return index_ab_run(&data, &model, &cache_dir, &weights, single_limit);
     }
     let sets = [
         load_set("livemcpbench", &data, "livemcpbench", usize::MAX),
@@ -2501,6 +2509,34 @@ fn measure_latency(data: &Path, model: &Path, cache_dir: &Path, reps: usize) {
         b.push(best_on);
         d.push(best_on - best_off);
     }
+    // The encoder pass alone, pooled only against pooled with token vectors.
+    let (mut e1, mut e2) = (Vec::new(), Vec::new());
+    let strip = |q: &str| Strip::Lucene(false).apply(q);
+    for (n, q) in queries.iter().enumerate() {
+        let q = strip(q);
+        let (mut b1, mut b2) = (f64::INFINITY, f64::INFINITY);
+        for r in 0..reps.max(1) {
+            let t1 = |b: &mut f64| {
+                let t = Instant::now();
+                std::hint::black_box(embedder.embed_one(&q).ok());
+                *b = b.min(t.elapsed().as_secs_f64() * 1e3);
+            };
+            let t2 = |b: &mut f64| {
+                let t = Instant::now();
+                std::hint::black_box(embedder.embed_tokens_one(&q).ok());
+                *b = b.min(t.elapsed().as_secs_f64() * 1e3);
+            };
+            if (n + r) % 2 == 0 {
+                t1(&mut b1);
+                t2(&mut b2);
+            } else {
+                t2(&mut b2);
+                t1(&mut b1);
+            }
+        }
+        e1.push(b1);
+        e2.push(b2 - b1);
+    }
     let p = |v: &mut Vec<f64>, q: f64| {
         v.sort_by(f64::total_cmp);
         v[((v.len() - 1) as f64 * q).round() as usize]
@@ -2515,4 +2551,64 @@ fn measure_latency(data: &Path, model: &Path, cache_dir: &Path, reps: usize) {
         mean,
         p(&mut d, 0.9),
     );
+    println!(
+        "encoder pass p50 {:.3} ms; with token vectors added p50 {:.3} ms, mean {:.3} ms",
+        p(&mut e1, 0.5),
+        p(&mut e2.clone(), 0.5),
+        e2.iter().sum::<f64>() / e2.len() as f64,
+    );
+}
+
+/// `--index-ab`: the index's own hybrid ranking with each name-coverage weight.
+fn index_ab_run(data: &Path, model: &Path, cache_dir: &Path, weights: &str, limit: usize) {
+    use switchboard_search::{BuildOptions, Index, Method, Tuning};
+    let embedder = Embedder::load(model).unwrap_or_else(|e| panic!("{e}"));
+    let cache = EmbeddingCache::in_dir(cache_dir);
+    let weights: Vec<f32> = weights.split(',').filter_map(|w| w.parse().ok()).collect();
+    for (name, catalog, limit) in [
+        ("livemcpbench", "livemcpbench", usize::MAX),
+        ("metatool-multi", "metatool", usize::MAX),
+        ("metatool-single", "metatool", limit),
+    ] {
+        let set = load_set(name, data, catalog, limit);
+        for &w in &weights {
+            let index = Index::build_with(
+                &set.docs,
+                BuildOptions {
+                    embedder: Some(&embedder),
+                    cache: Some(&cache),
+                    tuning: Tuning {
+                        name_coverage_weight: w,
+                        ..Tuning::default()
+                    },
+                    ..BuildOptions::default()
+                },
+            );
+            let mut sums = [[0f64; 3]; 2];
+            let mut counts = [0usize; 2];
+            for (q, gold, line) in &set.queries {
+                let hits = index.search(q, 100, Method::Hybrid);
+                let ranking: Vec<(&str, &str)> = hits
+                    .iter()
+                    .map(|h| (h.server.as_str(), h.tool.as_str()))
+                    .collect();
+                let s = score_ranking(gold, &ranking);
+                let half = line % 2;
+                sums[half][0] += s.recall[2];
+                sums[half][1] += s.recall[3];
+                sums[half][2] += s.reciprocal_rank;
+                counts[half] += 1;
+            }
+            let n = (counts[0] + counts[1]) as f64;
+            println!(
+                "{name} weight {w}: R@5 {:.3} R@10 {:.3} MRR {:.3} (R@5 even {:.3} / odd {:.3}) [{}]",
+                (sums[0][0] + sums[1][0]) / n,
+                (sums[0][1] + sums[1][1]) / n,
+                (sums[0][2] + sums[1][2]) / n,
+                sums[0][0] / counts[0].max(1) as f64,
+                sums[1][0] / counts[1].max(1) as f64,
+                index.dense_status(),
+            );
+        }
+    }
 }

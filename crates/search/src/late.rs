@@ -5,8 +5,9 @@
 //! from its one encoder pass too. A tool's coverage is the idf-weighted mean, over its name's
 //! content tokens, of the best cosine with any of the query's content tokens ("tool→query
 //! MaxSim"): a tool that matches one step of a multi-step task fully scores high even though
-//! the rest of the query is about other steps. The index adds its standard score over the top
-//! of the ranking (RESULTS.md, "Token-level signals").
+//! the rest of the query is about other steps. With `Tuning::name_coverage_weight` above 0 the
+//! index adds its standard score over the top of the ranking (off by default: RESULTS.md,
+//! "Token-level signals").
 
 use std::collections::HashMap;
 

@@ -382,6 +382,8 @@ fn the_name_coverage_re_ranks_a_multi_step_task() {
         tool("mail", "send_email", "Send an email message"),
         tool("calc", "evaluate_expression", "Evaluate a math expression"),
     ];
+    let cache_dir = std::env::temp_dir().join(format!("sb-late-test-{}", std::process::id()));
+    let cache = EmbeddingCache::in_dir(&cache_dir);
     let build = |weight: f32| {
         let tuning = switchboard_search::Tuning {
             name_coverage_weight: weight,
@@ -391,12 +393,29 @@ fn the_name_coverage_re_ranks_a_multi_step_task() {
             &docs,
             BuildOptions {
                 embedder: Some(&embedder),
+                cache: Some(&cache),
                 tuning,
                 ..BuildOptions::default()
             },
         )
     };
-    let (off, on) = (build(0.0), build(0.2));
+    let embedded = |index: &Index| match index.dense_status() {
+        DenseStatus::Ready { embedded, .. } => *embedded,
+        other => panic!("{other}"),
+    };
+    // The vectors are cached without name tokens; the first build with the coverage embeds
+    // the tool texts again for them, the next reads both.
+    let off = build(0.0);
+    assert_eq!(embedded(&off), 12);
+    let on = build(0.2);
+    assert_eq!(embedded(&on), 12);
+    assert_eq!(embedded(&build(0.2)), 0);
+    // A damaged token file reads as empty: embedded again, same ranking.
+    let file = cache.tokens_file(embedder.id());
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let again = build(0.2);
+    assert_eq!(embedded(&again), 12);
     // A task of three steps: the coverage lifts the tool whose name a step covers fully
     // ("document") over one that matches the task's words only loosely.
     let query = "Find the news about AI, write a report document and email it to my boss";
@@ -437,4 +456,9 @@ fn the_name_coverage_re_ranks_a_multi_step_task() {
     );
     assert_eq!(off.name_token_bytes(), 0);
     assert!(on.name_token_bytes() > 0);
+    assert_eq!(
+        names(&again, query, Method::Hybrid),
+        names(&on, query, Method::Hybrid)
+    );
+    std::fs::remove_dir_all(&cache_dir).unwrap();
 }
