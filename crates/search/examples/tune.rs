@@ -11,6 +11,13 @@
 //!   --model-dir .peers/models/all-MiniLM-L6-v2 --cache-dir /tmp/tune-cache [--single-limit 2000]
 //! ```
 //!
+//! `--latency N` instead times `Index::search` (hybrid, top 10) with the name coverage off and
+//! on over the 1,399-tool catalog (github + docker-registry + livemcpbench) and the latency
+//! bench's 845 queries, alternating, best of N per query, and prints the name tokens' memory.
+//!
+//! `--index-ab 0,0.2` scores the index itself (`Index::search`, hybrid, top 100) with each
+//! name-coverage weight on the three sets, even / odd lines apart, from one cache.
+//!
 //! `TUNE_ONLY="default (z,srv doc"` runs the rows whose names contain one of the parts, and
 //! embeds only what those rows read (a first run of today's default embeds ~18,500 texts
 //! instead of the ~70,000 every row needs); `TUNE_DIAG=livemcpbench` prints each query's gold
@@ -95,6 +102,12 @@ struct Vecs {
     cache: EmbeddingCache,
     known: switchboard_search::cache::Vectors,
     dirty: bool,
+    /// Token-level encoder output of the texts the late-interaction rows read (tool texts and
+    /// queries as the encoder reads them), kept in a file of their own next to the cache.
+    toks: HashMap<[u8; 32], Tok>,
+    /// Late-interaction features of each query's top 100, computed once per set, query line
+    /// and first-stage setting (`late_key`), shared by the rows that differ only in weights.
+    late_memo: std::cell::RefCell<HashMap<(String, usize, String), LateFeats>>,
 }
 
 impl Vecs {
@@ -140,6 +153,51 @@ impl Vecs {
     fn get(&self, t: &str) -> &[f32] {
         &self.known[&Self::key(t)]
     }
+    fn tok_file(&self) -> PathBuf {
+        self.cache
+            .dir()
+            .join(format!("{}.tokens", self.embedder.id()))
+    }
+    /// Token vectors of `texts` (read from the token file, the missing ones embedded and the
+    /// file rewritten).
+    fn ensure_tokens(&mut self, texts: &[String]) {
+        if self.toks.is_empty() {
+            self.toks = std::fs::read(self.tok_file())
+                .ok()
+                .and_then(|b| decode_toks(&b, self.embedder.dim()))
+                .unwrap_or_default();
+        }
+        let mut missing: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for t in texts {
+            let k = Self::key(t);
+            if !self.toks.contains_key(&k) && seen.insert(k) {
+                missing.push(t);
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        eprintln!("embedding {} texts at the token level", missing.len());
+        for (n, chunk) in missing.chunks(2000).enumerate() {
+            let out = self
+                .embedder
+                .embed_tokens_threads(chunk, 2, &mut |_| {})
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (t, tv) in chunk.iter().zip(out) {
+                self.toks.insert(Self::key(t), Tok::quantized(&tv));
+            }
+            let path = self.tok_file();
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, encode_toks(self.embedder.dim(), &self.toks))
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("  {} of {}", n * 2000 + chunk.len(), missing.len());
+        }
+    }
+    fn tok(&self, t: &str) -> &Tok {
+        &self.toks[&Self::key(t)]
+    }
 }
 
 fn main() {
@@ -147,6 +205,8 @@ fn main() {
     let mut model = PathBuf::from(".peers/models/all-MiniLM-L6-v2");
     let mut cache_dir = PathBuf::from("/tmp/tune-cache");
     let mut single_limit = usize::MAX;
+    let mut latency: Option<usize> = None;
+    let mut index_ab: Option<String> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let v = it.next().unwrap_or_default();
@@ -155,8 +215,16 @@ fn main() {
             "--model-dir" => model = v.into(),
             "--cache-dir" => cache_dir = v.into(),
             "--single-limit" => single_limit = v.parse().unwrap_or(usize::MAX),
+            "--latency" => latency = v.parse().ok(),
+            "--index-ab" => index_ab = Some(v),
             other => panic!("unknown argument {other}"),
         }
+    }
+    if let Some(reps) = latency {
+        return measure_latency(&data, &model, &cache_dir, reps);
+    }
+    if let Some(weights) = index_ab {
+        return index_ab_run(&data, &model, &cache_dir, &weights, single_limit);
     }
     let sets = [
         load_set("livemcpbench", &data, "livemcpbench", usize::MAX),
@@ -171,6 +239,8 @@ fn main() {
         cache,
         known,
         dirty: false,
+        toks: HashMap::new(),
+        late_memo: Default::default(),
     };
     // The rows to run (TUNE_ONLY: comma-separated parts of the setting names), and what they
     // need embedded: only those texts, so a first run with a few rows embeds a fraction of
@@ -178,6 +248,10 @@ fn main() {
     let only: Option<String> = std::env::var("TUNE_ONLY").ok();
     let configs: Vec<(String, Cfg)> = configs()
         .into_iter()
+        .map(|(name, mut c)| {
+            c.name = name.clone();
+            (name, c)
+        })
         .filter(|(name, _)| {
             only.as_ref()
                 .is_none_or(|o| o.split(',').any(|part| name.contains(part)))
@@ -192,6 +266,23 @@ fn main() {
     texts.sort();
     texts.dedup();
     vecs.ensure(&texts);
+    if configs
+        .iter()
+        .any(|(_, c)| c.late.is_some() || c.chunk.is_some())
+    {
+        let mut texts = Vec::new();
+        for s in &sets {
+            texts.extend(s.docs.iter().map(Doc::dense_text));
+            texts.extend(
+                s.queries
+                    .iter()
+                    .map(|(q, _, _)| Strip::Lucene(false).apply(q)),
+            );
+        }
+        texts.sort();
+        texts.dedup();
+        vecs.ensure_tokens(&texts);
+    }
     println!(
         "sets: {}",
         sets.iter()
@@ -405,6 +496,30 @@ struct Cfg {
     agree: f32,
     /// Which cosines `hub_mean` / `hub_knn` change.
     hub_on: HubOn,
+    /// Late interaction (token-level MaxSim) over the top of the ranking.
+    late: Option<Late>,
+    /// The row's name (for `TUNE_PERQ`).
+    name: String,
+    /// Late chunking: span vectors pooled from the query's one encoder pass, the best span's
+    /// cosine added to the whole query's with this weight (as `sent`).
+    chunk: Option<(Split, f32)>,
+}
+
+/// Late interaction: each of the top `n` tools gets the sum of `w` × the z-score (over those
+/// `n`) of the feature `f` ([`FEATS`]).
+#[derive(Clone, PartialEq, Debug)]
+struct Late {
+    n: usize,
+    terms: Vec<(usize, f32)>,
+}
+
+/// How the query is cut into spans for late chunking.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Split {
+    /// `index::sentences` (at least two sentences of three words).
+    Sentences,
+    /// The spans `index::clauses` would cut (also at commas and "then").
+    Clauses,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -551,6 +666,9 @@ impl Default for Cfg {
             lex_sent: 0.0,
             agree: 0.0,
             hub_on: HubOn::Both,
+            late: None,
+            chunk: None,
+            name: String::new(),
         }
     }
 }
@@ -970,6 +1088,86 @@ fn configs() -> Vec<(String, Cfg)> {
             &|c| c.agree = a,
         );
     }
+    // 12-01 evening: token-level signals on top of today's default (RESULTS.md, "Token-level
+    // signals"): late interaction over the top n, and late chunking.
+    for n in [20, 50, 100] {
+        for (f, name) in FEATS.iter().enumerate() {
+            for w in [0.2, 0.5] {
+                add(&format!("late n{n} {name} {w}"), &|c| {
+                    c.late = Some(Late {
+                        n,
+                        terms: vec![(f, w)],
+                    })
+                });
+            }
+        }
+    }
+    // Round 2: idf weights, the best sentence's coverage, combinations, and each feature
+    // nearly alone within the top n (weight 5).
+    for n in [20, 50] {
+        for (f, name) in FEATS.iter().enumerate().skip(11) {
+            for w in [0.2, 0.5] {
+                add(&format!("late2 n{n} {name} {w}"), &|c| {
+                    c.late = Some(Late {
+                        n,
+                        terms: vec![(f, w)],
+                    })
+                });
+            }
+        }
+    }
+    for n in [10, 20] {
+        for f in [1, 5, 7, 9, 11, 13] {
+            add(&format!("late2 n{n} {} alone (5)", FEATS[f]), &|c| {
+                c.late = Some(Late {
+                    n,
+                    terms: vec![(f, 5.0)],
+                })
+            });
+        }
+    }
+    for (terms, name) in [
+        (vec![(9, 0.2), (7, 0.2)], "name content 0.2 + content 0.2"),
+        (vec![(9, 0.1), (7, 0.2)], "name content 0.1 + content 0.2"),
+        (vec![(9, 0.1)], "name content 0.1"),
+        (vec![(7, 0.1)], "content 0.1"),
+        (vec![(7, 0.3)], "content 0.3"),
+        (vec![(0, 0.5), (7, 0.2)], "q->t all 0.5 + t->q content 0.2"),
+    ] {
+        for n in [20, 50] {
+            add(&format!("late2 n{n} t->q {name}"), &|c| {
+                c.late = Some(Late {
+                    n,
+                    terms: terms.clone(),
+                })
+            });
+        }
+    }
+    // Round 3: the tool-name coverage features around the weights of round 2.
+    for f in [9, 14, 15, 16] {
+        for n in [10, 20, 30] {
+            for w in [0.1, 0.15, 0.2, 0.3] {
+                add(&format!("late3 n{n} {} {w}", FEATS[f]), &|c| {
+                    c.late = Some(Late {
+                        n,
+                        terms: vec![(f, w)],
+                    })
+                });
+            }
+        }
+    }
+    for w in [1.5, 2.0] {
+        add(&format!("late2 chunking sentences {w}"), &|c| {
+            c.chunk = Some((Split::Sentences, w))
+        });
+    }
+    for (split, sn) in [(Split::Sentences, "sentences"), (Split::Clauses, "clauses")] {
+        for w in [0.3, 0.6, 1.0] {
+            add(&format!("late chunking {sn} {w}"), &|c| {
+                c.chunk = Some((split, w))
+            });
+        }
+    }
     out
 }
 
@@ -1359,6 +1557,11 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         HubOn::FullText => name_hub.iter_mut().for_each(|h| *h = 0.0),
         HubOn::Name => doc_hub.iter_mut().for_each(|h| *h = 0.0),
     }
+    let idf = if cfg.late.is_some() {
+        word_idf(&set.docs)
+    } else {
+        HashMap::new()
+    };
     let mut sums = [[0f64; 3]; 2];
     let mut counts = [0usize; 2];
     for (q0, gold, line) in &set.queries {
@@ -1410,6 +1613,25 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
                 for (c, b) in cos.iter_mut().zip(best) {
                     *c = (*c + cfg.sent * b) / (1.0 + cfg.sent);
+                }
+            }
+        }
+        if let Some((split, w)) = cfg.chunk {
+            let t = vecs.tok(&stripped);
+            let spans = spans(&stripped, split);
+            if spans.len() >= 2 {
+                let mut best = vec![f32::NEG_INFINITY; cos.len()];
+                for sp in &spans {
+                    if let Some(v) = t.pool(sp.clone()) {
+                        for (b, c) in best.iter_mut().zip(cosines(&doc_vecs, &v)) {
+                            *b = b.max(c);
+                        }
+                    }
+                }
+                if best[0].is_finite() {
+                    for (c, b) in cos.iter_mut().zip(best) {
+                        *c = (*c + w * b) / (1.0 + w);
+                    }
                 }
             }
         }
@@ -1675,11 +1897,51 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
                 }
             }
         }
-        let scores = if cfg.mmr > 0.0 {
+        let mut scores = if cfg.mmr > 0.0 {
             mmr(&scores, &doc_vecs, cfg.mmr)
         } else {
             scores
         };
+        if let Some(l) = &cfg.late {
+            let key = (set.name.to_string(), *line, format!("{:?}", cfg.chunk));
+            let mut memo = vecs.late_memo.borrow_mut();
+            let feats = memo.entry(key).or_insert_with(|| {
+                let qt = vecs.tok(&stripped);
+                let qcat = categories(qt, &stripped, None);
+                let q = Side {
+                    tok: qt,
+                    cat: &qcat,
+                    idf: &token_idf(qt, &stripped, &idf),
+                    part: &token_parts(qt, &stripped),
+                };
+                fusion::top_k(&scores, 100)
+                    .into_iter()
+                    .map(|i| {
+                        let text = set.docs[i].dense_text();
+                        let dt = vecs.tok(&text);
+                        let dcat = categories(dt, &text, Some(doc_spans(&set.docs[i])));
+                        let d = Side {
+                            tok: dt,
+                            cat: &dcat,
+                            idf: &token_idf(dt, &text, &idf),
+                            part: &[],
+                        };
+                        (i, features(&q, &d))
+                    })
+                    .collect()
+            });
+            let top = &feats[..l.n.min(feats.len())];
+            let mut add = vec![0f32; top.len()];
+            for &(f, w) in &l.terms {
+                let col: Vec<f32> = top.iter().map(|(_, fs)| fs[f]).collect();
+                for (a, z) in add.iter_mut().zip(normalize(&col, Norm::Z)) {
+                    *a += w * z;
+                }
+            }
+            for ((i, _), a) in top.iter().zip(add) {
+                scores[*i] += a;
+            }
+        }
         let ranking: Vec<(&str, &str)> = fusion::top_k(&scores, 100)
             .into_iter()
             .map(|i| (set.docs[i].server.as_str(), set.docs[i].tool.as_str()))
@@ -1702,6 +1964,16 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
             println!("  top: {}", top.join(", "));
         }
         let s = score_ranking(gold, &ranking);
+        if let Some(dir) = std::env::var_os("TUNE_PERQ") {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(PathBuf::from(dir).join(format!("{}.tsv", set.name)))
+                .unwrap_or_else(|e| panic!("{e}"));
+            use std::io::Write;
+            writeln!(f, "{}\t{line}\t{}", cfg_name(cfg), s.recall[2])
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
         let half = line % 2;
         sums[half][0] += s.recall[2];
         sums[half][1] += s.recall[3];
@@ -1714,5 +1986,629 @@ fn run(set: &Set, vecs: &Vecs, cfg: &Cfg) -> Scores {
         all: mean(all, counts[0] + counts[1]),
         even: mean(sums[0], counts[0]),
         odd: mean(sums[1], counts[1]),
+    }
+}
+
+/// One text's token vectors as the late-interaction rows read them: each row scaled to unit
+/// length, stored in int8 with one scale per row (as an index would keep them) and read back
+/// to f32 here.
+struct Tok {
+    /// `n × dim`, dequantized.
+    rows: Vec<f32>,
+    dim: usize,
+    special: Vec<bool>,
+    offsets: Vec<(usize, usize)>,
+    /// int8 codes and scales (what the token file holds).
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+impl Tok {
+    fn quantized(tv: &switchboard_search::embed::TokenVectors) -> Self {
+        let dim = tv.dim;
+        let mut codes = Vec::with_capacity(tv.tokens.len());
+        let mut scales = Vec::with_capacity(tv.len());
+        for i in 0..tv.len() {
+            let r = tv.row(i);
+            let norm = r.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            let max = r.iter().fold(0f32, |m, x| m.max(x.abs())) / norm;
+            let scale = (max / 127.0).max(1e-12);
+            scales.push(scale);
+            codes.extend(
+                r.iter()
+                    .map(|x| (x / norm / scale).round().clamp(-127.0, 127.0) as i8),
+            );
+        }
+        Self::from_codes(dim, codes, scales, tv.special.clone(), tv.offsets.clone())
+    }
+    fn from_codes(
+        dim: usize,
+        codes: Vec<i8>,
+        scales: Vec<f32>,
+        special: Vec<bool>,
+        offsets: Vec<(usize, usize)>,
+    ) -> Self {
+        let rows = codes
+            .chunks_exact(dim)
+            .zip(&scales)
+            .flat_map(|(c, s)| c.iter().map(move |&x| x as f32 * s))
+            .collect();
+        Self {
+            rows,
+            dim,
+            special,
+            offsets,
+            codes,
+            scales,
+        }
+    }
+    fn len(&self) -> usize {
+        self.special.len()
+    }
+    fn row(&self, i: usize) -> &[f32] {
+        &self.rows[i * self.dim..(i + 1) * self.dim]
+    }
+    /// The unit mean of the (non-special) tokens whose bytes lie in `span`; None when none do.
+    fn pool(&self, span: std::ops::Range<usize>) -> Option<Vec<f32>> {
+        let mut v = vec![0f32; self.dim];
+        let mut n = 0;
+        for i in 0..self.len() {
+            let (s, e) = self.offsets[i];
+            if !self.special[i] && s >= span.start && e <= span.end {
+                for (a, b) in v.iter_mut().zip(self.row(i)) {
+                    *a += b;
+                }
+                n += 1;
+            }
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        (n > 0 && norm > 0.0).then(|| v.iter().map(|x| x / norm).collect())
+    }
+}
+
+const TOK_MAGIC: &[u8; 7] = b"SBTOK1\n";
+
+fn encode_toks(dim: usize, toks: &HashMap<[u8; 32], Tok>) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(TOK_MAGIC);
+    out.extend_from_slice(&(dim as u32).to_le_bytes());
+    out.extend_from_slice(&(toks.len() as u32).to_le_bytes());
+    for (k, t) in toks {
+        out.extend_from_slice(k);
+        out.extend_from_slice(&(t.len() as u32).to_le_bytes());
+        for i in 0..t.len() {
+            out.push(t.special[i] as u8);
+            out.extend_from_slice(&(t.offsets[i].0 as u32).to_le_bytes());
+            out.extend_from_slice(&(t.offsets[i].1 as u32).to_le_bytes());
+            out.extend_from_slice(&t.scales[i].to_le_bytes());
+            out.extend(t.codes[i * dim..(i + 1) * dim].iter().map(|&c| c as u8));
+        }
+    }
+    out
+}
+
+fn decode_toks(b: &[u8], dim: usize) -> Option<HashMap<[u8; 32], Tok>> {
+    let mut r = b.strip_prefix(TOK_MAGIC)?;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let (a, rest) = r.split_at_checked(n)?;
+        r = rest;
+        Some(a)
+    };
+    let u32_of = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    if u32_of(take(4)?) as usize != dim {
+        return None;
+    }
+    let count = u32_of(take(4)?) as usize;
+    let mut out = HashMap::with_capacity(count);
+    for _ in 0..count {
+        let key: [u8; 32] = take(32)?.try_into().ok()?;
+        let n = u32_of(take(4)?) as usize;
+        let (mut codes, mut scales, mut special, mut offsets) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..n {
+            special.push(take(1)?[0] != 0);
+            let s = u32_of(take(4)?) as usize;
+            let e = u32_of(take(4)?) as usize;
+            offsets.push((s, e));
+            let sc = take(4)?;
+            scales.push(f32::from_le_bytes([sc[0], sc[1], sc[2], sc[3]]));
+            codes.extend(take(dim)?.iter().map(|&c| c as i8));
+        }
+        out.insert(key, Tok::from_codes(dim, codes, scales, special, offsets));
+    }
+    Some(out)
+}
+
+/// Byte spans of a query for late chunking (as `sentences` / `clauses` cut it; fewer than two
+/// means the query is one span).
+fn spans(q: &str, split: Split) -> Vec<std::ops::Range<usize>> {
+    match split {
+        Split::Sentences => sentences(q)
+            .into_iter()
+            .map(|p| {
+                let start = p.as_ptr() as usize - q.as_ptr() as usize;
+                start..start + p.len()
+            })
+            .collect(),
+        Split::Clauses => {
+            // index::clauses' cuts, as byte ranges: at . ? ! ; and newlines, after a comma,
+            // around "then" / "afterwards" / "finally"; spans of at least three words.
+            let mut out = Vec::new();
+            let mut cur: Vec<std::ops::Range<usize>> = Vec::new();
+            let flush = |cur: &mut Vec<std::ops::Range<usize>>,
+                         out: &mut Vec<std::ops::Range<usize>>| {
+                if cur.len() >= 3 {
+                    out.push(cur[0].start..cur[cur.len() - 1].end);
+                }
+                cur.clear();
+            };
+            for sentence in q.split(['.', '?', '!', ';', '\n']) {
+                let base = sentence.as_ptr() as usize - q.as_ptr() as usize;
+                let mut pos = 0;
+                for word in sentence.split_whitespace() {
+                    let at = base + sentence[pos..].find(word).unwrap_or(0) + pos;
+                    pos = at - base + word.len();
+                    let lower = word.to_lowercase();
+                    if matches!(lower.as_str(), "then" | "afterwards" | "finally") {
+                        flush(&mut cur, &mut out);
+                        continue;
+                    }
+                    cur.push(at..at + word.len());
+                    if word.ends_with(',') {
+                        flush(&mut cur, &mut out);
+                    }
+                }
+                flush(&mut cur, &mut out);
+            }
+            out
+        }
+    }
+}
+
+/// Byte ranges of a tool's `dense_text`: its name words, and name words plus description.
+fn doc_spans(d: &Doc) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let prefix = if d.server_description.is_empty() {
+        0
+    } else {
+        words(&d.server).len() + 2
+    };
+    let name = prefix..prefix + words(&d.tool).len();
+    let desc_end = if d.description.is_empty() {
+        name.end
+    } else {
+        name.end + 2 + d.description.len()
+    };
+    debug_assert!(d.dense_text().len() >= desc_end);
+    (name.clone(), name.start..desc_end)
+}
+
+const SPECIAL: u8 = 1;
+/// A stop word ([`FUNCTION_WORDS`]) or punctuation.
+const STOP: u8 = 2;
+const NAME: u8 = 4;
+const NAME_DESC: u8 = 8;
+
+/// Each token's category bits.
+fn categories(
+    t: &Tok,
+    text: &str,
+    doc: Option<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+) -> Vec<u8> {
+    let b = text.as_bytes();
+    (0..t.len())
+        .map(|i| {
+            if t.special[i] {
+                return SPECIAL;
+            }
+            let (mut s, mut e) = t.offsets[i];
+            let mut c = 0;
+            if !text[s..e].chars().any(char::is_alphanumeric) {
+                c |= STOP;
+            } else {
+                while s > 0 && b[s - 1].is_ascii_alphanumeric() {
+                    s -= 1;
+                }
+                while e < b.len() && b[e].is_ascii_alphanumeric() {
+                    e += 1;
+                }
+                if is_function_word(&text[s..e].to_lowercase()) {
+                    c |= STOP;
+                }
+            }
+            if let Some((name, nd)) = &doc {
+                let (s, e) = t.offsets[i];
+                if s >= name.start && e <= name.end {
+                    c |= NAME;
+                }
+                if s >= nd.start && e <= nd.end {
+                    c |= NAME_DESC;
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+/// The late-interaction features (names in [`FEATS`]): q→t is the mean over the query's tokens
+/// of the best cosine with the tool's, t→q the mean over the tool's tokens of the best cosine
+/// with the query's; "all" keeps [CLS]/[SEP], "ns" drops them, "content" drops stop words and
+/// punctuation too; "namedesc" / "name" keep only the tool's name (and description) tokens.
+const FEATS: &[&str] = &[
+    "q->t all",
+    "q->t ns",
+    "q->t content",
+    "q->t content/namedesc",
+    "q->t content/name",
+    "t->q all",
+    "t->q ns",
+    "t->q content",
+    "t->q namedesc content",
+    "t->q name content",
+    "t->q namedesc ns",
+    "t->q content idf",
+    "q->t content idf",
+    "t->q content best sentence",
+    "t->q name content best sentence",
+    "t->q name content idf",
+    "t->q name content idf best sentence",
+];
+
+const NF: usize = 17;
+type LateFeats = Vec<(usize, [f32; NF])>;
+
+/// One side of a late interaction: its tokens, their categories, idf weights and (for a query)
+/// the sentence each token lies in (`usize::MAX`: none).
+struct Side<'a> {
+    tok: &'a Tok,
+    cat: &'a [u8],
+    idf: &'a [f32],
+    part: &'a [usize],
+}
+
+/// Lowercase alphanumeric runs of a text.
+fn word_runs(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// BM25-style idf of each word over the tools' dense texts.
+fn word_idf(docs: &[Doc]) -> HashMap<String, f32> {
+    let mut df: HashMap<String, f32> = HashMap::new();
+    for d in docs {
+        let mut ws: Vec<String> = word_runs(&d.dense_text()).collect();
+        ws.sort();
+        ws.dedup();
+        for w in ws {
+            *df.entry(w).or_insert(0.0) += 1.0;
+        }
+    }
+    let n = docs.len() as f32;
+    df.into_iter()
+        .map(|(w, df)| (w, (1.0 + (n - df + 0.5) / (df + 0.5)).ln()))
+        .collect()
+}
+
+/// The word (alphanumeric run) around each token; empty for special and punctuation tokens.
+fn token_words(t: &Tok, text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    (0..t.len())
+        .map(|i| {
+            let (mut s, mut e) = t.offsets[i];
+            if t.special[i] || !text[s..e].chars().any(char::is_alphanumeric) {
+                return String::new();
+            }
+            while s > 0 && b[s - 1].is_ascii_alphanumeric() {
+                s -= 1;
+            }
+            while e < b.len() && b[e].is_ascii_alphanumeric() {
+                e += 1;
+            }
+            text[s..e].to_lowercase()
+        })
+        .collect()
+}
+
+/// Each token's idf weight (a word the catalog lacks gets the highest idf of a df of 0).
+fn token_idf(t: &Tok, text: &str, idf: &HashMap<String, f32>) -> Vec<f32> {
+    let top = idf.values().copied().fold(0f32, f32::max);
+    token_words(t, text)
+        .iter()
+        .map(|w| {
+            if w.is_empty() {
+                0.0
+            } else {
+                idf.get(w).copied().unwrap_or(top)
+            }
+        })
+        .collect()
+}
+
+/// The sentence (index into `spans(text, Sentences)`) each token lies in; all 0 for a query of
+/// one sentence; `usize::MAX` for tokens outside every sentence.
+fn token_parts(t: &Tok, text: &str) -> Vec<usize> {
+    let sp = spans(text, Split::Sentences);
+    (0..t.len())
+        .map(|i| {
+            if sp.is_empty() {
+                return 0;
+            }
+            let (s, e) = t.offsets[i];
+            sp.iter()
+                .position(|r| s >= r.start && e <= r.end && !t.special[i])
+                .unwrap_or(usize::MAX)
+        })
+        .collect()
+}
+
+fn features(q: &Side, d: &Side) -> [f32; NF] {
+    let (qc, dc) = (q.cat, d.cat);
+    let (nq, nd) = (q.tok.len(), d.tok.len());
+    let mut sim = vec![0f32; nq * nd];
+    for i in 0..nq {
+        for j in 0..nd {
+            sim[i * nd + j] = switchboard_search::embed::dot(q.tok.row(i), d.tok.row(j));
+        }
+    }
+    let all = |_: u8| true;
+    let ns = |c: u8| c & SPECIAL == 0;
+    let content = |c: u8| c & (SPECIAL | STOP) == 0;
+    // Weighted mean over `outer` tokens of the best cosine with the `inner` ones.
+    let maxsim = |q_outer: bool,
+                  om: &dyn Fn(usize) -> bool,
+                  im: &dyn Fn(usize) -> bool,
+                  weight: &dyn Fn(usize) -> f32|
+     -> f32 {
+        let (no, ni) = if q_outer { (nq, nd) } else { (nd, nq) };
+        let at = |o: usize, i: usize| {
+            if q_outer {
+                sim[o * nd + i]
+            } else {
+                sim[i * nd + o]
+            }
+        };
+        let (mut sum, mut wsum) = (0f32, 0f32);
+        for o in (0..no).filter(|&o| om(o)) {
+            let best = (0..ni)
+                .filter(|&i| im(i))
+                .map(|i| at(o, i))
+                .fold(f32::NEG_INFINITY, f32::max);
+            if best.is_finite() {
+                let w = weight(o);
+                sum += w * best;
+                wsum += w;
+            }
+        }
+        if wsum > 0.0 { sum / wsum } else { 0.0 }
+    };
+    let one = |_: usize| 1.0;
+    let q_all = |i: usize| all(qc[i]);
+    let q_ns = |i: usize| ns(qc[i]);
+    let q_content = |i: usize| content(qc[i]);
+    let d_all = |j: usize| all(dc[j]);
+    let d_ns = |j: usize| ns(dc[j]);
+    let d_content = |j: usize| content(dc[j]);
+    let d_nd_content = |j: usize| content(dc[j]) && dc[j] & NAME_DESC != 0;
+    let d_name_content = |j: usize| content(dc[j]) && dc[j] & NAME != 0;
+    let d_nd_ns = |j: usize| ns(dc[j]) && dc[j] & NAME_DESC != 0;
+    let q_idf = |i: usize| q.idf[i];
+    let d_idf = |j: usize| d.idf[j];
+    let parts = q
+        .part
+        .iter()
+        .copied()
+        .filter(|&p| p != usize::MAX)
+        .max()
+        .map_or(0, |m| m + 1);
+    let best_part = |dm: &dyn Fn(usize) -> bool, w: &dyn Fn(usize) -> f32| -> f32 {
+        (0..parts.max(1))
+            .map(|p| {
+                let qp = |i: usize| q_content(i) && (parts == 0 || q.part[i] == p);
+                maxsim(false, dm, &qp, w)
+            })
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    [
+        maxsim(true, &q_all, &d_all, &one),
+        maxsim(true, &q_ns, &d_ns, &one),
+        maxsim(true, &q_content, &d_content, &one),
+        maxsim(true, &q_content, &d_nd_content, &one),
+        maxsim(true, &q_content, &d_name_content, &one),
+        maxsim(false, &d_all, &q_all, &one),
+        maxsim(false, &d_ns, &q_ns, &one),
+        maxsim(false, &d_content, &q_content, &one),
+        maxsim(false, &d_nd_content, &q_content, &one),
+        maxsim(false, &d_name_content, &q_content, &one),
+        maxsim(false, &d_nd_ns, &q_ns, &one),
+        maxsim(false, &d_content, &q_content, &d_idf),
+        maxsim(true, &q_content, &d_content, &q_idf),
+        best_part(&d_content, &one),
+        best_part(&d_name_content, &one),
+        maxsim(false, &d_name_content, &q_content, &d_idf),
+        best_part(&d_name_content, &d_idf),
+    ]
+}
+
+fn cfg_name(c: &Cfg) -> &str {
+    &c.name
+}
+
+/// `--latency`: the added cost of the name coverage per query (see the module doc).
+fn measure_latency(data: &Path, model: &Path, cache_dir: &Path, reps: usize) {
+    use std::time::Instant;
+    use switchboard_search::{BuildOptions, Index, Method, Tuning};
+    let docs: Vec<Doc> = ["github", "docker-registry", "livemcpbench"]
+        .iter()
+        .flat_map(|c| load_docs(&data.join("catalogs").join(format!("{c}.json"))))
+        .collect();
+    let embedder = Embedder::load(model).unwrap_or_else(|e| panic!("{e}"));
+    let cache = EmbeddingCache::in_dir(cache_dir);
+    let build = |w: f32| {
+        let t = Instant::now();
+        let index = Index::build_with(
+            &docs,
+            BuildOptions {
+                embedder: Some(&embedder),
+                cache: Some(&cache),
+                tuning: Tuning {
+                    name_coverage_weight: w,
+                    ..Tuning::default()
+                },
+                ..BuildOptions::default()
+            },
+        );
+        eprintln!(
+            "built ({w}) in {:.1} s: {}",
+            t.elapsed().as_secs_f64(),
+            index.dense_status()
+        );
+        index
+    };
+    let (off, on) = (build(0.0), build(0.2));
+    let tokens_file = cache.tokens_file(embedder.id());
+    println!(
+        "{} tools; name tokens in memory {} bytes; token cache file {} bytes; vector cache {} bytes",
+        docs.len(),
+        on.name_token_bytes(),
+        std::fs::metadata(&tokens_file).map_or(0, |m| m.len()),
+        std::fs::metadata(cache.file(embedder.id())).map_or(0, |m| m.len()),
+    );
+    let mut queries = Vec::new();
+    for (set, limit) in [
+        ("metatool-single", 500),
+        ("metatool-multi", usize::MAX),
+        ("livemcpbench", usize::MAX),
+    ] {
+        let text = std::fs::read_to_string(data.join("eval").join(format!("{set}.jsonl")))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let qs = parse_queries(set, &text).unwrap_or_else(|e| panic!("{e}"));
+        queries.extend(qs.into_iter().take(limit).map(|q| q.query));
+    }
+    for q in queries.iter().take(20) {
+        off.search(q, 10, Method::Hybrid);
+        on.search(q, 10, Method::Hybrid);
+    }
+    let time = |index: &Index, q: &str| {
+        let t = Instant::now();
+        std::hint::black_box(index.search(q, 10, Method::Hybrid));
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let (mut a, mut b, mut d) = (Vec::new(), Vec::new(), Vec::new());
+    for (n, q) in queries.iter().enumerate() {
+        let (mut best_off, mut best_on) = (f64::INFINITY, f64::INFINITY);
+        for r in 0..reps.max(1) {
+            if (n + r) % 2 == 0 {
+                best_off = best_off.min(time(&off, q));
+                best_on = best_on.min(time(&on, q));
+            } else {
+                best_on = best_on.min(time(&on, q));
+                best_off = best_off.min(time(&off, q));
+            }
+        }
+        a.push(best_off);
+        b.push(best_on);
+        d.push(best_on - best_off);
+    }
+    // The encoder pass alone, pooled only against pooled with token vectors.
+    let (mut e1, mut e2) = (Vec::new(), Vec::new());
+    let strip = |q: &str| Strip::Lucene(false).apply(q);
+    for (n, q) in queries.iter().enumerate() {
+        let q = strip(q);
+        let (mut b1, mut b2) = (f64::INFINITY, f64::INFINITY);
+        for r in 0..reps.max(1) {
+            let t1 = |b: &mut f64| {
+                let t = Instant::now();
+                std::hint::black_box(embedder.embed_one(&q).ok());
+                *b = b.min(t.elapsed().as_secs_f64() * 1e3);
+            };
+            let t2 = |b: &mut f64| {
+                let t = Instant::now();
+                std::hint::black_box(embedder.embed_tokens_one(&q).ok());
+                *b = b.min(t.elapsed().as_secs_f64() * 1e3);
+            };
+            if (n + r) % 2 == 0 {
+                t1(&mut b1);
+                t2(&mut b2);
+            } else {
+                t2(&mut b2);
+                t1(&mut b1);
+            }
+        }
+        e1.push(b1);
+        e2.push(b2 - b1);
+    }
+    let p = |v: &mut Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    };
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    println!(
+        "{} queries, best of {reps}: hybrid p50 off {:.3} ms, on {:.3} ms; added per query p50 {:.3} ms, mean {:.3} ms, p90 {:.3} ms",
+        queries.len(),
+        p(&mut a, 0.5),
+        p(&mut b, 0.5),
+        p(&mut d.clone(), 0.5),
+        mean,
+        p(&mut d, 0.9),
+    );
+    println!(
+        "encoder pass p50 {:.3} ms; with token vectors added p50 {:.3} ms, mean {:.3} ms",
+        p(&mut e1, 0.5),
+        p(&mut e2.clone(), 0.5),
+        e2.iter().sum::<f64>() / e2.len() as f64,
+    );
+}
+
+/// `--index-ab`: the index's own hybrid ranking with each name-coverage weight.
+fn index_ab_run(data: &Path, model: &Path, cache_dir: &Path, weights: &str, limit: usize) {
+    use switchboard_search::{BuildOptions, Index, Method, Tuning};
+    let embedder = Embedder::load(model).unwrap_or_else(|e| panic!("{e}"));
+    let cache = EmbeddingCache::in_dir(cache_dir);
+    let weights: Vec<f32> = weights.split(',').filter_map(|w| w.parse().ok()).collect();
+    for (name, catalog, limit) in [
+        ("livemcpbench", "livemcpbench", usize::MAX),
+        ("metatool-multi", "metatool", usize::MAX),
+        ("metatool-single", "metatool", limit),
+    ] {
+        let set = load_set(name, data, catalog, limit);
+        for &w in &weights {
+            let index = Index::build_with(
+                &set.docs,
+                BuildOptions {
+                    embedder: Some(&embedder),
+                    cache: Some(&cache),
+                    tuning: Tuning {
+                        name_coverage_weight: w,
+                        ..Tuning::default()
+                    },
+                    ..BuildOptions::default()
+                },
+            );
+            let mut sums = [[0f64; 3]; 2];
+            let mut counts = [0usize; 2];
+            for (q, gold, line) in &set.queries {
+                let hits = index.search(q, 100, Method::Hybrid);
+                let ranking: Vec<(&str, &str)> = hits
+                    .iter()
+                    .map(|h| (h.server.as_str(), h.tool.as_str()))
+                    .collect();
+                let s = score_ranking(gold, &ranking);
+                let half = line % 2;
+                sums[half][0] += s.recall[2];
+                sums[half][1] += s.recall[3];
+                sums[half][2] += s.reciprocal_rank;
+                counts[half] += 1;
+            }
+            let n = (counts[0] + counts[1]) as f64;
+            println!(
+                "{name} weight {w}: R@5 {:.3} R@10 {:.3} MRR {:.3} (R@5 even {:.3} / odd {:.3}) [{}]",
+                (sums[0][0] + sums[1][0]) / n,
+                (sums[0][1] + sums[1][1]) / n,
+                (sums[0][2] + sums[1][2]) / n,
+                sums[0][0] / counts[0].max(1) as f64,
+                sums[1][0] / counts[1].max(1) as f64,
+                index.dense_status(),
+            );
+        }
     }
 }

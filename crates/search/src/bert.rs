@@ -96,6 +96,9 @@ fn default_act() -> String {
     "gelu".into()
 }
 
+/// A sequence's pooled vector and its final-layer token vectors ([`Bert::embed_tokens`]).
+pub type PooledAndTokens = (Vec<f32>, Vec<f32>);
+
 /// A loaded BERT encoder.
 pub struct Bert {
     cfg: Config,
@@ -296,6 +299,41 @@ impl Bert {
 
     /// Mean-pooled, unit-length vectors of token id sequences (each with its special tokens).
     pub fn embed(&self, seqs: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
+        self.check(seqs)?;
+        Ok(pulp::Arch::new()
+            .dispatch(Encode {
+                bert: self,
+                seqs,
+                keep_tokens: false,
+            })
+            .0)
+    }
+
+    /// [`Self::embed`]'s pooled vectors (the same bits) and, for each sequence, its final-layer
+    /// token vectors, the rows mean pooling averages: `len × hidden` floats, row-major, one row
+    /// per token id (special tokens included), not normalized.
+    pub fn embed_tokens(&self, seqs: &[&[u32]]) -> Result<Vec<PooledAndTokens>, String> {
+        self.check(seqs)?;
+        let (pooled, x) = pulp::Arch::new().dispatch(Encode {
+            bert: self,
+            seqs,
+            keep_tokens: true,
+        });
+        let h = self.cfg.hidden_size;
+        let mut start = 0;
+        Ok(pooled
+            .into_iter()
+            .zip(seqs)
+            .map(|(p, seq)| {
+                let rows = x[start * h..(start + seq.len()) * h].to_vec();
+                start += seq.len();
+                (p, rows)
+            })
+            .collect())
+    }
+
+    /// Every sequence fits the position table and every id the vocabulary.
+    fn check(&self, seqs: &[&[u32]]) -> Result<(), String> {
         for seq in seqs {
             if seq.len() > self.cfg.max_position_embeddings {
                 return Err(format!(
@@ -311,7 +349,7 @@ impl Bert {
                 ));
             }
         }
-        Ok(pulp::Arch::new().dispatch(Encode { bert: self, seqs }))
+        Ok(())
     }
 
     /// Token, position and type embeddings of every token of `seqs`, back to back (ids and
@@ -393,12 +431,15 @@ impl Bert {
 struct Encode<'a> {
     bert: &'a Bert,
     seqs: &'a [&'a [u32]],
+    /// Also return the final-layer token vectors (all sequences back to back); else the
+    /// second output is empty.
+    keep_tokens: bool,
 }
 
 impl pulp::WithSimd for Encode<'_> {
-    type Output = Vec<Vec<f32>>;
+    type Output = (Vec<Vec<f32>>, Vec<f32>);
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, simd: S) -> Vec<Vec<f32>> {
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> Self::Output {
         let bert = self.bert;
         let h = bert.cfg.hidden_size;
         let spare = bert.spare.lock().ok().and_then(|mut s| s.take());
@@ -411,13 +452,18 @@ impl pulp::WithSimd for Encode<'_> {
             bert.layer(simd, layer, &mut x, &lens, &mut scratch);
         }
         let out = bert.pool(simd, &x, &lens);
+        let tokens = if self.keep_tokens {
+            x.clone()
+        } else {
+            Vec::new()
+        };
         scratch.x = x;
         if scratch.bytes() <= SPARE_BYTES
             && let Ok(mut s) = bert.spare.lock()
         {
             *s = Some(scratch);
         }
-        out
+        (out, tokens)
     }
 }
 

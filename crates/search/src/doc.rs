@@ -105,6 +105,18 @@ impl Doc {
         }
     }
 
+    /// The byte range of the tool's name words in [`Self::dense_text`] (after the server's name
+    /// when the server describes itself).
+    pub fn dense_text_name_span(&self) -> std::ops::Range<usize> {
+        let words = |s: &str| crate::words::split_words(s).join(" ");
+        let start = if self.server_description.is_empty() {
+            0
+        } else {
+            words(&self.server).len() + 2
+        };
+        start..start + words(&self.tool).len()
+    }
+
     /// The text a sentence embedding model reads: server name (when the server has a
     /// description), tool name words, description, parameter names, then the start of the
     /// server's description. Parameter descriptions are

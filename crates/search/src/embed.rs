@@ -16,6 +16,9 @@ pub use crate::bert::Precision;
 use crate::bert::{Bert, Config};
 use crate::error::SearchError;
 
+/// One forward pass over a batch of token id sequences, one output per sequence.
+type BatchFn<T> = dyn Fn(&Bert, &[&[u32]]) -> Result<Vec<T>, String> + Sync;
+
 /// Texts per forward pass when embedding many (sequences are packed without padding).
 const BATCH: usize = 16;
 
@@ -211,27 +214,111 @@ impl Embedder {
             .iter()
             .map(|t| self.tokenize(t))
             .collect::<Result<Vec<_>, _>>()?;
+        self.batches(&ids, threads, progress, &|model, seqs| model.embed(seqs))
+    }
+
+    /// Each text's pooled vector (the same bits as [`Self::embed_threads`]'s) with its
+    /// final-layer token vectors, token ids and byte offsets, on up to `threads` threads.
+    pub fn embed_tokens_threads(
+        &self,
+        texts: &[&str],
+        threads: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Vec<TokenVectors>, SearchError> {
+        let encodings = texts
+            .iter()
+            .map(|t| self.encode(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.get_ids().to_vec()).collect();
+        let outs = self.batches(&ids, threads, progress, &|model, seqs| {
+            model.embed_tokens(seqs)
+        })?;
+        Ok(outs
+            .into_iter()
+            .zip(encodings)
+            .map(|((pooled, tokens), e)| TokenVectors {
+                pooled,
+                tokens,
+                ids: e.get_ids().to_vec(),
+                special: e
+                    .get_special_tokens_mask()
+                    .iter()
+                    .map(|&m| m != 0)
+                    .collect(),
+                offsets: e.get_offsets().to_vec(),
+                dim: self.dim(),
+            })
+            .collect())
+    }
+
+    /// [`Self::embed_tokens_threads`] for one text, on this thread (as [`Self::embed_one`]).
+    pub fn embed_tokens_one(&self, text: &str) -> Result<TokenVectors, SearchError> {
+        let e = self.encode(text)?;
+        let model_err = |message| SearchError::Model {
+            stage: "forward pass",
+            message,
+        };
+        let (pooled, tokens) = self
+            .inner
+            .model
+            .embed_tokens(&[e.get_ids()])
+            .map_err(model_err)?
+            .pop()
+            .ok_or_else(|| model_err("no output".into()))?;
+        Ok(TokenVectors {
+            pooled,
+            tokens,
+            ids: e.get_ids().to_vec(),
+            special: e
+                .get_special_tokens_mask()
+                .iter()
+                .map(|&m| m != 0)
+                .collect(),
+            offsets: e.get_offsets().to_vec(),
+            dim: self.dim(),
+        })
+    }
+
+    /// A text's encoding (ids, offsets, special-token mask), with the model's special tokens.
+    fn encode(&self, text: &str) -> Result<tokenizers::Encoding, SearchError> {
+        let inner = &*self.inner;
+        inner
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| SearchError::Tokenizer {
+                path: inner.dir.join("tokenizer.json"),
+                message: e.to_string(),
+            })
+    }
+
+    /// Run `f` over batches of token id sequences on up to `threads` threads; one output per
+    /// sequence, in order.
+    fn batches<T: Send + Default + Clone>(
+        &self,
+        ids: &[Vec<u32>],
+        threads: usize,
+        progress: &mut dyn FnMut(usize),
+        f: &BatchFn<T>,
+    ) -> Result<Vec<T>, SearchError> {
         // Deal batches round-robin by cost (attention grows with the square of the length),
         // longest first, so threads finish together.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
+        let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
         let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
         let threads = threads.clamp(1, batches.len().max(1));
-        let (tx, rx) = std::sync::mpsc::channel::<Result<Vec<(usize, Vec<f32>)>, String>>();
-        let mut out = vec![Vec::new(); texts.len()];
+        let (tx, rx) = std::sync::mpsc::channel::<Result<Vec<(usize, T)>, String>>();
+        let mut out = vec![T::default(); ids.len()];
         let mut failure = None;
         std::thread::scope(|scope| {
             for t in 0..threads {
                 let tx = tx.clone();
                 let batches = &batches;
-                let ids = &ids;
                 let model = &self.inner.model;
                 scope.spawn(move || {
                     for batch in batches.iter().skip(t).step_by(threads) {
                         let seqs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
-                        let result = model
-                            .embed(&seqs)
-                            .map(|vs| batch.iter().copied().zip(vs).collect());
+                        let result =
+                            f(model, &seqs).map(|vs| batch.iter().copied().zip(vs).collect());
                         let failed = result.is_err();
                         if tx.send(result).is_err() || failed {
                             return;
@@ -261,6 +348,40 @@ impl Embedder {
             }),
             None => Ok(out),
         }
+    }
+}
+
+/// A text's encoder output at the token level ([`Embedder::embed_tokens_threads`]).
+#[derive(Clone, Debug, Default)]
+pub struct TokenVectors {
+    /// The mean-pooled unit vector ([`Embedder::embed_one`]'s).
+    pub pooled: Vec<f32>,
+    /// Final-layer token vectors, `ids.len() × dim` floats, row-major, not normalized.
+    pub tokens: Vec<f32>,
+    /// Token ids, the model's special tokens ([CLS], [SEP]) included.
+    pub ids: Vec<u32>,
+    /// Whether each token is a special token.
+    pub special: Vec<bool>,
+    /// Each token's byte range in the text ((0, 0) for special tokens).
+    pub offsets: Vec<(usize, usize)>,
+    /// Width of a token vector.
+    pub dim: usize,
+}
+
+impl TokenVectors {
+    /// Token `i`'s vector.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.tokens[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// No tokens at all.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
     }
 }
 

@@ -21,6 +21,7 @@ pub mod eval;
 pub mod fusion;
 pub mod index;
 mod lanes;
+pub mod late;
 pub mod linear;
 pub mod qlinear;
 mod scan;

@@ -72,17 +72,51 @@ impl QVectors {
         self.scale.len()
     }
 
+    /// Bytes held (codes and scales).
+    pub(crate) fn bytes(&self) -> usize {
+        self.data.len() + self.scale.len() * 4
+    }
+
     /// For each vector, its largest dot product with any of `queries` (each of `dim` floats;
     /// extra floats are ignored, missing ones count as 0). With no query, every score is -inf.
     /// A non-finite vector or query scores NaN (with several queries, `f32::max` then prefers
     /// another query's number).
     pub(crate) fn scan(&self, queries: &[Vec<f32>]) -> Vec<f32> {
-        let mut out = vec![f32::NEG_INFINITY; self.len()];
-        let mut q = vec![0i16; self.stride];
-        for (n, query) in queries.iter().enumerate() {
-            let qs = self.quantize_query(query, &mut q);
-            let dots = self.dots(&q, Kernel::Best);
-            for ((best, d), &vs) in out.iter_mut().zip(dots).zip(&self.scale) {
+        self.scan_rows(0..self.len(), queries)
+    }
+
+    /// [`Self::scan`] over the vectors `rows` only (clamped to the vectors there are).
+    pub(crate) fn scan_rows(&self, rows: std::ops::Range<usize>, queries: &[Vec<f32>]) -> Vec<f32> {
+        self.scan_rows_quantized(rows, &self.quantize_queries(queries))
+    }
+
+    /// Queries quantized once for several [`Self::scan_rows_quantized`] calls.
+    pub(crate) fn quantize_queries(&self, queries: &[Vec<f32>]) -> Vec<(Vec<i16>, f32)> {
+        queries
+            .iter()
+            .map(|query| {
+                let mut q = vec![0i16; self.stride];
+                let s = self.quantize_query(query, &mut q);
+                (q, s)
+            })
+            .collect()
+    }
+
+    /// [`Self::scan_rows`] with queries from [`Self::quantize_queries`].
+    pub(crate) fn scan_rows_quantized(
+        &self,
+        rows: std::ops::Range<usize>,
+        queries: &[(Vec<i16>, f32)],
+    ) -> Vec<f32> {
+        let rows = rows.start.min(self.len())..rows.end.min(self.len());
+        let rows = rows.start..rows.end.max(rows.start);
+        let data = &self.data[rows.start * self.stride..rows.end * self.stride];
+        let scale = &self.scale[rows.clone()];
+        let mut out = vec![f32::NEG_INFINITY; rows.len()];
+        for (n, (q, qs)) in queries.iter().enumerate() {
+            let qs = *qs;
+            let dots = self.dots(data, q, Kernel::Best);
+            for ((best, d), &vs) in out.iter_mut().zip(dots).zip(scale) {
                 let score = d as f32 * (qs * vs);
                 // The first query's score as is (a NaN stays NaN), then the best.
                 *best = if n == 0 { score } else { best.max(score) };
@@ -113,21 +147,20 @@ impl QVectors {
     }
 
     /// The int32 dot product of the quantized query with every vector.
-    fn dots(&self, q: &[i16], kernel: Kernel) -> Vec<i32> {
+    fn dots(&self, data: &[i8], q: &[i16], kernel: Kernel) -> Vec<i32> {
         #[cfg(target_arch = "x86_64")]
         if matches!(kernel, Kernel::Best)
             && let Some(simd) = pulp::x86::V3::try_new()
         {
             return simd.vectorize(Avx2Dots {
                 simd,
-                data: &self.data,
+                data,
                 stride: self.stride,
                 q,
             });
         }
         let _ = kernel;
-        self.data
-            .chunks_exact(self.stride)
+        data.chunks_exact(self.stride)
             .map(|v| v.iter().zip(q).map(|(&a, &b)| a as i32 * b as i32).sum())
             .collect()
     }
@@ -225,14 +258,17 @@ mod tests {
             let qv = QVectors::new(&vectors, dim);
             let mut q = vec![0i16; qv.stride];
             qv.quantize_query(&noise(dim, 3), &mut q);
-            assert_eq!(qv.dots(&q, Kernel::Best), qv.dots(&q, Kernel::Scalar));
+            assert_eq!(
+                qv.dots(&qv.data, &q, Kernel::Best),
+                qv.dots(&qv.data, &q, Kernel::Scalar)
+            );
             // The largest magnitudes everywhere cannot overflow.
             let big = QVectors::new(&vec![1.0; 2 * dim], dim);
             let mut q = vec![0i16; big.stride];
             big.quantize_query(&vec![-1.0; dim], &mut q);
             let want = -(127 * big.qmax as i32) * dim as i32;
-            assert_eq!(big.dots(&q, Kernel::Best), [want, want]);
-            assert_eq!(big.dots(&q, Kernel::Scalar), [want, want]);
+            assert_eq!(big.dots(&big.data, &q, Kernel::Best), [want, want]);
+            assert_eq!(big.dots(&big.data, &q, Kernel::Scalar), [want, want]);
         }
     }
 

@@ -315,3 +315,150 @@ fn the_encoder_reads_the_query_without_stop_words_and_the_lexical_ranker_reads_i
         "weather/get_forecast"
     );
 }
+
+#[test]
+fn token_vectors_come_with_the_same_pooled_vector_and_pool_to_it() {
+    let dir = switchboard_test_support::peers::peer("model_dir");
+    let embedder = Embedder::load(&dir).unwrap();
+    let texts = [
+        "Generate a presentation. Save it to a file.",
+        "weather forecast",
+        "Send an email to my colleague about the meeting tomorrow",
+    ];
+    let pooled = embedder.embed_threads(&texts, 2, &mut |_| {}).unwrap();
+    let tokens = embedder
+        .embed_tokens_threads(&texts, 2, &mut |_| {})
+        .unwrap();
+    for ((text, p), t) in texts.iter().zip(&pooled).zip(&tokens) {
+        // Bit-identical pooled vectors, batched or alone.
+        assert_eq!(p, &t.pooled, "{text}");
+        assert_eq!(
+            p,
+            &embedder.embed_tokens_one(text).unwrap().pooled,
+            "{text}"
+        );
+        assert_eq!(t.ids, embedder.tokenize(text).unwrap());
+        assert_eq!(t.tokens.len(), t.len() * embedder.dim());
+        assert!(t.special[0] && t.special[t.len() - 1] && !t.special[1]);
+        // The token vectors' mean, normalized, is the pooled vector.
+        let mut mean = vec![0f32; embedder.dim()];
+        for i in 0..t.len() {
+            for (m, x) in mean.iter_mut().zip(t.row(i)) {
+                *m += x;
+            }
+        }
+        let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+        mean.iter_mut().for_each(|x| *x /= norm);
+        assert!(switchboard_search::embed::dot(&mean, p) > 0.99999, "{text}");
+    }
+    let (s, e) = tokens[1].offsets[1];
+    assert_eq!(&texts[1][s..e], "weather");
+}
+
+#[test]
+fn the_name_coverage_re_ranks_a_multi_step_task() {
+    let dir = switchboard_test_support::peers::peer("model_dir");
+    let embedder = Embedder::load(&dir).unwrap();
+    let tool = |server: &str, name: &str, desc: &str| Doc::new(server, name, desc, &[]);
+    let docs = vec![
+        tool("news", "get_tech_news", "Latest technology news articles"),
+        tool(
+            "ppt",
+            "create_presentation",
+            "Create a new presentation file",
+        ),
+        tool("ppt", "add_slide", "Add a slide with a title and text"),
+        tool(
+            "ppt",
+            "save_presentation",
+            "Save the presentation to a path",
+        ),
+        tool("word", "create_document", "Create a new Word document"),
+        tool("word", "save_document", "Save the document to a path"),
+        tool("files", "write_file", "Write text to a file on disk"),
+        tool("web", "search_web", "Search the web for pages"),
+        tool("time", "get_current_time", "The current date and time"),
+        tool("maps", "geocode_address", "Coordinates of an address"),
+        tool("mail", "send_email", "Send an email message"),
+        tool("calc", "evaluate_expression", "Evaluate a math expression"),
+    ];
+    let cache_dir = std::env::temp_dir().join(format!("sb-late-test-{}", std::process::id()));
+    let cache = EmbeddingCache::in_dir(&cache_dir);
+    let build = |weight: f32| {
+        let tuning = switchboard_search::Tuning {
+            name_coverage_weight: weight,
+            ..Default::default()
+        };
+        Index::build_with(
+            &docs,
+            BuildOptions {
+                embedder: Some(&embedder),
+                cache: Some(&cache),
+                tuning,
+                ..BuildOptions::default()
+            },
+        )
+    };
+    let embedded = |index: &Index| match index.dense_status() {
+        DenseStatus::Ready { embedded, .. } => *embedded,
+        other => panic!("{other}"),
+    };
+    // The vectors are cached without name tokens; the first build with the coverage embeds
+    // the tool texts again for them, the next reads both.
+    let off = build(0.0);
+    assert_eq!(embedded(&off), 12);
+    let on = build(0.2);
+    assert_eq!(embedded(&on), 12);
+    assert_eq!(embedded(&build(0.2)), 0);
+    // A damaged token file reads as empty: embedded again, same ranking.
+    let file = cache.tokens_file(embedder.id());
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let again = build(0.2);
+    assert_eq!(embedded(&again), 12);
+    // A task of three steps: the coverage lifts the tool whose name a step covers fully
+    // ("document") over one that matches the task's words only loosely.
+    let query = "Find the news about AI, write a report document and email it to my boss";
+    assert_eq!(
+        names(&off, query, Method::Hybrid),
+        [
+            "news/get_tech_news",
+            "mail/send_email",
+            "word/create_document",
+            "files/write_file",
+            "web/search_web",
+            "word/save_document",
+            "time/get_current_time",
+            "ppt/create_presentation",
+            "ppt/save_presentation",
+            "ppt/add_slide"
+        ]
+    );
+    assert_eq!(
+        names(&on, query, Method::Hybrid),
+        [
+            "news/get_tech_news",
+            "mail/send_email",
+            "word/create_document",
+            "files/write_file",
+            "word/save_document",
+            "web/search_web",
+            "ppt/create_presentation",
+            "time/get_current_time",
+            "ppt/save_presentation",
+            "ppt/add_slide"
+        ]
+    );
+    // Dense is not re-ranked; the index holds the name tokens only when the weight is not 0.
+    assert_eq!(
+        names(&off, query, Method::Dense),
+        names(&on, query, Method::Dense)
+    );
+    assert_eq!(off.name_token_bytes(), 0);
+    assert!(on.name_token_bytes() > 0);
+    assert_eq!(
+        names(&again, query, Method::Hybrid),
+        names(&on, query, Method::Hybrid)
+    );
+    std::fs::remove_dir_all(&cache_dir).unwrap();
+}
