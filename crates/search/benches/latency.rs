@@ -17,8 +17,9 @@
 //! the same query, so both see the same machine load), and with `--build-threads` builds with
 //! both. `--quality N` embeds N queries and N tool texts with both and prints the cosine
 //! similarity of the f32 and int8 vectors (min, 1st percentile, mean). `--kernels` times the
-//! dense layers alone (f32 and int8, MiniLM's four shapes, 27 and 400 rows: a median query and
-//! a build batch), minimum and median of 200 calls, with no model needed. `--encoder-only N`
+//! dense layers alone (f32 and int8, MiniLM's four shapes, 1 to 48 rows and 400: queries and a
+//! build batch), minimum and median of 200 calls, then the 24 int8 layers of a whole encoder
+//! pass with weights of their own, warm in L3 and cold, with no model needed. `--encoder-only N`
 //! skips the index and times the encoder alone on every query, best of N runs each.
 //! `--ab query` builds two indexes, one whose encoder reads the whole query and one that leaves
 //! its stop words out (`EncoderWords::NoStopWords`, the default), and times the two hybrid
@@ -600,7 +601,10 @@ fn encoder_only(embedder: &Embedder, queries: &[String], reps: usize) {
     );
 }
 
-/// Time MiniLM's dense layers alone, f32 against int8, and print a table.
+/// Time MiniLM's dense layers alone, f32 against int8, and print two tables: each layer shape
+/// on its own (its weights stay in L2/L3 between calls), then the 24 int8 layers of a whole
+/// encoder pass in model order with distinct weights (10.6 MB, as a query streams them), warm
+/// (the previous pass left them in L3) and cold (a 64 MB buffer written in between).
 fn kernels() {
     use switchboard_search::linear::Linear;
     use switchboard_search::qlinear::{QLinear, QScratch};
@@ -612,15 +616,18 @@ fn kernels() {
             })
             .collect()
     };
-    println!("| layer (in -> out) | rows | f32 min ms | f32 p50 ms | int8 min ms | int8 p50 ms |");
-    println!("|---|---|---|---|---|---|");
-    for rows in [27, 400] {
-        for (name, inp, out) in [
-            ("qkv", 384, 1152),
-            ("attention out", 384, 384),
-            ("ffn up", 384, 1536),
-            ("ffn down", 1536, 384),
-        ] {
+    const SHAPES: [(&str, usize, usize); 4] = [
+        ("qkv", 384, 1152),
+        ("attention out", 384, 384),
+        ("ffn up", 384, 1536),
+        ("ffn down", 1536, 384),
+    ];
+    println!(
+        "| layer (in -> out) | rows | f32 min ms | f32 p50 ms | int8 min ms | int8 p50 ms | int8 GMAC/s at min |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for rows in [1, 8, 21, 27, 48, 400] {
+        for (name, inp, out) in SHAPES {
             let w = noise(inp * out, 1);
             let b = noise(out, 2);
             let x = noise(rows * inp, 3);
@@ -641,12 +648,72 @@ fn kernels() {
             }
             tf.sort_by(f64::total_cmp);
             tq.sort_by(f64::total_cmp);
+            let macs = (rows * inp * out) as f64;
             println!(
-                "| {name} ({inp} -> {out}) | {rows} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {name} ({inp} -> {out}) | {rows} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} |",
                 tf[0],
                 percentile(&tf, 0.5),
                 tq[0],
-                percentile(&tq, 0.5)
+                percentile(&tq, 0.5),
+                macs / tq[0] / 1e6
+            );
+        }
+    }
+    println!();
+    // A whole encoder pass: 6 layers of the four shapes, each with weights of its own.
+    let layers: Vec<QLinear> = (0..6u32)
+        .flat_map(|l| {
+            SHAPES
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, &(_, inp, out))| {
+                    let seed = l * 4 + i as u32;
+                    QLinear::new(&noise(inp * out, seed), &noise(out, 100 + seed), inp, out)
+                })
+        })
+        .collect();
+    let weight_bytes: usize = layers.iter().map(|q| q.inputs() * q.outputs()).sum();
+    let mut flush = vec![0u8; 64 << 20];
+    println!(
+        "| 24 int8 layers in model order ({:.1} MB of weights), 80 passes | rows | min ms | p10 ms | p50 ms | GMAC/s at min |",
+        weight_bytes as f64 / 1e6
+    );
+    println!("|---|---|---|---|---|---|");
+    for rows in [1, 8, 13, 21, 27, 48] {
+        let xs: Vec<Vec<f32>> = layers.iter().map(|q| noise(rows * q.inputs(), 7)).collect();
+        let mut y = Vec::new();
+        let mut scratch = QScratch::default();
+        let mut pass = || {
+            for (q, x) in layers.iter().zip(&xs) {
+                q.forward_with(x, &mut y, &mut scratch);
+            }
+            std::hint::black_box(&y);
+        };
+        pass();
+        for cold in [false, true] {
+            let mut t = Vec::new();
+            for i in 0..80u8 {
+                if cold {
+                    // Write every cache line of 64 MB: the weights leave L3.
+                    for line in flush.chunks_mut(64) {
+                        line[0] = line[0].wrapping_add(i);
+                    }
+                    std::hint::black_box(&flush);
+                }
+                t.push(times_one(&mut pass).0);
+            }
+            t.sort_by(f64::total_cmp);
+            println!(
+                "| {} | {rows} | {:.3} | {:.3} | {:.3} | {:.1} |",
+                if cold {
+                    "cold (64 MB written before each pass)"
+                } else {
+                    "warm (pass after pass)"
+                },
+                t[0],
+                percentile(&t, 0.1),
+                percentile(&t, 0.5),
+                (rows * weight_bytes) as f64 / t[0] / 1e6
             );
         }
     }

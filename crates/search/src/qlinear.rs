@@ -3,13 +3,67 @@
 //! summed exactly in int32 and scaled back to f32. On x86-64 with AVX2 the kernel multiplies
 //! pairs of int16 with `vpmaddwd` (16 multiply-adds per instruction, twice the lanes of an f32
 //! FMA, and exact: no saturation); elsewhere a scalar kernel computes the same integers, so both
-//! paths give bit-identical outputs.
+//! paths give bit-identical outputs. The weights are packed in panels of [`NR`] output columns,
+//! the input rows in balanced blocks of up to [`MR`]; per panel every block runs the kernel over
+//! the whole input, the first one prefetching the weight stream ahead.
 
 /// Output columns per packed panel (two registers of 8 int32 accumulators).
 const NR: usize = 16;
 /// Input rows per kernel call at most: 6 × 2 accumulators plus a broadcast and a product fit
 /// in AVX2's 16 registers (the weights are read straight from memory by `vpmaddwd`).
 const MR: usize = 6;
+
+/// How `rows` input rows split into row blocks: as few blocks as [`MR`] allows, their sizes
+/// differing by at most one (21 rows: 6, 5, 5, 5 rather than 6, 6, 6, 3). Every block re-reads
+/// the whole panel and widens its weights, so a block of few rows does that work for little
+/// (with the prefetch below, ~3% off the encoder's layers at 21 rows; RESULTS.md).
+#[derive(Clone, Copy)]
+struct RowBlocks {
+    /// Number of blocks.
+    count: usize,
+    /// Rows of the smaller blocks (≥ 1).
+    base: usize,
+    /// How many blocks, the first ones, have `base + 1` rows.
+    big: usize,
+}
+
+impl RowBlocks {
+    fn new(rows: usize) -> Self {
+        let count = rows.div_ceil(MR).max(1);
+        Self {
+            count,
+            base: rows / count,
+            big: rows % count,
+        }
+    }
+
+    /// Rows in block `blk`.
+    fn size(self, blk: usize) -> usize {
+        self.base + usize::from(blk < self.big)
+    }
+
+    /// The first row of block `blk`.
+    fn start(self, blk: usize) -> usize {
+        blk * self.base + blk.min(self.big)
+    }
+
+    /// The block of `row` and its place in it.
+    fn locate(self, row: usize) -> (usize, usize) {
+        let in_big = self.big * (self.base + 1);
+        if row < in_big {
+            (row / (self.base + 1), row % (self.base + 1))
+        } else {
+            let t = row - in_big;
+            (self.big + t / self.base, t % self.base)
+        }
+    }
+}
+
+/// How far ahead of its loads, in bytes of the weight stream, the first row block of each
+/// panel asks for the weights with `prefetcht0` (4 KiB ≈ 500 cycles of a 6-row block; 2–16
+/// KiB measured within noise of each other).
+const PREFETCH: usize = 4096;
+
 /// Largest weight magnitude after quantization.
 const WMAX: f32 = 127.0;
 
@@ -141,29 +195,31 @@ impl QLinear {
         self.each_block(&s.packed, &s.row_scale, rows, y, ScalarKernel);
     }
 
-    /// Quantize each row to int16 with its own scale and pack blocks of [`MR`] rows interleaved
-    /// by input pair: `packed[(blk * pairs + kp) * MR + r]` holds inputs `2 kp` (low half) and
-    /// `2 kp + 1` (high half) of row `blk * MR + r`. A row with an infinity or a NaN gets a NaN
-    /// scale (so its outputs are NaN rather than numbers) and zeros.
+    /// Quantize each row to int16 with its own scale and pack the [`RowBlocks`] of up to [`MR`]
+    /// rows interleaved by input pair: `packed[(blk * pairs + kp) * MR + r]` holds inputs `2 kp`
+    /// (low half) and `2 kp + 1` (high half) of row `start(blk) + r`. A row with an infinity or
+    /// a NaN gets a NaN scale (so its outputs are NaN rather than numbers) and zeros.
     #[inline(always)]
     fn quantize_rows(&self, x: &[f32], rows: usize, s: &mut QScratch, kernel: impl BlockKernel) {
-        let blocks = rows.div_ceil(MR);
+        let blocks = RowBlocks::new(rows);
         // A reused buffer keeps its old values: every pair of a row is written below, and the
-        // rows past `rows` in the last block (which the kernel reads) are zeroed here.
-        s.packed.resize(blocks * self.pairs * MR, 0);
-        let last = (blocks - 1) * self.pairs * MR;
-        for r in rows - (blocks - 1) * MR..MR {
-            s.packed[last + r..]
-                .iter_mut()
-                .step_by(MR)
-                .for_each(|v| *v = 0);
+        // slots of a block past its rows (which no kernel reads) are zeroed here all the same.
+        s.packed.resize(blocks.count * self.pairs * MR, 0);
+        for blk in 0..blocks.count {
+            let at = blk * self.pairs * MR;
+            for r in blocks.size(blk)..MR {
+                s.packed[at + r..at + self.pairs * MR]
+                    .iter_mut()
+                    .step_by(MR)
+                    .for_each(|v| *v = 0);
+            }
         }
         s.row_scale.clear();
         for (row, xr) in x.chunks_exact(self.inp).enumerate() {
             let Some(max) = kernel.abs_max(xr) else {
                 s.row_scale.push(f32::NAN);
                 // Zeros, not another layer's values (which could overflow this one's sums).
-                let (blk, r) = (row / MR, row % MR);
+                let (blk, r) = blocks.locate(row);
                 let base = blk * self.pairs * MR + r;
                 s.packed[base..base + (self.pairs - 1) * MR + 1]
                     .iter_mut()
@@ -178,7 +234,7 @@ impl QLinear {
                 1.0
             };
             s.row_scale.push(scale);
-            let (blk, r) = (row / MR, row % MR);
+            let (blk, r) = blocks.locate(row);
             let base = blk * self.pairs * MR + r;
             let dst = &mut s.packed[base..base + (self.pairs - 1) * MR + 1];
             kernel.quantize(xr, 1.0 / scale, self.amax, dst);
@@ -196,16 +252,20 @@ impl QLinear {
         kernel: impl BlockKernel,
     ) {
         let pairs = self.pairs;
-        for (p, panel) in self.panels.chunks_exact(pairs * 2 * NR).enumerate() {
+        let blocks = RowBlocks::new(rows);
+        let len = pairs * 2 * NR;
+        for (p, panel) in self.panels.chunks_exact(len).enumerate() {
             let col0 = p * NR;
             let cols = NR.min(self.out - col0);
             let scale = &self.scale[col0..col0 + cols];
             let bias = &self.bias[col0..col0 + cols];
             for (blk, ablock) in packed.chunks_exact(pairs * MR).enumerate() {
-                let n = MR.min(rows - blk * MR);
-                let acc = kernel.run(ablock, panel, n);
+                let n = blocks.size(blk);
+                // The first block streams the panel from L3 or memory (the layer's weights do
+                // not fit in L2); the others find it in L1 or L2.
+                let acc = kernel.run(ablock, panel, n, blk == 0 && n > 1);
                 for (r, acc_row) in acc.iter().take(n).enumerate() {
-                    let row = blk * MR + r;
+                    let row = blocks.start(blk) + r;
                     let dst = &mut y[row * self.out + col0..row * self.out + col0 + cols];
                     kernel.store(acc_row, row_scale[row], scale, bias, dst);
                 }
@@ -263,7 +323,12 @@ fn pack(lo: i16, hi: i16) -> i32 {
 /// a function of its own, compiled without the caller's target features). Every implementation
 /// gives bit-identical results.
 trait BlockKernel: Copy {
-    fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR];
+    /// With `prefetch`, the kernel also asks for the weights [`PREFETCH`] bytes ahead of those
+    /// it reads (past the panel's end: the next panel's, which follows it in memory). The
+    /// hardware prefetchers alone left the first block's loop waiting on the weight stream: the
+    /// encoder's 24 layers took about the sum of their compute and of streaming their weights.
+    /// Not for a block of one row, whose loop is the stream itself.
+    fn run(self, a: &[i32], panel: &[i8], n: usize, prefetch: bool) -> [[i32; NR]; MR];
 
     /// The largest magnitude in `x` (0 when empty), or `None` if `x` has an infinity or a NaN.
     fn abs_max(self, x: &[f32]) -> Option<f32>;
@@ -282,7 +347,7 @@ struct ScalarKernel;
 
 impl BlockKernel for ScalarKernel {
     #[inline(always)]
-    fn run(self, a: &[i32], panel: &[i8], n: usize) -> [[i32; NR]; MR] {
+    fn run(self, a: &[i32], panel: &[i8], n: usize, _prefetch: bool) -> [[i32; NR]; MR] {
         scalar_kernel(a, panel, n)
     }
 
@@ -363,14 +428,19 @@ struct Avx2Kernel(pulp::x86::V3);
 #[cfg(target_arch = "x86_64")]
 impl BlockKernel for Avx2Kernel {
     #[inline(always)]
-    fn run(self, a: &[i32], w: &[i8], n: usize) -> [[i32; NR]; MR] {
-        match n {
-            6 => avx2_kernel::<6>(self.0, a, w),
-            5 => avx2_kernel::<5>(self.0, a, w),
-            4 => avx2_kernel::<4>(self.0, a, w),
-            3 => avx2_kernel::<3>(self.0, a, w),
-            2 => avx2_kernel::<2>(self.0, a, w),
-            _ => avx2_kernel::<1>(self.0, a, w),
+    fn run(self, a: &[i32], w: &[i8], n: usize, prefetch: bool) -> [[i32; NR]; MR] {
+        match (n, prefetch) {
+            (6, true) => avx2_kernel::<6, true>(self.0, a, w),
+            (5, true) => avx2_kernel::<5, true>(self.0, a, w),
+            (4, true) => avx2_kernel::<4, true>(self.0, a, w),
+            (3, true) => avx2_kernel::<3, true>(self.0, a, w),
+            (2, true) => avx2_kernel::<2, true>(self.0, a, w),
+            (6, false) => avx2_kernel::<6, false>(self.0, a, w),
+            (5, false) => avx2_kernel::<5, false>(self.0, a, w),
+            (4, false) => avx2_kernel::<4, false>(self.0, a, w),
+            (3, false) => avx2_kernel::<3, false>(self.0, a, w),
+            (2, false) => avx2_kernel::<2, false>(self.0, a, w),
+            _ => avx2_kernel::<1, false>(self.0, a, w),
         }
     }
 
@@ -489,11 +559,21 @@ impl Avx2Kernel {
 /// and `vpmaddwd` against the panel's two registers (8 columns × 2 inputs each).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn avx2_kernel<const R: usize>(simd: pulp::x86::V3, a: &[i32], panel: &[i8]) -> [[i32; NR]; MR] {
-    use core::arch::x86_64::__m256i;
+fn avx2_kernel<const R: usize, const PREFETCH_AHEAD: bool>(
+    simd: pulp::x86::V3,
+    a: &[i32],
+    panel: &[i8],
+) -> [[i32; NR]; MR] {
+    use core::arch::x86_64::{__m256i, _MM_HINT_T0};
     let zero: __m256i = pulp::cast([0i32; 8]);
     let mut acc = [[zero; 2]; R];
     for (av, w) in a.chunks_exact(MR).zip(panel.chunks_exact(2 * NR)) {
+        if PREFETCH_AHEAD {
+            // A hint: pulp's wrapper is safe (a prefetch never faults, even past the end of
+            // the allocation, where the pointer points after the last panel).
+            simd.sse
+                ._mm_prefetch::<_MM_HINT_T0>(w.as_ptr().wrapping_add(PREFETCH));
+        }
         let w0 = pulp::cast::<[i8; 16], _>(w[..16].try_into().unwrap_or([0; 16]));
         let w1 = pulp::cast::<[i8; 16], _>(w[16..].try_into().unwrap_or([0; 16]));
         let w0: __m256i = simd.avx2._mm256_cvtepi8_epi16(w0);
@@ -544,7 +624,9 @@ mod tests {
             (1, 3, 1),
             (5, 7, 17),
             (7, 33, 40),
+            (8, 1536, 40),
             (13, 384, 48),
+            (21, 384, 33),
             (27, 1536, 20),
         ] {
             let w = noise(inp * out, 1);
@@ -566,6 +648,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn row_blocks_are_balanced_and_cover_every_row_once() {
+        for rows in 1..=100 {
+            let b = RowBlocks::new(rows);
+            assert_eq!(b.count, rows.div_ceil(MR), "{rows}");
+            let sizes: Vec<usize> = (0..b.count).map(|blk| b.size(blk)).collect();
+            assert_eq!(sizes.iter().sum::<usize>(), rows, "{rows}: {sizes:?}");
+            let (lo, hi) = (sizes.iter().min(), sizes.iter().max());
+            assert!(hi <= Some(&MR) && lo >= Some(&1), "{rows}: {sizes:?}");
+            assert!(
+                hi.zip(lo).is_some_and(|(h, l)| h - l <= 1),
+                "{rows}: {sizes:?}"
+            );
+            for row in 0..rows {
+                let (blk, r) = b.locate(row);
+                assert!(r < b.size(blk), "{rows}: row {row}");
+                assert_eq!(b.start(blk) + r, row, "{rows}: row {row}");
+            }
+        }
+        let sizes = |rows| {
+            let b = RowBlocks::new(rows);
+            (0..b.count).map(|blk| b.size(blk)).collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(21), [6, 5, 5, 5]);
+        assert_eq!(sizes(8), [4, 4]);
     }
 
     #[test]
