@@ -60,6 +60,12 @@ pub struct RetrievalArgs {
     /// Also embed each sentence of a multi-sentence query (slower; see RESULTS.md).
     #[arg(long)]
     pub sentences: bool,
+    /// Hybrid: weight of the tool-name coverage term (off by default; 0.2 is the tuned value:
+    /// metatool-multi R@5 0.768 -> 0.800, LiveMCPBench level, about +0.3 ms per query; see
+    /// RESULTS.md). Each of the top 20 tools gets this share of how well its name's words are
+    /// matched by some word of the query, which favours tools for one step of a multi-step task.
+    #[arg(long, value_name = "WEIGHT")]
+    pub name_coverage: Option<f32>,
     /// How the clauses of a long query join its ranking: off, max, or rrf (default: the
     /// library's). Each clause is ranked on its own, then fused with the whole query.
     #[arg(long)]
@@ -185,6 +191,12 @@ fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow
     }
     if args.sentences {
         tuning.split_sentences = true;
+    }
+    if let Some(w) = args.name_coverage {
+        if !w.is_finite() || w < 0.0 {
+            bail!("--name-coverage takes a weight of 0 or more, not {w}");
+        }
+        tuning.name_coverage_weight = w;
     }
     if let Some(c) = args.clauses {
         tuning.clauses = match c {
