@@ -31,6 +31,7 @@ use switchboard_search::bm25::{Bm25, Bm25Params};
 use switchboard_search::eval::{matches, parse_queries, score_ranking};
 use switchboard_search::fusion;
 use switchboard_search::index::{clauses, sentences};
+use switchboard_search::late::is_function_word;
 use switchboard_search::words::Analyzer;
 use switchboard_search::{Doc, Embedder, EmbeddingCache};
 
@@ -362,26 +363,6 @@ fn doc_text(d: &Doc, v: Variant) -> String {
     }
 }
 
-/// Lucene's stop words and the other closed classes of function words: personal pronouns,
-/// auxiliary and modal verbs, and "please". Sorted. Tried for the query and not kept (RESULTS.md).
-const FUNCTION_WORDS: &[&str] = &[
-    "a", "am", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could",
-    "did", "do", "does", "for", "had", "has", "have", "he", "her", "him", "his", "i", "if", "in",
-    "into", "is", "it", "its", "may", "me", "might", "must", "my", "no", "not", "of", "on", "or",
-    "our", "please", "shall", "she", "should", "such", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "to", "us", "was", "we", "were", "will", "with", "would",
-    "you", "your",
-];
-
-/// Whether a lowercase word is one of [`FUNCTION_WORDS`].
-fn is_function_word(word: &str) -> bool {
-    debug_assert!(
-        FUNCTION_WORDS.windows(2).all(|w| w[0] < w[1]),
-        "keep it sorted"
-    );
-    FUNCTION_WORDS.binary_search(&word).is_ok()
-}
-
 /// Stop words left out of the encoder's texts (query, tool texts or both): fewer tokens.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Strip {
@@ -391,7 +372,7 @@ enum Strip {
     /// Lucene's classic English stop set (33 words); `true`: punctuation too.
     Lucene(bool),
     /// Lucene's set, personal pronouns, auxiliary and modal verbs, "please"
-    /// ([`FUNCTION_WORDS`]).
+    /// ([`is_function_word`]).
     Function,
 }
 
@@ -2183,7 +2164,7 @@ fn doc_spans(d: &Doc) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
 }
 
 const SPECIAL: u8 = 1;
-/// A stop word ([`FUNCTION_WORDS`]) or punctuation.
+/// A stop word ([`is_function_word`]) or punctuation.
 const STOP: u8 = 2;
 const NAME: u8 = 4;
 const NAME_DESC: u8 = 8;

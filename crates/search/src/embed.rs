@@ -236,18 +236,7 @@ impl Embedder {
         Ok(outs
             .into_iter()
             .zip(encodings)
-            .map(|((pooled, tokens), e)| TokenVectors {
-                pooled,
-                tokens,
-                ids: e.get_ids().to_vec(),
-                special: e
-                    .get_special_tokens_mask()
-                    .iter()
-                    .map(|&m| m != 0)
-                    .collect(),
-                offsets: e.get_offsets().to_vec(),
-                dim: self.dim(),
-            })
+            .map(|((pooled, tokens), e)| self.token_vectors(&e, pooled, tokens))
             .collect())
     }
 
@@ -265,7 +254,17 @@ impl Embedder {
             .map_err(model_err)?
             .pop()
             .ok_or_else(|| model_err("no output".into()))?;
-        Ok(TokenVectors {
+        Ok(self.token_vectors(&e, pooled, tokens))
+    }
+
+    /// A text's encoder outputs with what its encoding says of each token.
+    fn token_vectors(
+        &self,
+        e: &tokenizers::Encoding,
+        pooled: Vec<f32>,
+        tokens: Vec<f32>,
+    ) -> TokenVectors {
+        TokenVectors {
             pooled,
             tokens,
             ids: e.get_ids().to_vec(),
@@ -276,7 +275,7 @@ impl Embedder {
                 .collect(),
             offsets: e.get_offsets().to_vec(),
             dim: self.dim(),
-        })
+        }
     }
 
     /// A text's encoding (ids, offsets, special-token mask), with the model's special tokens.

@@ -28,6 +28,10 @@ const FUNCTION_WORDS: &[&str] = &[
 
 /// Whether a lowercase word is one of [`FUNCTION_WORDS`].
 pub fn is_function_word(word: &str) -> bool {
+    debug_assert!(
+        FUNCTION_WORDS.windows(2).all(|w| w[0] < w[1]),
+        "keep it sorted"
+    );
     FUNCTION_WORDS.binary_search(&word).is_ok()
 }
 
