@@ -115,15 +115,20 @@ impl Vecs {
     fn key(t: &str) -> [u8; 32] {
         *ContentHash::of_bytes(t.as_bytes()).as_bytes()
     }
-    fn ensure(&mut self, texts: &[String]) {
-        let mut missing: Vec<&str> = Vec::new();
+    /// The texts whose key `have` lacks, each once.
+    fn missing(texts: &[String], have: impl Fn(&[u8; 32]) -> bool) -> Vec<&str> {
         let mut seen = std::collections::HashSet::new();
-        for t in texts {
-            let k = Self::key(t);
-            if !self.known.contains_key(&k) && seen.insert(k) {
-                missing.push(t);
-            }
-        }
+        texts
+            .iter()
+            .filter(|t| {
+                let k = Self::key(t);
+                !have(&k) && seen.insert(k)
+            })
+            .map(String::as_str)
+            .collect()
+    }
+    fn ensure(&mut self, texts: &[String]) {
+        let missing = Self::missing(texts, |k| self.known.contains_key(k));
         if missing.is_empty() {
             return;
         }
@@ -168,14 +173,7 @@ impl Vecs {
                 .and_then(|b| decode_toks(&b, self.embedder.dim()))
                 .unwrap_or_default();
         }
-        let mut missing: Vec<&str> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for t in texts {
-            let k = Self::key(t);
-            if !self.toks.contains_key(&k) && seen.insert(k) {
-                missing.push(t);
-            }
-        }
+        let missing = Self::missing(texts, |k| self.toks.contains_key(k));
         if missing.is_empty() {
             return;
         }

@@ -56,15 +56,20 @@ impl EmbeddingCache {
 
     /// Write a model's vectors (replacing the file atomically).
     pub fn store(&self, model_id: &str, dim: usize, vectors: &Vectors) -> Result<(), SearchError> {
-        let path = self.file(model_id);
+        self.replace(&self.file(model_id), &encode(dim, vectors))
+    }
+
+    /// Write `bytes` to `path` in the cache directory through a temporary file and a rename, so
+    /// a reader never sees half a file.
+    fn replace(&self, path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
         let err = |source| SearchError::Cache {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
         };
         std::fs::create_dir_all(&self.dir).map_err(err)?;
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, encode(dim, vectors)).map_err(err)?;
-        std::fs::rename(&tmp, &path).map_err(err)
+        std::fs::write(&tmp, bytes).map_err(err)?;
+        std::fs::rename(&tmp, path).map_err(err)
     }
 }
 
@@ -99,15 +104,7 @@ impl EmbeddingCache {
         dim: usize,
         tokens: &NameTokens,
     ) -> Result<(), SearchError> {
-        let path = self.tokens_file(model_id);
-        let err = |source| SearchError::Cache {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(&self.dir).map_err(err)?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, encode_tokens(dim, tokens)).map_err(err)?;
-        std::fs::rename(&tmp, &path).map_err(err)
+        self.replace(&self.tokens_file(model_id), &encode_tokens(dim, tokens))
     }
 }
 
