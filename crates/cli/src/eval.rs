@@ -1,18 +1,23 @@
 //! `switchboard eval`: measure tool retrieval on a catalog and a query set.
 //!
-//! `switchboard eval retrieval --catalog FILE... --queries FILE [--method lexical|dense|hybrid]
-//! [--model-dir DIR] [--json] [--limit N]` prints recall@1/3/5/10, MRR, nDCG@10, latency, build
-//! time and the rent of the full tools array against a search facade.
+//! `switchboard eval retrieval [--catalog FILE...] --queries FILE [--method lexical|dense|hybrid]
+//! [--model-dir DIR] [--json] [--limit N] [--misses N]` prints recall@1/3/5/10, MRR, nDCG@10,
+//! latency, build time and the rent of the full tools array against a search facade, over the
+//! catalog files or, without them, the configured servers' tools; `--misses` lists the queries
+//! that fared worst, with where their tools ranked.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use switchboard_search::eval::{self, Report};
-use switchboard_search::{BuildOptions, Doc, Embedder, EmbeddingCache, Index, Method};
+use serde_json::{Value, json};
+use switchboard_search::eval::{self, QueryOutcome, Report};
 use switchboard_search::{ClauseFusion, Tuning};
+use switchboard_search::{Embedder, Index, Method};
+
+use crate::Global;
+use crate::search_cmd::SearchTools;
 
 /// Arguments of `switchboard eval`.
 #[derive(clap::Args, Debug)]
@@ -51,6 +56,10 @@ pub struct RetrievalArgs {
     /// Evaluate only the first N queries.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Also list the N queries that fared worst (lowest recall@5, then recall@10, then
+    /// reciprocal rank): where each of their gold tools ranked, and what ranked first.
+    #[arg(long, value_name = "N")]
+    pub misses: Option<usize>,
     /// Hybrid: share of the dense score in the blend (default: the library's).
     #[arg(long)]
     pub dense_weight: Option<f32>,
@@ -114,45 +123,32 @@ impl From<MethodArg> for Method {
     }
 }
 
-/// Run the command over the global `--catalog` files (all indexed together), printing JSON
-/// when the global `--json` is set.
-pub fn run(args: EvalArgs, catalogs: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
-    if catalogs.is_empty() {
-        bail!("eval retrieval needs the catalog to search: --catalog FILE (repeatable)");
-    }
+/// Run the command over the global `--catalog` files (all indexed together), else over the
+/// configured servers' tools, printing JSON when the global `--json` is set.
+pub async fn run(global: &Global, args: EvalArgs) -> anyhow::Result<ExitCode> {
     match args.target {
-        EvalTarget::Retrieval(a) => retrieval(a, catalogs, json),
+        EvalTarget::Retrieval(a) => retrieval(global, a).await,
     }
 }
 
-fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
+async fn retrieval(global: &Global, args: RetrievalArgs) -> anyhow::Result<ExitCode> {
+    let as_json = global.json;
     let method: Method = args.method.into();
-    let mut docs = Vec::new();
-    let mut stems = BTreeSet::new();
-    for path in catalogs {
-        let stem = file_stem(path);
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading catalog {}", path.display()))?;
-        let (servers, skipped) =
-            switchboard_core::catalog_file::parse(&path.display().to_string(), &stem, &bytes)
-                .with_context(|| format!("parsing catalog {}", path.display()))?;
-        for issue in skipped {
-            eprintln!("warning: skipped {issue}");
-        }
-        docs.extend(Doc::from_servers(&servers));
-        stems.insert(stem);
-    }
+    let tools = SearchTools::load(global).await?;
+    let docs = tools.docs();
     if docs.is_empty() {
-        bail!("the catalogs hold no tools");
+        bail!("no tools to search in {}", tools.origin);
     }
+    let stems = &tools.stems;
 
     let text = std::fs::read_to_string(&args.queries)
         .with_context(|| format!("reading queries {}", args.queries.display()))?;
     let all = eval::parse_queries(&args.queries.display().to_string(), &text)?;
     let total = all.len();
+    // A query meant for another catalog file is left out; live servers take every query.
     let mut queries: Vec<_> = all
         .into_iter()
-        .filter(|q| q.catalog.as_ref().is_none_or(|c| stems.contains(c)))
+        .filter(|q| stems.is_empty() || q.catalog.as_ref().is_none_or(|c| stems.contains(c)))
         .collect();
     let other_catalog = total - queries.len();
     if other_catalog > 0 {
@@ -167,20 +163,6 @@ fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow
     if queries.is_empty() {
         bail!("no queries to evaluate");
     }
-
-    let embedder = if method == Method::Lexical {
-        None
-    } else {
-        load_model(args.model_dir.as_deref())
-    };
-    let cache = if args.no_cache {
-        None
-    } else {
-        args.cache_dir
-            .clone()
-            .or_else(EmbeddingCache::default_dir)
-            .map(EmbeddingCache::in_dir)
-    };
 
     let mut tuning = Tuning::default();
     if let Some(w) = args.dense_weight {
@@ -211,27 +193,13 @@ fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow
     if let Some(w) = args.server_doc_weight {
         tuning.server_doc_weight = w;
     }
-    let bar = progress_bar("embedding tools");
-    let mut progress = |done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
-    let index = Index::build_with(
+    let index = tools.index(
         &docs,
-        BuildOptions {
-            embedder: embedder.as_ref(),
-            cache: cache.as_ref(),
-            progress: Some(&mut progress),
-            tuning,
-        },
+        method,
+        args.model_dir.as_deref(),
+        (!args.no_cache).then_some(args.cache_dir.as_deref()),
+        tuning,
     );
-    bar.finish_and_clear();
-    for issue in index.issues() {
-        eprintln!("warning: {issue}");
-    }
-    if method != Method::Lexical && index.effective_method(method) == Method::Lexical {
-        eprintln!("note: {}; ranking lexically", index.dense_status());
-    }
 
     let bar = progress_bar("queries");
     let report = eval::evaluate(&index, &queries, method, &mut |done, total| {
@@ -240,18 +208,35 @@ fn retrieval(args: RetrievalArgs, catalogs: &[PathBuf], as_json: bool) -> anyhow
     });
     bar.finish_and_clear();
 
+    let misses = args.misses.map(|n| {
+        let mut worst = report.outcomes.clone();
+        QueryOutcome::worst_first(&mut worst);
+        worst.truncate(n);
+        worst
+    });
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json(&report, &index))?);
+        let mut v = json_report(&report, &index);
+        if let Some(m) = &misses {
+            v["misses"] = m.iter().map(miss_json).collect::<Vec<Value>>().into();
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_table(&report, &index, &args, docs.len());
+        print_table(&report, &index, &args, docs.len(), &tools.origin);
+        if let Some(m) = &misses {
+            print_misses(m);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Find and load the model, or say why not (the caller falls back to lexical).
-fn load_model(flag: Option<&Path>) -> Option<Embedder> {
-    let (dir, source) = match (flag, std::env::var_os("SWITCHBOARD_MODEL_DIR")) {
-        (Some(d), _) => (d.to_path_buf(), "--model-dir"),
+/// Find and load the model, or say why not (the caller falls back to lexical). The flag wins,
+/// then the config's setting, then `$SWITCHBOARD_MODEL_DIR`, then the default location.
+pub(crate) fn load_model(flag: Option<&Path>, setting: Option<&Path>) -> Option<Embedder> {
+    let chosen = flag
+        .map(|d| (d.to_path_buf(), "--model-dir"))
+        .or_else(|| setting.map(|d| (d.to_path_buf(), "the config's search_model")));
+    let (dir, source) = match (chosen, std::env::var_os("SWITCHBOARD_MODEL_DIR")) {
+        (Some(found), _) => found,
         (None, Some(d)) => (PathBuf::from(d), "SWITCHBOARD_MODEL_DIR"),
         (None, None) => match switchboard_search::embed::default_model_dir() {
             Some(d) => (d, "default location"),
@@ -272,7 +257,7 @@ fn load_model(flag: Option<&Path>) -> Option<Embedder> {
     }
 }
 
-fn progress_bar(what: &'static str) -> ProgressBar {
+pub(crate) fn progress_bar(what: &'static str) -> ProgressBar {
     // The default draw target is stderr, which indicatif hides when it is not a terminal.
     let bar = ProgressBar::new(0);
     if let Ok(style) = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} {eta}") {
@@ -282,14 +267,8 @@ fn progress_bar(what: &'static str) -> ProgressBar {
     bar
 }
 
-fn file_stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
-fn json(r: &Report, index: &Index) -> serde_json::Value {
-    serde_json::json!({
+fn json_report(r: &Report, index: &Index) -> Value {
+    json!({
         "queries": r.queries,
         "recall": {"1": r.recall[0], "3": r.recall[1], "5": r.recall[2], "10": r.recall[3]},
         "mrr": r.mrr,
@@ -305,9 +284,50 @@ fn json(r: &Report, index: &Index) -> serde_json::Value {
     })
 }
 
-fn print_table(r: &Report, index: &Index, args: &RetrievalArgs, tools: usize) {
+fn miss_json(o: &QueryOutcome) -> Value {
+    json!({
+        "id": o.id,
+        "query": o.query,
+        "recall5": o.score.recall[2],
+        "reciprocal_rank": o.score.reciprocal_rank,
+        "gold": o.gold.iter().map(|(label, rank)| json!({"label": label, "rank": rank})).collect::<Vec<Value>>(),
+        "top": o.top.iter().map(|(s, t)| format!("{s}/{t}")).collect::<Vec<String>>(),
+    })
+}
+
+fn print_misses(misses: &[QueryOutcome]) {
+    println!();
     println!(
-        "retrieval: {} queries from {} over {} tools",
+        "worst {} queries (gold tool: rank; \"-\" below {}):",
+        misses.len(),
+        eval::DEPTH
+    );
+    for o in misses {
+        let query: String = o.query.chars().take(100).collect();
+        let more = if o.query.chars().count() > 100 {
+            "…"
+        } else {
+            ""
+        };
+        println!();
+        println!("  {}  R@5 {:.2}  {query}{more}", o.id, o.score.recall[2]);
+        let gold: Vec<String> = o
+            .gold
+            .iter()
+            .map(|(label, rank)| match rank {
+                Some(r) => format!("{label}: {r}"),
+                None => format!("{label}: -"),
+            })
+            .collect();
+        println!("    gold: {}", gold.join(", "));
+        let top: Vec<String> = o.top.iter().map(|(s, t)| format!("{s}/{t}")).collect();
+        println!("    top:  {}", top.join(", "));
+    }
+}
+
+fn print_table(r: &Report, index: &Index, args: &RetrievalArgs, tools: usize, origin: &str) {
+    println!(
+        "retrieval: {} queries from {} over {} tools of {origin}",
         r.queries,
         args.queries.display(),
         tools

@@ -14,6 +14,7 @@ mod output;
 mod pins_cmd;
 mod rent_view;
 mod run;
+mod search_cmd;
 mod serve;
 mod servers;
 mod source;
@@ -119,7 +120,22 @@ enum Command {
     /// Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
     /// /attach URI (adds a resource to your next message), /quit.
     Chat(chat::ChatArgs),
+    /// Find tools for a query, ranked as a model's search_tools call ranks them.
+    ///
+    /// The same index as `serve --expose facade` and `run --tools search`: hybrid (BM25F plus a
+    /// local sentence-embedding model) when a model is found, lexical otherwise, and it says
+    /// which. LEXICAL and DENSE show where each ranker alone puts a tool, to see why it ranked
+    /// where it did. Searches the configured servers' tools (allow/deny applied) or --catalog
+    /// files. Exits 0 with matches, 1 with none, 2 on a usage or config error.
+    ///
+    /// Examples:
+    ///   switchboard search find tickets about login problems
+    ///   switchboard search "open a pull request" --catalog tools.json --limit 10 --json
+    Search(search_cmd::SearchArgs),
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
+    ///
+    /// Over --catalog files, or the configured servers' tools without them. Example:
+    ///   switchboard eval retrieval --catalog tools.json --queries queries.jsonl --misses 10
     Eval(eval::EvalArgs),
     /// OAuth for HTTP servers: log in with your browser, log out, show what is stored.
     ///
@@ -204,7 +220,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint { args, command } => lint(&cli.global, args, command).await,
         Command::Run(args) => run::run(&cli.global, args).await,
         Command::Chat(args) => chat::run(&cli.global, args).await,
-        Command::Eval(args) => eval::run(args, &cli.global.catalog, cli.global.json),
+        Command::Search(args) => search_cmd::run(&cli.global, args).await,
+        Command::Eval(args) => eval::run(&cli.global, args).await,
         Command::Auth(args) => auth_cmd::run(&cli.global, args).await,
         Command::ConformanceClient(args) => conformance::run(args).await,
         Command::ConformanceServer(args) => conformance::serve_fixture(args).await,

@@ -471,3 +471,125 @@ fn linting_a_live_fixture_server_finds_what_its_definitions_contain() {
     );
     assert_eq!(strict.status.code(), Some(1));
 }
+
+#[test]
+fn search_ranks_the_demo_tools_and_exits_1_when_nothing_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let search = |args: &[&str], model: &Path| {
+        Command::new(exe())
+            .arg("search")
+            .args(args)
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .env("HOME", dir.path())
+            .env_remove("SWITCHBOARD_CONFIG")
+            .env("SWITCHBOARD_MODEL_DIR", model)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let no_model = dir.path().join("no-model");
+    // Lexical: the embedded demo's tools, public names, each ranker's own rank.
+    let out = search(
+        &[
+            "close", "a", "support", "ticket", "--method", "lexical", "--json",
+        ],
+        &no_model,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["query"], "close a support ticket");
+    assert_eq!(v["effective_method"], "lexical");
+    assert_eq!(v["tools"], 5, "{v}");
+    let first = &v["hits"][0];
+    assert_eq!(first["name"], "tickets__close_ticket", "{v}");
+    assert_eq!(
+        (&first["server"], &first["tool"]),
+        (&"tickets".into(), &"close_ticket".into())
+    );
+    assert_eq!(first["lexical_rank"], 1);
+    assert!(first["dense_rank"].is_null(), "{v}");
+    // A word no tool has: no match, exit 1, and the table says so.
+    let out = search(&["zzqxv", "--method", "lexical"], &no_model);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no tool matches \"zzqxv\""));
+    // An empty query is a usage error.
+    assert_eq!(search(&[" "], &no_model).status.code(), Some(2));
+    // Hybrid with the real model: both rankers' ranks are shown, the ranking says it is hybrid.
+    let out = search(&["close a support ticket", "--json"], &peer("model_dir"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["effective_method"], "hybrid", "{v}");
+    assert_eq!(v["hits"][0]["name"], "tickets__close_ticket", "{v}");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 5);
+    assert!(v["hits"][0]["dense_rank"].is_u64(), "{v}");
+    // Without a model: lexical, and a note on stderr says why.
+    let out = search(&["close a support ticket"], &no_model);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("ranked lexical"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ranking lexically"));
+}
+
+#[test]
+fn eval_retrieval_runs_on_live_servers_and_lists_the_worst_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("q.jsonl"),
+        concat!(
+            r#"{"id": "close", "query": "close a support ticket", "gold": ["tickets/close_ticket"]}"#, "\n",
+            // No tool has this word: the lexical ranking is empty, the gold tool never found.
+            r#"{"id": "miss", "query": "zzqxv", "gold": ["get_page"]}"#, "\n",
+            r#"{"id": "other", "query": "anything", "gold": ["not_a_tool"], "catalog": "elsewhere"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let out = Command::new(exe())
+        .args([
+            "eval",
+            "retrieval",
+            "--queries",
+            "q.jsonl",
+            "--method",
+            "lexical",
+            "--misses",
+            "1",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("HOME", dir.path())
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("SWITCHBOARD_MODEL_DIR", dir.path().join("no-model"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    // Live servers take every query (no catalog file to match), and the unknown label drops
+    // the third.
+    assert_eq!(v["queries"], 2, "{v}");
+    assert_eq!(v["skipped_queries"], 1, "{v}");
+    assert_eq!(v["recall"]["1"], 0.5, "{v}");
+    let misses = v["misses"].as_array().expect("misses");
+    assert_eq!(misses.len(), 1);
+    assert_eq!(misses[0]["id"], "miss");
+    assert_eq!(misses[0]["recall5"], 0.0);
+    assert_eq!(misses[0]["gold"][0]["label"], "get_page");
+    assert!(misses[0]["gold"][0]["rank"].is_null(), "{v}");
+}

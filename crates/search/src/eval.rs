@@ -71,6 +71,12 @@ pub struct QueryScore {
 /// Score a ranking (best first) against gold labels. Each label is found at most once: the
 /// first hit that matches it; later hits matching the same label earn nothing.
 pub fn score_ranking(gold: &[String], ranking: &[(&str, &str)]) -> QueryScore {
+    score_with_ranks(gold, ranking).0
+}
+
+/// [`score_ranking`], and the 0-based rank at which each gold label was found (`None`: not in
+/// the ranking).
+fn score_with_ranks(gold: &[String], ranking: &[(&str, &str)]) -> (QueryScore, Vec<Option<usize>>) {
     let mut found_at: Vec<Option<usize>> = vec![None; gold.len()];
     // For each rank, whether it was the first to match some label.
     let mut credited = vec![false; ranking.len()];
@@ -97,10 +103,50 @@ pub fn score_ranking(gold: &[String], ranking: &[(&str, &str)]) -> QueryScore {
         .sum();
     let ideal: f64 = (0..gold.len().min(10)).map(discount).sum();
     let ndcg10 = if ideal > 0.0 { dcg / ideal } else { 0.0 };
-    QueryScore {
+    let score = QueryScore {
         recall,
         reciprocal_rank,
         ndcg10,
+    };
+    (score, found_at)
+}
+
+/// How one query fared: where each gold label ranked and what ranked first, for finding out
+/// why a tool is not found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryOutcome {
+    /// The query's id.
+    pub id: String,
+    /// Its text.
+    pub query: String,
+    /// Each gold label the catalog has, with its 1-based rank (`None`: below [`DEPTH`]).
+    pub gold: Vec<(String, Option<usize>)>,
+    /// Its scores.
+    pub score: QueryScore,
+    /// The first [`OUTCOME_TOP`] tools retrieved, as (server, tool).
+    pub top: Vec<(String, String)>,
+}
+
+/// Tools kept per query in [`QueryOutcome::top`].
+pub const OUTCOME_TOP: usize = 5;
+
+impl QueryOutcome {
+    /// Order from worst to best: lowest recall@5 first, then lowest recall@10, then lowest
+    /// reciprocal rank; ties keep the query file's order (the sort is stable).
+    pub fn worst_first(outcomes: &mut [QueryOutcome]) {
+        outcomes.sort_by(|a, b| {
+            let key = |o: &QueryOutcome| {
+                (
+                    o.score.recall[2],
+                    o.score.recall[3],
+                    o.score.reciprocal_rank,
+                )
+            };
+            let (x, y) = (key(a), key(b));
+            x.0.total_cmp(&y.0)
+                .then(x.1.total_cmp(&y.1))
+                .then(x.2.total_cmp(&y.2))
+        });
     }
 }
 
@@ -135,6 +181,8 @@ pub struct Report {
     pub tokens_facade: f64,
     /// How tokens were estimated.
     pub token_estimate: &'static str,
+    /// Every scored query's outcome, in the query file's order.
+    pub outcomes: Vec<QueryOutcome>,
 }
 
 /// Tokens estimated from characters (no tokenizer for the target model is at hand here).
@@ -163,6 +211,7 @@ pub fn evaluate(
     let mut latencies = Vec::with_capacity(queries.len());
     let mut facade_chars = 0usize;
     let mut scored = 0usize;
+    let mut outcomes = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
         let gold: Vec<String> = q
             .gold
@@ -183,7 +232,7 @@ pub fn evaluate(
             .iter()
             .map(|h| (h.server.as_str(), h.tool.as_str()))
             .collect();
-        let s = score_ranking(&gold, &ranking);
+        let (s, ranks) = score_with_ranks(&gold, &ranking);
         for (sum, r) in sums.recall.iter_mut().zip(s.recall) {
             *sum += r;
         }
@@ -198,6 +247,21 @@ pub fn evaluate(
                 facade_chars += d.definition_chars;
             }
         }
+        outcomes.push(QueryOutcome {
+            id: q.id.clone(),
+            query: q.query.clone(),
+            gold: gold
+                .into_iter()
+                .zip(ranks)
+                .map(|(g, r)| (g, r.map(|r| r + 1)))
+                .collect(),
+            score: s,
+            top: hits
+                .iter()
+                .take(OUTCOME_TOP)
+                .map(|h| (h.server.clone(), h.tool.clone()))
+                .collect(),
+        });
         scored += 1;
         progress(i + 1, queries.len());
     }
@@ -225,5 +289,6 @@ pub fn evaluate(
         tokens_full: tokens(docs.iter().map(|d| d.definition_chars).sum()),
         tokens_facade: tokens(facade_chars) / n,
         token_estimate: TOKEN_ESTIMATE,
+        outcomes,
     }
 }

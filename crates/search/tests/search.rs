@@ -134,6 +134,27 @@ fn eval_on_a_fixture_gives_hand_computed_numbers() {
         r.ndcg10
     );
     assert!(r.tokens_facade < r.tokens_full + eval::SEARCH_TOOL_JSON.len() as f64);
+
+    // Per query: the skipped one is absent, gold ranks are 1-based, a label never retrieved has
+    // none, and the worst query sorts first.
+    let ids: Vec<&str> = r.outcomes.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["1", "2", "4"]);
+    let second = &r.outcomes[1];
+    assert_eq!(
+        second.gold,
+        [
+            ("mail/send_email".to_string(), Some(1)),
+            ("read_file".to_string(), None)
+        ]
+    );
+    assert_eq!(
+        second.top.first(),
+        Some(&("mail".to_string(), "send_email".to_string()))
+    );
+    let mut worst = r.outcomes.clone();
+    eval::QueryOutcome::worst_first(&mut worst);
+    let ids: Vec<&str> = worst.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["2", "1", "4"]);
 }
 
 #[test]
