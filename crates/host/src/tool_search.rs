@@ -75,9 +75,7 @@ impl ToolSearch {
 
     /// The `search_tools` definition for the dialect, to put first in the array.
     pub fn search_spec(opts: &TranslateOptions) -> Option<ToolSpec> {
-        let tool = facade::tools()
-            .into_iter()
-            .find(|t| t.name == facade::SEARCH_TOOL)?;
+        let tool = facade::search_tool(facade::Found::Loaded);
         let sanitize = SanitizeOptions {
             strict: opts.strict,
             gemini_openapi: opts.gemini_openapi,

@@ -15,8 +15,19 @@ pub const DEPTH: usize = 100;
 /// Tools a facade returns per search, for the rent estimate.
 pub const FACADE_TOP: usize = 5;
 
-/// The definition of the facade's search tool, as counted in the facade's rent.
-pub const SEARCH_TOOL_JSON: &str = r#"{"name":"search_tools","description":"Search the available tools by what you want to do. Returns the best matching tools with their full definitions; call them by name.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words"},"limit":{"type":"integer","description":"How many tools to return (default 5)"}},"required":["query"]}}"#;
+/// Characters of the search tool's definition as the loop's search mode sends it (compact
+/// JSON of name, description and input schema), counted in the facade's rent.
+pub fn search_tool_chars() -> usize {
+    let tool = switchboard_core::facade::search_tool(switchboard_core::facade::Found::Loaded);
+    serde_json::json!({
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+    })
+    .to_string()
+    .chars()
+    .count()
+}
 
 /// One line of a query file: `{"id","query","gold":[tool names],"catalog"}`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -210,6 +221,7 @@ pub fn evaluate(
     };
     let mut latencies = Vec::with_capacity(queries.len());
     let mut facade_chars = 0usize;
+    let search_tool = search_tool_chars();
     let mut scored = 0usize;
     let mut outcomes = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
@@ -238,7 +250,7 @@ pub fn evaluate(
         }
         sums.reciprocal_rank += s.reciprocal_rank;
         sums.ndcg10 += s.ndcg10;
-        facade_chars += SEARCH_TOOL_JSON.len();
+        facade_chars += search_tool;
         for h in hits.iter().take(FACADE_TOP) {
             if let Some(d) = docs
                 .iter()

@@ -133,7 +133,7 @@ fn eval_on_a_fixture_gives_hand_computed_numbers() {
         "{}",
         r.ndcg10
     );
-    assert!(r.tokens_facade < r.tokens_full + eval::SEARCH_TOOL_JSON.len() as f64);
+    assert!(r.tokens_facade < r.tokens_full + eval::search_tool_chars() as f64);
 
     // Per query: the skipped one is absent, gold ranks are 1-based, a label never retrieved has
     // none, and the worst query sorts first.
