@@ -48,6 +48,8 @@ pub struct Bm25 {
     /// Field lengths of each document.
     lengths: Vec<[u32; FIELDS]>,
     avg_lengths: [f32; FIELDS],
+    /// [`crate::words::VERB_CLASSES`] as index terms.
+    verb_classes: Vec<Vec<String>>,
 }
 
 impl Bm25 {
@@ -94,7 +96,12 @@ impl Bm25 {
         for avg in &mut avg_lengths {
             *avg = (*avg / docs.len().max(1) as f32).max(1.0);
         }
+        let verb_classes = crate::words::VERB_CLASSES
+            .iter()
+            .map(|class| class.iter().flat_map(|w| analyzer.terms(w)).collect())
+            .collect();
         Self {
+            verb_classes,
             params,
             analyzer,
             terms,
@@ -122,6 +129,32 @@ impl Bm25 {
     /// A score for every document (0 where no query term occurs).
     pub fn scores(&self, query: &str) -> Vec<f32> {
         self.scores_of_terms(&self.query_terms(query))
+    }
+
+    /// [`Self::scores`] plus `weight` × the scores of the query's verb class mates
+    /// ([`crate::words::VERB_CLASSES`]) that the query does not have itself.
+    pub fn scores_with_verb_classes(&self, query: &str, weight: f32) -> Vec<f32> {
+        let terms = self.query_terms(query);
+        let mut scores = self.scores_of_terms(&terms);
+        if weight == 0.0 {
+            return scores;
+        }
+        let mut mates: Vec<String> = Vec::new();
+        for class in &self.verb_classes {
+            if class.iter().any(|t| terms.contains(t)) {
+                for t in class {
+                    if !terms.contains(t) && !mates.contains(t) {
+                        mates.push(t.clone());
+                    }
+                }
+            }
+        }
+        if !mates.is_empty() {
+            for (s, m) in scores.iter_mut().zip(self.scores_of_terms(&mates)) {
+                *s += weight * m;
+            }
+        }
+        scores
     }
 
     /// A score for every document from already analyzed query terms (see [`Self::query_terms`]).
@@ -189,5 +222,31 @@ mod tests {
         let s = bm.scores("send email");
         assert!(s[0] > s[1] && s[1] > 0.0, "{s:?}");
         assert_eq!(s[2], 0.0);
+    }
+
+    #[test]
+    fn a_verb_reaches_its_class_mates_at_the_given_weight() {
+        let docs = [
+            Doc::new("a", "delete_issue", "Delete an issue", &[]),
+            Doc::new("a", "create_issue", "Create an issue", &[]),
+            Doc::new("a", "weather", "Forecast for a city", &[]),
+        ];
+        let bm = Bm25::build(&docs);
+        // "make" is in no tool: without its class, both issue tools score alike.
+        let plain = bm.scores_with_verb_classes("make an issue", 0.0);
+        assert_eq!(plain, bm.scores("make an issue"));
+        assert_eq!(plain[0], plain[1]);
+        // With it, "create" counts at half weight, and nothing else moves.
+        let s = bm.scores_with_verb_classes("make an issue", 0.5);
+        assert!(s[1] > s[0], "{s:?}");
+        assert_eq!(s[0], plain[0]);
+        assert_eq!(s[2], 0.0);
+        let create = bm.scores("create")[1];
+        assert!((s[1] - plain[1] - 0.5 * create).abs() < 1e-5, "{s:?}");
+        // A verb the query already has is not counted twice.
+        assert_eq!(
+            bm.scores_with_verb_classes("create make issue", 0.5)[1],
+            bm.scores("create make issue")[1]
+        );
     }
 }

@@ -105,6 +105,24 @@ pub const LUCENE_STOP_WORDS: &[&str] = &[
     "they", "this", "to", "was", "will", "with",
 ];
 
+/// Classes of the action verbs tool names and descriptions are written with (the usual
+/// create / read / update / delete / list / search / send / write / run / stop vocabulary of
+/// APIs), for the lexical ranker to match a query's verb with its class mates: "open a ticket"
+/// should reach `create_ticket` without a model. General English API vocabulary, not taken from
+/// the eval sets.
+pub const VERB_CLASSES: &[&[&str]] = &[
+    &["create", "make", "add", "new", "generate"],
+    &["delete", "remove", "erase"],
+    &["get", "fetch", "retrieve", "read", "obtain"],
+    &["list", "show", "enumerate"],
+    &["update", "edit", "modify", "change"],
+    &["search", "find", "lookup", "query"],
+    &["send", "post", "submit"],
+    &["write", "save", "store"],
+    &["run", "execute", "launch"],
+    &["stop", "terminate", "cancel", "kill"],
+];
+
 /// Whether a lowercase word is one of [`LUCENE_STOP_WORDS`].
 pub fn is_lucene_stop_word(word: &str) -> bool {
     LUCENE_STOP_WORDS.binary_search(&word).is_ok()
