@@ -205,6 +205,9 @@ pub async fn run(global: &Global, args: SearchArgs) -> anyhow::Result<ExitCode> 
     let method: Method = args.method.into();
     let tools = SearchTools::load(global).await?;
     let docs = tools.docs();
+    if docs.is_empty() {
+        anyhow::bail!("no tools to search in {}", tools.origin);
+    }
     let index = tools.index(
         &docs,
         method,

@@ -519,8 +519,12 @@ fn search_ranks_the_demo_tools_and_exits_1_when_nothing_matches() {
     let out = search(&["zzqxv", "--method", "lexical"], &no_model);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no tool matches \"zzqxv\""));
-    // An empty query is a usage error.
+    // An empty query is a usage error, and so is a catalog without tools.
     assert_eq!(search(&[" "], &no_model).status.code(), Some(2));
+    std::fs::write(dir.path().join("empty.json"), r#"{"tools": []}"#).unwrap();
+    let out = search(&["mail", "--catalog", "empty.json"], &no_model);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no tools to search"));
     // Hybrid with the real model: both rankers' ranks are shown, the ranking says it is hybrid.
     let out = search(&["close a support ticket", "--json"], &peer("model_dir"));
     assert_eq!(
