@@ -31,10 +31,13 @@ pub(crate) async fn search(gateway: &Gateway, args: Map<String, Value>) -> CallT
             })
         })
         .collect();
-    let body = json!({
+    let mut body = json!({
         "tools": tools,
         "total_tools": snapshot.view.tool_count(),
     });
+    if let Some(note) = SearchArgs::note_for(tools.len()) {
+        body["note"] = note.into();
+    }
     let mut result = CallToolResult::success(vec![ContentBlock::text(body.to_string())]);
     result.structured_content = Some(body);
     result

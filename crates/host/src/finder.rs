@@ -256,6 +256,17 @@ impl SearchArgs {
     }
 }
 
+/// What a search that found nothing tells the model (only a lexical ranking finds nothing: a
+/// hybrid one always returns its best matches).
+pub const NOTHING_FOUND: &str = "No tool matched these words. Search again with other words for the one action you want (a verb and an object, such as \"send email\" or \"list files\").";
+
+impl SearchArgs {
+    /// The note for an answer with `found` matches, if it needs one.
+    pub fn note_for(found: usize) -> Option<&'static str> {
+        (found == 0).then_some(NOTHING_FOUND)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,5 +327,12 @@ mod tests {
             .expect("args")
             .run(&index);
         assert_eq!(hits.first().map(|h| h.tool.as_str()), Some("send_email"));
+        assert_eq!(SearchArgs::note_for(hits.len()), None);
+        // Words no tool has: nothing found, and the note tells the model what to do instead.
+        let none = SearchArgs::parse(&json!({"query": "zzqx"}))
+            .expect("args")
+            .run(&index);
+        assert!(none.is_empty());
+        assert_eq!(SearchArgs::note_for(none.len()), Some(NOTHING_FOUND));
     }
 }

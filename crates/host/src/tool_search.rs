@@ -168,10 +168,12 @@ impl ToolSearch {
             }));
             self.loaded.insert((hit.server.clone(), hit.tool.clone()));
         }
+        let note = SearchArgs::note_for(found.len())
+            .unwrap_or("The tools found are now in your tool list: call them directly by name.");
         let body = json!({
             "tools": found,
             "total_tools": total,
-            "note": "The tools found are now in your tool list: call them directly by name.",
+            "note": note,
         });
         outcome(
             Status::Ok,
