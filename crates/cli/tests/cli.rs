@@ -12,6 +12,11 @@ fn exe() -> &'static str {
 
 /// Run the binary in `dir` with no user config dir, so only what the test writes is read.
 fn run(dir: &Path, args: &[&str]) -> Output {
+    run_env(dir, args, &[])
+}
+
+/// [`run`] with more environment variables (user cache dir, model dir, ...).
+fn run_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     Command::new(exe())
         .args(args)
         .current_dir(dir)
@@ -19,6 +24,7 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .env("HOME", dir)
         .env_remove("SWITCHBOARD_CONFIG")
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("the switchboard binary runs")
 }
@@ -475,19 +481,16 @@ fn linting_a_live_fixture_server_finds_what_its_definitions_contain() {
 #[test]
 fn search_ranks_the_demo_tools_and_exits_1_when_nothing_matches() {
     let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
     let search = |args: &[&str], model: &Path| {
-        Command::new(exe())
-            .arg("search")
-            .args(args)
-            .current_dir(dir.path())
-            .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
-            .env("XDG_CACHE_HOME", dir.path().join("cache"))
-            .env("HOME", dir.path())
-            .env_remove("SWITCHBOARD_CONFIG")
-            .env("SWITCHBOARD_MODEL_DIR", model)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        let args: Vec<&str> = std::iter::once("search")
+            .chain(args.iter().copied())
+            .collect();
+        run_env(
+            dir.path(),
+            &args,
+            &[("XDG_CACHE_HOME", &cache), ("SWITCHBOARD_MODEL_DIR", model)],
+        )
     };
     let no_model = dir.path().join("no-model");
     // Lexical: the embedded demo's tools, public names, each ranker's own rank.
@@ -559,8 +562,9 @@ fn eval_retrieval_runs_on_live_servers_and_lists_the_worst_queries() {
         ),
     )
     .unwrap();
-    let out = Command::new(exe())
-        .args([
+    let out = run_env(
+        dir.path(),
+        &[
             "eval",
             "retrieval",
             "--queries",
@@ -570,14 +574,9 @@ fn eval_retrieval_runs_on_live_servers_and_lists_the_worst_queries() {
             "--misses",
             "1",
             "--json",
-        ])
-        .current_dir(dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
-        .env("HOME", dir.path())
-        .env_remove("SWITCHBOARD_CONFIG")
-        .env("SWITCHBOARD_MODEL_DIR", dir.path().join("no-model"))
-        .output()
-        .unwrap();
+        ],
+        &[("SWITCHBOARD_MODEL_DIR", &dir.path().join("no-model"))],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),
