@@ -1309,3 +1309,105 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
     );
     assert!(!logs[1].contains("passes through"), "{}", logs[1]);
 }
+
+/// server-everything serving Streamable HTTP on `port`; killed on drop.
+struct HttpEverything(Child);
+
+impl HttpEverything {
+    fn start(port: u16) -> HttpEverything {
+        let child = Command::new(node())
+            .arg(peer("everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn server-everything streamableHttp; run scripts/peers");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "server-everything did not listen on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpEverything(child)
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A relayed call (from a client that takes sampling, so it goes through rmcp's session) to an
+/// HTTP upstream gets every progress notification the upstream sent, in order and all before
+/// the result, call after call: the upstream sends its progress back to back and the last
+/// right before its result, and rmcp handles each notification on a task of its own while the
+/// result goes straight to the waiting call (relayed progress used to come out of order, and
+/// the last was lost when its task ran after the call had its result).
+#[test]
+fn relayed_progress_from_an_http_upstream_arrives_in_full_before_the_result() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let _upstream = HttpEverything::start(port);
+    let setup = Setup::new(&format!(
+        "[servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\npin = \"off\"\n"
+    ));
+    let http = HttpServe::start(&setup, &[], &[]);
+    let c = HttpClient::start(&http.authority(), json!({"sampling": {}}));
+    let (tools, _) = c.request(1, "tools/list", json!({}));
+    let long = tools["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {tools}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .find(|n| n.starts_with("everything") && n.ends_with("long-running-operation"))
+        .unwrap_or_else(|| panic!("no long-running operation in {tools}"))
+        .to_string();
+    let steps = 3;
+    let mut short = Vec::new();
+    for i in 0..60 {
+        let id = 10 + i;
+        let token = format!("p-{i}");
+        let r = c.post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": long, "arguments": {"duration": 0, "steps": steps}, "_meta": {"progressToken": token}}}));
+        assert_eq!(r.status, 200, "{:?}", r.messages);
+        let answered = r
+            .messages
+            .iter()
+            .position(|m| m["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer to call {id} in {:?}", r.messages));
+        let text = r.messages[answered]["result"]["content"][0]["text"].clone();
+        assert!(
+            text.as_str()
+                .is_some_and(|t| t.contains("operation completed")),
+            "{:?}",
+            r.messages
+        );
+        let progress: Vec<(Value, Option<f64>)> = r.messages[..answered]
+            .iter()
+            .filter(|m| m["method"] == json!("notifications/progress"))
+            .map(|m| {
+                (
+                    m["params"]["progressToken"].clone(),
+                    m["params"]["progress"].as_f64(),
+                )
+            })
+            .collect();
+        let want: Vec<(Value, Option<f64>)> = (1..=steps)
+            .map(|p| (json!(token), Some(f64::from(p))))
+            .collect();
+        if progress != want {
+            short.push((i, progress));
+        }
+    }
+    assert!(
+        short.is_empty(),
+        "calls whose progress before the result was not 1, 2, 3 in order (of 60): {short:?}"
+    );
+}

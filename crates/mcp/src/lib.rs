@@ -26,6 +26,7 @@ mod connect;
 mod convert;
 mod error;
 mod handler;
+mod in_order;
 mod listing;
 mod mrtr;
 mod options;

@@ -339,3 +339,46 @@ async fn resource_updates_arrive_as_events_after_subscribe() {
         .expect("unsubscribe succeeds");
     sessions.shutdown().await;
 }
+
+/// Over HTTP too, a relayed call has all its progress, in order, when its result arrives, call
+/// after call: server-everything sends its progress back to back and the last right before the
+/// result, all on the POST's event stream, and rmcp handles each notification on a task of its
+/// own while the result goes straight to the caller (progress came out of order, and the last
+/// was sometimes lost, until the transport handed relayed progress over in arrival order).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_relayed_call_hears_all_its_progress_before_its_result() {
+    let port = free_port();
+    let _server = HttpEverything::start(port).await;
+    let spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}/mcp"));
+    let sessions = Sessions::start(vec![spec]).await;
+    assert_ready(&sessions, "web");
+    let mut short = Vec::new();
+    for i in 0..100 {
+        let (sink, mut upcalls) = mpsc::unbounded_channel();
+        let result = sessions
+            .call_tool_relayed(
+                "web",
+                "trigger-long-running-operation",
+                args(json!({"duration": 0, "steps": 3})),
+                sink,
+            )
+            .await
+            .expect("the call succeeds");
+        assert!(
+            text(&result).contains("Long running operation completed"),
+            "{result:?}"
+        );
+        let mut seen = Vec::new();
+        while let Ok(Upcall::Progress { progress, .. }) = upcalls.try_recv() {
+            seen.push(progress);
+        }
+        if seen != [1.0, 2.0, 3.0] {
+            short.push((i, seen));
+        }
+    }
+    assert!(
+        short.is_empty(),
+        "calls whose progress was not 1, 2, 3 in order (of 100): {short:?}"
+    );
+    sessions.shutdown().await;
+}
