@@ -123,6 +123,7 @@ fn render(result: &CallResult) -> String {
     for block in &result.content {
         match block {
             ContentBlock::Text { text } => {
+                let text = &printable(text);
                 out.push_str(text);
                 if !text.ends_with('\n') {
                     out.push('\n');
@@ -159,7 +160,9 @@ fn render(result: &CallResult) -> String {
                     resource.get("text").and_then(Value::as_str),
                     resource.get("blob").and_then(Value::as_str),
                 ) {
-                    (Some(text), _) => out.push_str(&format!("[resource {uri}]\n{text}\n")),
+                    (Some(text), _) => {
+                        out.push_str(&format!("[resource {uri}]\n{}\n", printable(text)))
+                    }
                     (None, Some(blob)) => {
                         out.push_str(&format!("[resource {uri}, {}]\n", size(blob)))
                     }
@@ -179,6 +182,37 @@ fn render(result: &CallResult) -> String {
     out
 }
 
+/// A server's text made safe for a terminal: control characters other than newline, tab and
+/// the CR of a CRLF are shown escaped (`\u001b`), so a tool result cannot move the cursor,
+/// recolour or clear the screen, or overwrite a line with a bare CR. `--json` keeps the text
+/// exactly as sent.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char, next: Option<char>| {
+        c.is_control() && c != '\n' && c != '\t' && !(c == '\r' && next == Some('\n'))
+    };
+    let mut chars = text.chars().peekable();
+    let mut clean = true;
+    while let Some(c) = chars.next() {
+        if bad(c, chars.peek().copied()) {
+            clean = false;
+            break;
+        }
+    }
+    if clean {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if bad(c, chars.peek().copied()) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Decoded size of base64 data, human-readable.
 fn size(b64: &str) -> String {
     let bytes = b64.trim_end_matches('=').len() * 3 / 4;
@@ -188,5 +222,30 @@ fn size(b64: &str) -> String {
         format!("{:.1} KB", bytes as f64 / 1024.0)
     } else {
         format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_from_a_server_are_shown_escaped() {
+        // Regression: a tool's text with terminal escapes (colour, clear screen, a bare CR
+        // that overwrites the line) reached the terminal as is.
+        let result = CallResult {
+            content: vec![ContentBlock::Text {
+                text: "a\u{1b}[2Jred\0 ok\r\nz\rq\tt".into(),
+            }],
+            ..CallResult::default()
+        };
+        assert_eq!(
+            render(&result),
+            "a\\u001b[2Jred\\u0000 ok\r\nz\\u000dq\tt\n"
+        );
+        assert!(matches!(
+            printable("plain\ntext"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

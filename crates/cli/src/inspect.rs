@@ -282,20 +282,18 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
     let mut out = String::new();
     for v in &t.violations {
         out.push_str(&format!(
-            "VIOLATION: {}\n",
-            serde_json::to_value(v)
-                .map(|v| v.to_string())
-                .unwrap_or_default()
+            "VIOLATION: {} {}: {}, at most {}; {}\n",
+            v.dialect, v.limit, v.count, v.max, v.remedy
         ));
     }
     if !t.violations.is_empty() {
         out.push_str("This request breaks a hard provider limit; switchboard will not send it. Narrow it with tools.allow / tools.deny, a --profile, or the search facade.\n\n");
     }
     out.push_str(&format!(
-        "Request body for {} ({} tools from {} servers):\n",
+        "Request body for {} ({} from {}):\n",
         t.dialect,
-        t.names.len(),
-        catalog.servers.len()
+        count(t.names.len(), "tool"),
+        count(catalog.servers.len(), "server")
     ));
     out.push_str(&serde_json::to_string_pretty(&t.request).unwrap_or_default());
     out.push_str("\n\n");
@@ -306,11 +304,23 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
     if !t.renames.is_empty() {
         out.push_str(&format!("Renamed ({}):\n", t.renames.len()));
         for r in &t.renames {
+            // The tool name quoted: it may hold spaces, control characters or be empty.
+            let reasons: Vec<String> = r
+                .reasons
+                .iter()
+                .map(|reason| {
+                    serde_json::to_value(reason)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_else(|| format!("{reason:?}"))
+                })
+                .collect();
             out.push_str(&format!(
-                "  {}\n",
-                serde_json::to_value(r)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default()
+                "  {} {:?} -> {} ({})\n",
+                r.server,
+                r.tool,
+                r.public,
+                reasons.join(", ")
             ));
         }
     }
@@ -344,10 +354,19 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
     if !t.excluded.is_empty() {
         out.push_str(&format!("Excluded ({}):\n", t.excluded.len()));
         for e in &t.excluded {
-            out.push_str(&format!("  {}/{}: {}\n", e.server, e.tool, e.reason));
+            out.push_str(&format!("  {} {:?}: {}\n", e.server, e.tool, e.reason));
         }
     }
     out
+}
+
+/// `n` and the noun, plural unless `n` is 1.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, from the system clock.
@@ -367,4 +386,41 @@ fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_core::{Entry, ServerCatalog, Tool};
+
+    #[test]
+    fn text_output_reads_as_text_not_json_blobs() {
+        // Regression: renames and limit violations were printed as one-line JSON objects.
+        let mut big = ServerCatalog::new("big");
+        big.tools.push(Entry::new(Tool::new(
+            "has space",
+            "d",
+            json!({"type": "object"}),
+        )));
+        for i in 0..129 {
+            big.tools
+                .push(Entry::new(Tool::new(format!("t{i}"), "d", json!({}))));
+        }
+        let catalog = Catalog::from_servers([big]);
+        let t = translate(&catalog, &TranslateOptions::new(Dialect::OpenAiChat));
+        let text = render(&t, &catalog);
+        assert!(
+            text.starts_with("VIOLATION: openai-chat max-tools: 130, at most 128; "),
+            "{text}"
+        );
+        assert!(text.contains("(130 tools from 1 server)"), "{text}");
+        let public = &t.renames[0].public;
+        assert!(
+            text.contains(&format!(
+                "  big \"has space\" -> {public} (sanitized-chars)\n"
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("{\"public\""), "{text}");
+    }
 }

@@ -11,9 +11,9 @@ use switchboard_lint::{FailOn, Format, LintOptions, explain, explain_text, lint,
 /// Options of `switchboard lint`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct LintArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
-    pub format: FormatArg,
+    /// Output format [default: text, or json under the global --json].
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// Exit with status 1 when a finding reaches this severity.
     #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
     pub fail_on: FailOnArg,
@@ -66,6 +66,11 @@ pub enum FailOnArg {
 const USAGE: u8 = 2;
 
 impl LintArgs {
+    /// The global `--json`: JSON output unless `--format` chose one.
+    pub fn json_unless_format_given(&mut self) {
+        self.format.get_or_insert(FormatArg::Json);
+    }
+
     fn options(&self) -> LintOptions {
         LintOptions {
             max_tool_tokens: self.max_tool_tokens,
@@ -131,7 +136,7 @@ pub fn render(args: &LintArgs, catalog: &Catalog) -> (u8, String) {
         return (USAGE, format!("error: {e}\n"));
     }
     let report = lint(catalog, &opts);
-    let format = match args.format {
+    let format = match args.format.unwrap_or(FormatArg::Text) {
         FormatArg::Text => Format::Text,
         FormatArg::Json => Format::Json,
         FormatArg::Sarif => Format::Sarif,

@@ -238,9 +238,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// `lint`: get the catalog from `-- COMMAND`, `--catalog` files or the config, then lint it.
 async fn lint(
     global: &Global,
-    args: lint_cmd::LintArgs,
+    mut args: lint_cmd::LintArgs,
     command: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
+    if global.json {
+        args.json_unless_format_given();
+    }
     if let Some(code) = lint_cmd::run_standalone(&args) {
         return Ok(code);
     }

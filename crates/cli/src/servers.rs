@@ -170,13 +170,36 @@ fn render(rows: &[Row]) -> String {
     });
     for r in rows {
         if let Some(e) = &r.error {
-            out.push_str(&format!("\n{}: {e}\n", r.name));
+            out.push_str(&format!(
+                "\n{}: {}\n",
+                r.name,
+                without_tail_summary(e, &r.stderr_tail)
+            ));
             for line in &r.stderr_tail {
                 out.push_str(&format!("  | {line}\n"));
             }
         }
     }
     out
+}
+
+/// The reason without the `; stderr: a | b | c` summary the session layer appends (its last
+/// three non-empty stderr lines), since the full tail is printed under it: otherwise those
+/// lines appear twice. A reason that does not end with exactly that summary is kept whole.
+fn without_tail_summary<'a>(reason: &'a str, tail: &[String]) -> &'a str {
+    let last: Vec<&str> = tail
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .collect();
+    if last.is_empty() {
+        return reason;
+    }
+    let shown: Vec<&str> = last.into_iter().rev().collect();
+    let summary = format!("; stderr: {}", shown.join(" | "));
+    reason.strip_suffix(summary.as_str()).unwrap_or(reason)
 }
 
 const HEADER: &[&str] = &[
@@ -190,3 +213,48 @@ const HEADER: &[&str] = &[
     "PROMPTS",
     "CONNECT",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(reason: &str, tail: &[&str]) -> Row {
+        Row {
+            name: "x".into(),
+            transport: "stdio".into(),
+            state: "failed".into(),
+            error: Some(reason.into()),
+            protocol_version: None,
+            server: None,
+            tools: 0,
+            resources: 0,
+            prompts: 0,
+            connect_ms: None,
+            stderr_tail: tail.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn stderr_lines_are_printed_once() {
+        // Regression: the reason's "; stderr: ..." summary repeated lines the tail block shows.
+        let row = failed(
+            "initialize failed: the process exited; stderr: fatal: FOO_API_KEY missing",
+            &["fatal: FOO_API_KEY missing"],
+        );
+        let text = render(&[row]);
+        assert_eq!(text.matches("FOO_API_KEY missing").count(), 1, "{text}");
+        assert!(
+            text.contains(
+                "\nx: initialize failed: the process exited\n  | fatal: FOO_API_KEY missing\n"
+            ),
+            "{text}"
+        );
+        // A reason that carries no such summary is printed whole.
+        let row = failed("did not start within 30 s", &["a", "", "b"]);
+        let text = render(&[row]);
+        assert!(
+            text.contains("x: did not start within 30 s\n  | a\n  | \n  | b\n"),
+            "{text}"
+        );
+    }
+}

@@ -177,7 +177,16 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
             });
             continue;
         };
+        // A server that lists two tools under one name: the first definition is sent (it is
+        // the one `call` and argument validation find), the later one is reported, not lost.
         if !sent.insert((server.to_string(), tool.name.clone())) {
+            excluded.push(Excluded {
+                server: server.to_string(),
+                tool: tool.name.clone(),
+                reason: "duplicate name: the server lists another tool with this name; only \
+                         the first definition is sent"
+                    .into(),
+            });
             continue;
         }
         match prepare_tool(
@@ -355,6 +364,27 @@ mod tests {
         let t = translate(&catalog(), &opts);
         assert!(t.names[0].strict);
         assert_eq!(t.request["messages"][0]["content"], DEFAULT_MESSAGE);
+    }
+
+    #[test]
+    fn a_tool_listed_twice_is_sent_once_and_reported() {
+        // Regression: the second definition of a duplicated tool name vanished silently.
+        let mut dup = ServerCatalog::new("dup");
+        for schema in [
+            json!({}),
+            json!({"type": "object", "properties": {"z": {}}}),
+        ] {
+            dup.tools
+                .push(Entry::new(Tool::new("get_item", "d", schema)));
+        }
+        let t = translate(
+            &Catalog::from_servers([dup]),
+            &TranslateOptions::new(Dialect::Anthropic),
+        );
+        assert_eq!(t.names.len(), 1);
+        assert_eq!(t.excluded.len(), 1, "{:?}", t.excluded);
+        assert_eq!(t.excluded[0].tool, "get_item");
+        assert!(t.excluded[0].reason.contains("duplicate name"));
     }
 
     #[test]

@@ -63,3 +63,20 @@ fn formats_and_usage_errors() {
     assert!(Cli::try_parse_from(["lint", "--provider", "cohere"]).is_err());
     assert!(Cli::try_parse_from(["lint", "--fail-on", "sometimes"]).is_err());
 }
+
+#[test]
+fn the_global_json_flag_selects_json_unless_a_format_is_given() {
+    // Regression: `switchboard --json lint` printed the text report.
+    let catalog = lint_fixture_catalog();
+    let mut a = args(&[]);
+    a.json_unless_format_given();
+    let (_, text) = render(&a, &catalog);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON under --json");
+    assert!(v["findings"].is_array(), "{v}");
+    let mut a = args(&["--format", "sarif"]);
+    a.json_unless_format_given();
+    let (_, text) = render(&a, &catalog);
+    assert!(text.contains("\"runs\""), "{text}");
+    let (_, text) = render(&args(&[]), &catalog);
+    assert!(serde_json::from_str::<serde_json::Value>(&text).is_err());
+}

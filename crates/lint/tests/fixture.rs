@@ -26,6 +26,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("name-characters", SERVER, "docs.lookup"),
     ("name-collision", SERVER, "lookup_customer"),
     ("name-collision", PEER, "lookup_customer"),
+    ("duplicate-name", PEER, "upload_transcript"),
     ("schema-root-not-object", SERVER, "plot_series"),
     ("schema-dialect-rewrite", SERVER, "convert_units"),
     ("description-too-long", SERVER, "summarize_text"),

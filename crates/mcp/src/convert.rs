@@ -55,18 +55,23 @@ pub(crate) fn call_result(value: &Value) -> Option<CallResult> {
     if !only_meta && !known.iter().any(|k| object.contains_key(*k)) {
         return None;
     }
-    let content = value
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|blocks| blocks.iter().map(content_block).collect())
-        .unwrap_or_default();
+    // A `content` that is not an array, or an `isError` that is not a boolean, is a broken
+    // result, not an empty success: reading `{"content": "oops"}` as `[]` would turn a
+    // server's malformed answer into a silent "ok".
+    let content = match object.get("content") {
+        None => Vec::new(),
+        Some(Value::Array(blocks)) => blocks.iter().map(content_block).collect(),
+        Some(_) => return None,
+    };
+    let is_error = match object.get("isError") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return None,
+    };
     Some(CallResult {
         content,
         structured_content: value.get("structuredContent").cloned(),
-        is_error: value
-            .get("isError")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        is_error,
     })
 }
 
@@ -91,6 +96,22 @@ pub(crate) fn typed_call_result(result: wire::CallToolResult) -> CallResult {
         structured_content: result.structured_content,
         is_error: result.is_error.unwrap_or(false),
     }
+}
+
+/// The error detail for a `tools/call` answer that is not a tool result, quoting the start of
+/// what the server sent so the user can see what was wrong with it.
+pub(crate) fn not_a_result(tool: &str, answer: &str) -> String {
+    const SHOWN: usize = 200;
+    let answer = answer.trim();
+    let cut = answer
+        .char_indices()
+        .nth(SHOWN)
+        .map_or(answer.len(), |(at, _)| at);
+    let more = if cut < answer.len() { "..." } else { "" };
+    format!(
+        "tool \"{tool}\" answered with something that is not a tool result: {}{more}",
+        &answer[..cut]
+    )
 }
 
 fn content_block(block: &Value) -> ContentBlock {
@@ -187,6 +208,28 @@ mod tests {
         assert_eq!(got.structured_content, Some(json!({"n": 42})));
         assert_eq!(call_result(&json!({})), Some(CallResult::default()));
         assert_eq!(call_result(&json!({"messages": []})), None);
+    }
+
+    #[test]
+    fn not_a_result_quotes_a_bounded_start_of_the_answer() {
+        let d = not_a_result("t", r#"{"content":"not a list"}"#);
+        assert!(d.ends_with(r#"{"content":"not a list"}"#), "{d}");
+        let long = "é".repeat(500);
+        let d = not_a_result("t", &long);
+        assert!(d.ends_with("..."), "{d}");
+        assert!(d.len() < 600, "{d}");
+    }
+
+    #[test]
+    fn malformed_content_or_error_flag_is_not_a_result() {
+        // Regression: `{"content": "not a list"}` used to read as an empty successful result.
+        assert_eq!(call_result(&json!({"content": "not a list"})), None);
+        assert_eq!(call_result(&json!({"content": {"type": "text"}})), None);
+        assert_eq!(call_result(&json!({"content": [], "isError": "yes"})), None);
+        assert_eq!(
+            call_result(&json!({"content": [], "isError": null})),
+            Some(CallResult::default())
+        );
         assert!(matches!(
             content_block(&json!({"type": "hologram", "x": 1})),
             ContentBlock::Text { text } if text.contains("hologram")

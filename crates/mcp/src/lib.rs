@@ -24,6 +24,7 @@
 pub mod auth;
 mod connect;
 mod convert;
+mod deep;
 mod error;
 mod handler;
 mod in_order;

@@ -40,6 +40,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::convert;
+use crate::deep;
 use crate::error::SessionError;
 use crate::relay::{Registered, Relays};
 use crate::slot::lock;
@@ -524,9 +525,7 @@ impl RawCaller {
             .and_then(|v| convert::call_result(&v))
             .ok_or_else(|| SessionError::Protocol {
                 server,
-                detail: format!(
-                    "tool \"{tool}\" answered with something that is not a tool result"
-                ),
+                detail: convert::not_a_result(tool, raw.get()),
             })
     }
 
@@ -740,9 +739,7 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
             )))
         }
         Ok(_) => Ok(result),
-        Err(_) => Err(protocol(format!(
-            "tool \"{tool}\" answered with something that is not a tool result"
-        ))),
+        Err(_) => Err(protocol(convert::not_a_result(tool, text))),
     }
 }
 
@@ -891,7 +888,24 @@ async fn child_to_rmcp(
     mut to_rmcp: WriteHalf<DuplexStream>,
 ) {
     let mut lines = Lines::new(stdout);
+    let mut replaced;
     while let Some(line) = lines.next().await {
+        let line = match deep::check(line) {
+            deep::Depth::Fine => line,
+            deep::Depth::Replace(reply) => {
+                tracing::warn!(
+                    "a stdio server sent a message nested too deeply to read; answered it with an error"
+                );
+                replaced = reply;
+                &replaced[..]
+            }
+            deep::Depth::Drop => {
+                tracing::warn!(
+                    "a stdio server sent a message nested too deeply to read; dropped it"
+                );
+                continue;
+            }
+        };
         match link.take_reply(line) {
             Taken::Yes => continue,
             Taken::Deliver(delivering) => {
@@ -976,7 +990,24 @@ fn child_lines(
 ) {
     let _context = runtime.enter();
     let mut lines = BlockingLines::new(stdout);
+    let mut replaced;
     while let Some(line) = lines.next() {
+        let line = match deep::check(line) {
+            deep::Depth::Fine => line,
+            deep::Depth::Replace(reply) => {
+                tracing::warn!(
+                    "a stdio server sent a message nested too deeply to read; answered it with an error"
+                );
+                replaced = reply;
+                &replaced[..]
+            }
+            deep::Depth::Drop => {
+                tracing::warn!(
+                    "a stdio server sent a message nested too deeply to read; dropped it"
+                );
+                continue;
+            }
+        };
         match link.take_reply(line) {
             Taken::Yes => continue,
             Taken::Deliver(delivering) => {

@@ -229,7 +229,7 @@ impl Sessions {
         let value = request::to_json(result);
         convert::call_result(&value).ok_or_else(|| SessionError::Protocol {
             server: server.to_string(),
-            detail: format!("tool \"{tool}\" answered with something that is not a tool result"),
+            detail: convert::not_a_result(tool, &value.to_string()),
         })
     }
 

@@ -477,6 +477,44 @@ fn paged_server(name: &str) -> ServerSpec {
 }
 
 #[tokio::test]
+async fn too_deep_and_malformed_results_fail_at_once_and_say_why() {
+    let sessions = Sessions::start(vec![paged_server("paged")]).await;
+    assert_ready(&sessions, "paged");
+    // Regression: a result nested 200 levels deep could not be decoded, was dropped, and the
+    // call waited for its timeout.
+    let started = Instant::now();
+    let r = sessions
+        .call_tool_with_timeout("paged", "deep", args(json!({})), Duration::from_secs(20))
+        .await;
+    match r {
+        Err(SessionError::Rpc { code, message, .. }) => {
+            assert_eq!(code, -32700);
+            assert!(message.contains("levels deep"), "{message}");
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Regression: `{"content": "not a list"}` read as an empty, successful result.
+    match sessions
+        .call_tool("paged", "malformed", args(json!({})))
+        .await
+    {
+        Err(SessionError::Protocol { detail, .. }) => {
+            assert!(detail.contains("not a tool result"), "{detail}");
+            assert!(detail.contains("not a list"), "{detail}");
+        }
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+    // The session is still good for the next call.
+    let r = sessions
+        .call_tool("paged", "echo", args(json!({})))
+        .await
+        .unwrap();
+    assert_eq!(r.joined_text(), "paged echo");
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
 async fn every_page_is_listed_and_odd_replies_are_handled() {
     let sessions = Sessions::start(vec![paged_server("paged")]).await;
     assert_ready(&sessions, "paged");

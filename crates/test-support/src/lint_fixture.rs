@@ -293,6 +293,13 @@ pub fn lint_fixture_catalog() -> Catalog {
         s
     };
     let mut peer = server(PEER, lint_peer_tools());
+    // duplicate-name: the peer lists `upload_transcript` twice (a stale second definition).
+    let stale = peer
+        .tools
+        .iter()
+        .find(|t| t.def.name == "upload_transcript")
+        .cloned();
+    peer.tools.extend(stale);
     peer.info.instructions = Some(PEER_INSTRUCTIONS.to_string());
     Catalog::from_servers([server(SERVER, lint_fixture_tools()), peer])
 }

@@ -48,6 +48,17 @@ pub const NAME_COLLISION: RuleDoc = RuleDoc {
     good_example: r#"{"name": "search_tickets", "description": "Search support tickets (not documentation) by text and status."}"#,
 };
 
+pub const DUPLICATE_NAME: RuleDoc = RuleDoc {
+    id: "duplicate-name",
+    family: Family::Portability,
+    severity: Severity::Error,
+    summary: "The server lists two or more tools under the same name.",
+    rationale: "Tool names are a server's keys: `tools/call` names the tool and nothing else. When two \
+        definitions share a name, a host keeps one of them and the other can never be called, and which \
+        one a host keeps is not specified. Providers also reject a request with two tools of one name.",
+    good_example: r#"[{"name": "get_item"}, {"name": "get_item_v2"}]"#,
+};
+
 pub const SCHEMA_ROOT: RuleDoc = RuleDoc {
     id: "schema-root-not-object",
     family: Family::Portability,
@@ -87,6 +98,7 @@ pub const DOCS: &[RuleDoc] = &[
     NAME_TOO_LONG,
     NAME_CHARACTERS,
     NAME_COLLISION,
+    DUPLICATE_NAME,
     SCHEMA_ROOT,
     SCHEMA_DIALECT,
     DESCRIPTION_TOO_LONG,
@@ -132,6 +144,20 @@ fn safe_name(name: &str) -> String {
         .collect()
 }
 
+/// A name that keeps what it can of `name` and passes every dialect's rule; never empty (an
+/// empty or all-symbol name would otherwise be "fixed" to ``).
+fn suggested_name(name: &str) -> String {
+    let safe = safe_name(name);
+    let kept = safe.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+    if !kept.is_empty() {
+        kept.to_string()
+    } else if safe.trim_matches('_').is_empty() {
+        "tool".to_string()
+    } else {
+        format!("tool_{}", safe.trim_start_matches('_'))
+    }
+}
+
 pub fn check(ctx: &ToolCtx, out: &mut Vec<Finding>) {
     let name = &ctx.tool.name;
     let len = name.chars().count();
@@ -169,7 +195,7 @@ pub fn check(ctx: &ToolCtx, out: &mut Vec<Finding>) {
             ),
             format!(
                 "rename to letters, digits, `_` and `-`, starting with a letter, e.g. `{}`",
-                safe_name(name).trim_start_matches(|c: char| !c.is_ascii_alphabetic())
+                suggested_name(name)
             ),
         ));
     }
@@ -339,14 +365,32 @@ fn fix_for(rule: &str) -> &'static str {
         .unwrap_or("simplify the schema so that no dialect needs to rewrite it")
 }
 
-/// Collisions across the whole catalog: tools whose provider-safe names are equal.
+/// Across the whole catalog: a server listing one name twice, and tools (on different
+/// servers, or with different names) whose provider-safe names are equal.
 pub fn check_catalog(catalog: &Catalog, out: &mut Vec<Finding>) {
-    let mut by_name: BTreeMap<String, Vec<(&str, &str)>> = BTreeMap::new();
+    let mut listed: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (server, entry) in catalog.tools() {
+        *listed.entry((server, &entry.def.name)).or_default() += 1;
+    }
+    for ((server, tool), n) in &listed {
+        if *n > 1 {
+            out.push(Finding::new(
+                &DUPLICATE_NAME,
+                server,
+                Some(tool),
+                "/name",
+                format!("the server lists {n} tools named `{tool}`; a host keeps one and the others cannot be called"),
+                "give every tool its own name, or remove the stale definition",
+            ));
+        }
+    }
+    // Each (server, name) once: an exact duplicate is the finding above, not a collision.
+    let mut by_name: BTreeMap<String, Vec<(&str, &str)>> = BTreeMap::new();
+    for (server, tool) in listed.keys() {
         by_name
-            .entry(safe_name(&entry.def.name))
+            .entry(safe_name(tool))
             .or_default()
-            .push((server, &entry.def.name));
+            .push((server, tool));
     }
     for (safe, owners) in by_name {
         if owners.len() < 2 {
@@ -374,5 +418,20 @@ pub fn check_catalog(catalog: &Catalog, out: &mut Vec<Finding>) {
                 "give the tool a distinctive name (e.g. prefixed with what it acts on) and a description that says how it differs",
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suggested_name_is_never_empty() {
+        // Regression: an empty or all-symbol name was told to rename to ``.
+        assert_eq!(suggested_name(""), "tool");
+        assert_eq!(suggested_name("🎉"), "tool");
+        assert_eq!(suggested_name("123"), "tool_123");
+        assert_eq!(suggested_name("get item"), "get_item");
+        assert_eq!(suggested_name("_x.y"), "x_y");
     }
 }
