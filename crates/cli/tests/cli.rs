@@ -125,6 +125,33 @@ url = "http//missing-colon"
 }
 
 #[test]
+fn a_server_that_cannot_start_is_reported_once_on_stderr() {
+    // Regression: the session layer logged "server did not start" and "server failed" with
+    // the same reason, so every failure was printed twice before the table showed it again.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[servers.missing]\ncommand = \"switchboard-no-such-command-xyz\"\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["servers"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("switchboard-no-such-command-xyz").count(),
+        1,
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "missing: spawn failed: command \"switchboard-no-such-command-xyz\" not found"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_syntax_error_names_file_line_and_column_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -88,9 +88,9 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
             Err(error) => {
                 kill_group(slot.take_pid());
                 let reason = error.to_string();
-                tracing::warn!(server = %name, %reason, "server did not start");
                 // A first failure is almost always configuration (bad command, wrong URL):
                 // report it at once instead of retrying something that cannot work.
+                // `give_up` logs the reason; logging it here as well said everything twice.
                 if first.is_some() || attempt >= MAX_RESTARTS {
                     let reason = if first.is_some() {
                         reason
@@ -100,6 +100,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                     give_up(&shared, slot, reason);
                     break;
                 }
+                tracing::warn!(server = %name, %reason, "server did not start; retrying");
             }
             Ok((service, raw, catalog, warnings)) => {
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
