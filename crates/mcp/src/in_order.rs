@@ -3,12 +3,12 @@
 //! transport, before the response after it can reach the caller.
 //!
 //! rmcp's session hands a response straight to the waiting request but each notification to a
-//! task of its own, so without this a progress notification sent just before the result could
-//! reach the relay after the caller had its result and stopped listening (the caller would see
-//! fewer progress notifications than the server sent). A stdio server's reader does the same
-//! for its lines (`raw`); this wraps the HTTP transport, whose messages from every stream (the
-//! POST's event stream and the standalone GET stream) come out of one `receive`, in the order
-//! rmcp's transport worker forwards them.
+//! task of its own, so without this progress notifications could overtake each other, and one
+//! sent just before the result could reach the relay after the caller had its result and
+//! stopped listening (the caller would see fewer than the server sent). A stdio server's
+//! reader does the same for its lines (`raw`); this wraps the HTTP transport, whose messages
+//! from every stream (the POST's event stream and the standalone GET stream) come out of one
+//! `receive`, in the order rmcp's transport worker forwards them.
 
 use std::sync::Arc;
 
