@@ -157,13 +157,7 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
-        if let Some(sink) = self.relays.by_token(&params.progress_token) {
-            let _ = sink.send(Upcall::Progress {
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            });
-        }
+        self.relays.progress(params);
     }
 
     async fn on_resource_updated(

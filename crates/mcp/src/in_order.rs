@@ -3,12 +3,12 @@
 //! transport, before the response after it can reach the caller.
 //!
 //! rmcp's session hands a response straight to the waiting request but each notification to a
-//! task of its own, so without this a progress notification sent just before the result could
-//! reach the relay after the caller had its result and stopped listening (the caller would see
-//! fewer progress notifications than the server sent). A stdio server's reader does the same
-//! for its lines (`raw`); this wraps the HTTP transport, whose messages from every stream (the
-//! POST's event stream and the standalone GET stream) come out of one `receive`, in the order
-//! rmcp's transport worker forwards them.
+//! task of its own, so without this progress notifications could overtake each other, and one
+//! sent just before the result could reach the relay after the caller had its result and
+//! stopped listening (the caller would see fewer than the server sent). A stdio server's
+//! reader does the same for its lines (`raw`); this wraps the HTTP transport, whose messages
+//! from every stream (the POST's event stream and the standalone GET stream) come out of one
+//! `receive`, in the order rmcp's transport worker forwards them.
 
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use rmcp::model::{JsonRpcMessage, JsonRpcNotification, ServerNotification};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
-use crate::relay::{Relays, Upcall};
+use crate::relay::Relays;
 
 /// A transport whose relayed calls' progress is handed to their relays on the way in.
 pub(crate) struct InOrder<T> {
@@ -31,27 +31,20 @@ impl<T> InOrder<T> {
         Self { inner, relays }
     }
 
-    /// Hand `message` to its relay when it is progress of a relayed call (`None` then);
-    /// anything else comes back for rmcp's session, which also handles progress no relayed
-    /// call takes (as before: dropped).
+    /// Hand `message` to the relays when it is progress (`None` then: see
+    /// `Relays::progress`, which also keeps progress that comes before its call registers);
+    /// anything else comes back for rmcp's session.
     fn take(&self, message: RxJsonRpcMessage<RoleClient>) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let JsonRpcMessage::Notification(JsonRpcNotification {
-            notification: ServerNotification::ProgressNotification(note),
-            ..
-        }) = &message
-        else {
-            return Some(message);
-        };
-        let Some(sink) = self.relays.by_token(&note.params.progress_token) else {
-            return Some(message);
-        };
-        let params = &note.params;
-        let _ = sink.send(Upcall::Progress {
-            progress: params.progress,
-            total: params.total,
-            message: params.message.clone(),
-        });
-        None
+        match message {
+            JsonRpcMessage::Notification(JsonRpcNotification {
+                notification: ServerNotification::ProgressNotification(note),
+                ..
+            }) => {
+                self.relays.progress(note.params);
+                None
+            }
+            other => Some(other),
+        }
     }
 }
 
@@ -95,6 +88,7 @@ mod tests {
     use tokio::sync::mpsc;
 
     use super::*;
+    use crate::relay::Upcall;
 
     /// What a server sent, in order, as rmcp's HTTP transport would yield it.
     struct Script(VecDeque<ServerJsonRpcMessage>);
@@ -159,20 +153,13 @@ mod tests {
             message(response.clone()),
         ]));
         let mut transport = InOrder::new(script, relays.clone());
-        // Not a relayed call's token: rmcp's session gets it as before.
-        let other = transport.receive().await.unwrap();
-        assert_eq!(
-            serde_json::to_value(&other).unwrap()["params"]["progressToken"],
-            json!(8)
-        );
-        assert_eq!(seen(&mut upcalls), [1.0]);
-        // Not progress: passed on.
+        // Not progress: passed on (progress under another token is kept for its call).
         let log = transport.receive().await.unwrap();
         assert_eq!(
             serde_json::to_value(&log).unwrap()["method"],
             json!("notifications/message")
         );
-        assert_eq!(seen(&mut upcalls), [2.0]);
+        assert_eq!(seen(&mut upcalls), [1.0, 2.0]);
         let last = transport.receive().await.unwrap();
         assert_eq!(serde_json::to_value(&last).unwrap(), response);
         assert_eq!(

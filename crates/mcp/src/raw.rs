@@ -324,8 +324,8 @@ impl RawLink {
     /// Progress of a call relayed through rmcp's session goes to the call's relay from here, in
     /// line order: rmcp handles each notification on a task of its own, so progress sent just
     /// before a response could reach the relay after the caller has its result and has
-    /// stopped listening. [`Taken::No`] when no relayed call has the token (rmcp's handler
-    /// then sees it as before).
+    /// stopped listening. Progress under a token no call has registered yet waits for it
+    /// there (see `Relays::progress`); rmcp's handler, which would drop it, never sees it.
     fn take_relayed_progress(&self, line: &[u8]) -> Taken {
         #[derive(Deserialize)]
         struct Note {
@@ -338,18 +338,8 @@ impl RawLink {
         if note.method != "notifications/progress" {
             return Taken::No;
         }
-        let params = note.params;
-        match self.relays.by_token(&params.progress_token) {
-            Some(sink) => {
-                let _ = sink.send(crate::relay::Upcall::Progress {
-                    progress: params.progress,
-                    total: params.total,
-                    message: params.message,
-                });
-                Taken::Yes
-            }
-            None => Taken::No,
-        }
+        self.relays.progress(note.params);
+        Taken::Yes
     }
 
     /// Progress under a raw call's token goes to the call's sink or delivery (or nowhere,
@@ -1194,9 +1184,10 @@ mod tests {
         for p in [0, 50, 100] {
             assert!(taken(&link, note("7", p).as_bytes()));
         }
-        // Not a relayed call's token, or not progress: rmcp's session gets it as before.
-        assert!(!taken(&link, note("8", 1).as_bytes()));
-        assert!(!taken(&link, note("\"x\"", 1).as_bytes()));
+        // Not a relayed call's token (yet): kept for a call about to register it. Not
+        // progress: rmcp's session gets it as before.
+        assert!(taken(&link, note("8", 1).as_bytes()));
+        assert!(taken(&link, note("\"x\"", 1).as_bytes()));
         assert!(!taken(
             &link,
             br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"note":"notifications/progress"}}"#
@@ -1223,7 +1214,8 @@ mod tests {
         assert!(taken(&link,
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"sb~3","progress":1}}"#
         ));
-        assert!(!taken(&link,
+        // rmcp's own token: the relays take it (kept for a relayed call about to register).
+        assert!(taken(&link,
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#
         ));
         assert!(prx.try_recv().unwrap().get().contains("\"progress\":1"));

@@ -4,9 +4,11 @@
 //! pass these on to its own clients; a caller that uses neither gets the default behaviour
 //! (progress dropped, sampling refused, elicitation answered by policy, events logged).
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use rmcp::model::{ProgressToken, RequestId};
+use rmcp::model::{ProgressNotificationParam, ProgressToken, RequestId};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -38,6 +40,16 @@ pub enum Upcall {
         /// Where the answer goes.
         reply: oneshot::Sender<Result<Value, UpcallError>>,
     },
+}
+
+impl Upcall {
+    fn progress(params: ProgressNotificationParam) -> Self {
+        Upcall::Progress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        }
+    }
 }
 
 /// The kind of a server's request relayed to a caller.
@@ -105,7 +117,24 @@ impl Call {
 pub(crate) struct Relays {
     calls: Mutex<Vec<Call>>,
     next: std::sync::atomic::AtomicU64,
+    /// Progress under a token no call has registered yet, newest last (see [`Self::progress`]).
+    /// Locked only while `calls` is.
+    early: Mutex<VecDeque<Early>>,
 }
+
+/// Progress that came before its call was registered.
+struct Early {
+    at: Instant,
+    params: ProgressNotificationParam,
+}
+
+/// How long progress waits for its call to be registered: the call registers right after rmcp
+/// has queued the request, so a server can only answer first when the caller's thread is
+/// descheduled in between (observed: 3 in 100 relayed calls through `serve --http`).
+const EARLY_FOR: Duration = Duration::from_secs(1);
+/// At most this much early progress is kept (progress of requests nobody relays, such as a
+/// listing the server reports on, waits here too until it is pushed out or too old).
+const EARLY_MAX: usize = 32;
 
 /// Removes a registration when the request ends (or its future is dropped).
 pub(crate) struct Registered {
@@ -129,12 +158,27 @@ impl Relays {
         sink: Option<mpsc::UnboundedSender<Upcall>>,
     ) -> Registered {
         let serial = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        lock(&self.calls).push(Call {
+        let mut calls = lock(&self.calls);
+        // Progress the server sent before this registration goes first, in order.
+        let mut early = lock(&self.early);
+        early.retain(|e| e.at.elapsed() < EARLY_FOR);
+        let (mine, others) = std::mem::take(&mut *early)
+            .into_iter()
+            .partition::<VecDeque<_>, _>(|e| e.params.progress_token == token);
+        *early = others;
+        drop(early);
+        if let Some(sink) = &sink {
+            for e in mine {
+                let _ = sink.send(Upcall::progress(e.params));
+            }
+        }
+        calls.push(Call {
             serial,
             token,
             id,
             sink,
         });
+        drop(calls);
         Registered {
             relays: self.clone(),
             serial,
@@ -143,12 +187,43 @@ impl Relays {
 
     /// The sink of the request with `token`, if it takes upcalls (the newest registration: a
     /// call left over from a session that ended may hold the same token).
+    #[cfg(test)]
     pub(crate) fn by_token(&self, token: &ProgressToken) -> Option<mpsc::UnboundedSender<Upcall>> {
         lock(&self.calls)
             .iter()
             .rev()
             .find(|c| &c.token == token)
             .and_then(|c| c.sink.clone())
+    }
+
+    /// Hand progress to the relayed call with its token. Progress of a registered call that
+    /// takes no upcalls is dropped; progress under a token nobody has registered is kept a
+    /// moment for a call about to register it ([`Self::register`] sends it on first), since a
+    /// server may answer a request before its caller has registered it.
+    pub(crate) fn progress(&self, params: ProgressNotificationParam) {
+        let calls = lock(&self.calls);
+        match calls
+            .iter()
+            .rev()
+            .find(|c| c.token == params.progress_token)
+        {
+            Some(call) => {
+                if let Some(sink) = &call.sink {
+                    let _ = sink.send(Upcall::progress(params));
+                }
+            }
+            None => {
+                let mut early = lock(&self.early);
+                early.retain(|e| e.at.elapsed() < EARLY_FOR);
+                if early.len() == EARLY_MAX {
+                    early.pop_front();
+                }
+                early.push_back(Early {
+                    at: Instant::now(),
+                    params,
+                });
+            }
+        }
     }
 
     /// The sink of the request `id`, if it takes upcalls (an HTTP server's request that came on
@@ -209,6 +284,46 @@ mod tests {
         drop(second);
         assert!(relays.by_token(&token(1)).is_none());
         assert!(relays.sole().is_none());
+    }
+
+    fn note(token: i64, progress: f64) -> ProgressNotificationParam {
+        ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(token)), progress)
+    }
+
+    fn seen(upcalls: &mut mpsc::UnboundedReceiver<Upcall>) -> Vec<f64> {
+        let mut seen = Vec::new();
+        while let Ok(Upcall::Progress { progress, .. }) = upcalls.try_recv() {
+            seen.push(progress);
+        }
+        seen
+    }
+
+    /// A server may answer before the caller has registered its request (the caller's thread
+    /// descheduled right after rmcp queued the request: the first of three progress
+    /// notifications went missing in 3 of 100 calls through `serve --http`).
+    #[test]
+    fn progress_that_comes_before_its_call_registers_goes_to_it_first() {
+        let relays = Arc::new(Relays::default());
+        relays.progress(note(1, 0.0));
+        relays.progress(note(2, 5.0));
+        relays.progress(note(1, 50.0));
+        let (sink, mut upcalls) = mpsc::unbounded_channel();
+        let _first = relays.register(token(1), RequestId::Number(1), Some(sink));
+        relays.progress(note(1, 100.0));
+        assert_eq!(seen(&mut upcalls), [0.0, 50.0, 100.0]);
+        // Another token's early progress stays for its own call; a sinkless call drops it.
+        let (sink, mut other) = mpsc::unbounded_channel();
+        let _second = relays.register(token(2), RequestId::Number(2), Some(sink));
+        assert_eq!(seen(&mut other), [5.0]);
+        relays.progress(note(3, 1.0));
+        let _quiet = relays.register(token(3), RequestId::Number(3), None);
+        relays.progress(note(3, 2.0));
+        assert!(lock(&relays.early).is_empty());
+        // What nobody registers is kept within bounds.
+        for n in 0..100 {
+            relays.progress(note(100 + n, 1.0));
+        }
+        assert_eq!(lock(&relays.early).len(), EARLY_MAX);
     }
 
     #[test]
