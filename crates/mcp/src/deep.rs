@@ -20,6 +20,26 @@ pub(crate) enum Depth {
     Drop,
 }
 
+/// The line a reader should pass on: `line` itself, the error reply that replaces a too-deep
+/// message (kept in `replaced`), or `None` for a too-deep message with no id. Logs what it
+/// changed. The one entry point of both stdio readers.
+pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+    match check(line) {
+        Depth::Fine => Some(line),
+        Depth::Replace(reply) => {
+            tracing::warn!(
+                "a stdio server sent a message nested too deeply to read; answered it with an error"
+            );
+            *replaced = reply;
+            Some(&replaced[..])
+        }
+        Depth::Drop => {
+            tracing::warn!("a stdio server sent a message nested too deeply to read; dropped it");
+            None
+        }
+    }
+}
+
 /// Check `line` (one JSON text) against the decoder's depth limit. A byte scan: strings are
 /// skipped, brackets counted, and the top-level `"id"` member's raw value kept.
 pub(crate) fn check(line: &[u8]) -> Depth {

@@ -878,23 +878,10 @@ async fn child_to_rmcp(
     mut to_rmcp: WriteHalf<DuplexStream>,
 ) {
     let mut lines = Lines::new(stdout);
-    let mut replaced;
+    let mut replaced = Vec::new();
     while let Some(line) = lines.next().await {
-        let line = match deep::check(line) {
-            deep::Depth::Fine => line,
-            deep::Depth::Replace(reply) => {
-                tracing::warn!(
-                    "a stdio server sent a message nested too deeply to read; answered it with an error"
-                );
-                replaced = reply;
-                &replaced[..]
-            }
-            deep::Depth::Drop => {
-                tracing::warn!(
-                    "a stdio server sent a message nested too deeply to read; dropped it"
-                );
-                continue;
-            }
+        let Some(line) = deep::screen(line, &mut replaced) else {
+            continue;
         };
         match link.take_reply(line) {
             Taken::Yes => continue,
@@ -980,23 +967,10 @@ fn child_lines(
 ) {
     let _context = runtime.enter();
     let mut lines = BlockingLines::new(stdout);
-    let mut replaced;
+    let mut replaced = Vec::new();
     while let Some(line) = lines.next() {
-        let line = match deep::check(line) {
-            deep::Depth::Fine => line,
-            deep::Depth::Replace(reply) => {
-                tracing::warn!(
-                    "a stdio server sent a message nested too deeply to read; answered it with an error"
-                );
-                replaced = reply;
-                &replaced[..]
-            }
-            deep::Depth::Drop => {
-                tracing::warn!(
-                    "a stdio server sent a message nested too deeply to read; dropped it"
-                );
-                continue;
-            }
+        let Some(line) = deep::screen(line, &mut replaced) else {
+            continue;
         };
         match link.take_reply(line) {
             Taken::Yes => continue,
