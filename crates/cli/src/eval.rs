@@ -232,21 +232,18 @@ async fn retrieval(global: &Global, args: RetrievalArgs) -> anyhow::Result<ExitC
 /// Find and load the model, or say why not (the caller falls back to lexical). The flag wins,
 /// then the config's setting, then `$SWITCHBOARD_MODEL_DIR`, then the default location.
 pub(crate) fn load_model(flag: Option<&Path>, setting: Option<&Path>) -> Option<Embedder> {
-    let chosen = flag
-        .map(|d| (d.to_path_buf(), "--model-dir"))
-        .or_else(|| setting.map(|d| (d.to_path_buf(), "the config's search_model")));
-    let (dir, source) = match (chosen, std::env::var_os("SWITCHBOARD_MODEL_DIR")) {
-        (Some(found), _) => found,
-        (None, Some(d)) => (PathBuf::from(d), "SWITCHBOARD_MODEL_DIR"),
-        (None, None) => match switchboard_search::embed::default_model_dir() {
-            Some(d) => (d, "default location"),
-            None => {
-                eprintln!(
-                    "note: no model directory (no --model-dir, no SWITCHBOARD_MODEL_DIR, no user data dir); lexical only"
-                );
-                return None;
-            }
-        },
+    // The host's one lookup (setting, else the environment, else the default location), with
+    // the flag taking the setting's place.
+    let Some((dir, origin)) = switchboard_host::finder::model_dir(flag.or(setting)) else {
+        eprintln!(
+            "note: no model directory (no --model-dir, no SWITCHBOARD_MODEL_DIR, no user data dir); lexical only"
+        );
+        return None;
+    };
+    let source = if flag.is_some() {
+        "--model-dir"
+    } else {
+        origin.as_str()
     };
     match Embedder::load(&dir) {
         Ok(e) => Some(e),
