@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use switchboard_core::Secret;
-use switchboard_gateway::{Expose, Gateway, HttpOptions, HttpServer, Options};
+use switchboard_gateway::{Expose, Gateway, HttpOptions, HttpServer, Options, STARTUP_WAIT};
 use switchboard_host::config::PinMode;
 use switchboard_host::pins::{self, PinStore};
 
@@ -44,6 +44,23 @@ pub struct ServeArgs {
     /// directory).
     #[arg(long, value_name = "FILE")]
     pub pins: Option<PathBuf>,
+    /// Clients connect at once; their first requests wait up to this many seconds after the
+    /// start for upstream servers still starting. A server that takes longer joins later, and
+    /// clients hear of its tools by a list_changed notification. 0 never waits.
+    #[arg(long, value_name = "SECS", default_value_t = STARTUP_WAIT.as_secs_f64(),
+          value_parser = seconds)]
+    pub startup_wait: f64,
+}
+
+/// A number of seconds, from 0 to a day.
+fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.0..=86_400.0).contains(&v) {
+        return Err(format!("{v} is outside 0 to 86400 seconds"));
+    }
+    Ok(v)
 }
 
 /// At most this many runtime worker threads for `serve` (fewer on a smaller machine).
@@ -110,6 +127,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             expose,
             pins,
             finder: None,
+            startup_wait: Some(std::time::Duration::from_secs_f64(args.startup_wait)),
         },
     )
     .await;

@@ -782,7 +782,16 @@ struct LineClient {
 
 impl LineClient {
     fn start(setup: &Setup, env: &[(&str, &str)], version: &str) -> LineClient {
-        let argv = setup.serve(&[]);
+        Self::start_with(setup, env, version, &[])
+    }
+
+    fn start_with(
+        setup: &Setup,
+        env: &[(&str, &str)],
+        version: &str,
+        flags: &[&str],
+    ) -> LineClient {
+        let argv = setup.serve(flags);
         let mut cmd = setup.command(&argv[0]);
         cmd.args(&argv[1..])
             .env("RUST_LOG", "switchboard_gateway::passthrough=debug")
@@ -875,6 +884,111 @@ impl LineClient {
         self.child.wait().unwrap();
         err
     }
+}
+
+/// The public names of the tools a `tools/list` response lists.
+fn listed(response: &Value) -> Vec<String> {
+    response["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {response}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A server that starts only once the file `gate` exists in the setup's directory (checked
+/// every 50 ms), then runs the demo tickets server: an upstream that is slow to start for as
+/// long as the test likes.
+fn gated_server(setup: &Setup, name: &str, extra: &str) -> String {
+    let gate = setup.path("gate");
+    let script = format!(
+        "while [ ! -e {gate:?} ]; do sleep 0.05; done; exec {exe:?} demo-server tickets",
+        gate = gate.display().to_string(),
+        exe = exe()
+    );
+    format!(
+        "[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {script}]\npin = \"off\"\n{extra}\n",
+        script = serde_json::to_string(&script).unwrap()
+    )
+}
+
+/// An upstream that does not answer does not hold clients up: `initialize` is answered and the
+/// other servers' tools are listed and callable while it is still starting, long before its
+/// startup timeout; when it does come up, the client is told by `list_changed`, and its tools
+/// are listed and called like the others.
+#[test]
+fn a_server_still_starting_does_not_hold_up_clients_and_joins_by_list_changed() {
+    let setup = Setup::new("");
+    let config = std::fs::read_to_string(setup.config()).unwrap();
+    let slow = gated_server(&setup, "slow", "startup_timeout = \"10m\"");
+    std::fs::write(setup.config(), format!("{config}\n{slow}")).unwrap();
+    // Without the fix `initialize` waits out the slow server's 10 minutes and the client's
+    // 60 s read gives up; a one-second startup wait bounds it.
+    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--startup-wait", "1"]);
+    let names = listed(&c.request(1, "tools/list", json!({})));
+    assert!(
+        names.iter().any(|n| n.starts_with("tickets"))
+            && names.iter().any(|n| n.starts_with("docs")),
+        "the ready servers' tools are missing: {names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("slow")),
+        "the slow server is not up yet: {names:?}"
+    );
+    let search = names
+        .iter()
+        .find(|n| n.starts_with("tickets") && n.ends_with("search"))
+        .unwrap()
+        .clone();
+    let r = c.call(2, &search, json!({"query": "login"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+
+    std::fs::write(setup.path("gate"), "").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !c
+        .notes
+        .iter()
+        .any(|n| n["method"] == json!("notifications/tools/list_changed"))
+    {
+        assert!(Instant::now() < deadline, "no list_changed: {:?}", c.notes);
+        c.request(3, "ping", json!({}));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let names = listed(&c.request(4, "tools/list", json!({})));
+    let slow_search = names
+        .iter()
+        .find(|n| n.starts_with("slow") && n.ends_with("search"))
+        .unwrap_or_else(|| panic!("the slow server's tools are not listed: {names:?}"))
+        .clone();
+    let r = c.call(5, &slow_search, json!({"query": "login"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    c.finish();
+}
+
+/// A server that is slow to start but comes up within the startup wait is in the first
+/// `tools/list` of a client that connected before it was up, and is called at once.
+#[test]
+fn a_client_that_connects_early_lists_a_server_that_starts_within_the_wait() {
+    let setup = Setup::new("");
+    let config = std::fs::read_to_string(setup.config()).unwrap();
+    let slow = gated_server(&setup, "slow", "");
+    std::fs::write(setup.config(), format!("{config}\n{slow}")).unwrap();
+    let gate = setup.path("gate");
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        std::fs::write(gate, "").unwrap();
+    });
+    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--startup-wait", "120"]);
+    let names = listed(&c.request(1, "tools/list", json!({})));
+    opener.join().unwrap();
+    let slow_search = names
+        .iter()
+        .find(|n| n.starts_with("slow") && n.ends_with("search"))
+        .unwrap_or_else(|| panic!("the slow server is missing from the first list: {names:?}"))
+        .clone();
+    let r = c.call(2, &slow_search, json!({"query": "login"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    c.finish();
 }
 
 /// Plain calls from a client that takes no upcalls pass straight through to stdio servers as

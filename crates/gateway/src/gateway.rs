@@ -43,7 +43,16 @@ pub struct Options {
     pub pins: Option<PinStore>,
     /// The facade's ranking; `None` looks for the model as `[settings] search_model` says.
     pub finder: Option<Arc<Finder>>,
+    /// How long after the start clients' first requests may wait for upstream servers still
+    /// starting; `None` is [`STARTUP_WAIT`].
+    pub startup_wait: Option<Duration>,
 }
+
+/// How long after the gateway starts its clients' first requests wait for upstream servers that
+/// are still starting. A server that takes longer joins later: clients hear of its tools by a
+/// `list_changed` notification. Long enough for a package runner's warm start, short of the
+/// MCP Inspector's 15 s connect timeout.
+pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
 
 /// How often the pin store is checked for approvals made by another process.
 const PIN_POLL: Duration = Duration::from_millis(300);
@@ -112,20 +121,23 @@ pub struct Gateway {
     clients: Mutex<Vec<(Peer<RoleServer>, Arc<Client>)>>,
     /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
     listeners: Mutex<Vec<(RequestId, SubscriptionSink)>>,
+    /// True once every upstream has come up or failed and the view shows it.
+    ready: watch::Receiver<bool>,
+    /// When requests stop waiting for `ready`.
+    ready_by: tokio::time::Instant,
     stop: CancellationToken,
 }
 
 impl Gateway {
-    /// Connect to every server of `config` and build the first view. Servers that fail to start
-    /// are logged and left out; the gateway still serves the others.
+    /// Start connecting to every server of `config` and return at once, so clients can connect
+    /// while upstream servers start. Clients' requests wait for the servers still starting (see
+    /// [`Gateway::startup`]); servers that fail to start are logged and left out, and the gateway
+    /// still serves the others.
     pub async fn start(config: &Config, options: Options) -> Arc<Gateway> {
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
-        let sessions = Sessions::start(specs).await;
-        for s in sessions.statuses() {
-            if !s.state.is_ready() {
-                tracing::warn!(server = %s.name, state = %s.state.describe(), "upstream server not ready");
-            }
-        }
+        let sessions = Sessions::launch(specs);
+        let ready_by = tokio::time::Instant::now() + options.startup_wait.unwrap_or(STARTUP_WAIT);
+        let (set_ready, ready) = watch::channel(false);
         let gateway = Arc::new(Gateway {
             by_name: config
                 .servers
@@ -152,16 +164,43 @@ impl Gateway {
             })),
             clients: Mutex::new(Vec::new()),
             listeners: Mutex::new(Vec::new()),
+            ready,
+            ready_by,
             stop: CancellationToken::new(),
         });
         gateway.rebuild();
-        tokio::spawn(refresh(Arc::downgrade(&gateway), gateway.stop.clone()));
+        tokio::spawn(refresh(
+            Arc::downgrade(&gateway),
+            gateway.stop.clone(),
+            set_ready,
+        ));
         tokio::spawn(relay_events(
             Arc::downgrade(&gateway),
             gateway.sessions.events(),
             gateway.stop.clone(),
         ));
         gateway
+    }
+
+    /// Wait until every upstream server has come up or failed and the view shows it, but no
+    /// later than the startup wait after the gateway started. Every client request that reads
+    /// the view (`initialize` included) waits here, so a client that lists tools once sees all
+    /// of them unless a server is slower than the startup wait; one that never answers holds
+    /// clients only that long. Immediate once the gateway is ready.
+    pub async fn startup(&self) {
+        if *self.ready.borrow() {
+            return;
+        }
+        let mut ready = self.ready.clone();
+        let waited = tokio::time::timeout_at(self.ready_by, ready.wait_for(|r| *r)).await;
+        if waited.is_err() {
+            tracing::debug!("answering before every upstream server has started");
+        }
+    }
+
+    /// Whether every upstream server has come up or failed and the view shows it.
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
     }
 
     /// The current snapshot.
@@ -415,25 +454,34 @@ fn search_slot(
 
 /// Rebuild the view when the catalog's generation moves or the pin store changes (an approval
 /// from `switchboard pins approve` in another process), and notify clients of what changed.
-async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
+/// Once every upstream has first come up or failed, rebuild, report the ones not ready and
+/// mark the gateway ready. Every rebuild after the first happens here, one at a time.
+async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: watch::Sender<bool>) {
     let Some(g) = gateway.upgrade() else { return };
     let mut generation = g.sessions.watch_generation();
+    let mut settled = g.sessions.watch_settled();
     let mut pins_version = g.pins.as_ref().and_then(|p| p.data_version().ok());
     drop(g);
     loop {
-        let catalog_changed = tokio::select! {
+        let ready = *set_ready.borrow();
+        let (catalog_changed, now_settled) = tokio::select! {
             _ = stop.cancelled() => return,
+            r = settled.wait_for(|s| *s), if !ready => {
+                // An error means the sessions are gone: nothing left to start.
+                let _ = r;
+                (false, true)
+            }
             r = generation.changed() => {
                 if r.is_err() {
                     return;
                 }
-                true
+                (true, false)
             }
-            _ = tokio::time::sleep(PIN_POLL) => false,
+            _ = tokio::time::sleep(PIN_POLL) => (false, false),
         };
         let Some(g) = gateway.upgrade() else { return };
         let now = g.pins.as_ref().and_then(|p| p.data_version().ok());
-        if !catalog_changed && now == pins_version {
+        if !catalog_changed && !now_settled && now == pins_version {
             continue;
         }
         pins_version = now;
@@ -441,6 +489,14 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken) {
         if tools || resources || prompts {
             tracing::info!(tools, resources, prompts, "gateway view changed");
             g.notify(tools, resources, prompts).await;
+        }
+        if now_settled {
+            for s in g.sessions.statuses() {
+                if !s.state.is_ready() {
+                    tracing::warn!(server = %s.name, state = %s.state.describe(), "upstream server not ready");
+                }
+            }
+            set_ready.send_replace(true);
         }
     }
 }

@@ -13,11 +13,12 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, CreateMessageRequestParams, ElicitRequestParams, ElicitationAction,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    ContentBlock, CreateMessageRequestParams, DiscoverResult, ElicitRequestParams,
+    ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
     SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
@@ -437,6 +438,26 @@ impl ServerHandler for GatewayHandler {
             .with_instructions(snapshot.view.instructions.clone())
     }
 
+    /// Answered once the upstream servers have started (or the startup wait is over), so the
+    /// instructions and the lists that follow include them.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        cx.peer.set_peer_info(request.clone());
+        self.gateway.startup().await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(&self, _cx: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        self.gateway.startup().await;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         self.gateway.register(cx.peer.clone(), self.client.clone());
     }
@@ -456,6 +477,7 @@ impl ServerHandler for GatewayHandler {
         request: CompleteRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        self.gateway.startup().await;
         let mut params = serde_json::to_value(&request)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let snapshot = self.gateway.snapshot();
@@ -516,6 +538,7 @@ impl ServerHandler for GatewayHandler {
         request: SubscribeRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.gateway.startup().await;
         let public = request.uri;
         let (server, uri) = self.owner(&public)?;
         if self.gateway.subscribed_elsewhere(&public, &self.client) {
@@ -536,6 +559,7 @@ impl ServerHandler for GatewayHandler {
         request: UnsubscribeRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.gateway.startup().await;
         let public = request.uri;
         let (server, uri) = self.owner(&public)?;
         self.client.unsubscribe(&public);
@@ -575,6 +599,7 @@ impl ServerHandler for GatewayHandler {
         request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.gateway.startup().await;
         let tools: Vec<switchboard_core::Tool> = match self.gateway.expose {
             Expose::Facade => facade::tools(),
             Expose::All => {
@@ -598,6 +623,7 @@ impl ServerHandler for GatewayHandler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.gateway.startup().await;
         let args = request.arguments.unwrap_or_default();
         let result = match self.gateway.expose {
             Expose::All => self.call(&request.name, args, &cx).await?,
@@ -641,6 +667,7 @@ impl ServerHandler for GatewayHandler {
         request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        self.gateway.startup().await;
         let snapshot = self.gateway.snapshot();
         let (items, next) = page(&snapshot.view.resources, cursor(&request))?;
         let items = items.iter().map(wire).collect::<Result<_, _>>()?;
@@ -654,6 +681,7 @@ impl ServerHandler for GatewayHandler {
         request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.gateway.startup().await;
         let snapshot = self.gateway.snapshot();
         let (items, next) = page(&snapshot.view.templates, cursor(&request))?;
         let items = items.iter().map(wire).collect::<Result<_, _>>()?;
@@ -667,6 +695,7 @@ impl ServerHandler for GatewayHandler {
         request: ReadResourceRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        self.gateway.startup().await;
         let candidates = self.gateway.snapshot().view.resolve_uri(&request.uri);
         let mut last = None;
         for (server, uri) in candidates {
@@ -704,6 +733,7 @@ impl ServerHandler for GatewayHandler {
         request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        self.gateway.startup().await;
         let snapshot = self.gateway.snapshot();
         let (items, next) = page(&snapshot.view.prompts, cursor(&request))?;
         let items = items.iter().map(wire).collect::<Result<_, _>>()?;
@@ -717,6 +747,7 @@ impl ServerHandler for GatewayHandler {
         request: GetPromptRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        self.gateway.startup().await;
         let route = self
             .gateway
             .snapshot()

@@ -38,6 +38,8 @@ pub struct Sessions {
 struct Inner {
     shared: Arc<Shared>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Becomes true once every server has either become ready or failed for the first time.
+    settled: watch::Receiver<bool>,
     /// Dropping the last `Sessions` without `shutdown` still tells every supervisor to close.
     _close_on_drop: DropGuard,
 }
@@ -106,6 +108,16 @@ impl Sessions {
     /// once each has either become ready or failed. Never fails as a whole: a server that cannot
     /// be spawned, reached or initialized is reported `Failed` with a specific reason.
     pub async fn start(specs: Vec<ServerSpec>) -> Sessions {
+        let sessions = Sessions::launch(specs);
+        sessions.settled().await;
+        sessions
+    }
+
+    /// Start connecting every server concurrently and return at once; [`Sessions::settled`]
+    /// says when each has become ready or failed. Meanwhile a server that is still starting is
+    /// `Starting` in [`Sessions::statuses`] and absent from the catalog, and the catalog's
+    /// generation moves as servers come up. Must be called within a tokio runtime.
+    pub fn launch(specs: Vec<ServerSpec>) -> Sessions {
         let (generation, _) = watch::channel(0);
         let shutdown = CancellationToken::new();
         let shared = Arc::new(Shared {
@@ -139,17 +151,43 @@ impl Sessions {
             )));
             firsts.push(rx);
         }
-        for rx in firsts {
-            // An error means the supervisor ended early, which also counts as an outcome.
-            let _ = rx.await;
+        let (settle, settled) = watch::channel(firsts.is_empty());
+        if !firsts.is_empty() {
+            tokio::spawn(async move {
+                for rx in firsts {
+                    // An error means the supervisor ended early, which also counts as an outcome.
+                    let _ = rx.await;
+                }
+                settle.send_replace(true);
+            });
         }
         Sessions {
             inner: Arc::new(Inner {
                 shared,
                 tasks: Mutex::new(tasks),
+                settled,
                 _close_on_drop: shutdown.drop_guard(),
             }),
         }
+    }
+
+    /// Wait until every server has either become ready or failed for the first time (at once
+    /// when that has happened already; a later restart does not count).
+    pub async fn settled(&self) {
+        let mut settled = self.inner.settled.clone();
+        // An error means the settling task is gone without saying so: nothing left to wait for.
+        let _ = settled.wait_for(|s| *s).await;
+    }
+
+    /// A receiver that turns true once every server has either become ready or failed for the
+    /// first time.
+    pub fn watch_settled(&self) -> watch::Receiver<bool> {
+        self.inner.settled.clone()
+    }
+
+    /// Whether every server has either become ready or failed for the first time.
+    pub fn is_settled(&self) -> bool {
+        *self.inner.settled.borrow()
     }
 
     /// One status per configured server, in configuration order.
