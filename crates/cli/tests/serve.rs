@@ -1104,6 +1104,67 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
     assert!(!logs[3].contains("call passes through"), "{}", logs[3]);
 }
 
+/// A server's malformed tool results reach the client as the session path reads them, on the
+/// pass-through too: results that are none become error results naming the problem, odd content
+/// blocks are converted, and a tool listed twice is offered once (the first definition) with a
+/// warning, not dropped silently.
+#[test]
+fn malformed_results_and_duplicate_tools_read_the_same_on_both_paths() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let fixture = repo_root().join("crates/cli/tests/fixtures/odd-server.mjs");
+    let fixture = serde_json::to_string(&fixture.to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.odd]\ncommand = {node}\nargs = [{fixture}]\npin = \"off\"\n"
+    ));
+    let mut outcomes = Vec::new();
+    let log = ("RUST_LOG", "warn,switchboard_gateway::passthrough=debug");
+    for env in [&[log][..], &[log, ("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let tools = c.request(1, "tools/list", json!({}));
+        let echoes: Vec<&Value> = tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"] == json!("odd__echo"))
+            .collect();
+        assert_eq!(echoes.len(), 1, "{tools}");
+        assert_eq!(
+            echoes[0]["description"],
+            json!("Return the text."),
+            "{tools}"
+        );
+        let seen = vec![
+            c.call(2, "odd__echo", json!({"text": "hi"})),
+            c.call(3, "odd__malformed", json!({})),
+            c.call(4, "odd__odd_blocks", json!({})),
+            c.call(5, "odd__not_a_result", json!({})),
+        ];
+        let log = c.finish();
+        assert!(
+            log.contains("lists more than one tool named") && log.contains("echo"),
+            "no warning about the duplicate tool:\n{log}"
+        );
+        outcomes.push(seen);
+    }
+    let (through, session) = (&outcomes[0], &outcomes[1]);
+    assert_eq!(through[0]["content"][0]["text"], json!("hi"), "{through:?}");
+    for broken in [&through[1], &through[3]] {
+        assert_eq!(broken["isError"], json!(true), "{broken}");
+        let text = broken["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("not a tool result"), "{text}");
+    }
+    let blocks = through[2]["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), 3, "{through:?}");
+    assert!(blocks.iter().all(|b| b["type"].is_string()), "{through:?}");
+    for (i, (a, b)) in through.iter().zip(session).enumerate() {
+        assert_eq!(
+            as_read(a),
+            as_read(b),
+            "outcome {i} differs between pass-through and session"
+        );
+    }
+}
+
 /// A tool result as a client reads it: a missing `isError` is false.
 fn as_read(result: &Value) -> Value {
     let mut r = result.clone();

@@ -90,7 +90,8 @@ pub struct View {
     pub instructions: String,
 }
 
-/// Pin changes already reported under `pin = "warn"`, so each is logged once.
+/// Pin changes already reported under `pin = "warn"`, and tools a server lists twice, so each
+/// is logged once.
 #[derive(Default)]
 pub struct Warned(Mutex<HashSet<(String, String, String)>>);
 
@@ -155,11 +156,26 @@ impl View {
             .map(|(s, t)| (s, t.def.name.as_str()))
             .collect();
         let names = NameMap::build(Dialect::Anthropic, pairs.iter().copied(), &aliases);
+        let mut seen = HashSet::new();
         for (server, entry) in catalog.tools() {
             let Some(config) = configs.get(server) else {
                 continue;
             };
             let tool = &entry.def;
+            // A server that lists two tools under one name: the first definition is offered
+            // (calls name the tool, so the server decides which runs), the later one is reported.
+            if !seen.insert((server, tool.name.as_str())) {
+                let key = (
+                    server.to_string(),
+                    tool.name.clone(),
+                    "duplicate".to_string(),
+                );
+                let mut warned = warned.0.lock().unwrap_or_else(|e| e.into_inner());
+                if warned.insert(key) {
+                    tracing::warn!(%server, tool = %tool.name, "the server lists more than one tool named {:?}; the gateway offers only the first definition", tool.name);
+                }
+                continue;
+            }
             let Some(public) = names.public(server, &tool.name) else {
                 continue;
             };

@@ -450,8 +450,6 @@ fn raw_id(json: &str) -> Option<u64> {
 /// than searching a short line).
 type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
 static RAW_ID: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"sb~"));
-static RESULT_TYPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"resultType\""));
-static TASK: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task\""));
 static PROGRESS: Needle =
     Needle::new(|| memchr::memmem::Finder::new(b"\"notifications/progress\""));
 
@@ -701,36 +699,77 @@ fn raw_id_text(id: u64) -> Arc<str> {
     Arc::from(std::str::from_utf8(&text[at..]).unwrap_or(ID_PREFIX))
 }
 
-/// A result that asks for more input or became a task is refused as on the typed path;
-/// anything but an object is not a tool result.
+/// A result that asks for more input or became a task is refused, as on the typed path. Any
+/// other result reaches the client as the typed path would give it (`convert::call_result`):
+/// verbatim when it is well formed (an object whose `content`, if any, is an array of objects
+/// with a `type`, whose `isError` is a boolean or null, naming `content`, `structuredContent`
+/// or `isError` or nothing but `_meta`), converted when only its content blocks are odd, and
+/// refused when the typed path would not read it as a tool result at all (`content` that is not
+/// an array, `isError` that is not a boolean, anything but an object). A client is never handed
+/// what its SDK would reject. One pass over the text, allocating nothing for a well-formed
+/// result.
 fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawValue>, SessionError> {
-    #[derive(Deserialize)]
-    struct Probe {
-        #[serde(rename = "resultType")]
-        result_type: Option<String>,
-        task: Option<IgnoredAny>,
-    }
     let protocol = |detail: String| SessionError::Protocol {
         server: server.to_string(),
         detail,
     };
     let text = result.get();
-    // The result is valid JSON already: an object that names neither key needs no second parse.
+    let refused = |kind: Option<&str>, task: bool| {
+        (task || kind.is_some_and(|t| t != "complete")).then(|| {
+            protocol(format!(
+                "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
+            ))
+        })
+    };
+    // A derived struct would also read a JSON array (by position), so look at the first byte.
     if text.trim_start().starts_with('{')
-        && RESULT_TYPE.find(text.as_bytes()).is_none()
-        && TASK.find(text.as_bytes()).is_none()
+        && let Ok(probe) = serde_json::from_str::<ResultProbe>(text)
     {
+        if let Some(e) = refused(probe.result_type.as_deref(), probe.task.is_some()) {
+            return Err(e);
+        }
+        if probe.content.is_some() || probe.structured.is_some() || probe.is_error.is_some() {
+            return Ok(result);
+        }
+    }
+    // Rare: odd content blocks, a broken field, or an object naming none of the fields.
+    let not_a_result = || protocol(convert::not_a_result(tool, text));
+    let value: Value = serde_json::from_str(text).map_err(|_| not_a_result())?;
+    if let Some(e) = refused(
+        value.get("resultType").and_then(Value::as_str),
+        value.get("task").is_some(),
+    ) {
+        return Err(e);
+    }
+    let read = convert::call_result(&value).ok_or_else(not_a_result)?;
+    let only_meta = value
+        .as_object()
+        .is_some_and(|o| o.keys().all(|k| k == "_meta" || k == "resultType"));
+    if only_meta {
         return Ok(result);
     }
-    match serde_json::from_str::<Probe>(text) {
-        Ok(p) if p.task.is_some() || p.result_type.as_deref().is_some_and(|t| t != "complete") => {
-            Err(protocol(format!(
-                "tool \"{tool}\" asked for more input or became a task, which switchboard does not support"
-            )))
-        }
-        Ok(_) => Ok(result),
-        Err(_) => Err(protocol(convert::not_a_result(tool, text))),
-    }
+    serde_json::value::to_raw_value(&read).map_err(|_| not_a_result())
+}
+
+/// The fields of a tool result that decide whether it is one; every other field is skipped.
+#[derive(Deserialize)]
+struct ResultProbe<'a> {
+    #[serde(rename = "resultType", borrow)]
+    result_type: Option<std::borrow::Cow<'a, str>>,
+    task: Option<IgnoredAny>,
+    content: Option<Vec<BlockProbe>>,
+    #[serde(rename = "structuredContent")]
+    structured: Option<IgnoredAny>,
+    /// `null` reads as absent, as on the typed path.
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+}
+
+/// A content block: an object with a `type` (its other fields are the client's to read).
+#[derive(Deserialize)]
+struct BlockProbe {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
 }
 
 /// The session ended under a call: the supervisor is told to look.
@@ -1113,9 +1152,14 @@ mod tests {
     }
 
     #[test]
-    fn results_are_checked_with_or_without_a_second_look() {
+    fn results_reach_the_client_as_the_typed_path_reads_them() {
         let raw = |s: &str| RawValue::from_string(s.to_string()).unwrap();
         let ok = |s: &str| checked("s", "t", raw(s)).is_ok();
+        let passed = |s: &str| {
+            let out: Value =
+                serde_json::from_str(checked("s", "t", raw(s)).unwrap().get()).unwrap();
+            out
+        };
         assert!(ok(r#"{"content": []}"#));
         assert!(ok(
             r#" {"content": [{"type": "text", "text": "a \"task\""}]}"#
@@ -1125,6 +1169,45 @@ mod tests {
         assert!(!ok(r#"{"task": {"taskId": "1"}}"#));
         assert!(!ok(r#"[1, 2]"#));
         assert!(!ok(r#""text""#));
+        // What the typed path reads as no tool result is refused here too.
+        assert!(!ok(r#"{"content": "not a list"}"#));
+        assert!(!ok(r#"{"content": [], "isError": "yes"}"#));
+        assert!(!ok(
+            r#"{"content": [], "resultType": "incomplete", "isError": 3}"#
+        ));
+        // Odd blocks are converted as the typed path converts them, the rest kept.
+        let odd = passed(r#"{"content": [1, {"text": "no type"}], "isError": true}"#);
+        assert_eq!(odd["isError"], serde_json::json!(true), "{odd}");
+        let blocks = odd["content"].as_array().unwrap();
+        assert_eq!(blocks.len(), 2, "{odd}");
+        assert!(
+            blocks
+                .iter()
+                .all(|b| b["type"] == serde_json::json!("text")),
+            "{odd}"
+        );
+        assert!(!ok(r#"{"messages": []}"#));
+        assert!(ok(r#"{"content": [], "isError": null}"#));
+        assert!(ok(r#"{"isError": true}"#));
+        assert!(ok(r#"{"structuredContent": {"content": "x"}}"#));
+        assert!(ok(r#"{}"#));
+        assert!(ok(r#"{"_meta": {"k": 1}, "resultType": "complete"}"#));
+        assert!(ok(
+            r#"{"content": [{"type": "text", "text": "a", "_meta": {}}], "extra": [1, {"a": 2}]}"#
+        ));
+        // Every answer the typed path reads as a tool result passes, and none it refuses.
+        for s in [
+            r#"{"content": "not a list"}"#,
+            r#"{"content": [1]}"#,
+            r#"{"content": [], "isError": "yes"}"#,
+            r#"{"messages": []}"#,
+            r#"{"content": [], "isError": null}"#,
+            r#"{}"#,
+            r#"{"isError": true}"#,
+        ] {
+            let typed = convert::call_result(&serde_json::from_str(s).unwrap()).is_some();
+            assert_eq!(ok(s), typed, "{s}");
+        }
     }
 
     fn link() -> Arc<RawLink> {
