@@ -75,9 +75,22 @@ pub enum SessionError {
         /// The transport's error, with its causes.
         detail: String,
     },
-    /// The server was reached but the MCP handshake (or the first listing) failed.
+    /// The server was reached but the MCP handshake failed.
     #[error("initialize failed: {detail}{}", tail_suffix(stderr_tail))]
     Handshake {
+        /// The configured server name.
+        server: String,
+        /// What went wrong.
+        detail: String,
+        /// The last lines a stdio server wrote to stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The server answered `initialize`, but listing its tools, resources or prompts failed.
+    #[error(
+        "initialized, but listing failed: {detail}{}",
+        tail_suffix(stderr_tail)
+    )]
+    Listing {
         /// The configured server name.
         server: String,
         /// What went wrong.
@@ -134,6 +147,7 @@ impl SessionError {
             | SessionError::Spawn { server, .. }
             | SessionError::Connect { server, .. }
             | SessionError::Handshake { server, .. }
+            | SessionError::Listing { server, .. }
             | SessionError::StartupTimeout { server, .. }
             | SessionError::Config { server, .. }
             | SessionError::Auth { server, .. }

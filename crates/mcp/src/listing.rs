@@ -156,6 +156,20 @@ fn soft_failure<T>(
     }
 }
 
+/// What a failed [`refresh`] says: an error answer can only have come from `tools/list` (the
+/// other lists' error answers are warnings).
+pub(crate) fn describe(error: &ServiceError) -> String {
+    match error {
+        ServiceError::McpError(e) => {
+            format!("tools/list answered error {}: {}", e.code.0, e.message)
+        }
+        ServiceError::UnexpectedResponse => {
+            "a list request got an answer of the wrong kind".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
 /// Follow `nextCursor` until the server stops giving one, a cursor repeats, or `MAX_PAGES`.
 async fn pages<T, F, Fut>(
     warnings: &mut Vec<String>,

@@ -181,9 +181,9 @@ async fn establish(
     let mut warnings = Vec::new();
     listing::refresh(service.peer(), &listing::ALL, &mut catalog, &mut warnings)
         .await
-        .map_err(|e| SessionError::Handshake {
+        .map_err(|e| SessionError::Listing {
             server: slot.spec.name.clone(),
-            detail: format!("listing failed: {e}"),
+            detail: listing::describe(&e),
             stderr_tail: slot.tail.lines(),
         })?;
     for w in &warnings {

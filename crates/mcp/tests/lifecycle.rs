@@ -476,6 +476,26 @@ fn paged_server(name: &str) -> ServerSpec {
     )
 }
 
+/// A server that initializes but cannot list its tools fails with a reason that says so, not
+/// as a failed `initialize`.
+#[tokio::test]
+async fn a_failing_tools_list_is_reported_as_such() {
+    let mut spec = paged_server("listless");
+    if let switchboard_core::TransportSpec::Stdio { args, .. } = &mut spec.transport {
+        args.push("--fail-tools-list".into());
+    }
+    let sessions = Sessions::start(vec![spec]).await;
+    let statuses = sessions.statuses();
+    let ServerState::Failed { reason } = &statuses[0].state else {
+        panic!("listless should have failed: {:?}", statuses[0].state);
+    };
+    assert_eq!(
+        reason,
+        "initialized, but listing failed: tools/list answered error -32603: tool registry offline"
+    );
+    sessions.shutdown().await;
+}
+
 #[tokio::test]
 async fn too_deep_and_malformed_results_fail_at_once_and_say_why() {
     let sessions = Sessions::start(vec![paged_server("paged")]).await;
