@@ -68,7 +68,9 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let approver = Arc::new(TerminalApprover {
         input: input.clone(),
     });
-    let mut agent = start_agent(global, &args.model, approver, !args.no_stream).await?;
+    // Someone is waiting to type: a server slower than the gateway's startup wait joins later.
+    let wait = Some(switchboard_gateway::STARTUP_WAIT);
+    let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
         "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /quit",

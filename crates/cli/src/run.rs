@@ -16,6 +16,7 @@ use switchboard_host::finder::Finder;
 use switchboard_host::pins::{self, PinStore};
 use switchboard_host::transcript::Transcript;
 use switchboard_host::translate::default_model;
+use switchboard_mcp::ServerState;
 use switchboard_providers::Part;
 
 use crate::output::print_json;
@@ -87,12 +88,14 @@ pub struct RunArgs {
 }
 
 /// Connect to the servers, build the client and the agent. Errors here are usage/config
-/// errors (exit 2).
+/// errors (exit 2). `wait` bounds how long servers get to start (`None`: until each has started
+/// or failed); the tools of one still starting join when it is ready.
 pub async fn start_agent(
     global: &Global,
     model: &ModelArgs,
     approver: Arc<dyn Approver>,
     stream: bool,
+    wait: Option<std::time::Duration>,
 ) -> anyhow::Result<Agent> {
     let config = source::load_config(global)?;
     for d in &config.disabled {
@@ -121,13 +124,20 @@ pub async fn start_agent(
         ),
         None => None,
     };
-    let sessions = source::connect(&config).await;
+    let sessions = source::connect_within(&config, wait).await;
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-        tracing::warn!(
-            "server {:?} is not available: {}",
-            s.name,
-            s.state.describe()
-        );
+        if s.state == ServerState::Connecting {
+            tracing::warn!(
+                "server {:?} is still starting; its tools join when it is ready",
+                s.name
+            );
+        } else {
+            tracing::warn!(
+                "server {:?} is not available: {}",
+                s.name,
+                s.state.describe()
+            );
+        }
     }
     let opts = AgentOptions {
         max_turns: model.max_turns.max(1),
@@ -186,7 +196,7 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
             why: "switchboard run was started without --yes, and this call needs approval".into(),
         })
     };
-    let mut agent = start_agent(global, &args.model, approver, args.stream).await?;
+    let mut agent = start_agent(global, &args.model, approver, args.stream, None).await?;
     let json = global.json;
     let mut show = |e: AgentEvent| {
         if json {

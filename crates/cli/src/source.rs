@@ -1,6 +1,7 @@
 //! Where tools come from for a command: the config (live servers) or `--catalog` files.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use switchboard_core::{Catalog, catalog_file};
@@ -36,13 +37,26 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
 
 /// Connect to every usable server of the config, with a spinner while they start.
 pub async fn connect(config: &Config) -> Sessions {
+    connect_within(config, None).await
+}
+
+/// As [`connect`], but return after `wait` at most (`None`: when every server has started or
+/// failed). Servers still starting then keep starting, and their tools join the catalog when
+/// they are ready.
+pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions {
     let specs = config
         .servers
         .iter()
         .map(|s| s.spec.clone())
         .collect::<Vec<_>>();
     let pb = output::spinner(format!("connecting to {} server(s)", specs.len()));
-    let sessions = Sessions::start(specs).await;
+    let sessions = Sessions::launch(specs);
+    match wait {
+        Some(wait) => {
+            let _ = tokio::time::timeout(wait, sessions.settled()).await;
+        }
+        None => sessions.settled().await,
+    }
     pb.finish_and_clear();
     sessions
 }

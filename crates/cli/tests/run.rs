@@ -1083,3 +1083,99 @@ async fn a_custom_base_url_gets_the_usual_key_with_a_warning_or_the_named_one() 
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--api-key-env NOT_SET_ANYWHERE"));
 }
+
+/// `chat` does not keep its user waiting for a server that is slow to start: it starts after
+/// the startup wait with the servers that are up, and the late server's tools join the tools
+/// array of the first request after it is ready.
+#[tokio::test]
+async fn chat_starts_without_a_slow_server_whose_tools_join_when_it_is_ready() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let d = Dialect::Anthropic;
+    let script = vec![Turn::Text("first".into()), Turn::Text("second".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_switchboard");
+    let gate = dir.path().join("gate");
+    let script = format!(
+        "while [ ! -e {gate:?} ]; do sleep 0.05; done; exec {exe:?} demo-server docs",
+        gate = gate.display().to_string()
+    );
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe:?}\nargs = [\"demo-server\", \"tickets\"]\n\n\
+             [servers.slow]\ncommand = \"sh\"\nargs = [\"-c\", {script}]\nstartup_timeout = \"10m\"\n",
+            script = serde_json::to_string(&script).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut child = tokio::process::Command::new(exe)
+        .args(["chat", "--no-stream", "--base-url", &double.base_url()])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Without the bound, chat would wait out the slow server's 10 minutes before reading.
+    stdin.write_all(b"hello\n").await.unwrap();
+    line_with(&mut out, "first").await;
+    std::fs::write(&gate, "").unwrap();
+    // Ask for the server list until the slow server is ready.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "slow never became ready"
+        );
+        stdin.write_all(b"/servers\n").await.unwrap();
+        let line = line_with(&mut out, "slow ").await;
+        if line.ends_with("ready") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    stdin.write_all(b"again\n/quit\n").await.unwrap();
+    line_with(&mut out, "second").await;
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("chat ended")
+        .unwrap();
+    assert!(status.success());
+    double.assert_valid();
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2);
+    let (first, second) = (tool_names(&reqs[0]), tool_names(&reqs[1]));
+    assert!(first.iter().any(|n| n.starts_with("tickets")), "{first:?}");
+    assert!(!first.iter().any(|n| n.starts_with("slow")), "{first:?}");
+    assert!(second.iter().any(|n| n.starts_with("slow")), "{second:?}");
+}
+
+/// The next line of a child's stdout that contains `what`, read for at most 60 s.
+async fn line_with(
+    out: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    what: &str,
+) -> String {
+    let found = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while let Some(line) = out.next_line().await.unwrap() {
+            if line.contains(what) {
+                return Some(line);
+            }
+        }
+        None
+    })
+    .await;
+    match found {
+        Ok(Some(line)) => line,
+        Ok(None) => panic!("stdout ended without a line with {what:?}"),
+        Err(_) => panic!("no stdout line with {what:?} within 60 s"),
+    }
+}
