@@ -619,6 +619,24 @@ async fn a_missing_key_without_base_url_is_a_usage_error() {
     assert!(err.contains("GEMINI_API_KEY"), "{err}");
 }
 
+/// `switchboard chat ARGS` in `dir` (no user config, the test key), every stream piped.
+fn spawn_chat(dir: &Path, args: &[&str]) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("chat")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join(".config"))
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     use tokio::io::AsyncWriteExt as _;
@@ -634,19 +652,7 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     let double = ProviderDouble::start(d, script).await;
     let dir = tempfile::tempdir().unwrap();
     let base = double.base_url();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["chat", "--base-url", &base])
-        .current_dir(dir.path())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env_remove("SWITCHBOARD_CONFIG")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = spawn_chat(dir.path(), &["--base-url", &base]);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(b"/tools\n/servers\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n")
@@ -1109,19 +1115,10 @@ async fn chat_starts_without_a_slow_server_whose_tools_join_when_it_is_ready() {
         ),
     )
     .unwrap();
-    let mut child = tokio::process::Command::new(exe)
-        .args(["chat", "--no-stream", "--base-url", &double.base_url()])
-        .current_dir(dir.path())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env_remove("SWITCHBOARD_CONFIG")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = spawn_chat(
+        dir.path(),
+        &["--no-stream", "--base-url", &double.base_url()],
+    );
     let mut stdin = child.stdin.take().unwrap();
     let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     // Without the bound, chat would wait out the slow server's 10 minutes before reading.
