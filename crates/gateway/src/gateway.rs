@@ -198,11 +198,6 @@ impl Gateway {
         }
     }
 
-    /// Whether every upstream server has come up or failed and the view shows it.
-    pub fn is_ready(&self) -> bool {
-        *self.ready.borrow()
-    }
-
     /// The current snapshot.
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.snapshot

@@ -185,11 +185,6 @@ impl Sessions {
         self.inner.settled.clone()
     }
 
-    /// Whether every server has either become ready or failed for the first time.
-    pub fn is_settled(&self) -> bool {
-        *self.inner.settled.borrow()
-    }
-
     /// One status per configured server, in configuration order.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         let shared = &self.inner.shared;
