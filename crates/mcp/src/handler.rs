@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, ErrorData, Implementation,
-    ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+    ListRootsResult, LoggingMessageNotificationParam, ProtocolVersion,
     ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{InboundStreamOrigin, NotificationContext, RequestContext};
@@ -150,14 +150,6 @@ impl ClientHandler for Handler {
             return relayed(answer);
         }
         Ok(answer_elicitation(self.elicitation, &request))
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _cx: NotificationContext<RoleClient>,
-    ) {
-        self.relays.progress(params);
     }
 
     async fn on_resource_updated(

@@ -73,20 +73,11 @@ async fn send_once(
     };
     let result = handle.await_response().await;
     guard.id = None;
-    if relay.is_some_and(|(_, sink)| sink.is_some()) {
-        // rmcp hands each notification to a task of its own, so a progress notification the
-        // server sent just before its response may still be on its way to the relay when the
-        // response arrives. Let those tasks run before the registration goes away, so the
-        // caller gets the last progress too (the conformance scenario checks all three).
-        for _ in 0..LATE_NOTIFICATION_YIELDS {
-            tokio::task::yield_now().await;
-        }
-    }
+    // Every progress notification reaches its relay as the transport reads it, before the
+    // response behind it (`raw` for stdio, `in_order` for HTTP), so nothing is still on its
+    // way when the registration goes away.
     result
 }
-
-/// How often a relayed call yields after its response for notifications still being handled.
-const LATE_NOTIFICATION_YIELDS: usize = 3;
 
 /// A result as the JSON the server sent (for typed results, as rmcp re-encodes them).
 pub(crate) fn to_json(result: ServerResult) -> Value {
