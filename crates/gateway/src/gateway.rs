@@ -481,17 +481,18 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
         }
         pins_version = now;
         let (tools, resources, prompts) = g.rebuild();
-        if tools || resources || prompts {
-            tracing::info!(tools, resources, prompts, "gateway view changed");
-            g.notify(tools, resources, prompts).await;
-        }
         if now_settled {
             for s in g.sessions.statuses() {
                 if !s.state.is_ready() {
                     tracing::warn!(server = %s.name, state = %s.state.describe(), "upstream server not ready");
                 }
             }
+            // Before notifying: requests waiting for this need not wait for slow clients.
             set_ready.send_replace(true);
+        }
+        if tools || resources || prompts {
+            tracing::info!(tools, resources, prompts, "gateway view changed");
+            g.notify(tools, resources, prompts).await;
         }
     }
 }
