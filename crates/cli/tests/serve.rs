@@ -1146,6 +1146,21 @@ fn malformed_results_and_duplicate_tools_read_the_same_on_both_paths() {
         );
         outcomes.push(seen);
     }
+    // The facade finds the tool listed twice once.
+    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--expose", "facade"]);
+    let found = c.call(
+        1,
+        "search_tools",
+        json!({"query": "echo return the text", "limit": 10}),
+    );
+    let echoes = found["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools found: {found}"))
+        .iter()
+        .filter(|t| t["name"] == json!("odd__echo"))
+        .count();
+    assert_eq!(echoes, 1, "{found}");
+    c.finish();
     let (through, session) = (&outcomes[0], &outcomes[1]);
     assert_eq!(through[0]["content"][0]["text"], json!("hi"), "{through:?}");
     for broken in [&through[1], &through[3]] {

@@ -313,15 +313,18 @@ impl Gateway {
             })
             .collect();
         let search = self.finder.as_ref().map(|finder| {
+            // One document per listed tool: a server's second tool of the same name is not
+            // listed (see `View::build`), so it is not searched either.
+            let mut seen = std::collections::HashSet::new();
             let docs: Vec<Doc> = catalog
                 .servers
                 .values()
-                .flat_map(|s| {
-                    s.tools
-                        .iter()
-                        .filter(|t| by_pair.contains_key(&(s.server.clone(), t.def.name.clone())))
-                        .map(move |t| Doc::from_entry(s, t))
+                .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+                .filter(|(s, t)| {
+                    let pair = (s.server.clone(), t.def.name.clone());
+                    by_pair.contains_key(&pair) && seen.insert(pair)
                 })
+                .map(|(s, t)| Doc::from_entry(s, t))
                 .collect();
             let key = docs_key(&docs);
             let previous = self.snapshot().search.clone();

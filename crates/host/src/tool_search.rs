@@ -57,6 +57,10 @@ impl ToolSearch {
                 if let Some(f) = opts.filters.get(&s.server) {
                     s.tools.retain(|t| f.permits(&t.def.name));
                 }
+                // A second tool of the same name is never sent (translate reports it), so it
+                // is not searched either: a search would find the one name twice.
+                let mut seen = BTreeSet::new();
+                s.tools.retain(|t| seen.insert(t.def.name.clone()));
                 s
             })
             .collect()
@@ -194,5 +198,32 @@ impl ToolSearch {
             out.entry(s.as_str()).or_default().push(t.as_str());
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_core::{Dialect, Entry, Tool};
+
+    #[test]
+    fn a_tool_listed_twice_is_searched_once_as_its_first_definition() {
+        let mut dup = ServerCatalog::new("dup");
+        for description in ["first", "second"] {
+            dup.tools
+                .push(Entry::new(Tool::new("get_item", description, json!({}))));
+        }
+        dup.tools
+            .push(Entry::new(Tool::new("other", "d", json!({}))));
+        let listed = ToolSearch::listed(
+            &Catalog::from_servers([dup]),
+            &TranslateOptions::new(Dialect::Anthropic),
+        );
+        let tools: Vec<(&str, Option<&str>)> = listed[0]
+            .tools
+            .iter()
+            .map(|t| (t.def.name.as_str(), t.def.description.as_deref()))
+            .collect();
+        assert_eq!(tools, [("get_item", Some("first")), ("other", Some("d"))]);
     }
 }
