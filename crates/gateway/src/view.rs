@@ -90,10 +90,21 @@ pub struct View {
     pub instructions: String,
 }
 
-/// Pin changes already reported under `pin = "warn"`, and tools a server lists twice, so each
+/// Pin changes already reported under `pin = "warn"`, and names a server lists twice, so each
 /// is logged once.
 #[derive(Default)]
 pub struct Warned(Mutex<HashSet<(String, String, String)>>);
+
+impl Warned {
+    /// True the first time it is asked about this (server, name, what).
+    fn first(&self, server: &str, name: &str, what: &str) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert((
+            server.to_string(),
+            name.to_string(),
+            what.to_string(),
+        ))
+    }
+}
 
 /// The tool-name prefix of a server: its alias if it has one (possibly empty), else its name.
 pub fn prefix(server: &ServerConfig) -> &str {
@@ -165,13 +176,7 @@ impl View {
             // A server that lists two tools under one name: the first definition is offered
             // (calls name the tool, so the server decides which runs), the later one is reported.
             if !seen.insert((server, tool.name.as_str())) {
-                let key = (
-                    server.to_string(),
-                    tool.name.clone(),
-                    "duplicate".to_string(),
-                );
-                let mut warned = warned.0.lock().unwrap_or_else(|e| e.into_inner());
-                if warned.insert(key) {
+                if warned.first(server, &tool.name, "duplicate tool") {
                     tracing::warn!(%server, tool = %tool.name, "the server lists more than one tool named {:?}; the gateway offers only the first definition", tool.name);
                 }
                 continue;
@@ -229,6 +234,12 @@ impl View {
             ) else {
                 continue;
             };
+            if view.prompt_routes.contains_key(public) {
+                if warned.first(server, name, "duplicate prompt") {
+                    tracing::warn!(%server, prompt = %name, "the server lists more than one prompt named {name:?}; the gateway offers only the first");
+                }
+                continue;
+            }
             if let Some(v) = with_field(&entry.def, "name", public) {
                 view.prompts.push(v);
                 view.prompt_routes
@@ -254,9 +265,17 @@ impl View {
             };
             for r in &s.resources {
                 let public = public_uri(config, &r.def.uri);
-                // Two servers that both pass a URI through: the first keeps it.
-                if view.resource_routes.contains_key(&public) {
-                    tracing::warn!(server = %s.server, uri = %r.def.uri, "resource URI offered by two servers; the first one keeps it");
+                // Two servers that both pass a URI through, or one that lists it twice: the
+                // first keeps it.
+                if let Some((owner, _)) = view.resource_routes.get(&public) {
+                    if !warned.first(&s.server, &public, "duplicate resource") {
+                        continue;
+                    }
+                    if *owner == s.server {
+                        tracing::warn!(server = %s.server, uri = %r.def.uri, "the server lists a resource URI twice; the gateway offers only the first");
+                    } else {
+                        tracing::warn!(server = %s.server, uri = %r.def.uri, first = %owner, "resource URI offered by two servers; the first one keeps it");
+                    }
                     continue;
                 }
                 if let Some(v) = with_field(&r.def, "uri", &public) {
@@ -267,11 +286,16 @@ impl View {
             }
             for t in &s.resource_templates {
                 let public = public_uri(config, &t.def.uri_template);
+                if view.template_routes.contains_key(&public) {
+                    if warned.first(&s.server, &public, "duplicate template") {
+                        tracing::warn!(server = %s.server, template = %t.def.uri_template, "resource template offered twice; the first one keeps it");
+                    }
+                    continue;
+                }
                 if let Some(v) = with_field(&t.def, "uriTemplate", &public) {
                     view.templates.push(v);
                     view.template_routes
-                        .entry(public)
-                        .or_insert_with(|| (s.server.clone(), t.def.uri_template.clone()));
+                        .insert(public, (s.server.clone(), t.def.uri_template.clone()));
                 }
             }
         }
@@ -353,9 +377,7 @@ fn pin_state(
             "tool {public:?} is withheld: server {server:?} changed its definition ({what}) since it was pinned, and the gateway does not pass on a changed tool until it is approved. {hint}."
         )),
         PinMode::Warn => {
-            let key = (server.to_string(), tool.name.clone(), definition_hash(&now));
-            let mut seen = warned.0.lock().unwrap_or_else(|e| e.into_inner());
-            if seen.insert(key) {
+            if warned.first(server, &tool.name, &definition_hash(&now)) {
                 tracing::warn!(%server, tool = %tool.name, changed = %what, "pinned tool definition changed (pin = \"warn\": kept); {hint}");
             }
             None
@@ -442,6 +464,37 @@ mod tests {
         }));
         b.info.instructions = Some("Use search.".into());
         Catalog::from_servers([a, b])
+    }
+
+    #[test]
+    fn what_a_server_lists_twice_is_offered_once_as_first_listed() {
+        let mut c = catalog();
+        let docs = c.servers.get_mut("docs").unwrap();
+        let twice = |v: serde_json::Value| [v.clone(), v];
+        for (i, p) in twice(json!({"name": "summarize"})).into_iter().enumerate() {
+            let mut p: switchboard_core::Prompt = serde_json::from_value(p).unwrap();
+            p.description = Some(format!("definition {i}"));
+            docs.prompts.push(Entry::new(p));
+        }
+        for t in twice(json!({"uriTemplate": "docs://pages/{slug}", "name": "page"})) {
+            docs.resource_templates
+                .push(Entry::new(serde_json::from_value(t).unwrap()));
+        }
+        let again = docs.resources[0].clone();
+        docs.resources.push(again);
+        let again = docs.tools[0].clone();
+        docs.tools.push(again);
+        let servers = [config("tickets", None, &[]), config("docs", None, &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        let names: Vec<&str> = v.tools.iter().map(|t| t.public.as_str()).collect();
+        assert_eq!(
+            names,
+            ["docs__search", "tickets__search", "tickets__delete"]
+        );
+        assert_eq!(v.prompts.len(), 1, "{:?}", v.prompts);
+        assert_eq!(v.prompts[0]["description"], json!("definition 0"));
+        assert_eq!(v.templates.len(), 1, "{:?}", v.templates);
+        assert_eq!(v.resources.len(), 1, "{:?}", v.resources);
     }
 
     #[test]
