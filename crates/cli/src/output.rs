@@ -19,17 +19,25 @@ pub fn init_logging(verbose: u8) {
 
 /// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
 ///
+/// At the default level rmcp's session loop ([`RMCP_SESSION_TARGET`]) shows errors only: it
+/// logs every error answer a session sends as a WARN with the error's Debug form (a gateway
+/// client asking for an unknown prompt, a server's request we decline), which is the peer's
+/// business, not the user's; `-v` shows them.
+///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
 /// in a log someone pastes into an issue. A user who sets RUST_LOG explicitly gets exactly what
 /// they asked for (the filter above is used as is).
 fn default_directives(verbose: u8) -> String {
     match verbose {
-        0 => "warn".to_string(),
+        0 => format!("warn,{RMCP_SESSION_TARGET}=error"),
         1 => "info".to_string(),
         _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),
     }
 }
+
+/// rmcp's session loop, which logs each error answer it sends at WARN.
+const RMCP_SESSION_TARGET: &str = "rmcp::service";
 
 /// stderr for logs, with secrets taken out of every URL in a line: libraries (rmcp, reqwest)
 /// log failed requests with the URL they failed on, query tokens included. The formatter
@@ -166,5 +174,25 @@ mod tests {
         }
         // An explicit RUST_LOG is taken as written.
         assert_eq!(debug_enabled("debug"), (true, true));
+    }
+
+    #[test]
+    fn the_default_level_leaves_out_rmcp_error_answer_warnings_only() {
+        let warn_enabled = |directives: &str, target_is_session: bool| {
+            let subscriber = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(directives))
+                .with_writer(std::io::sink)
+                .finish();
+            tracing::subscriber::with_default(subscriber, || {
+                if target_is_session {
+                    tracing::enabled!(target: RMCP_SESSION_TARGET, Level::WARN)
+                } else {
+                    tracing::enabled!(target: switchboard_mcp::HTTP_LOG_TARGET, Level::WARN)
+                }
+            })
+        };
+        assert!(!warn_enabled(&default_directives(0), true));
+        assert!(warn_enabled(&default_directives(0), false));
+        assert!(warn_enabled(&default_directives(1), true));
     }
 }
