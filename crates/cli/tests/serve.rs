@@ -886,6 +886,17 @@ impl LineClient {
     }
 }
 
+/// A client that closes its end before `initialize` (a launcher checking that the command runs)
+/// ends `serve` cleanly: exit 0, nothing reported as an error.
+#[test]
+fn a_client_that_leaves_before_initialize_ends_serve_cleanly() {
+    let setup = Setup::new("");
+    let out = setup.run(&["serve", "--pins", &setup.pins()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("rror"), "{stderr}");
+}
+
 /// The public names of the tools a `tools/list` response lists.
 fn listed(response: &Value) -> Vec<String> {
     response["result"]["tools"]

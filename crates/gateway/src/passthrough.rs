@@ -101,15 +101,14 @@ where
     let server = tokio::spawn(server_lines(from_rmcp, out, negotiated));
     let running = GatewayHandler::new(gateway)
         .serve(tokio::io::split(rmcp_side))
-        .await
-        .map_err(|e| GatewayError::Serve(e.to_string()));
+        .await;
     let ended = match running {
         Ok(running) => running
             .waiting()
             .await
             .map(|_| ())
             .map_err(|e| GatewayError::Serve(e.to_string())),
-        Err(e) => Err(e),
+        Err(e) => crate::stdio::not_started(e),
     };
     let _ = server.await;
     ended

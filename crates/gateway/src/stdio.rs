@@ -1,6 +1,7 @@
 //! Serving one MCP server handler over this process's stdin/stdout until the client disconnects:
 //! the gateway, the embedded demo servers and the conformance fixture all end here.
 
+use rmcp::service::ServerInitializeError;
 use rmcp::{ServerHandler, ServiceExt};
 
 use crate::error::GatewayError;
@@ -53,15 +54,31 @@ fn input() -> Result<std::io::Stdin, GatewayError> {
     Ok(std::io::stdin())
 }
 
-async fn wait<H: ServerHandler, E: std::fmt::Display>(
-    started: Result<rmcp::service::RunningService<rmcp::RoleServer, H>, E>,
+async fn wait<H: ServerHandler>(
+    started: Result<rmcp::service::RunningService<rmcp::RoleServer, H>, ServerInitializeError>,
 ) -> Result<(), GatewayError> {
-    let running = started.map_err(|e| GatewayError::Serve(e.to_string()))?;
+    let running = match started {
+        Ok(running) => running,
+        Err(e) => return not_started(e),
+    };
     running
         .waiting()
         .await
         .map_err(|e| GatewayError::Serve(e.to_string()))?;
     Ok(())
+}
+
+/// A session that never started: a client that closed its end before `initialize` simply went
+/// away (a launcher checking that the command runs, a host that gave up), which is not a
+/// failure of the server; anything else is.
+pub(crate) fn not_started(e: ServerInitializeError) -> Result<(), GatewayError> {
+    match e {
+        ServerInitializeError::ConnectionClosed(_) => {
+            tracing::info!("the client closed the connection before initialize");
+            Ok(())
+        }
+        other => Err(GatewayError::Serve(other.to_string())),
+    }
 }
 
 #[cfg(unix)]
