@@ -19,10 +19,10 @@ pub fn init_logging(verbose: u8) {
 
 /// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
 ///
-/// At the default level rmcp's session loop ([`RMCP_SESSION_TARGET`]) shows errors only: it
-/// logs every error answer a session sends as a WARN with the error's Debug form (a gateway
-/// client asking for an unknown prompt, a server's request we decline), which is the peer's
-/// business, not the user's; `-v` shows them.
+/// At the default level rmcp's session loop ([`switchboard_mcp::SESSION_LOG_TARGET`]) shows
+/// errors only: it logs every error answer a session sends as a WARN with the error's Debug
+/// form (a gateway client asking for an unknown prompt, a server's request we decline), which
+/// is the peer's business, not the user's; `-v` shows them.
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
@@ -30,14 +30,11 @@ pub fn init_logging(verbose: u8) {
 /// they asked for (the filter above is used as is).
 fn default_directives(verbose: u8) -> String {
     match verbose {
-        0 => format!("warn,{RMCP_SESSION_TARGET}=error"),
+        0 => format!("warn,{}=error", switchboard_mcp::SESSION_LOG_TARGET),
         1 => "info".to_string(),
         _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),
     }
 }
-
-/// rmcp's session loop, which logs each error answer it sends at WARN.
-const RMCP_SESSION_TARGET: &str = "rmcp::service";
 
 /// stderr for logs, with secrets taken out of every URL in a line: libraries (rmcp, reqwest)
 /// log failed requests with the URL they failed on, query tokens included. The formatter
@@ -185,7 +182,7 @@ mod tests {
                 .finish();
             tracing::subscriber::with_default(subscriber, || {
                 if target_is_session {
-                    tracing::enabled!(target: RMCP_SESSION_TARGET, Level::WARN)
+                    tracing::enabled!(target: switchboard_mcp::SESSION_LOG_TARGET, Level::WARN)
                 } else {
                     tracing::enabled!(target: switchboard_mcp::HTTP_LOG_TARGET, Level::WARN)
                 }

@@ -59,4 +59,7 @@ pub use sessions::Sessions;
 pub const OAUTH_LOG_TARGET: &str = "rmcp::transport::auth";
 /// The log target of rmcp's Streamable HTTP client (its debug logs carry nothing secret).
 pub const HTTP_LOG_TARGET: &str = "rmcp::transport::streamable_http_client";
+/// The tracing target of rmcp's session loop, which logs every error answer a session sends
+/// (ours to a server, or a gateway's to a client) at WARN with the error's Debug form.
+pub const SESSION_LOG_TARGET: &str = "rmcp::service";
 pub use status::{ServerState, ServerStatus};
