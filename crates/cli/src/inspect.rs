@@ -68,16 +68,7 @@ fn parse_dialect(s: &str) -> Result<Dialect, String> {
 pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode> {
     let (catalog, mut opts) = if global.catalog.is_empty() {
         let config = source::load_config(global)?;
-        let sessions = source::connect(&config).await;
-        let catalog = sessions.catalog();
-        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-            tracing::warn!(
-                "server {:?} is not in the request: {}",
-                s.name,
-                s.state.describe()
-            );
-        }
-        sessions.shutdown().await;
+        let catalog = source::live_catalog(&config, "is not in the request").await;
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }

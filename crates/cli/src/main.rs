@@ -274,13 +274,7 @@ async fn lint(
         source::load_catalog_files(&global.catalog)?
     } else {
         let config = source::load_config(global)?;
-        let sessions = source::connect(&config).await;
-        let catalog = sessions.catalog();
-        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-            tracing::warn!("server {:?} not linted: {}", s.name, s.state.describe());
-        }
-        sessions.shutdown().await;
-        catalog
+        source::live_catalog(&config, "is not linted").await
     };
     lint_cmd::run_on_catalog(&args, &catalog)
 }

@@ -89,16 +89,7 @@ impl SearchTools {
             });
         }
         let config = source::load_config(global)?;
-        let sessions = source::connect(&config).await;
-        let catalog = sessions.catalog();
-        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-            tracing::warn!(
-                "server {:?} is not searched: {}",
-                s.name,
-                s.state.describe()
-            );
-        }
-        sessions.shutdown().await;
+        let catalog = source::live_catalog(&config, "is not searched").await;
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }

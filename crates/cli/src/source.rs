@@ -61,6 +61,18 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
     sessions
 }
 
+/// The catalog of the config's live servers: connect, take what they list, close. Each server
+/// that is not ready is named with `left_out` ("is not searched") and why.
+pub async fn live_catalog(config: &Config, left_out: &str) -> Catalog {
+    let sessions = connect(config).await;
+    let catalog = sessions.catalog();
+    for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+        tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
+    }
+    sessions.shutdown().await;
+    catalog
+}
+
 /// Read `--catalog` files into one catalog. Entries a file gets wrong are skipped with a warning.
 pub fn load_catalog_files(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
     let mut servers = Vec::new();
