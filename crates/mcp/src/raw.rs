@@ -722,9 +722,12 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
         })
     };
     // A derived struct would also read a JSON array (by position), so look at the first byte.
-    if text.trim_start().starts_with('{')
-        && let Ok(probe) = serde_json::from_str::<ResultProbe>(text)
-    {
+    let probe = text
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<ResultProbe>(text).ok())
+        .flatten();
+    if let Some(probe) = &probe {
         if let Some(e) = refused(probe.result_type.as_deref(), probe.task.is_some()) {
             return Err(e);
         }
@@ -732,6 +735,7 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
             return Ok(result);
         }
     }
+    let well_formed = probe.is_some();
     // Rare: odd content blocks, a broken field, or an object naming none of the fields.
     let not_a_result = || protocol(convert::not_a_result(tool, text));
     let value: Value = serde_json::from_str(text).map_err(|_| not_a_result())?;
@@ -742,10 +746,8 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
         return Err(e);
     }
     let read = convert::call_result(&value).ok_or_else(not_a_result)?;
-    let only_meta = value
-        .as_object()
-        .is_some_and(|o| o.keys().all(|k| k == "_meta" || k == "resultType"));
-    if only_meta {
+    if well_formed {
+        // It names no field, and the typed path reads it: `{}` or only `_meta`, kept as sent.
         return Ok(result);
     }
     serde_json::value::to_raw_value(&read).map_err(|_| not_a_result())
