@@ -25,6 +25,12 @@ pub struct ChatArgs {
     /// Wait for whole replies instead of streaming them.
     #[arg(long)]
     no_stream: bool,
+    /// The prompt opens once every server has started, or after this many seconds. A server
+    /// still starting then joins later: its tools reach the model from the first request after
+    /// it is ready (`/servers` shows when). 0 never waits.
+    #[arg(long, value_name = "SECS", default_value_t = switchboard_gateway::STARTUP_WAIT.as_secs_f64(),
+          value_parser = crate::serve::seconds)]
+    startup_wait: f64,
 }
 
 type Input = Arc<Mutex<Lines<BufReader<Stdin>>>>;
@@ -68,8 +74,8 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let approver = Arc::new(TerminalApprover {
         input: input.clone(),
     });
-    // Someone is waiting to type: a server slower than the gateway's startup wait joins later.
-    let wait = Some(switchboard_gateway::STARTUP_WAIT);
+    // Someone is waiting to type: a server slower than the startup wait joins later.
+    let wait = Some(std::time::Duration::from_secs_f64(args.startup_wait));
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(

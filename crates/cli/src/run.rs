@@ -127,8 +127,9 @@ pub async fn start_agent(
     let sessions = source::connect_within(&config, wait).await;
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
         if s.state == ServerState::Connecting {
+            let after = wait.map_or_else(String::new, |w| format!(" after {} s", w.as_secs_f64()));
             tracing::warn!(
-                "server {:?} is still starting; its tools join when it is ready",
+                "server {:?} is still starting{after}; its tools join when it is ready",
                 s.name
             );
         } else {

@@ -53,7 +53,7 @@ pub struct ServeArgs {
 }
 
 /// A number of seconds, from 0 to a day.
-fn seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;

@@ -1117,11 +1117,32 @@ async fn chat_starts_without_a_slow_server_whose_tools_join_when_it_is_ready() {
     .unwrap();
     let mut child = spawn_chat(
         dir.path(),
-        &["--no-stream", "--base-url", &double.base_url()],
+        &[
+            "--no-stream",
+            "--startup-wait",
+            "0.5",
+            "--base-url",
+            &double.base_url(),
+        ],
     );
     let mut stdin = child.stdin.take().unwrap();
     let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
     // Without the bound, chat would wait out the slow server's 10 minutes before reading.
+    let note = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while let Some(line) = err.next_line().await.unwrap() {
+            if line.contains("still starting") {
+                return line;
+            }
+        }
+        panic!("stderr ended without naming the server still starting")
+    })
+    .await
+    .expect("a line about the slow server within 60 s");
+    assert!(
+        note.contains("\"slow\" is still starting after 0.5 s"),
+        "{note}"
+    );
     stdin.write_all(b"hello\n").await.unwrap();
     line_with(&mut out, "first").await;
     std::fs::write(&gate, "").unwrap();
