@@ -331,7 +331,7 @@ fn print_table(r: &Report, index: &Index, args: &RetrievalArgs, tools: usize, or
     );
     if r.skipped_queries > 0 || r.dropped_labels > 0 {
         println!(
-            "  ({} gold labels name no tool in the catalog and were dropped; {} queries had none left and were skipped)",
+            "  (gold labels that name no tool in the catalog, dropped: {}; queries left with none, skipped: {})",
             r.dropped_labels, r.skipped_queries
         );
     }

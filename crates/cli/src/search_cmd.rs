@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
 use switchboard_core::{Dialect, ServerCatalog, catalog_file};
-use switchboard_search::{BuildOptions, Doc, EmbeddingCache, Index, Method};
+use switchboard_search::{BuildOptions, DenseStatus, Doc, EmbeddingCache, Index, Method};
 
 use crate::eval::{MethodArg, load_model, progress_bar};
 use crate::output::{color_on_stdout, paint, print_json, styled_table};
@@ -159,7 +159,11 @@ impl SearchTools {
         for issue in index.issues() {
             tracing::warn!("{issue}");
         }
-        if method != Method::Lexical && index.effective_method(method) == Method::Lexical {
+        // Without a model `load_model` has said why; with one, say why it went unused.
+        if embedder.is_some()
+            && method != Method::Lexical
+            && index.effective_method(method) == Method::Lexical
+        {
             eprintln!("note: {}; ranking lexically", index.dense_status());
         }
         index
@@ -259,10 +263,11 @@ pub async fn run(global: &Global, args: SearchArgs) -> anyhow::Result<ExitCode> 
             })).collect::<Vec<Value>>(),
         }));
     } else {
-        let how = if method == Method::Lexical {
-            "lexical, as asked".to_string()
-        } else {
-            format!("{}: {}", effective.as_str(), index.dense_status())
+        let how = match (method, index.dense_status()) {
+            (Method::Lexical, _) => "lexical, as asked".to_string(),
+            (_, DenseStatus::NoModel) => "lexically (no embedding model)".to_string(),
+            (_, DenseStatus::Failed(why)) => format!("lexically (embedding failed: {why})"),
+            (_, ready) => format!("{}: {ready}", effective.as_str()),
         };
         println!(
             "{} tool(s) of {} from {}, ranked {how}",

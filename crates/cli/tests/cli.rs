@@ -572,8 +572,16 @@ fn search_ranks_the_demo_tools_and_exits_1_when_nothing_matches() {
     let out = search(&["close a support ticket"], &no_model);
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("ranked lexical"), "{stdout}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ranking lexically"));
+    assert!(
+        stdout.contains("ranked lexically (no embedding model)"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("lexical only").count(),
+        1,
+        "said once: {stderr}"
+    );
 }
 
 #[test]
