@@ -44,19 +44,67 @@ pub struct Query {
     pub catalog: Option<String>,
 }
 
-/// Parse a JSON-lines query file (blank lines are skipped).
+/// Parse a JSON-lines query file. Blank lines and a leading byte-order mark are skipped; a
+/// line without an `"id"` is called `line N`, a numeric id is read as text, and `"gold"` may be
+/// one name instead of a list.
 pub fn parse_queries(source_name: &str, text: &str) -> Result<Vec<Query>, SearchError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| SearchError::QueryLine {
+            query_line(line, i + 1).map_err(|message| SearchError::QueryLine {
                 source_name: source_name.to_string(),
                 line: i + 1,
-                message: e.to_string(),
+                message,
             })
         })
         .collect()
+}
+
+/// One line of a query file, or what is wrong with it.
+fn query_line(line: &str, line_no: usize) -> Result<Query, String> {
+    use serde_json::Value;
+    const SHAPE: &str = r#"{"id": ..., "query": "...", "gold": ["tool" or "server/tool", ...]}"#;
+    let value: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let Value::Object(mut fields) = value else {
+        return Err(format!("expected one JSON object per line: {SHAPE}"));
+    };
+    let id = match fields.remove("id") {
+        None | Some(Value::Null) => format!("line {line_no}"),
+        Some(Value::String(id)) => id,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(_) => return Err("\"id\" must be a string or a number".to_string()),
+    };
+    let query = match fields.remove("query") {
+        Some(Value::String(q)) => q,
+        None => return Err(format!("no \"query\": expected {SHAPE}")),
+        Some(_) => return Err("\"query\" must be a string".to_string()),
+    };
+    let not_names = || "\"gold\" must be a tool name or a list of tool names".to_string();
+    let gold = match fields.remove("gold") {
+        Some(Value::String(g)) => vec![g],
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|g| match g {
+                Value::String(g) => Ok(g),
+                _ => Err(not_names()),
+            })
+            .collect::<Result<_, _>>()?,
+        None => return Err(format!("no \"gold\": expected {SHAPE}")),
+        Some(_) => return Err(not_names()),
+    };
+    let catalog = match fields.remove("catalog") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c),
+        Some(_) => return Err("\"catalog\" must be a catalog file's stem, a string".to_string()),
+    };
+    Ok(Query {
+        id,
+        query,
+        gold,
+        catalog,
+    })
 }
 
 /// Whether a retrieved tool is the gold label `gold`.
@@ -302,5 +350,68 @@ pub fn evaluate(
         tokens_facade: tokens(facade_chars) / n,
         token_estimate: TOKEN_ESTIMATE,
         outcomes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_files_as_editors_and_scripts_write_them_are_read() {
+        let text = "\u{feff}{\"id\": \"a\", \"query\": \"close a ticket\", \"gold\": [\"close_ticket\"], \"catalog\": \"demo\"}\r\n\
+                    \r\n\
+                    {\"query\": \"no id\", \"gold\": \"tickets/get_ticket\"}\n\
+                    {\"id\": 7, \"query\": \"numbered\", \"gold\": [], \"catalog\": null}\n";
+        let q = parse_queries("q.jsonl", text).unwrap();
+        assert_eq!(q.len(), 3);
+        assert_eq!(
+            q[0],
+            Query {
+                id: "a".into(),
+                query: "close a ticket".into(),
+                gold: vec!["close_ticket".into()],
+                catalog: Some("demo".into()),
+            }
+        );
+        assert_eq!(
+            (q[1].id.as_str(), q[1].gold.as_slice()),
+            ("line 3", &["tickets/get_ticket".to_string()][..])
+        );
+        assert_eq!((q[2].id.as_str(), q[2].catalog.as_deref()), ("7", None));
+    }
+
+    #[test]
+    fn a_bad_line_is_named_with_what_is_wrong() {
+        let cases = [
+            ("[1, 2]", "one JSON object per line"),
+            ("{\"gold\": [\"t\"]}", "no \"query\""),
+            ("{\"query\": \"q\"}", "no \"gold\""),
+            (
+                "{\"query\": \"q\", \"gold\": [1]}",
+                "\"gold\" must be a tool name or a list",
+            ),
+            (
+                "{\"query\": 3, \"gold\": \"t\"}",
+                "\"query\" must be a string",
+            ),
+            (
+                "{\"id\": [], \"query\": \"q\", \"gold\": \"t\"}",
+                "\"id\" must be",
+            ),
+            (
+                "{\"query\": \"q\", \"gold\": \"t\", \"catalog\": 1}",
+                "\"catalog\" must be",
+            ),
+            ("{\"query\": ", "EOF"),
+        ];
+        for (line, expected) in cases {
+            let text = format!("{{\"id\": \"ok\", \"query\": \"q\", \"gold\": \"t\"}}\n{line}\n");
+            let err = parse_queries("q.jsonl", &text).unwrap_err().to_string();
+            assert!(
+                err.contains("q.jsonl:2") && err.contains(expected),
+                "{line}: {err}"
+            );
+        }
     }
 }
