@@ -17,6 +17,8 @@ pub fn parse(
     default_server: &str,
     bytes: &[u8],
 ) -> Result<(Vec<ServerCatalog>, Vec<CoreError>), CoreError> {
+    // A UTF-8 byte-order mark (some Windows editors write one) is not JSON; skip it.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let root: Value = serde_json::from_slice(bytes).map_err(|error| CoreError::CatalogJson {
         source_name: source_name.to_string(),
         error,
@@ -114,6 +116,13 @@ mod tests {
         assert_eq!(servers[0].info.description.as_deref(), Some("A server"));
         assert_eq!(skipped.len(), 1);
         assert!(skipped[0].to_string().contains("/servers/0/tools/1"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_json_is_skipped() {
+        let bytes = b"\xEF\xBB\xBF{\"tools\": [{\"name\": \"echo\", \"inputSchema\": {}}]}";
+        let (servers, _) = parse("echo.json", "echo", bytes).unwrap();
+        assert_eq!(servers[0].tools[0].def.name, "echo");
     }
 
     #[test]

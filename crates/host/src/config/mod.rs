@@ -183,6 +183,8 @@ impl Config {
         text: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, HostError> {
+        // Editors on Windows may begin a UTF-8 file with a byte-order mark; JSON parsers refuse it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let is_json = match path.extension().and_then(|e| e.to_str()) {
             Some("json") => true,
             Some("toml") => false,

@@ -444,3 +444,22 @@ oauth = { client_id = "Iv1.def", client_secret = "${GITHUB_TOKEN}" }
     );
     assert!(!c.warnings[0].contains("hunter2"));
 }
+
+#[test]
+fn a_byte_order_mark_is_skipped_in_json_and_toml_and_by_the_format_guess() {
+    for (file, text) in [
+        (
+            "claude_desktop_config.json",
+            "\u{feff}{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}",
+        ),
+        ("switchboard.toml", "\u{feff}[servers.a]\ncommand = \"x\"\n"),
+        (
+            "config",
+            "\u{feff}{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}",
+        ),
+    ] {
+        let c = parse(file, text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(c.servers.len(), 1, "{file}");
+        assert_eq!(c.servers[0].name(), "a", "{file}");
+    }
+}
