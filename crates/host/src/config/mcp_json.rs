@@ -1,5 +1,6 @@
 //! The JSON configs other hosts already use, read as-is: `mcpServers` (Claude Desktop, Cursor,
-//! Claude Code's `.mcp.json`) and `servers` (VS Code's `mcp.json`). Keys those hosts define that
+//! Claude Code's `.mcp.json`) and `servers` (VS Code's `mcp.json`, comments and trailing commas
+//! included). Keys those hosts define that
 //! switchboard does not use (`autoApprove`, `alwaysAllow`, ...) are ignored, not errors.
 
 use serde_json::Value;
@@ -10,6 +11,8 @@ use super::{Config, ConfigSource, Settings};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
+    // VS Code's and Zed's files may hold comments and trailing commas; offsets are kept.
+    let text = &*super::jsonc::to_json(text);
     let root: Value = serde_json::from_str(text).map_err(|e| HostError::ConfigSyntax {
         path: ctx.path.to_path_buf(),
         line: e.line().max(1),

@@ -5,6 +5,7 @@
 
 mod entry;
 pub mod expand;
+mod jsonc;
 mod mcp_json;
 mod native;
 mod position;

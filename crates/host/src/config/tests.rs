@@ -189,7 +189,7 @@ fn syntax_errors_name_file_line_and_column() {
     assert!(msg.starts_with("sb.toml:2:"), "{msg}");
     let e = parse(
         "c.json",
-        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}",
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\" \"x\"}\n  }\n}",
     )
     .unwrap_err();
     let msg = e.to_string();
@@ -462,4 +462,26 @@ fn a_byte_order_mark_is_skipped_in_json_and_toml_and_by_the_format_guess() {
         assert_eq!(c.servers.len(), 1, "{file}");
         assert_eq!(c.servers[0].name(), "a", "{file}");
     }
+}
+
+#[test]
+fn vs_code_mcp_json_with_comments_and_trailing_commas_is_read_as_is() {
+    let text = r#"{
+  // VS Code writes this file with comments
+  "inputs": [],
+  "servers": {
+    /* the first server */
+    "first": {"type": "stdio", "command": "x", "args": ["--url", "http://a.example//b"],},
+    "second": {"command": "y", "args": [1]}, // a bad entry, on line 7
+  },
+}"#;
+    let c = parse("mcp.json", text).unwrap();
+    assert_eq!(c.servers.len(), 1);
+    match &c.servers[0].spec.transport {
+        TransportSpec::Stdio { args, .. } => assert_eq!(args[1], "http://a.example//b"),
+        other => panic!("{other:?}"),
+    }
+    // Positions in errors still point into the file as written.
+    let e = c.disabled.iter().find(|d| d.name == "second").unwrap();
+    assert!(e.reason.contains("mcp.json:7:"), "{}", e.reason);
 }
