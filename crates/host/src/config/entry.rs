@@ -20,6 +20,33 @@ pub struct Context<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
 }
 
+/// The value of `${name}` in a config string: VS Code's predefined variables that mean the same
+/// outside VS Code (`workspaceFolder`: the folder holding `.vscode/`, else the config file's
+/// folder; `workspaceFolderBasename`, `userHome`, `pathSeparator`, `/`), else the environment.
+fn variable(ctx: &Context<'_>, name: &str) -> Option<String> {
+    let workspace = || {
+        let base = if ctx.base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            ctx.base
+        };
+        let root = match base.file_name() {
+            Some(dir) if dir == ".vscode" => base.parent().unwrap_or(base),
+            _ => base,
+        };
+        std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
+    };
+    match name {
+        "workspaceFolder" => Some(workspace().display().to_string()),
+        "workspaceFolderBasename" => workspace()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+        "userHome" => (ctx.env)("HOME").or_else(|| (ctx.env)("USERPROFILE")),
+        "pathSeparator" | "/" => Some(std::path::MAIN_SEPARATOR.to_string()),
+        _ => (ctx.env)(name),
+    }
+}
+
 /// When a call needs the user's approval (`approve = ...`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -234,8 +261,9 @@ pub fn validate(
             message: "server name is empty".into(),
         });
     }
+    let lookup = |name: &str| variable(ctx, name);
     let ex = |field: &'static str, v: &str| {
-        expand(v, ctx.env).map_err(|e| err(field, format!("{field}: {e}")))
+        expand(v, &lookup).map_err(|e| err(field, format!("{field}: {e}")))
     };
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
     let transport = match (kind.as_deref(), &raw.command, &raw.url) {

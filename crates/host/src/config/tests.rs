@@ -485,3 +485,34 @@ fn vs_code_mcp_json_with_comments_and_trailing_commas_is_read_as_is() {
     let e = c.disabled.iter().find(|d| d.name == "second").unwrap();
     assert!(e.reason.contains("mcp.json:7:"), "{}", e.reason);
 }
+
+#[test]
+fn vs_code_predefined_variables_that_mean_something_here_are_resolved() {
+    let text = r#"{"servers": {
+        "fs": {"command": "x", "args": ["${workspaceFolder}/data", "${userHome}${/}notes", "${workspaceFolderBasename}"]},
+        "ask": {"command": "x", "args": ["${input:token}"]}
+    }}"#;
+    let c = parse("proj/.vscode/mcp.json", text).unwrap();
+    let root = std::path::absolute("proj").unwrap();
+    match &c.servers[0].spec.transport {
+        TransportSpec::Stdio { args, .. } => assert_eq!(
+            args,
+            &[
+                format!("{}/data", root.display()),
+                format!("/home/u{}notes", std::path::MAIN_SEPARATOR),
+                "proj".to_string(),
+            ]
+        ),
+        other => panic!("{other:?}"),
+    }
+    // A file outside .vscode: its own folder is the workspace.
+    let c = parse("team/mcp.json", text).unwrap();
+    match &c.servers[0].spec.transport {
+        TransportSpec::Stdio { args, .. } => {
+            assert_eq!(args[2], "team");
+        }
+        other => panic!("{other:?}"),
+    }
+    // What only VS Code can answer is still refused, with the way out.
+    assert!(reason(&c, "ask").contains("${input:token} is a VS Code variable"));
+}
