@@ -150,7 +150,8 @@ pub struct RawServer {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub cwd: Option<String>,
-    #[serde(default)]
+    /// `httpUrl` is Gemini CLI's name for a Streamable HTTP endpoint, `serverUrl` Windsurf's.
+    #[serde(default, alias = "httpUrl", alias = "serverUrl")]
     pub url: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
@@ -174,6 +175,11 @@ pub struct RawServer {
     pub disabled: bool,
     #[serde(default)]
     pub oauth: Option<RawOAuth>,
+    /// Gemini CLI's tool lists (JSON configs only): added to `tools.allow` and `tools.deny`.
+    #[serde(default, rename = "includeTools")]
+    pub include_tools: Vec<String>,
+    #[serde(default, rename = "excludeTools")]
+    pub exclude_tools: Vec<String>,
 }
 
 /// `[servers.NAME.oauth]`, or `"oauth"` in `.mcp.json` as Claude Code writes it
@@ -377,7 +383,9 @@ pub fn validate(
             .map_err(|m| err("call_timeout", format!("call_timeout: {m}")))?,
         None => DEFAULT_CALL_TIMEOUT,
     };
-    let tools = raw.tools.unwrap_or_default();
+    let mut tools = raw.tools.unwrap_or_default();
+    tools.allow.extend(raw.include_tools);
+    tools.deny.extend(raw.exclude_tools);
     let filter = ToolFilter::new(&tools.allow, &tools.deny)
         .map_err(|e| err("tools", format!("tools: {e}")))?;
     if let Some(a) = &raw.alias

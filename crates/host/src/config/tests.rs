@@ -516,3 +516,25 @@ fn vs_code_predefined_variables_that_mean_something_here_are_resolved() {
     // What only VS Code can answer is still refused, with the way out.
     assert!(reason(&c, "ask").contains("${input:token} is a VS Code variable"));
 }
+
+#[test]
+fn gemini_cli_and_windsurf_entries_are_read_as_they_write_them() {
+    let text = r#"{"theme": "Default", "mcpServers": {
+        "gem": {"httpUrl": "https://g.example/mcp", "includeTools": ["read_*"], "excludeTools": ["read_secret"], "trust": false},
+        "wind": {"serverUrl": "https://w.example/mcp"}
+    }}"#;
+    let c = parse("settings.json", text).unwrap();
+    assert_eq!(c.servers.len(), 2, "{:?}", c.disabled);
+    for (s, url) in c
+        .servers
+        .iter()
+        .zip(["https://g.example/mcp", "https://w.example/mcp"])
+    {
+        match &s.spec.transport {
+            TransportSpec::Http { url: u, .. } => assert_eq!(u, url),
+            other => panic!("{other:?}"),
+        }
+    }
+    let gem = &c.servers[0].filter;
+    assert!(gem.permits("read_file") && !gem.permits("read_secret") && !gem.permits("write_file"));
+}
