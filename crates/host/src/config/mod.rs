@@ -3,6 +3,7 @@
 //! Code's `servers` JSON. A bad server entry disables that server with a reason naming the file,
 //! line and column; the other servers still start.
 
+mod codex;
 mod entry;
 pub mod expand;
 mod jsonc;

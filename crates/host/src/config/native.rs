@@ -37,6 +37,9 @@ const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| syntax(ctx, text, &e))?;
+    if super::codex::is_codex(&table) {
+        return super::codex::parse(ctx, text, &table);
+    }
     let spans: Spans = toml::from_str(text).map_err(|e| syntax(ctx, text, &e))?;
     let mut warnings = Vec::new();
     for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {

@@ -538,3 +538,90 @@ fn gemini_cli_and_windsurf_entries_are_read_as_they_write_them() {
     let gem = &c.servers[0].filter;
     assert!(gem.permits("read_file") && !gem.permits("read_secret") && !gem.permits("write_file"));
 }
+
+#[test]
+fn a_codex_config_toml_is_read_as_codex_writes_it() {
+    let text = r#"model = "gpt-5"
+approval_policy = "on-request"
+
+[profiles.fast]
+model = "gpt-5-mini"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-server"]
+env = { DOCS_TOKEN = "${GITHUB_TOKEN}" }
+startup_timeout_sec = 20
+tool_timeout_sec = 90.5
+enabled_tools = ["search", "read_*"]
+disabled_tools = ["read_secret"]
+required = true
+
+[mcp_servers.remote]
+url = "https://r.example/mcp"
+bearer_token_env_var = "GITHUB_TOKEN"
+http_headers = { "X-Team" = "core" }
+env_http_headers = { "X-Key" = "GITHUB_TOKEN" }
+
+[mcp_servers.off]
+command = "x"
+enabled = false
+
+[mcp_servers.broken]
+command = "x"
+tool_timeout_sec = "soon"
+"#;
+    let c = parse("config.toml", text).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["docs", "remote"], "{:?}", c.disabled);
+    let docs = &c.servers[0];
+    assert_eq!(
+        docs.spec.startup_timeout,
+        std::time::Duration::from_secs(20)
+    );
+    assert_eq!(
+        docs.spec.call_timeout,
+        std::time::Duration::from_secs_f64(90.5)
+    );
+    assert!(docs.filter.permits("read_file") && !docs.filter.permits("read_secret"));
+    assert!(!docs.filter.permits("write_file"));
+    match &docs.spec.transport {
+        TransportSpec::Stdio {
+            command, args, env, ..
+        } => {
+            assert_eq!(command, "npx");
+            assert_eq!(args, &["-y", "docs-server"]);
+            assert!(
+                env.iter()
+                    .any(|(k, v)| k == "DOCS_TOKEN" && v.expose() == "ghp_secret_value")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match &c.servers[1].spec.transport {
+        TransportSpec::Http { url, headers, .. } => {
+            assert_eq!(url, "https://r.example/mcp");
+            let h: std::collections::BTreeMap<&str, &str> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.expose()))
+                .collect();
+            assert_eq!(h.get("Authorization"), Some(&"Bearer ghp_secret_value"));
+            assert_eq!(h.get("X-Team"), Some(&"core"));
+            assert_eq!(h.get("X-Key"), Some(&"ghp_secret_value"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(reason(&c, "off").contains("enabled = false"));
+    let broken = reason(&c, "broken");
+    assert!(
+        broken.contains("config.toml:29:1:") && broken.contains("tool_timeout_sec must be a number"),
+        "{broken}"
+    );
+    // Codex's own settings are neither servers nor profiles, and are not warned about;
+    // the one key of an entry that switchboard does not use is named.
+    assert!(c.profiles.is_empty());
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].contains("server \"docs\": Codex settings not used by switchboard: required")
+    );
+}

@@ -1,0 +1,195 @@
+//! Codex CLI's `config.toml`, read as-is: its `[mcp_servers.NAME]` tables become server entries
+//! and the rest of the file (models, sandbox, Codex's own profiles) is Codex's business.
+
+use std::collections::BTreeMap;
+
+use toml::{Table, Value};
+
+use super::entry::{self, Context, RawServer};
+use super::position::{find_toml_key, line_col};
+use super::{Config, ConfigSource, Settings};
+use crate::error::HostError;
+
+/// Keys of a Codex server entry that switchboard reads. Anything else in an entry is Codex's
+/// own setting (`required`, `env_vars`, ...) and is named in one warning.
+const READ: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "tool_timeout_sec",
+    "enabled",
+    "enabled_tools",
+    "disabled_tools",
+];
+
+/// Whether a parsed TOML file is a Codex config rather than a `switchboard.toml`.
+pub fn is_codex(table: &Table) -> bool {
+    table.contains_key("mcp_servers") && !table.contains_key("servers")
+}
+
+pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, HostError> {
+    let Some(Value::Table(entries)) = table.get("mcp_servers") else {
+        return Err(HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: "`mcp_servers` must be a table of [mcp_servers.NAME] entries".into(),
+        });
+    };
+    let header = |name: &str| {
+        text.find(&format!("[mcp_servers.{name}]"))
+            .or_else(|| text.find(&format!("[mcp_servers.\"{name}\"]")))
+    };
+    // In file order (the table is sorted by name).
+    let mut ordered: Vec<(&String, &Value)> = entries.iter().collect();
+    ordered.sort_by_key(|(name, _)| header(name).unwrap_or(usize::MAX));
+    let mut servers = Vec::new();
+    let mut disabled = Vec::new();
+    let mut warnings = Vec::new();
+    for (name, value) in ordered {
+        let start = header(name).unwrap_or(0);
+        let end = text[start..]
+            .find("\n[")
+            .map_or(text.len(), |i| start + i + 1);
+        let fail = |field: Option<&str>, message: String| {
+            let offset = field
+                .and_then(|f| find_toml_key(text, start..end, f))
+                .unwrap_or(start);
+            let (line, column) = line_col(text, offset);
+            HostError::ServerEntry {
+                path: ctx.path.to_path_buf(),
+                line,
+                column,
+                server: name.clone(),
+                message,
+            }
+        };
+        let result = (|| {
+            let Some(codex) = value.as_table() else {
+                return Err(fail(None, "must be a table of settings".into()));
+            };
+            let unread: Vec<&str> = codex
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !READ.contains(k))
+                .collect();
+            if !unread.is_empty() {
+                let (line, column) = line_col(text, start);
+                warnings.push(format!(
+                    "{}:{line}:{column}: server {name:?}: Codex settings not used by switchboard: {}",
+                    ctx.path.display(),
+                    unread.join(", ")
+                ));
+            }
+            let native = to_native(codex).map_err(|(field, m)| fail(Some(field), m))?;
+            let raw: RawServer = Value::Table(native)
+                .try_into()
+                .map_err(|e: toml::de::Error| fail(None, e.message().trim().to_string()))?;
+            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+        })();
+        entry::record(
+            name,
+            result,
+            "disabled in the config (enabled = false)",
+            &mut servers,
+            &mut disabled,
+        );
+    }
+    Ok(Config {
+        source: ConfigSource::File {
+            path: ctx.path.to_path_buf(),
+        },
+        servers,
+        disabled,
+        profiles: BTreeMap::new(),
+        settings: Settings::default(),
+        warnings,
+    })
+}
+
+/// A Codex entry as the native entry it means, or the Codex key that is wrong and why.
+fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
+    let mut out = Table::new();
+    for key in ["command", "args", "env", "cwd", "url"] {
+        if let Some(v) = codex.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    let mut headers = Table::new();
+    if let Some(v) = codex.get("http_headers") {
+        let Value::Table(t) = v else {
+            return Err(("http_headers", "http_headers must be a table".into()));
+        };
+        headers.extend(t.clone());
+    }
+    if let Some(v) = codex.get("env_http_headers") {
+        let Value::Table(t) = v else {
+            return Err((
+                "env_http_headers",
+                "env_http_headers must be a table".into(),
+            ));
+        };
+        for (header, var) in t {
+            let Value::String(var) = var else {
+                return Err((
+                    "env_http_headers",
+                    format!("env_http_headers.{header} must name an environment variable"),
+                ));
+            };
+            headers.insert(header.clone(), Value::String(format!("${{{var}}}")));
+        }
+    }
+    if let Some(v) = codex.get("bearer_token_env_var") {
+        let Value::String(var) = v else {
+            return Err((
+                "bearer_token_env_var",
+                "bearer_token_env_var must name an environment variable".into(),
+            ));
+        };
+        headers.insert(
+            "Authorization".into(),
+            Value::String(format!("Bearer ${{{var}}}")),
+        );
+    }
+    if !headers.is_empty() {
+        out.insert("headers".into(), Value::Table(headers));
+    }
+    let seconds =
+        |key: &'static str, scale: f64| -> Result<Option<Value>, (&'static str, String)> {
+            match codex.get(key) {
+                None => Ok(None),
+                Some(Value::Integer(n)) => Ok(Some(Value::Float(*n as f64 * scale))),
+                Some(Value::Float(f)) => Ok(Some(Value::Float(f * scale))),
+                Some(_) => Err((key, format!("{key} must be a number"))),
+            }
+        };
+    if let Some(v) = seconds("startup_timeout_sec", 1.0)?.or(seconds("startup_timeout_ms", 0.001)?)
+    {
+        out.insert("startup_timeout".into(), v);
+    }
+    if let Some(v) = seconds("tool_timeout_sec", 1.0)? {
+        out.insert("call_timeout".into(), v);
+    }
+    match codex.get("enabled") {
+        None | Some(Value::Boolean(true)) => {}
+        Some(Value::Boolean(false)) => {
+            out.insert("disabled".into(), Value::Boolean(true));
+        }
+        Some(_) => return Err(("enabled", "enabled must be true or false".into())),
+    }
+    let mut tools = Table::new();
+    for (key, to) in [("enabled_tools", "allow"), ("disabled_tools", "deny")] {
+        if let Some(v) = codex.get(key) {
+            tools.insert(to.into(), v.clone());
+        }
+    }
+    if !tools.is_empty() {
+        out.insert("tools".into(), Value::Table(tools));
+    }
+    Ok(out)
+}
