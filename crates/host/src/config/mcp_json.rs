@@ -1,6 +1,6 @@
 //! The JSON configs other hosts already use, read as-is: `mcpServers` (Claude Desktop, Cursor,
-//! Claude Code's `.mcp.json`) and `servers` (VS Code's `mcp.json`, comments and trailing commas
-//! included). Keys those hosts define that
+//! Claude Code's `.mcp.json`, Gemini CLI, Windsurf), `servers` (VS Code's `mcp.json`, comments
+//! and trailing commas included) and `context_servers` (Zed's settings). Keys those hosts define that
 //! switchboard does not use (`autoApprove`, `alwaysAllow`, ...) are ignored, not errors.
 
 use serde_json::Value;
@@ -19,12 +19,12 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         column: e.column().max(1),
         message: e.to_string(),
     })?;
-    let (key, map) = ["mcpServers", "servers"]
+    let (key, map) = ["mcpServers", "servers", "context_servers"]
         .into_iter()
         .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
         .ok_or_else(|| HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
-            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or \"servers\" (VS Code)".into(),
+            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), \"servers\" (VS Code) or \"context_servers\" (Zed)".into(),
         })?;
     let section = find_json_key(text, 0, key).unwrap_or(0);
     let mut servers = Vec::new();
@@ -61,6 +61,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             if !value.is_object() {
                 return Err(fail(None, "must be an object".into()));
             }
+            let value: &Value = &zed_command(value);
             let raw: RawServer = serde_json::from_value(value.clone()).map_err(|e| {
                 let msg = e.to_string();
                 let field = [
@@ -95,4 +96,20 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         settings: Settings::default(),
         warnings,
     })
+}
+
+/// Zed's older entry form, `"command": {"path": ..., "args": [...], "env": {...}}`, as the flat
+/// form every other host writes; any other value is returned as it is.
+fn zed_command(value: &Value) -> std::borrow::Cow<'_, Value> {
+    let Some(Value::Object(command)) = value.get("command") else {
+        return std::borrow::Cow::Borrowed(value);
+    };
+    let mut flat = value.as_object().cloned().unwrap_or_default();
+    flat.remove("command");
+    for (from, to) in [("path", "command"), ("args", "args"), ("env", "env")] {
+        if let Some(v) = command.get(from) {
+            flat.insert(to.to_string(), v.clone());
+        }
+    }
+    std::borrow::Cow::Owned(Value::Object(flat))
 }

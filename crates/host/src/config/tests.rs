@@ -614,7 +614,8 @@ tool_timeout_sec = "soon"
     assert!(reason(&c, "off").contains("enabled = false"));
     let broken = reason(&c, "broken");
     assert!(
-        broken.contains("config.toml:29:1:") && broken.contains("tool_timeout_sec must be a number"),
+        broken.contains("config.toml:29:1:")
+            && broken.contains("tool_timeout_sec must be a number"),
         "{broken}"
     );
     // Codex's own settings are neither servers nor profiles, and are not warned about;
@@ -623,5 +624,32 @@ tool_timeout_sec = "soon"
     assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
     assert!(
         c.warnings[0].contains("server \"docs\": Codex settings not used by switchboard: required")
+    );
+}
+
+#[test]
+fn zed_context_servers_are_read_in_both_of_its_forms() {
+    let text = r#"{
+  "theme": "One Dark",
+  "context_servers": {
+    "old": {"source": "custom", "command": {"path": "npx", "args": ["-y", "srv"], "env": {"A": "1"}}, "settings": {}},
+    "new": {"source": "custom", "command": "uvx", "args": ["other"]},
+  },
+}"#;
+    let c = parse("settings.json", text).unwrap();
+    let got: Vec<(String, Vec<String>)> = c
+        .servers
+        .iter()
+        .map(|s| match &s.spec.transport {
+            TransportSpec::Stdio { command, args, .. } => (command.clone(), args.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("npx".to_string(), vec!["-y".to_string(), "srv".to_string()]),
+            ("uvx".to_string(), vec!["other".to_string()]),
+        ]
     );
 }
