@@ -6,6 +6,7 @@
 mod codex;
 mod entry;
 pub mod expand;
+mod goose;
 mod jsonc;
 mod mcp_json;
 mod native;
@@ -187,7 +188,8 @@ impl Config {
     ) -> Result<Config, HostError> {
         // Editors on Windows may begin a UTF-8 file with a byte-order mark; JSON parsers refuse it.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let is_json = match path.extension().and_then(|e| e.to_str()) {
+        let ext = path.extension().and_then(|e| e.to_str());
+        let is_json = match ext {
             Some("json") => true,
             Some("toml") => false,
             _ => text.trim_start().starts_with('{'),
@@ -197,7 +199,9 @@ impl Config {
             base: path.parent().unwrap_or(Path::new(".")),
             env,
         };
-        if is_json {
+        if matches!(ext, Some("yaml" | "yml")) {
+            goose::parse(&ctx, text)
+        } else if is_json {
             mcp_json::parse(&ctx, text)
         } else {
             native::parse(&ctx, text)

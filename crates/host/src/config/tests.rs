@@ -653,3 +653,83 @@ fn zed_context_servers_are_read_in_both_of_its_forms() {
         ]
     );
 }
+
+#[test]
+fn a_goose_config_yaml_is_read_as_goose_writes_it() {
+    let text = r#"GOOSE_PROVIDER: anthropic
+GOOSE_MODEL: claude-sonnet-4
+extensions:
+  developer:
+    bundled: true
+    enabled: true
+    name: developer
+    timeout: 300
+    type: builtin
+  github:
+    args:
+    - -y
+    - '@modelcontextprotocol/server-github'
+    cmd: npx
+    enabled: true
+    env_keys:
+    - GITHUB_TOKEN
+    envs:
+      LOG: debug
+    name: GitHub
+    timeout: 120
+    type: stdio
+    available_tools: [search_repositories]
+  remote:
+    enabled: true
+    name: remote
+    type: streamable_http
+    uri: https://r.example/mcp
+    headers:
+      X-Team: core
+  old:
+    enabled: false
+    cmd: x
+    type: stdio
+  legacy:
+    enabled: true
+    type: sse
+    uri: https://s.example/sse
+"#;
+    let c = parse("config.yaml", text).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["github", "remote"], "{:?}", c.disabled);
+    let gh = &c.servers[0];
+    assert_eq!(gh.spec.call_timeout, std::time::Duration::from_secs(120));
+    assert!(gh.filter.permits("search_repositories") && !gh.filter.permits("create_issue"));
+    match &gh.spec.transport {
+        TransportSpec::Stdio {
+            command, args, env, ..
+        } => {
+            assert_eq!(command, "npx");
+            assert_eq!(args, &["-y", "@modelcontextprotocol/server-github"]);
+            let env: Vec<(&str, &str)> =
+                env.iter().map(|(k, v)| (k.as_str(), v.expose())).collect();
+            assert!(
+                env.contains(&("GITHUB_TOKEN", "ghp_secret_value")),
+                "{env:?}"
+            );
+            assert!(env.contains(&("LOG", "debug")), "{env:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match &c.servers[1].spec.transport {
+        TransportSpec::Http { url, .. } => assert_eq!(url, "https://r.example/mcp"),
+        other => panic!("{other:?}"),
+    }
+    assert!(reason(&c, "old").contains("enabled: false"));
+    let legacy = reason(&c, "legacy");
+    assert!(
+        legacy.contains("config.yaml:35:3") && legacy.contains("SSE"),
+        "{legacy}"
+    );
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("\"developer\" is goose's own (builtin)"));
+    // A YAML syntax error names its line.
+    let e = parse("config.yaml", "extensions:\n  a: [\n").unwrap_err();
+    assert!(e.to_string().starts_with("config.yaml:"), "{e}");
+}

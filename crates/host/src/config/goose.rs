@@ -1,0 +1,166 @@
+//! goose's `config.yaml`, read as-is: its `extensions:` that are MCP servers (`stdio`,
+//! `streamable_http`) become server entries; goose's own in-process extensions are skipped with
+//! a note, and the rest of the file (provider, model) is goose's business.
+
+use serde_json::{Map, Value, json};
+
+use super::entry::{self, Context, RawServer};
+use super::position::line_col;
+use super::{Config, ConfigSource, Settings};
+use crate::error::HostError;
+
+pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
+    let root: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(text).map_err(|e| HostError::ConfigSyntax {
+            path: ctx.path.to_path_buf(),
+            line: e.location().map_or(1, |l| l.line()),
+            column: e.location().map_or(1, |l| l.column()),
+            message: e.to_string(),
+        })?;
+    let shape = || HostError::ConfigShape {
+        path: ctx.path.to_path_buf(),
+        message: "expected goose's config.yaml, with an `extensions:` mapping".into(),
+    };
+    let root = serde_json::to_value(&root).map_err(|_| shape())?;
+    let Some(extensions) = root.get("extensions").and_then(Value::as_object) else {
+        return Err(shape());
+    };
+    let mut entries: Vec<(usize, &String, &Value)> = extensions
+        .iter()
+        .map(|(name, v)| (key_offset(text, name).unwrap_or(usize::MAX), name, v))
+        .collect();
+    entries.sort_by_key(|(at, name, _)| (*at, (*name).clone()));
+    let mut servers = Vec::new();
+    let mut disabled = Vec::new();
+    let mut warnings = Vec::new();
+    for (at, name, value) in entries {
+        let (line, column) = line_col(text, if at == usize::MAX { 0 } else { at });
+        let fail = |message: String| HostError::ServerEntry {
+            path: ctx.path.to_path_buf(),
+            line,
+            column,
+            server: name.clone(),
+            message,
+        };
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("stdio");
+        if matches!(kind, "builtin" | "platform" | "frontend" | "inline_python") {
+            warnings.push(format!(
+                "{}:{line}:{column}: extension {name:?} is goose's own ({kind}), not an MCP server switchboard can start; skipped",
+                ctx.path.display()
+            ));
+            continue;
+        }
+        let result = to_entry(value)
+            .map_err(fail)
+            .and_then(|v| serde_json::from_value::<RawServer>(v).map_err(|e| fail(e.to_string())))
+            .and_then(|raw| entry::validate(ctx, name, raw).map_err(|e| fail(e.message)));
+        entry::record(
+            name,
+            result,
+            "disabled in the config (enabled: false)",
+            &mut servers,
+            &mut disabled,
+        );
+    }
+    Ok(Config {
+        source: ConfigSource::File {
+            path: ctx.path.to_path_buf(),
+        },
+        servers,
+        disabled,
+        profiles: Default::default(),
+        settings: Settings::default(),
+        warnings,
+    })
+}
+
+/// A goose extension as the JSON entry the other hosts write.
+fn to_entry(ext: &Value) -> Result<Value, String> {
+    let Some(ext) = ext.as_object() else {
+        return Err("must be a mapping of settings".into());
+    };
+    let mut out = Map::new();
+    match ext.get("type").and_then(Value::as_str).unwrap_or("stdio") {
+        "stdio" => {
+            out.insert("type".into(), json!("stdio"));
+            copy(ext, &mut out, "cmd", "command");
+            copy(ext, &mut out, "args", "args");
+            let mut env = ext
+                .get("envs")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            // goose keeps these secrets in its keyring; here they come from the environment.
+            for key in names(ext, "env_keys")? {
+                env.entry(key.clone())
+                    .or_insert_with(|| Value::String(format!("${{{key}}}")));
+            }
+            if !env.is_empty() {
+                out.insert("env".into(), Value::Object(env));
+            }
+        }
+        "streamable_http" | "http" => {
+            out.insert("type".into(), json!("http"));
+            copy(ext, &mut out, "uri", "url");
+            copy(ext, &mut out, "headers", "headers");
+        }
+        other => {
+            // `sse` and anything newer: let the entry say what is wrong with it.
+            out.insert("type".into(), Value::String(other.to_string()));
+            copy(ext, &mut out, "uri", "url");
+        }
+    }
+    if let Some(t) = ext.get("timeout").filter(|t| !t.is_null()) {
+        out.insert("call_timeout".into(), t.clone());
+    }
+    let tools = names(ext, "available_tools")?;
+    if !tools.is_empty() {
+        out.insert("tools".into(), json!({ "allow": tools }));
+    }
+    if ext.get("enabled") == Some(&Value::Bool(false)) {
+        out.insert("disabled".into(), Value::Bool(true));
+    }
+    Ok(Value::Object(out))
+}
+
+fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, key: &str, as_key: &str) {
+    if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
+        to.insert(as_key.to_string(), v.clone());
+    }
+}
+
+/// A list of strings under `key` (absent or null: none).
+fn names(ext: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match ext.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{key} must be a list of names"))
+            })
+            .collect(),
+        Some(_) => Err(format!("{key} must be a list of names")),
+    }
+}
+
+/// Where the extension `name` is written: the first line after `extensions:` that begins, after
+/// its indent, with `name:` (or the name quoted).
+fn key_offset(text: &str, name: &str) -> Option<usize> {
+    let start = text.find("extensions:")?;
+    let keys = [
+        format!("{name}:"),
+        format!("\"{name}\":"),
+        format!("'{name}':"),
+    ];
+    let mut offset = start;
+    for line in text[start..].split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if offset > start && keys.iter().any(|k| trimmed.starts_with(k.as_str())) {
+            return Some(offset + line.len() - trimmed.len());
+        }
+        offset += line.len();
+    }
+    None
+}
