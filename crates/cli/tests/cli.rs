@@ -125,6 +125,48 @@ url = "http//missing-colon"
 }
 
 #[test]
+fn other_hosts_config_files_run_their_servers_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = toml_str(Path::new(exe()));
+    let files = [
+        (
+            // Codex CLI
+            "config.toml",
+            format!(
+                "model = \"gpt-5\"\n\n[mcp_servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\nstartup_timeout_sec = 20\n"
+            ),
+        ),
+        (
+            // goose
+            "config.yaml",
+            format!(
+                "GOOSE_MODEL: x\nextensions:\n  tickets:\n    cmd: {exe}\n    args: [demo-server, tickets]\n    enabled: true\n    type: stdio\n  developer:\n    type: builtin\n    enabled: true\n"
+            ),
+        ),
+        (
+            // VS Code, with a comment and trailing commas
+            "mcp.json",
+            format!(
+                "{{\n  // servers for this workspace\n  \"servers\": {{\n    \"tickets\": {{\"command\": {exe}, \"args\": [\"demo-server\", \"tickets\",],}},\n  }},\n}}\n"
+            ),
+        ),
+    ];
+    for (file, text) in files {
+        std::fs::write(dir.path().join(file), text).unwrap();
+        let out = run(dir.path(), &["--config", file, "servers", "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out);
+        assert_eq!(v["servers"].as_array().unwrap().len(), 1, "{file}: {v}");
+        assert_eq!(server(&v, "tickets")["state"], "ready", "{file}");
+    }
+}
+
+#[test]
 fn a_server_that_cannot_start_is_reported_once_on_stderr() {
     // Regression: the session layer logged "server did not start" and "server failed" with
     // the same reason, so every failure was printed twice before the table showed it again.
