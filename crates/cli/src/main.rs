@@ -29,8 +29,9 @@ use clap::{Parser, Subcommand};
 ///
 /// With no config it runs two embedded demo servers (`tickets` and `docs`), so every command
 /// works on a fresh machine. Config is read from --config, else ./switchboard.toml, else
-/// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. Claude
-/// Desktop, Cursor and VS Code `mcp.json` files work as-is with --config.
+/// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. The files
+/// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
+/// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose `config.yaml`.
 #[derive(Parser, Debug)]
 #[command(name = "switchboard", version, propagate_version = true)]
 struct Cli {
@@ -43,7 +44,8 @@ struct Cli {
 /// Flags every command takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Global {
-    /// Config file: switchboard.toml, or an mcpServers / VS Code servers JSON file.
+    /// Config file: switchboard.toml, or another host's (mcpServers / VS Code / Zed JSON, Codex
+    /// config.toml, goose config.yaml).
     #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
     config: Option<PathBuf>,
     /// Use only the servers and tools of this [profiles.NAME] entry of the config.
