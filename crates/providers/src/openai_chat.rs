@@ -45,6 +45,7 @@ pub(crate) fn sanitize(
     }
     let mut converted = schema.clone();
     let mut strict_log = Log::default();
+    refs::drop_unused_defs(&mut converted, &mut strict_log);
     match strict::convert(&mut converted, &mut strict_log) {
         Ok(()) => {
             *schema = converted;

@@ -59,6 +59,98 @@ pub(crate) fn inline(schema: &mut Value, mode: RefMode, log: &mut Log) {
     ex.walk(schema, "", 0, log);
 }
 
+/// Remove the definitions under the root's `$defs` / `definitions` that nothing outside them
+/// reaches through a local `$ref` (directly or through other definitions). They validate
+/// nothing, yet strict mode must convert them all, so one unusable but unused definition (a
+/// shared `$defs` block that a server copies into every tool, as the Notion server does) made
+/// a tool fall back. Keeps everything when any reference is not a local pointer it can follow.
+pub(crate) fn drop_unused_defs(schema: &mut Value, log: &mut Log) {
+    const KEYS: [&str; 2] = ["$defs", "definitions"];
+    let Value::Object(root) = schema else { return };
+    if !KEYS
+        .iter()
+        .any(|k| root.get(*k).is_some_and(Value::is_object))
+    {
+        return;
+    }
+    /// Every `$ref` string in `v`; `None` when one is not a plain local pointer.
+    fn refs<'v>(v: &'v Value, out: &mut Vec<&'v str>) -> Option<()> {
+        match v {
+            Value::Object(m) => {
+                if m.contains_key("$dynamicRef") || m.contains_key("$recursiveRef") {
+                    return None;
+                }
+                if let Some(r) = m.get("$ref") {
+                    let r = r.as_str()?;
+                    let whole = KEYS.iter().any(|k| r.strip_prefix("#/") == Some(k));
+                    if !(r == "#" || r.starts_with("#/")) || r.contains('%') || whole {
+                        return None;
+                    }
+                    out.push(r);
+                }
+                m.values().try_for_each(|c| refs(c, out))
+            }
+            Value::Array(a) => a.iter().try_for_each(|c| refs(c, out)),
+            _ => Some(()),
+        }
+    }
+    /// The definition a reference leads into: (`$defs` or `definitions`, name).
+    fn target(r: &str) -> Option<(String, String)> {
+        let mut parts = r.strip_prefix("#/")?.split('/');
+        let key = parts.next()?.replace("~1", "/").replace("~0", "~");
+        let name = parts.next()?.replace("~1", "/").replace("~0", "~");
+        KEYS.contains(&key.as_str()).then_some((key, name))
+    }
+    let mut pending = Vec::new();
+    for (k, v) in root.iter() {
+        if !KEYS.contains(&k.as_str()) && refs(v, &mut pending).is_none() {
+            return;
+        }
+    }
+    let mut used: std::collections::HashSet<(String, String)> = Default::default();
+    let mut queue: Vec<(String, String)> = pending.into_iter().filter_map(target).collect();
+    while let Some(t) = queue.pop() {
+        if !used.insert(t.clone()) {
+            continue;
+        }
+        let Some(def) = root.get(&t.0).and_then(|d| d.get(&t.1)) else {
+            continue;
+        };
+        let mut inner = Vec::new();
+        if refs(def, &mut inner).is_none() {
+            return;
+        }
+        queue.extend(inner.into_iter().filter_map(target));
+    }
+    for key in KEYS {
+        let Some(Value::Object(defs)) = root.get_mut(key) else {
+            continue;
+        };
+        let unused: Vec<String> = defs
+            .keys()
+            .filter(|name| !used.contains(&(key.to_string(), (*name).clone())))
+            .cloned()
+            .collect();
+        if unused.is_empty() {
+            continue;
+        }
+        for name in &unused {
+            defs.remove(name);
+        }
+        if defs.is_empty() {
+            root.remove(key);
+        }
+        log.record(
+            &join("", key),
+            "defs-unused-dropped",
+            Some(Value::Array(
+                unused.into_iter().map(Value::String).collect(),
+            )),
+            None,
+        );
+    }
+}
+
 fn node_count(v: &Value) -> usize {
     match v {
         Value::Object(m) => 1 + m.values().map(node_count).sum::<usize>(),
@@ -221,6 +313,49 @@ mod tests {
         let (s, rules) = run(schema, RefMode::All);
         assert!(node_count(&s) <= 2 * MAX_NODES);
         assert!(rules.contains(&"ref-budget-cut"));
+    }
+
+    #[test]
+    fn unused_definitions_are_dropped_and_used_ones_kept() {
+        let mut s = json!({"type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "p": {"$ref": "#/definitions/P~1Q"}},
+            "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/B"}},
+                      "B": {"type": "string"}, "Unused": {"additionalProperties": true}},
+            "definitions": {"P/Q": {"type": "number"}, "Z": {"type": "null"}}});
+        let mut log = Log::default();
+        drop_unused_defs(&mut s, &mut log);
+        let keys = |k: &str| {
+            s[k].as_object()
+                .map(|d| d.keys().cloned().collect::<Vec<_>>())
+        };
+        assert_eq!(keys("$defs"), Some(vec!["A".to_string(), "B".to_string()]));
+        assert_eq!(keys("definitions"), Some(vec!["P/Q".to_string()]));
+        let dropped: Vec<_> = log
+            .changes
+            .iter()
+            .map(|c| (c.rule, c.before.clone()))
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                ("defs-unused-dropped", Some(json!(["Unused"]))),
+                ("defs-unused-dropped", Some(json!(["Z"])))
+            ]
+        );
+        // Nothing referenced at all: the keyword goes.
+        let mut s = json!({"type": "object", "$defs": {"A": {"type": "string"}}});
+        drop_unused_defs(&mut s, &mut Log::default());
+        assert_eq!(s, json!({"type": "object"}));
+        // A reference it cannot follow keeps every definition.
+        for r in ["#anchor", "other.json#/$defs/A", "#/$defs", "#/$defs/%41"] {
+            let before = json!({"type": "object", "properties": {"a": {"$ref": r}},
+                                "$defs": {"A": {"type": "string"}}});
+            let mut s = before.clone();
+            let mut log = Log::default();
+            drop_unused_defs(&mut s, &mut log);
+            assert_eq!(s, before, "{r}");
+            assert!(log.changes.is_empty(), "{r}");
+        }
     }
 
     #[test]

@@ -233,6 +233,56 @@ fn strict_falls_back_per_tool_with_a_reason() {
 }
 
 #[test]
+fn strict_ignores_definitions_the_tool_never_uses() {
+    // The Notion server copies one `$defs` block into every tool; an open object in it that
+    // no property refers to made all 24 of its tools fall back from strict mode.
+    let strict = SanitizeOptions {
+        strict: true,
+        ..SanitizeOptions::default()
+    };
+    let defs = json!({
+        "parentRequest": {"type": "object", "properties": {"page_id": {"type": "string"}},
+                          "required": ["page_id"], "additionalProperties": true},
+        "sortObject": {"type": "object", "properties": {"property": {"type": "string"}},
+                       "required": ["property"], "additionalProperties": false}});
+    for d in [Dialect::OpenAiChat, Dialect::OpenAiResponses] {
+        let s = sanitize(
+            d,
+            &json!({"type": "object", "properties": {"sorts": {"type": "array",
+                "items": {"$ref": "#/$defs/sortObject"}}}, "required": ["sorts"], "$defs": defs}),
+            &strict,
+        )
+        .unwrap();
+        assert!(s.strict, "{d}: {:?}", s.strict_fallback);
+        assert_eq!(
+            s.schema["$defs"]
+                .as_object()
+                .map(|m| m.keys().map(String::as_str).collect::<Vec<_>>()),
+            Some(vec!["sortObject"]),
+            "{d}"
+        );
+        assert!(s.changes.iter().any(|c| c.rule == "defs-unused-dropped"));
+        // Without strict the schema keeps its definitions as sent.
+        let plain = sanitize(
+            d,
+            &json!({"type": "object", "properties": {}, "$defs": defs}),
+            &SanitizeOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(plain.schema["$defs"], defs, "{d}");
+        // A definition in use still decides.
+        let s = sanitize(
+            d,
+            &json!({"type": "object", "properties": {"parent": {"$ref": "#/$defs/parentRequest"}},
+                    "$defs": defs}),
+            &strict,
+        )
+        .unwrap();
+        assert!(!s.strict, "{d}");
+    }
+}
+
+#[test]
 fn openai_inlines_refs_with_siblings_only() {
     check(
         Dialect::OpenAiChat,
