@@ -91,11 +91,10 @@ async fn call(
 ) -> Result<CallResult, CallFailure> {
     let status = sessions.statuses().into_iter().next();
     if let Some(s) = status.filter(|s| !s.state.is_ready()) {
-        let mut msg = format!("server {:?} is not ready: {}", s.name, s.state.describe());
-        for line in &s.stderr_tail {
-            msg.push_str(&format!("\n  | {line}"));
-        }
-        return Err(CallFailure::Usage(msg));
+        let what = format!("server {:?} is not ready", s.name);
+        return Err(CallFailure::Usage(crate::servers::not_ready_message(
+            &what, &s,
+        )));
     }
     let catalog = sessions.catalog();
     if catalog.tool(&args.server, &args.tool).is_none() {

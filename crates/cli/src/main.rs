@@ -262,14 +262,10 @@ async fn lint(
         let catalog = sessions.catalog();
         sessions.shutdown().await;
         if let Some(s) = status.filter(|s| !s.state.is_ready()) {
-            let mut msg = format!(
-                "cannot lint: the server did not start: {}",
-                s.state.describe()
-            );
-            for line in &s.stderr_tail {
-                msg.push_str(&format!("\n  | {line}"));
-            }
-            anyhow::bail!(msg);
+            anyhow::bail!(servers::not_ready_message(
+                "cannot lint: the server did not start",
+                &s
+            ));
         }
         catalog
     } else if !global.catalog.is_empty() {

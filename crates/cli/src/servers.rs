@@ -183,6 +183,21 @@ fn render(rows: &[Row]) -> String {
     out
 }
 
+/// Why a server is not ready, for an error message: `{what}: {reason}` and then its stderr
+/// tail, one `  | ` line each, with the reason's own summary of those lines left out (as
+/// `servers` prints it), so `call` and `lint -- COMMAND` show each stderr line once.
+pub fn not_ready_message(what: &str, status: &ServerStatus) -> String {
+    let reason = status.state.describe();
+    let mut msg = format!(
+        "{what}: {}",
+        without_tail_summary(&reason, &status.stderr_tail)
+    );
+    for line in &status.stderr_tail {
+        msg.push_str(&format!("\n  | {line}"));
+    }
+    msg
+}
+
 /// The reason without the `; stderr: a | b | c` summary the session layer appends (its last
 /// three non-empty stderr lines), since the full tail is printed under it: otherwise those
 /// lines appear twice. A reason that does not end with exactly that summary is kept whole.
@@ -255,6 +270,39 @@ mod tests {
         assert!(
             text.contains("x: did not start within 30 s\n  | a\n  | \n  | b\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_did_not_start_names_each_stderr_line_once() {
+        // Regression: `call` on a server whose import failed printed its traceback's last
+        // lines twice, in the reason and in the tail under it.
+        let tail = [
+            "Traceback (most recent call last):",
+            "  File \"x.py\"",
+            "ImportError: no mcp",
+        ];
+        let status = ServerStatus {
+            name: "calc".into(),
+            transport: "stdio",
+            state: ServerState::Failed {
+                reason: "initialize failed: the process exited; stderr: Traceback (most recent call last): | File \"x.py\" | ImportError: no mcp".into(),
+            },
+            protocol_version: None,
+            server_name: None,
+            server_version: None,
+            tools: 0,
+            resources: 0,
+            resource_templates: 0,
+            prompts: 0,
+            connect_ms: None,
+            stderr_tail: tail.iter().map(|l| l.to_string()).collect(),
+            warnings: Vec::new(),
+        };
+        let msg = not_ready_message("server \"calc\" is not ready", &status);
+        assert_eq!(
+            msg,
+            "server \"calc\" is not ready: initialize failed: the process exited\n  | Traceback (most recent call last):\n  |   File \"x.py\"\n  | ImportError: no mcp"
         );
     }
 }
