@@ -10,7 +10,8 @@
 //! Resource URIs: a server with `alias = ""` keeps its URIs unchanged; every other server's URIs
 //! and URI templates are shown as `switchboard://PREFIX/ORIGINAL` (PREFIX is the alias or the
 //! server name, percent-encoded), so two servers offering the same URI stay apart and a read is
-//! routed by the prefix.
+//! routed by the prefix. MCP Apps UI resources (`ui://REST`) become `ui://PREFIX/REST`, and
+//! the tools' `_meta` links to them follow.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -124,11 +125,40 @@ fn encode(s: &str) -> String {
     out
 }
 
+/// The scheme of MCP Apps UI resources. Hosts render a tool's UI only from a `ui://` URI, so
+/// these keep their scheme: `ui://PREFIX/REST` for the server's `ui://REST`.
+pub const UI_SCHEME: &str = "ui://";
+
 /// The public form of a server's URI (or URI template).
 pub fn public_uri(server: &ServerConfig, uri: &str) -> String {
-    match server.alias.as_deref() {
-        Some("") => uri.to_string(),
-        _ => format!("{URI_SCHEME}{}/{uri}", encode(prefix(server))),
+    match (server.alias.as_deref(), uri.strip_prefix(UI_SCHEME)) {
+        (Some(""), _) => uri.to_string(),
+        (_, Some(rest)) => format!("{UI_SCHEME}{}/{rest}", encode(prefix(server))),
+        (_, None) => format!("{URI_SCHEME}{}/{uri}", encode(prefix(server))),
+    }
+}
+
+/// MCP Apps: a tool's `_meta` names the resource a host renders as the tool's UI
+/// (`ui.resourceUri`, the earlier flat `ui/resourceUri`, the OpenAI Apps SDK's
+/// `openai/outputTemplate`). Those are the server's own URIs; clients read resources by their
+/// public URIs, so the listed definition carries those instead (still `ui://`, see
+/// [`public_uri`]).
+fn ui_uris_public(def: &mut Tool, server: &ServerConfig) {
+    let Some(Value::Object(meta)) = def.extra.get_mut("_meta") else {
+        return;
+    };
+    let mut uris: Vec<&mut Value> = Vec::new();
+    for (key, value) in meta.iter_mut() {
+        match (key.as_str(), value) {
+            ("ui/resourceUri" | "openai/outputTemplate", v) => uris.push(v),
+            ("ui", Value::Object(ui)) => uris.extend(ui.get_mut("resourceUri")),
+            _ => {}
+        }
+    }
+    for v in uris {
+        if let Value::String(uri) = v {
+            *uri = public_uri(server, uri);
+        }
     }
 }
 
@@ -202,6 +232,7 @@ impl View {
             if let Route::Open { .. } = route {
                 let mut def = tool.clone();
                 def.name = public.to_string();
+                ui_uris_public(&mut def, config);
                 view.tools.push(Listed {
                     public: public.to_string(),
                     server: server.to_string(),
@@ -316,6 +347,12 @@ impl View {
         {
             return vec![(server.clone(), original.to_string())];
         }
+        if let Some(rest) = uri.strip_prefix(UI_SCHEME)
+            && let Some((p, original)) = rest.split_once('/')
+            && let Some(server) = self.uri_prefixes.get(&format!("{URI_SCHEME}{p}/"))
+        {
+            return vec![(server.clone(), format!("{UI_SCHEME}{original}"))];
+        }
         self.passthrough
             .iter()
             .map(|s| (s.clone(), uri.to_string()))
@@ -389,7 +426,7 @@ fn pin_state(
 /// The gateway's own instructions followed by each server's, under its name.
 fn instructions(catalog: &Catalog, servers: &[ServerConfig], with_servers: bool) -> String {
     let mut out = String::from(
-        "switchboard gateway: the tools, resources and prompts of several MCP servers behind one connection. Tool and prompt names are `server__name` (or the server's configured alias); resource URIs of prefixed servers are `switchboard://server/ORIGINAL-URI`.",
+        "switchboard gateway: the tools, resources and prompts of several MCP servers behind one connection. Tool and prompt names are `server__name` (or the server's configured alias); resource URIs of prefixed servers are `switchboard://server/ORIGINAL-URI` (`ui://server/REST` for a UI resource `ui://REST`).",
     );
     if !with_servers {
         return out;
@@ -530,6 +567,59 @@ mod tests {
         let v = View::build(&catalog(), &servers, None, &Warned::default(), true);
         assert_eq!(v.resources[0]["uri"], "docs://pages/a");
         assert!(v.tools.iter().any(|t| t.public == "search"));
+    }
+
+    #[test]
+    fn mcp_apps_ui_uris_in_tool_meta_are_public_and_readable() {
+        // desktop-commander's read_file: its UI is a resource of the same server.
+        let mut c = catalog();
+        let mut t = Tool::new("read_file", "Read a file", json!({"type": "object"}));
+        let ui = "ui://docs/preview";
+        t.extra.insert(
+            "_meta".into(),
+            json!({"ui": {"resourceUri": ui}, "ui/resourceUri": ui,
+                   "openai/outputTemplate": ui, "openai/widgetAccessible": true}),
+        );
+        let docs = c.servers.get_mut("docs").unwrap();
+        docs.tools.push(Entry::new(t));
+        docs.resources.push(Entry::new(
+            serde_json::from_value(json!({"uri": ui, "name": "preview"})).unwrap(),
+        ));
+        let servers = [config("tickets", None, &[]), config("docs", None, &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        // The UI resource keeps the scheme MCP Apps hosts require, under the server's prefix.
+        assert_eq!(v.resources[1]["uri"], "ui://docs/docs/preview");
+        let listed = v
+            .tools
+            .iter()
+            .find(|t| t.public == "docs__read_file")
+            .unwrap();
+        let public = "ui://docs/docs/preview";
+        assert_eq!(
+            listed.def.extra["_meta"],
+            json!({"ui": {"resourceUri": public}, "ui/resourceUri": public,
+                   "openai/outputTemplate": public, "openai/widgetAccessible": true})
+        );
+        assert_eq!(
+            v.resolve_uri(public),
+            vec![("docs".to_string(), ui.to_string())]
+        );
+        // Also when the server does not list it (the tool's link is enough).
+        assert_eq!(
+            v.resolve_uri("ui://docs/docs/other"),
+            vec![("docs".to_string(), "ui://docs/other".to_string())]
+        );
+        assert_eq!(v.resolve_uri("ui://nobody/x"), vec![]);
+        // What is routed and pinned stays the server's own definition.
+        let Route::Open { def, .. } = &v.routes["docs__read_file"] else {
+            panic!("not open");
+        };
+        assert_eq!(def.extra["_meta"]["ui"]["resourceUri"], ui);
+        // Under `alias = ""` URIs pass through unchanged.
+        let servers = [config("tickets", None, &[]), config("docs", Some(""), &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        let listed = v.tools.iter().find(|t| t.public == "read_file").unwrap();
+        assert_eq!(listed.def.extra["_meta"]["ui"]["resourceUri"], ui);
     }
 
     #[test]
