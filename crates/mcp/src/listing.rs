@@ -144,6 +144,12 @@ fn soft_failure<T>(
     error: ServiceError,
 ) -> Result<Vec<T>, ServiceError> {
     match error {
+        // A server that declares resources but has no templates handler (common with the
+        // Python SDK's low-level server) answers "method not found": it has none to offer.
+        ServiceError::McpError(e) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+            tracing::debug!("{method} is not offered ({}): {}", e.code.0, e.message);
+            Ok(Vec::new())
+        }
         ServiceError::McpError(e) => {
             warnings.push(format!("{method} failed ({}): {}", e.code.0, e.message));
             Ok(Vec::new())
@@ -208,6 +214,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::{ErrorCode, ErrorData};
+
     use super::*;
 
     #[tokio::test]
@@ -234,5 +242,29 @@ mod tests {
         .unwrap();
         assert_eq!(got, vec![1, 1]);
         assert!(warnings[0].contains("repeated cursor"), "{warnings:?}");
+    }
+
+    #[test]
+    fn an_optional_list_the_server_lacks_is_empty_and_another_error_is_a_warning() {
+        let mut warnings = Vec::new();
+        let missing = ServiceError::McpError(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        ));
+        let got: Vec<Value> =
+            soft_failure(&mut warnings, "resources/templates/list", missing).unwrap();
+        assert!(got.is_empty() && warnings.is_empty(), "{warnings:?}");
+        let broken = ServiceError::McpError(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            "database locked",
+            None,
+        ));
+        let got: Vec<Value> = soft_failure(&mut warnings, "prompts/list", broken).unwrap();
+        assert!(got.is_empty());
+        assert_eq!(warnings, ["prompts/list failed (-32603): database locked"]);
+        let got: Result<Vec<Value>, _> =
+            soft_failure(&mut warnings, "prompts/list", ServiceError::TransportClosed);
+        assert!(got.is_err(), "a dead transport is still an error");
     }
 }
