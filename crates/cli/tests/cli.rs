@@ -178,12 +178,23 @@ fn a_server_that_cannot_start_is_reported_once_on_stderr() {
     .unwrap();
     let out = run(dir.path(), &["servers"]);
     assert_eq!(out.status.code(), Some(1));
+    // The table says it; the session layer's log of a server that never started is info.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.matches("switchboard-no-such-command-xyz").count(),
-        1,
+        0,
         "{stderr}"
     );
+    // Commands that leave the server out say so once.
+    for args in [&["inspect"][..], &["search", "close a ticket"][..]] {
+        let out = run(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("switchboard-no-such-command-xyz").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(

@@ -97,7 +97,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                     } else {
                         format!("{reason} (gave up after {attempt} restarts)")
                     };
-                    give_up(&shared, slot, reason);
+                    give_up(&shared, slot, reason, first.is_some());
                     break;
                 }
                 tracing::warn!(server = %name, %reason, "server did not start; retrying");
@@ -131,6 +131,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                                 &shared,
                                 slot,
                                 format!("{detail} (gave up after {attempt} restarts)"),
+                                false,
                             );
                             break;
                         }
@@ -320,8 +321,15 @@ where
     slot.set_pid(None);
 }
 
-fn give_up(shared: &Shared, slot: &Slot, reason: String) {
-    tracing::warn!(server = %slot.spec.name, %reason, "server failed");
+/// Mark the server failed. A server that never started is reported by whoever started it (the
+/// `servers` table, the commands' notes, the gateway's "not ready"), so that is logged at info;
+/// one that fails after it was running is news, a warning.
+fn give_up(shared: &Shared, slot: &Slot, reason: String, never_started: bool) {
+    if never_started {
+        tracing::info!(server = %slot.spec.name, %reason, "server failed to start");
+    } else {
+        tracing::warn!(server = %slot.spec.name, %reason, "server failed");
+    }
     slot.set_state(ServerState::Failed { reason });
     shared.withdraw(&slot.spec.name);
 }
