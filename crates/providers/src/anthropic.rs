@@ -20,13 +20,7 @@ pub(crate) fn sanitize(schema: &mut Value, log: &mut Log) -> Result<bool, Provid
     // Draft-04 tuple `items: [..]` is invalid in 2020-12; `prefixItems` keeps its meaning.
     schema::repair(schema, true, log);
     let wrapped = schema::root_object(schema, log);
-    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
-        return Err(ProviderError::Unacceptable {
-            rule: "anthropic-metaschema",
-            pointer: e.schema_path().to_string(),
-            message: format!("not a valid draft 2020-12 schema: {e}"),
-        });
-    }
+    schema::metaschema(schema, "anthropic-metaschema")?;
     Ok(wrapped)
 }
 

@@ -64,6 +64,9 @@ pub(crate) fn sanitize(
         const_to_enum(node, path, log);
         enum_values(node, path, openapi, log);
     });
+    // An invalid schema fails the whole request; the OpenAPI subset below is made from a
+    // valid one.
+    schema::metaschema(schema, "gemini-metaschema")?;
     if openapi {
         schema::drop_keys(
             schema,
@@ -211,6 +214,17 @@ fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &m
         return;
     }
     let all_strings = kept.iter().all(Value::is_string);
+    // Stringifying would retype an object or array node (the root included) as a string.
+    if openapi && !all_strings && types(node).iter().any(|t| matches!(*t, "object" | "array")) {
+        node.remove("enum");
+        log.record(
+            &join(path, "enum"),
+            "gemini-enum-dropped",
+            Some(Value::Array(values)),
+            None,
+        );
+        return;
+    }
     if openapi && !all_strings {
         // python-genai's Schema.enum docstring: `{type:INTEGER, format:"enum", enum:["101"]}`.
         let all_numbers = kept.iter().all(Value::is_number);
@@ -265,6 +279,18 @@ pub fn openapi_property_name_ok(name: &str) -> bool {
 fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError> {
     let mut bad_name: Option<String> = None;
     walk_post(schema, "", &mut |node, path| {
+        // `Schema` has no boolean form: `true` allows anything, and so does `{}`; what `false`
+        // forbids, dispatch still refuses (it validates against the original schema).
+        // (Only in the slots the subset keeps; the others are dropped below.)
+        schema::children_mut(node, path, &mut |child, p| {
+            let kept = ["/properties/", "/items", "/anyOf/", "/oneOf/", "/allOf/"];
+            if let Value::Bool(b) = child
+                && kept.iter().any(|k| p[path.len()..].starts_with(k))
+            {
+                log.record(p, "gemini-boolean-schema", Some(json!(b)), Some(json!({})));
+                *child = json!({});
+            }
+        });
         if let Some(Value::Object(props)) = node.get("properties")
             && bad_name.is_none()
             && let Some(name) = props.keys().find(|k| !openapi_property_name_ok(k))
@@ -298,9 +324,10 @@ fn openapi_subset(schema: &mut Value, log: &mut Log) -> Result<(), ProviderError
             ("exclusiveMaximum", "maximum", -1),
         ] {
             if let Some(v) = node.remove(excl) {
-                // Integers keep their meaning (x > 3 is x >= 4); numbers get the inclusive bound.
+                // Integers keep their meaning (x > 3 is x >= 4); numbers get the inclusive bound,
+                // and so does an integer bound at the end of i64 (dispatch checks the original).
                 let bound = match (v.as_i64(), types(node).contains(&"integer")) {
-                    (Some(i), true) => json!(i + step),
+                    (Some(i), true) => i.checked_add(step).map_or_else(|| v.clone(), |b| json!(b)),
                     _ => v.clone(),
                 };
                 if !node.contains_key(incl) {

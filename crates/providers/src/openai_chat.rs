@@ -11,7 +11,7 @@ use crate::error::ProviderError;
 use crate::refs::{self, RefMode};
 use crate::render::{RequestParts, ToolSpec};
 use crate::reply::{Reply, Stop, Usage, count_at, error_message, settle_stop, str_at};
-use crate::schema::{self, Log, join, walk_pre};
+use crate::schema::{self, Log, join, types, walk_pre};
 use crate::stream::{Assembly, StreamEvent};
 use crate::strict;
 
@@ -30,7 +30,8 @@ pub(crate) fn sanitize(
     schema::array_items(schema, &json!({}), log);
     // "In context=(), object schema missing properties".
     walk_pre(schema, "", &mut |node, path| {
-        if node.get("type") == Some(&json!("object")) && !node.contains_key("properties") {
+        // `type: ["object"]` is the same type, and gets the same answer.
+        if types(node) == ["object"] && !node.contains_key("properties") {
             node.insert("properties".into(), json!({}));
             log.record(
                 &join(path, "properties"),

@@ -216,10 +216,12 @@ impl Expander<'_> {
         // number of times"), then cut.
         if self.stack.iter().filter(|r| *r == reference).count() >= UNROLL {
             *node = cut("ref-cycle-cut", "(recursive structure, see parent)", log);
+            self.walk(node, path, depth + 1, log);
             return;
         }
         if depth >= MAX_DEPTH {
             *node = cut("ref-depth-cut", "(nested too deep to describe)", log);
+            self.walk(node, path, depth + 1, log);
             return;
         }
         let Some(target) = lookup(self.root, reference) else {
@@ -227,11 +229,13 @@ impl Expander<'_> {
             out.retain(|k, _| !k.starts_with('$'));
             log.record(&join(path, "$ref"), "ref-unresolved", before, None);
             *node = Value::Object(out);
+            self.walk(node, path, depth + 1, log);
             return;
         };
         let cost = node_count(target);
         if cost > self.budget {
             *node = cut("ref-budget-cut", "(too large to describe)", log);
+            self.walk(node, path, depth + 1, log);
             return;
         }
         self.budget -= cost;

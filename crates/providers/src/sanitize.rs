@@ -38,6 +38,11 @@ pub fn sanitize(
             None,
         ),
     };
+    // OpenAI validates schemas too ("Invalid schema for function ...: [] is not of type
+    // 'object', 'boolean'"), rejecting the whole request; Anthropic's and Gemini's rules check.
+    if matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses) {
+        schema::metaschema(&out, "openai-metaschema")?;
+    }
     Ok(Sanitized {
         schema: out,
         changes: log.changes,

@@ -217,6 +217,17 @@ pub(crate) fn limits(schema: &mut Value, log: &mut Log) -> Result<(), ProviderEr
     Ok(())
 }
 
+/// The local check against the draft 2020-12 metaschema: a provider that validates tool
+/// schemas rejects the whole request when one of them is invalid, so that tool is excluded
+/// (and reported under `rule`) instead.
+pub(crate) fn metaschema(schema: &Value, rule: &'static str) -> Result<(), ProviderError> {
+    jsonschema::draft202012::meta::validate(schema).map_err(|e| ProviderError::Unacceptable {
+        rule,
+        pointer: e.schema_path().to_string(),
+        message: format!("not a valid draft 2020-12 schema: {e}"),
+    })
+}
+
 /// Map of non-standard `type` names seen in MCP servers to JSON Schema types (draft-03 and
 /// language-specific spellings; Anthropic rejects them as invalid draft 2020-12).
 fn type_alias(t: &str) -> Option<&'static str> {
@@ -276,12 +287,13 @@ pub(crate) fn repair(schema: &mut Value, tuple_to_prefix_items: bool, log: &mut 
         match node.get("required") {
             None => {}
             Some(Value::Array(list)) => {
-                let mut clean: Vec<Value> = Vec::new();
-                for v in list {
-                    if v.is_string() && !clean.contains(v) {
-                        clean.push(v.clone());
-                    }
-                }
+                // A set, not `Vec::contains`: a long list must not take quadratic time.
+                let mut seen = std::collections::HashSet::new();
+                let clean: Vec<Value> = list
+                    .iter()
+                    .filter(|v| v.as_str().is_some_and(|s| seen.insert(s)))
+                    .cloned()
+                    .collect();
                 if clean.len() != list.len() {
                     let before = node.insert("required".into(), Value::Array(clean.clone()));
                     log.record(

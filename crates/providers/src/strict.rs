@@ -263,7 +263,7 @@ fn object(
             ));
         }
     }
-    let required: Vec<String> = m
+    let required: std::collections::HashSet<String> = m
         .get("required")
         .and_then(Value::as_array)
         .map(|r| {

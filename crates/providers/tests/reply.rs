@@ -375,7 +375,172 @@ mod never_panics {
         })
     }
 
+    fn pick(values: &'static [&'static str]) -> impl Strategy<Value = serde_json::Value> {
+        prop::sample::select(values).prop_map(|v| serde_json::from_str(v).unwrap())
+    }
+
+    /// Indexes, strings, counts and reasons as a hostile or broken server might send them.
+    fn index() -> impl Strategy<Value = serde_json::Value> {
+        pick(&[
+            "0",
+            "1",
+            "2",
+            "18446744073709551615",
+            "-1",
+            "\"0\"",
+            "null",
+            "1.5",
+        ])
+    }
+    fn text() -> impl Strategy<Value = serde_json::Value> {
+        pick(&[
+            "\"\"",
+            "\"a\"",
+            "\"💥\"",
+            "\"{\"",
+            "\"{\\\"a\\\": 1}\"",
+            "\"]\"",
+            "null",
+            "5",
+            "{}",
+        ])
+    }
+    fn count() -> impl Strategy<Value = serde_json::Value> {
+        pick(&["0", "7", "18446744073709551615", "-1", "1e308", "\"5\""])
+    }
+    fn reason() -> impl Strategy<Value = serde_json::Value> {
+        pick(&[
+            "\"end_turn\"",
+            "\"tool_use\"",
+            "\"stop\"",
+            "\"tool_calls\"",
+            "\"length\"",
+            "\"max_tokens\"",
+            "\"STOP\"",
+            "\"SAFETY\"",
+            "\"completed\"",
+            "\"incomplete\"",
+            "\"\"",
+            "null",
+            "3",
+        ])
+    }
+
+    /// One stream event (`event:` name, data) of `dialect`'s shapes with hostile values.
+    fn event(dialect: Dialect) -> BoxedStrategy<(Option<String>, String)> {
+        use serde_json::json;
+        let name = |n: &str| Some(n.to_string());
+        match dialect {
+            Dialect::Anthropic => prop_oneof![
+                count().prop_map(move |n| (name("message_start"), json!({"type": "message_start", "message": {"usage": {"input_tokens": n}}}))),
+                (index(), pick(&["\"text\"", "\"tool_use\"", "\"thinking\"", "\"server_tool_use\"", "5"]), text(), text(), text())
+                    .prop_map(move |(i, t, id, n, x)| (name("content_block_start"), json!({"type": "content_block_start", "index": i,
+                        "content_block": {"type": t, "id": id, "name": n, "text": x, "input": {}}}))),
+                (index(), pick(&["\"text_delta\"", "\"input_json_delta\"", "\"thinking_delta\"", "null"]), text())
+                    .prop_map(move |(i, t, x)| (name("content_block_delta"), json!({"type": "content_block_delta", "index": i,
+                        "delta": {"type": t, "text": x, "partial_json": x}}))),
+                index().prop_map(move |i| (name("content_block_stop"), json!({"type": "content_block_stop", "index": i}))),
+                (reason(), count()).prop_map(move |(r, n)| (name("message_delta"), json!({"type": "message_delta",
+                    "delta": {"stop_reason": r}, "usage": {"output_tokens": n, "input_tokens": n, "cache_read_input_tokens": n}}))),
+                Just((name("message_stop"), json!({"type": "message_stop"}))),
+                Just((name("ping"), json!({"type": "ping"}))),
+            ]
+            .prop_map(|(e, v)| (e, v.to_string()))
+            .boxed(),
+            Dialect::OpenAiChat => prop_oneof![
+                (text(), reason()).prop_map(|(x, r)| json!({"choices": [{"index": 0, "delta": {"content": x}, "finish_reason": r}]})),
+                (index(), text(), text(), text()).prop_map(|(i, id, n, a)| json!({"choices": [{"index": 0,
+                    "delta": {"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": n, "arguments": a}}]}}]})),
+                text().prop_map(|a| json!({"choices": [{"delta": {"tool_calls": [{"function": {"arguments": a}}]}}]})),
+                count().prop_map(|n| json!({"choices": [], "usage": {"prompt_tokens": n, "completion_tokens": n,
+                    "prompt_tokens_details": {"cached_tokens": n}}})),
+                text().prop_map(|x| json!({"choices": [{"delta": {"refusal": x}}]})),
+            ]
+            .prop_map(|v| (None, v.to_string()))
+            .boxed(),
+            Dialect::OpenAiResponses => prop_oneof![
+                (index(), pick(&["\"function_call\"", "\"message\"", "\"reasoning\"", "null"]), text(), text(), text())
+                    .prop_map(|(i, t, id, n, a)| json!({"type": "response.output_item.added", "output_index": i,
+                        "item": {"type": t, "call_id": id, "id": id, "name": n, "arguments": a}})),
+                (index(), text()).prop_map(|(i, x)| json!({"type": "response.output_text.delta", "output_index": i, "delta": x})),
+                (index(), text()).prop_map(|(i, x)| json!({"type": "response.function_call_arguments.delta", "output_index": i, "delta": x})),
+                (index(), text()).prop_map(|(i, x)| json!({"type": "response.function_call_arguments.done", "output_index": i, "arguments": x})),
+                (index(), text()).prop_map(|(i, x)| json!({"type": "response.refusal.delta", "output_index": i, "delta": x})),
+                (pick(&["\"response.completed\"", "\"response.incomplete\"", "\"response.failed\""]), reason(), count())
+                    .prop_map(|(t, r, n)| json!({"type": t, "response": {"status": r,
+                        "incomplete_details": {"reason": r}, "usage": {"input_tokens": n, "output_tokens": n}}})),
+            ]
+            .prop_map(|v| {
+                let name = v["type"].as_str().map(str::to_string);
+                (name, v.to_string())
+            })
+            .boxed(),
+            Dialect::Gemini => prop_oneof![
+                (text(), reason()).prop_map(|(x, r)| json!({"candidates": [{"content": {"role": "model", "parts": [{"text": x}]}, "finishReason": r}]})),
+                (text(), text(), pick(&["{}", "{\"a\": 1}", "null", "[1]", "\"x\""]))
+                    .prop_map(|(n, id, a)| json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": n, "id": id, "args": a}}]}}]})),
+                count().prop_map(|n| json!({"candidates": [], "usageMetadata": {"promptTokenCount": n,
+                    "candidatesTokenCount": n, "thoughtsTokenCount": n}})),
+                text().prop_map(|x| json!({"candidates": [{"content": {"parts": [{"text": x, "thought": true}]}}]})),
+            ]
+            .prop_map(|v| (None, v.to_string()))
+            .boxed(),
+        }
+    }
+
+    fn stream() -> impl Strategy<Value = (Dialect, Vec<(Option<String>, String)>)> {
+        prop::sample::select(Dialect::ALL.to_vec()).prop_flat_map(|d| {
+            (
+                Just(d),
+                prop::collection::vec(
+                    prop_oneof![
+                        8 => event(d),
+                        1 => Just((None, "[DONE]".to_string())),
+                        1 => ".{0,8}".prop_map(|s| (None, s)),
+                    ],
+                    0..12,
+                ),
+            )
+        })
+    }
+
     proptest! {
+        #[test]
+        fn a_stream_shows_what_it_assembles(stream in stream()) {
+            use switchboard_providers::{Part, StreamEvent};
+            let (dialect, events) = stream;
+            let mut d = StreamDecoder::new(dialect);
+            let mut shown = String::new();
+            let mut started = 0;
+            for (name, data) in &events {
+                // An event that fails is reported; the stream goes on, as the client does.
+                if let Ok(evs) = d.feed(name.as_deref(), data) {
+                    for e in evs {
+                        match e {
+                            StreamEvent::TextDelta(t) => shown.push_str(&t),
+                            StreamEvent::ToolUseStarted { .. } => started += 1,
+                        }
+                    }
+                }
+            }
+            if let Ok(reply) = d.finish() {
+                let text: String = reply.parts.iter().filter_map(|p| match p {
+                    Part::Text(t) => Some(t.as_str()),
+                    _ => None,
+                }).collect();
+                let tools = reply.parts.iter().filter(|p| matches!(p, Part::ToolUse { .. })).count();
+                // Deltas of one block that arrive apart are joined in the reply: compare the
+                // characters, not their order.
+                let sorted = |s: &str| {
+                    let mut c: Vec<char> = s.chars().collect();
+                    c.sort_unstable();
+                    c
+                };
+                prop_assert_eq!(sorted(&text), sorted(&shown), "{}: {:?}", dialect, events);
+                prop_assert_eq!(tools, started, "{}: {:?}", dialect, events);
+            }
+        }
+
         #[test]
         fn decoders_return_errors_not_panics(body in json_like(), raw in ".{0,40}") {
             for dialect in Dialect::ALL {
