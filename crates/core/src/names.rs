@@ -488,6 +488,35 @@ mod tests {
         }
 
         #[test]
+        fn aliased_names_are_valid_unique_and_reversible(
+            pairs in proptest::collection::vec((name_strategy(), name_strategy()), 1..30),
+            aliases in proptest::collection::vec(
+                (name_strategy(), prop_oneof![Just(String::new()), Just("x".to_string()), name_strategy()]),
+                0..8,
+            ),
+            dialect in proptest::sample::select(Dialect::ALL.to_vec()),
+        ) {
+            // Aliases for servers that exist (and for some that do not), shared ones included.
+            let mut alias_map: BTreeMap<String, String> = aliases.into_iter().collect();
+            for (i, (s, _)) in pairs.iter().enumerate() {
+                if i % 3 == 0 {
+                    alias_map.insert(s.clone(), if i % 2 == 0 { String::new() } else { "x".into() });
+                }
+            }
+            let m = NameMap::build(dialect, pairs.iter().map(|(s, t)| (s.as_str(), t.as_str())), &alias_map);
+            let mut publics = std::collections::HashSet::new();
+            for (s, t) in &pairs {
+                let p = m.public(s, t).unwrap();
+                prop_assert!(is_valid(dialect, p), "{p:?} invalid for {dialect}");
+                prop_assert_eq!(m.resolve(p), Some((s.as_str(), t.as_str())));
+                publics.insert(p.to_string());
+            }
+            let distinct: std::collections::HashSet<_> = pairs.iter().collect();
+            prop_assert_eq!(publics.len(), distinct.len());
+            prop_assert_eq!(m.len(), distinct.len());
+        }
+
+        #[test]
         fn names_differing_after_char_64_stay_distinct(
             stem in "[a-z]{70}", a in "[a-z]{1,5}", b in "[a-z]{1,5}",
         ) {
