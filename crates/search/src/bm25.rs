@@ -1,7 +1,7 @@
 //! Lexical ranking: BM25F over four fields of a tool (name, description, parameters, server),
 //! each with its own weight and length normalization.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::doc::Doc;
 use crate::words::Analyzer;
@@ -166,7 +166,9 @@ impl Bm25 {
             field_b,
             k1,
         } = self.params;
-        let mut seen: HashMap<usize, f32> = HashMap::new();
+        // Terms in id order: a float sum depends on its order, and a `HashMap`'s order changes
+        // from call to call, so scores (and near-ties) would too.
+        let mut seen: BTreeMap<usize, f32> = BTreeMap::new();
         for term in query_terms {
             if let Some(&t) = self.terms.get(term) {
                 *seen.entry(t).or_insert(0.0) += 1.0;
