@@ -739,9 +739,10 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
     // Rare: odd content blocks, a broken field, or an object naming none of the fields.
     let not_a_result = || protocol(convert::not_a_result(tool, text));
     let value: Value = serde_json::from_str(text).map_err(|_| not_a_result())?;
+    // `"task": null` is no task, as the probe (and the typed path) read it.
     if let Some(e) = refused(
         value.get("resultType").and_then(Value::as_str),
-        value.get("task").is_some(),
+        value.get("task").is_some_and(|t| !t.is_null()),
     ) {
         return Err(e);
     }
@@ -1194,6 +1195,8 @@ mod tests {
         assert!(ok(r#"{"structuredContent": {"content": "x"}}"#));
         assert!(ok(r#"{}"#));
         assert!(ok(r#"{"_meta": {"k": 1}, "resultType": "complete"}"#));
+        // Found by `hostile_results`: a null task with an odd block was refused as a task.
+        assert!(ok(r#"{"content":[null],"task":null}"#));
         assert!(ok(
             r#"{"content": [{"type": "text", "text": "a", "_meta": {}}], "extra": [1, {"a": 2}]}"#
         ));
@@ -1209,6 +1212,154 @@ mod tests {
         ] {
             let typed = convert::call_result(&serde_json::from_str(s).unwrap()).is_some();
             assert_eq!(ok(s), typed, "{s}");
+        }
+    }
+
+    mod hostile_results {
+        //! Arbitrary `tools/call` results through [`checked`]: no panic, and what reaches the
+        //! client reads as the typed session path reads the server's own answer.
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        fn leaf() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                prop_oneof![
+                    Just(json!(0)),
+                    Just(json!(-1)),
+                    Just(json!(u64::MAX)),
+                    Just(json!(1e308))
+                ],
+                prop::sample::select(
+                    &[
+                        "text",
+                        "image",
+                        "audio",
+                        "resource",
+                        "resource_link",
+                        "complete",
+                        "incomplete",
+                        "",
+                        "x"
+                    ][..]
+                )
+                .prop_map(Value::from),
+                "\\PC{0,6}".prop_map(Value::from),
+            ]
+        }
+
+        fn any_json() -> impl Strategy<Value = Value> {
+            leaf().prop_recursive(4, 24, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                    prop::collection::btree_map(
+                        prop::sample::select(
+                            &[
+                                "type",
+                                "text",
+                                "data",
+                                "mimeType",
+                                "uri",
+                                "name",
+                                "resource",
+                                "blob",
+                                "_meta",
+                                "annotations"
+                            ][..]
+                        )
+                        .prop_map(str::to_string),
+                        inner,
+                        0..4
+                    )
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn block() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                Just(json!({"type": "text", "text": "a"})),
+                Just(json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})),
+                Just(json!({"type": "resource_link", "uri": "file:///x", "name": "x"})),
+                Just(json!({"type": "resource", "resource": {"uri": "test://r", "text": "b"}})),
+                any_json(),
+                (
+                    prop::sample::select(
+                        &[
+                            "text",
+                            "image",
+                            "audio",
+                            "resource",
+                            "resource_link",
+                            "video"
+                        ][..]
+                    ),
+                    any_json()
+                )
+                    .prop_map(|(t, v)| match v {
+                        Value::Object(mut m) => {
+                            m.insert("type".into(), json!(t));
+                            Value::Object(m)
+                        }
+                        other => json!({"type": t, "text": other}),
+                    }),
+            ]
+        }
+
+        fn result_like() -> impl Strategy<Value = Value> {
+            let field = prop_oneof![
+                (
+                    Just("content"),
+                    prop_oneof![
+                        3 => prop::collection::vec(block(), 0..4).prop_map(Value::Array),
+                        1 => any_json(),
+                    ]
+                ),
+                (Just("isError"), any_json()),
+                (Just("structuredContent"), any_json()),
+                (Just("_meta"), any_json()),
+                (Just("resultType"), any_json()),
+                (Just("task"), any_json()),
+                (Just("messages"), any_json()),
+            ];
+            prop_oneof![
+                4 => prop::collection::vec(field, 0..5).prop_map(|kv| {
+                    Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                }),
+                1 => any_json(),
+            ]
+        }
+
+        /// What the typed session path makes of an answer (as `call_args` reads it).
+        fn read(text: &str) -> Option<switchboard_core::CallResult> {
+            if let Ok(typed) = serde_json::from_str::<rmcp::model::CallToolResult>(text) {
+                return Some(convert::typed_call_result(typed));
+            }
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| convert::call_result(&v))
+        }
+
+        proptest! {
+            #[test]
+            fn checked_results_read_as_the_typed_path_reads_them(v in result_like()) {
+                let text = v.to_string();
+                let refused = v.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete")
+                    || v.get("task").is_some_and(|t| !t.is_null());
+                let raw = RawValue::from_string(text.clone()).unwrap();
+                match checked("s", "t", raw) {
+                    Ok(out) => {
+                        prop_assert!(!refused, "{} passed", text);
+                        prop_assert!(read(&text).is_some(), "{} passed", text);
+                        prop_assert_eq!(read(out.get()), read(&text), "{} became {}", text, out.get());
+                    }
+                    Err(e) => {
+                        prop_assert!(refused || read(&text).is_none(), "{} refused: {}", text, e);
+                    }
+                }
+            }
         }
     }
 
