@@ -305,7 +305,7 @@ mod tests {
             )));
         }
         // `minLength` must be a number in draft 2020-12 and no rule can guess one: Anthropic
-        // would reject the whole request, so this tool is excluded there.
+        // and OpenAI would reject the whole request, so this tool is excluded there.
         tickets.tools.push(Entry::new(Tool::new(
             "broken",
             "d",
@@ -354,7 +354,9 @@ mod tests {
         opts.instructions = false;
         let t = translate(&catalog(), &opts);
         let publics: Vec<&str> = t.names.iter().map(|n| n.public.as_str()).collect();
-        assert_eq!(publics, ["docs__search", "t__search", "t__broken"]);
+        assert_eq!(publics, ["docs__search", "t__search"]);
+        assert_eq!(t.excluded.len(), 1);
+        assert!(t.excluded[0].reason.contains("openai-metaschema"));
         assert_eq!(t.system, "");
         assert!(t.request["messages"][0]["role"] == "user");
         opts.servers = Some(BTreeSet::from(["docs".to_string()]));
