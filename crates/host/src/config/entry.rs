@@ -117,9 +117,10 @@ impl RawDuration {
                 })? * scale
             }
         };
-        if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+        // At least a millisecond: a smaller positive number would round to no time at all.
+        if !(secs.is_finite() && (0.001..=86_400.0).contains(&secs)) {
             return Err(format!(
-                "{secs} s is out of range (more than 0, at most one day)"
+                "{secs} s is out of range (at least 1 ms, at most one day)"
             ));
         }
         Ok(Duration::from_secs_f64(secs))

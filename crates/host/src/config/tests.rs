@@ -733,3 +733,21 @@ extensions:
     let e = parse("config.yaml", "extensions:\n  a: [\n").unwrap_err();
     assert!(e.to_string().starts_with("config.yaml:"), "{e}");
 }
+
+#[test]
+fn a_timeout_too_small_to_be_any_time_is_refused() {
+    let c = parse(
+        "sb.toml",
+        "[servers.a]\ncommand = \"x\"\nstartup_timeout = 1e-300\n\n[servers.b]\ncommand = \"x\"\ncall_timeout = \"1ms\"\n",
+    )
+    .unwrap();
+    assert!(
+        reason(&c, "a").contains("at least 1 ms"),
+        "{}",
+        reason(&c, "a")
+    );
+    assert_eq!(
+        c.servers[0].spec.call_timeout,
+        std::time::Duration::from_millis(1)
+    );
+}
