@@ -1,13 +1,11 @@
 //! Codex CLI's `config.toml`, read as-is: its `[mcp_servers.NAME]` tables become server entries
 //! and the rest of the file (models, sandbox, Codex's own profiles) is Codex's business.
 
-use std::collections::BTreeMap;
-
 use toml::{Table, Value};
 
+use super::Config;
 use super::entry::{self, Context, RawServer};
 use super::position::{find_toml_key, line_col};
-use super::{Config, ConfigSource, Settings};
 use crate::error::HostError;
 
 /// Keys of a Codex server entry that switchboard reads. Anything else in an entry is Codex's
@@ -60,14 +58,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             let offset = field
                 .and_then(|f| find_toml_key(text, start..end, f))
                 .unwrap_or(start);
-            let (line, column) = line_col(text, offset);
-            HostError::ServerEntry {
-                path: ctx.path.to_path_buf(),
-                line,
-                column,
-                server: name.clone(),
-                message,
-            }
+            ctx.entry_error(text, offset, name, message)
         };
         let result = (|| {
             let Some(codex) = value.as_table() else {
@@ -100,16 +91,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             &mut disabled,
         );
     }
-    Ok(Config {
-        source: ConfigSource::File {
-            path: ctx.path.to_path_buf(),
-        },
-        servers,
-        disabled,
-        profiles: BTreeMap::new(),
-        settings: Settings::default(),
-        warnings,
-    })
+    Ok(ctx.servers_only(servers, disabled, warnings))
 }
 
 /// A Codex entry as the native entry it means, or the Codex key that is wrong and why.

@@ -10,14 +10,55 @@ use switchboard_core::server::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT};
 use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url};
 use switchboard_mcp::ServerOAuth;
 
-use super::ServerConfig;
 use super::expand::expand;
+use super::{Config, ConfigSource, DisabledServer, ServerConfig, Settings};
+use crate::error::HostError;
 
 /// What the readers share: the file, the folder relative paths start from, and the environment.
 pub struct Context<'a> {
     pub path: &'a Path,
     pub base: &'a Path,
     pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Context<'_> {
+    /// The error of server entry `server`, at byte `offset` of the config's `text`.
+    pub fn entry_error(
+        &self,
+        text: &str,
+        offset: usize,
+        server: &str,
+        message: String,
+    ) -> HostError {
+        let (line, column) = super::position::line_col(text, offset);
+        HostError::ServerEntry {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            server: server.to_string(),
+            message,
+        }
+    }
+
+    /// A config read from this file with no profiles and default settings (the other hosts'
+    /// formats have neither).
+    pub fn servers_only(
+        &self,
+        servers: Vec<ServerConfig>,
+        disabled: Vec<DisabledServer>,
+        warnings: Vec<String>,
+    ) -> Config {
+        Config {
+            source: ConfigSource::File {
+                path: self.path.to_path_buf(),
+            },
+            servers,
+            disabled,
+            profiles: Default::default(),
+            settings: Settings::default(),
+            warnings,
+        }
+    }
 }
 
 /// The value of `${name}` in a config string: VS Code's predefined variables that mean the same

@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Config;
 use super::entry::{self, Context, RawServer};
 use super::position::line_col;
-use super::{Config, ConfigSource, Settings};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
@@ -34,14 +34,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
     for (at, name, value) in entries {
-        let (line, column) = line_col(text, if at == usize::MAX { 0 } else { at });
-        let fail = |message: String| HostError::ServerEntry {
-            path: ctx.path.to_path_buf(),
-            line,
-            column,
-            server: name.clone(),
-            message,
-        };
+        let at = if at == usize::MAX { 0 } else { at };
+        let (line, column) = line_col(text, at);
+        let fail = |message: String| ctx.entry_error(text, at, name, message);
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("stdio");
         if matches!(kind, "builtin" | "platform" | "frontend" | "inline_python") {
             warnings.push(format!(
@@ -62,16 +57,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut disabled,
         );
     }
-    Ok(Config {
-        source: ConfigSource::File {
-            path: ctx.path.to_path_buf(),
-        },
-        servers,
-        disabled,
-        profiles: Default::default(),
-        settings: Settings::default(),
-        warnings,
-    })
+    Ok(ctx.servers_only(servers, disabled, warnings))
 }
 
 /// A goose extension as the JSON entry the other hosts write.

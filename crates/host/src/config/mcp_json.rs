@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
+use super::Config;
 use super::entry::{self, Context, RawServer};
 use super::position::{find_json_key, line_col};
-use super::{Config, ConfigSource, Settings};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
@@ -48,14 +48,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             let offset = field
                 .and_then(|f| find_json_key(text, entry_at, f))
                 .unwrap_or(entry_at);
-            let (line, column) = line_col(text, offset);
-            HostError::ServerEntry {
-                path: ctx.path.to_path_buf(),
-                line,
-                column,
-                server: name.clone(),
-                message,
-            }
+            ctx.entry_error(text, offset, name, message)
         };
         let result = (|| {
             if !value.is_object() {
@@ -86,16 +79,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut disabled,
         );
     }
-    Ok(Config {
-        source: ConfigSource::File {
-            path: ctx.path.to_path_buf(),
-        },
-        servers,
-        disabled,
-        profiles: Default::default(),
-        settings: Settings::default(),
-        warnings,
-    })
+    Ok(ctx.servers_only(servers, disabled, warnings))
 }
 
 /// Zed's older entry form, `"command": {"path": ..., "args": [...], "env": {...}}`, as the flat
