@@ -1002,6 +1002,32 @@ fn a_client_that_connects_early_lists_a_server_that_starts_within_the_wait() {
     c.finish();
 }
 
+/// A tool result's `resource_link` names the server's own URI (results pass through as the
+/// server wrote them); a client that reads that link through `serve` gets the resource.
+#[test]
+fn a_resource_link_from_a_tool_result_is_readable_through_serve() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"
+    ));
+    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let r = c.call(1, "everything__get-resource-links", json!({"count": 2}));
+    let link = r["content"]
+        .as_array()
+        .and_then(|parts| parts.iter().find(|p| p["type"] == "resource_link"))
+        .unwrap_or_else(|| panic!("no resource_link in {r}"))["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let read = c.request(2, "resources/read", json!({"uri": link}));
+    let contents = read["result"]["contents"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{link} not read: {read}"));
+    assert_eq!(contents[0]["uri"], link.as_str(), "{read}");
+    c.finish();
+}
+
 /// Plain calls from a client that takes no upcalls pass straight through to stdio servers as
 /// JSON text, and every outcome reads exactly as on the rmcp session path
 /// (`SWITCHBOARD_PASSTHROUGH=0`): a result, an invalid-arguments result, an unknown tool, a

@@ -87,6 +87,10 @@ pub struct View {
     pub uri_prefixes: HashMap<String, String>,
     /// Servers whose URIs pass through unchanged (`alias = ""`), in config order.
     pub passthrough: Vec<String>,
+    /// URI scheme (`docs`, `file`) -> the servers whose resources or templates use it, in
+    /// catalog order: where a URI in a server's own terms (a tool result's `resource_link`)
+    /// is tried when no public URI matches.
+    pub by_scheme: HashMap<String, Vec<String>>,
     /// The gateway's combined `instructions`.
     pub instructions: String,
 }
@@ -123,6 +127,16 @@ fn encode(s: &str) -> String {
         }
     }
     out
+}
+
+/// The scheme of a URI (`docs` of `docs://pages/a`), if it has one.
+fn scheme(uri: &str) -> Option<&str> {
+    let (scheme, _) = uri.split_once("://")?;
+    let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
 }
 
 /// The scheme of MCP Apps UI resources. Hosts render a tool's UI only from a `ui://` URI, so
@@ -294,6 +308,17 @@ impl View {
             let Some(config) = configs.get(s.server.as_str()) else {
                 continue;
             };
+            let own = s.resources.iter().map(|r| r.def.uri.as_str());
+            let templates = s
+                .resource_templates
+                .iter()
+                .map(|t| t.def.uri_template.as_str());
+            for scheme in own.chain(templates).filter_map(scheme) {
+                let servers = view.by_scheme.entry(scheme.to_string()).or_default();
+                if !servers.contains(&s.server) {
+                    servers.push(s.server.clone());
+                }
+            }
             for r in &s.resources {
                 let public = public_uri(config, &r.def.uri);
                 // Two servers that both pass a URI through, or one that lists it twice: the
@@ -353,10 +378,23 @@ impl View {
         {
             return vec![(server.clone(), format!("{UI_SCHEME}{original}"))];
         }
-        self.passthrough
+        // A URI in a server's own terms (a `resource_link` in a tool result passes through
+        // unrewritten): the servers that pass URIs through, then those using its scheme.
+        let mut candidates: Vec<(String, String)> = self
+            .passthrough
             .iter()
             .map(|s| (s.clone(), uri.to_string()))
-            .collect()
+            .collect();
+        for server in scheme(uri)
+            .and_then(|s| self.by_scheme.get(s))
+            .into_iter()
+            .flatten()
+        {
+            if !candidates.iter().any(|(c, _)| c == server) {
+                candidates.push((server.clone(), uri.to_string()));
+            }
+        }
+        candidates
     }
 
     /// Where a public resource template (as a completion reference names it) leads: a listed
@@ -609,7 +647,11 @@ mod tests {
             v.resolve_uri("ui://docs/docs/other"),
             vec![("docs".to_string(), "ui://docs/other".to_string())]
         );
-        assert_eq!(v.resolve_uri("ui://nobody/x"), vec![]);
+        // Not under a known prefix: tried, in its own terms, on the server that uses ui://.
+        assert_eq!(
+            v.resolve_uri("ui://nobody/x"),
+            vec![("docs".to_string(), "ui://nobody/x".to_string())]
+        );
         // What is routed and pinned stays the server's own definition.
         let Route::Open { def, .. } = &v.routes["docs__read_file"] else {
             panic!("not open");
@@ -620,6 +662,37 @@ mod tests {
         let v = View::build(&c, &servers, None, &Warned::default(), true);
         let listed = v.tools.iter().find(|t| t.public == "read_file").unwrap();
         assert_eq!(listed.def.extra["_meta"]["ui"]["resourceUri"], ui);
+    }
+
+    #[test]
+    fn a_uri_in_a_servers_own_terms_is_tried_on_the_servers_using_its_scheme() {
+        // A tool result's resource_link names the server's own URI, which the gateway lists
+        // under its prefix; a client that reads the link must still reach the server.
+        let mut c = catalog();
+        let docs = c.servers.get_mut("docs").unwrap();
+        docs.resource_templates.push(Entry::new(
+            serde_json::from_value(json!({"uriTemplate": "docs://notes/{id}", "name": "note"}))
+                .unwrap(),
+        ));
+        let servers = [config("tickets", None, &[]), config("docs", None, &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        assert_eq!(
+            v.resolve_uri("docs://notes/7"),
+            vec![("docs".to_string(), "docs://notes/7".to_string())]
+        );
+        // No server uses the scheme, and a URI without one: nothing to try.
+        assert_eq!(v.resolve_uri("mail://inbox/1"), vec![]);
+        assert_eq!(v.resolve_uri("just-a-name"), vec![]);
+        // Pass-through servers are tried first, then the scheme's users, each once.
+        let servers = [config("tickets", Some(""), &[]), config("docs", None, &[])];
+        let v = View::build(&c, &servers, None, &Warned::default(), true);
+        assert_eq!(
+            v.resolve_uri("docs://notes/7"),
+            vec![
+                ("tickets".to_string(), "docs://notes/7".to_string()),
+                ("docs".to_string(), "docs://notes/7".to_string()),
+            ]
+        );
     }
 
     #[test]
