@@ -200,23 +200,15 @@ fn enum_values(node: &mut Map<String, Value>, path: &str, openapi: bool, log: &m
     let structured = kept
         .iter()
         .any(|v| v.is_object() || v.is_array() || v.is_boolean());
-    if structured || kept.is_empty() {
+    let all_strings = kept.iter().all(Value::is_string);
+    // Stringifying would retype an object or array node (the root included) as a string.
+    let would_retype =
+        openapi && !all_strings && types(node).iter().any(|t| matches!(*t, "object" | "array"));
+    if structured || kept.is_empty() || would_retype {
         node.remove("enum");
         if !kept.is_empty() && kept.iter().all(Value::is_boolean) && !node.contains_key("type") {
             node.insert("type".into(), json!("boolean"));
         }
-        log.record(
-            &join(path, "enum"),
-            "gemini-enum-dropped",
-            Some(Value::Array(values)),
-            None,
-        );
-        return;
-    }
-    let all_strings = kept.iter().all(Value::is_string);
-    // Stringifying would retype an object or array node (the root included) as a string.
-    if openapi && !all_strings && types(node).iter().any(|t| matches!(*t, "object" | "array")) {
-        node.remove("enum");
         log.record(
             &join(path, "enum"),
             "gemini-enum-dropped",
