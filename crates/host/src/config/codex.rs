@@ -5,7 +5,7 @@ use toml::{Table, Value};
 
 use super::Config;
 use super::entry::{self, Context, RawServer};
-use super::position::{find_toml_key, line_col};
+use super::position::{find_toml_key, find_toml_table, line_col};
 use crate::error::HostError;
 
 /// Keys of a Codex server entry that switchboard reads. Anything else in an entry is Codex's
@@ -39,10 +39,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             message: "`mcp_servers` must be a table of [mcp_servers.NAME] entries".into(),
         });
     };
-    let header = |name: &str| {
-        text.find(&format!("[mcp_servers.{name}]"))
-            .or_else(|| text.find(&format!("[mcp_servers.\"{name}\"]")))
-    };
+    let header = |name: &str| find_toml_table(text, "mcp_servers", name);
     // In file order (the table is sorted by name).
     let mut ordered: Vec<(&String, &Value)> = entries.iter().collect();
     ordered.sort_by_key(|(name, _)| header(name).unwrap_or(usize::MAX));

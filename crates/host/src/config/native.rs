@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::entry::{self, Context, NATIVE_KEYS, RawServer};
-use super::position::{find_toml_key, line_col};
+use super::position::{find_toml_key, find_toml_table, line_col};
 use super::{Config, ConfigSource, Profile, Settings};
 use crate::error::HostError;
 
@@ -62,10 +62,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     let mut disabled = Vec::new();
     for (name, spanned) in entries {
         let span = spanned.span();
-        let header = text
-            .find(&format!("[servers.{name}]"))
-            .or_else(|| text.find(&format!("[servers.\"{name}\"]")))
-            .unwrap_or(span.start);
+        let header = find_toml_table(text, "servers", name).unwrap_or(span.start);
         // A standard table's span covers only its header; its keys run to the next header.
         let body_end = text[header..]
             .find("\n[")

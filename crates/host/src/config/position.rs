@@ -39,6 +39,32 @@ pub fn find_toml_key(text: &str, range: std::ops::Range<usize>, key: &str) -> Op
     None
 }
 
+/// The offset of the header line of TOML table `parent.name` (`[parent.name]` or
+/// `[parent."name"]`, spaces allowed inside the brackets): only where a header can stand, at
+/// the start of a line, so a comment that mentions the header is passed over.
+pub fn find_toml_table(text: &str, parent: &str, name: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(name).ok()?;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(inner) = trimmed.strip_prefix('[')
+            && !inner.starts_with('[')
+            && let Some(rest) = inner.trim_start().strip_prefix(parent)
+            && let Some(rest) = rest.trim_start().strip_prefix('.')
+        {
+            let rest = rest.trim_start();
+            let after = rest
+                .strip_prefix(name)
+                .or_else(|| rest.strip_prefix(quoted.as_str()));
+            if after.is_some_and(|a| a.trim_start().starts_with(']')) {
+                return Some(offset + line.len() - trimmed.len());
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// The offset of `"key"` followed by `:` in JSON text, searching from `from`.
 pub fn find_json_key(text: &str, from: usize, key: &str) -> Option<usize> {
     let quoted = serde_json::to_string(key).ok()?;
@@ -75,6 +101,13 @@ mod tests {
             Some(t.find("url").unwrap())
         );
         assert_eq!(find_toml_key(t, 0..t.len(), "args"), None);
+        let t =
+            "# [servers.a] is below\n[servers.ab]\n[ servers . \"a\" ]\nx = 1\n[servers.a.oauth]\n";
+        assert_eq!(
+            find_toml_table(t, "servers", "a"),
+            Some(t.find("[ servers").unwrap())
+        );
+        assert_eq!(find_toml_table(t, "servers", "b"), None);
         let j = r#"{"mcpServers": {"a": {"url": 1}, "b": {}}}"#;
         assert_eq!(find_json_key(j, 0, "b"), Some(j.find("\"b\"").unwrap()));
     }

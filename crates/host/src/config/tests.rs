@@ -751,3 +751,35 @@ fn a_timeout_too_small_to_be_any_time_is_refused() {
         std::time::Duration::from_millis(1)
     );
 }
+
+#[test]
+fn an_entry_error_points_at_the_entry_not_at_a_comment_naming_its_header() {
+    // Before: the header was found by its first mention, the comment on line 2, so an error
+    // in an entry without the bad key spelled out pointed there.
+    let text = r#"
+# [servers.notes] runs the notes server; [mcp_servers.notes] in Codex
+[servers.first]
+command = "echo"
+
+[servers.notes]
+args = ["x"]
+"#;
+    let c = parse("sb.toml", text).unwrap();
+    let r = reason(&c, "notes");
+    assert!(r.starts_with("sb.toml:6:1: server \"notes\": "), "{r}");
+    let codex = r#"
+model = "o4"
+# [mcp_servers.notes] is the one that fails
+[mcp_servers.first]
+command = "echo"
+
+[mcp_servers.notes]
+args = ["x"]
+"#;
+    let c = parse("config.toml", codex).unwrap();
+    let r = reason(&c, "notes");
+    assert!(r.starts_with("config.toml:7:1: server \"notes\": "), "{r}");
+    // File order follows the headers, not the comment: `notes` comes after `first`.
+    let names: Vec<&str> = c.disabled.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["notes"]);
+}
