@@ -33,7 +33,17 @@ use clap::{Parser, Subcommand};
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose `config.yaml`.
 #[derive(Parser, Debug)]
-#[command(name = "switchboard", version, propagate_version = true)]
+#[command(
+    name = "switchboard",
+    version,
+    propagate_version = true,
+    after_help = "Start here (the embedded demo, no config or keys needed):
+  switchboard servers                      what each server offers
+  switchboard inspect --provider gemini    the exact tools array a provider receives
+  switchboard lint                         problems in the tool definitions
+  switchboard search close a ticket        which tools a query finds
+Each command's --help has examples."
+)]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -69,33 +79,38 @@ enum Command {
     ///
     /// Servers connect concurrently; one that fails to start shows why (with the last lines of
     /// its stderr) and never holds up the others. Exits 1 when any server is not ready.
+    #[command(after_help = "Examples:
+  switchboard servers
+  switchboard servers --config ~/.cursor/mcp.json --json")]
     Servers(servers::ServersArgs),
     /// Call one tool on one server and print the result.
     ///
     /// Text is printed in full, images and audio are summarised by type and size, structured
     /// content is printed as JSON. Exits 1 when the tool reports an error (isError), 2 on a
     /// usage or connection error.
-    ///
-    /// Example: switchboard call tickets search --args '{"query": "login"}'
+    #[command(after_help = r#"Examples:
+  switchboard call tickets search --args '{"query": "login"}'
+  switchboard call tickets get_ticket --args '{"id": "T-1001"}' --json"#)]
     Call(call::CallArgs),
     /// Show the exact request a provider would receive: tools with provider-safe names and
     /// sanitized schemas, the system prompt with server instructions, and what was changed.
     ///
     /// The request is never sent. Exits 1 when it breaks a hard provider limit (for example
     /// OpenAI's 128 tools), saying so first. With --cost, also what the tools array costs.
-    ///
-    /// Examples:
-    ///   switchboard inspect --provider openai-chat --json
-    ///   switchboard inspect --catalog tools.json --cost --html rent.html
+    #[command(after_help = "Examples:
+  switchboard inspect --provider openai-chat --json
+  switchboard inspect --catalog tools.json --cost --html rent.html")]
     Inspect(inspect::InspectArgs),
     /// Check tool definitions the way a model and a provider will read them: contract,
     /// safety annotations, portability, rent and poisoning rules.
     ///
     /// Lints the configured servers, --catalog files, or one stdio server started from the
-    /// command after `--`:
-    ///   switchboard lint -- python my_server.py
-    ///   switchboard lint --catalog tools.json --format sarif > lint.sarif
-    /// Exits 1 when a finding reaches --fail-on, 2 on a usage or connection error.
+    /// command after `--`. Exits 1 when a finding reaches --fail-on, 2 on a usage or connection
+    /// error.
+    #[command(after_help = "Examples:
+  switchboard lint
+  switchboard lint -- python my_server.py
+  switchboard lint --catalog tools.json --format sarif > lint.sarif")]
     Lint {
         #[command(flatten)]
         args: lint_cmd::LintArgs,
@@ -110,17 +125,20 @@ enum Command {
     /// ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY/GOOGLE_API_KEY. Exits 0 when the model
     /// answered, 1 when the run failed (provider error after retries, --max-turns reached), 2 on
     /// a usage or config error.
-    ///
-    /// Examples:
-    ///   switchboard run -p "Find the ticket about SSO logins and summarise it"
-    ///   switchboard run -p "..." --provider openai-chat --base-url http://localhost:11434/v1 --model qwen3
-    ///   switchboard run -p "..." --json --transcript run.jsonl
+    #[command(after_help = r#"Examples:
+  switchboard run -p "Find the ticket about SSO logins and summarise it"
+  switchboard run -p "..." --provider openai-chat \
+      --base-url http://localhost:11434/v1 --model qwen3
+  switchboard run -p "..." --json --transcript run.jsonl"#)]
     Run(run::RunArgs),
     /// Talk with a model that can use the servers' tools; answers stream as they are written.
     ///
     /// Calls that need approval ask first, showing the tool, its server and its arguments.
     /// Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
     /// /attach URI (adds a resource to your next message), /quit.
+    #[command(after_help = "Examples:
+  switchboard chat
+  switchboard chat --provider gemini --tools search")]
     Chat(chat::ChatArgs),
     /// Find tools for a query, ranked as a model's search_tools call ranks them.
     ///
@@ -129,25 +147,25 @@ enum Command {
     /// which. LEXICAL and DENSE show where each ranker alone puts a tool, to see why it ranked
     /// where it did. Searches the configured servers' tools (allow/deny applied) or --catalog
     /// files. Exits 0 with matches, 1 with none, 2 on a usage or config error.
-    ///
-    /// Examples:
-    ///   switchboard search find tickets about login problems
-    ///   switchboard search "open a pull request" --catalog tools.json --limit 10 --json
+    #[command(after_help = r#"Examples:
+  switchboard search find tickets about login problems
+  switchboard search "open a pull request" --catalog tools.json --limit 10 --json"#)]
     Search(search_cmd::SearchArgs),
     /// Measure tool retrieval: how well a search over the catalog finds the right tools.
     ///
-    /// Over --catalog files, or the configured servers' tools without them. Example:
-    ///   switchboard eval retrieval --catalog tools.json --queries queries.jsonl --misses 10
+    /// Over --catalog files, or the configured servers' tools without them.
+    #[command(after_help = "Examples:
+  switchboard eval retrieval --catalog tools.json --queries queries.jsonl --misses 10
+  switchboard eval retrieval --catalog tools.json --queries queries.jsonl --json")]
     Eval(eval::EvalArgs),
     /// OAuth for HTTP servers: log in with your browser, log out, show what is stored.
     ///
     /// Tokens live in your user data directory (readable by you only); sessions send them and
     /// refresh them as they expire. A server that needs authorization and has none stored
     /// fails with a message naming this command.
-    ///
-    /// Examples:
-    ///   switchboard auth login github
-    ///   switchboard auth status --json
+    #[command(after_help = "Examples:
+  switchboard auth login github
+  switchboard auth status --json")]
     Auth(auth_cmd::AuthArgs),
     /// The client under test for the MCP conformance harness (scripts/conformance): connects to
     /// URL through the session layer and exercises everything the server offers.
@@ -161,19 +179,23 @@ enum Command {
     ///
     /// Tools, resources and prompts of all servers are aggregated under unique names; the
     /// config's tools.allow/deny, approve and pin settings apply. Put it in front of your
-    /// servers in Claude Desktop or Claude Code:
-    ///   {"mcpServers": {"switchboard": {"command": "switchboard", "args": ["serve", "--config", "/path/switchboard.toml"]}}}
-    /// Over HTTP (endpoint /mcp; a non-loopback address needs a token):
-    ///   SB_TOKEN=... switchboard serve --http 127.0.0.1:8931 --token-env SB_TOKEN
+    /// servers in any MCP host (below, Claude Desktop's or Claude Code's mcpServers), or serve
+    /// it over HTTP (endpoint /mcp; a non-loopback address needs a token).
+    #[command(after_help = r#"Examples:
+  switchboard serve --config ~/switchboard.toml
+  {"mcpServers": {"switchboard": {"command": "switchboard",
+                                  "args": ["serve", "--config", "/path/switchboard.toml"]}}}
+  SB_TOKEN=... switchboard serve --http 127.0.0.1:8931 --token-env SB_TOKEN"#)]
     Serve(serve::ServeArgs),
     /// Show and approve the tool definitions `serve` has pinned.
     ///
     /// serve records each tool's definition the first time it sees it; a server that later
     /// changes a tool (description, schema, annotations) has the tool withheld under
-    /// pin = "enforce" until you approve the change:
-    ///   switchboard pins list
-    ///   switchboard pins diff docs/search
-    ///   switchboard pins approve docs/search
+    /// pin = "enforce" until you approve the change.
+    #[command(after_help = "Examples:
+  switchboard pins list
+  switchboard pins diff docs/search
+  switchboard pins approve docs/search")]
     Pins(pins_cmd::PinsArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
     #[command(hide = true)]

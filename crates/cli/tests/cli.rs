@@ -389,6 +389,51 @@ fn help_teaches_and_version_prints() {
 }
 
 #[test]
+fn every_command_help_has_examples_one_per_line_and_the_first_steps_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in [
+        "servers", "call", "inspect", "lint", "run", "chat", "search", "eval", "auth", "serve",
+        "pins",
+    ] {
+        let out = run(dir.path(), &[cmd, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let examples = text
+            .split_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{cmd} --help has no Examples section:\n{text}"))
+            .1;
+        assert!(
+            examples.contains(&format!("  switchboard {cmd}")),
+            "{cmd}'s examples do not run {cmd}:\n{examples}"
+        );
+        // Before: the doc comment's example lines were joined into one paragraph.
+        for line in text.lines() {
+            assert!(
+                line.matches("switchboard ").count() <= 1,
+                "{cmd} --help runs examples together: {line:?}"
+            );
+        }
+    }
+    // The top-level help's first steps run on the embedded demo as printed.
+    let out = run(dir.path(), &["--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  switchboard "))
+        .collect();
+    assert!(steps.len() >= 3, "{text}");
+    for step in steps {
+        let command = step.split("  ").next().unwrap();
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let out = run(dir.path(), &args);
+        assert!(
+            out.status.success(),
+            "`switchboard {command}` from --help failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
 fn eval_retrieval_reports_known_recall_on_a_small_fixture() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
