@@ -1,4 +1,5 @@
-//! `switchboard call SERVER TOOL [--args JSON]`: one tool call, its result printed in full.
+//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, `SERVER__TOOL`): one tool call,
+//! its result printed in full.
 
 use std::process::ExitCode;
 
@@ -13,13 +14,60 @@ use crate::{Global, source};
 /// Arguments of `switchboard call`.
 #[derive(clap::Args, Debug)]
 pub struct CallArgs {
-    /// The configured server name (see `switchboard servers`).
+    /// The configured server name (see `switchboard servers`); or, with no TOOL, the tool as
+    /// SERVER/TOOL or as the SERVER__TOOL name `inspect` shows.
     server: String,
     /// The tool's name on that server.
-    tool: String,
+    tool: Option<String>,
     /// The arguments as a JSON object, e.g. '{"query": "login"}'.
     #[arg(long, value_name = "JSON", default_value = "{}")]
     args: String,
+}
+
+/// The server and tool a call names.
+struct Target {
+    server: String,
+    tool: String,
+}
+
+impl Target {
+    /// `SERVER TOOL`, or one word: `SERVER/TOOL`, or `SERVER__TOOL` where SERVER is a configured
+    /// server (the name `inspect` shows a model when the server needs no other rewriting).
+    fn resolve<'a>(
+        args: CallArgs,
+        servers: impl Iterator<Item = &'a str>,
+    ) -> anyhow::Result<Target> {
+        let CallArgs { server, tool, .. } = args;
+        if let Some(tool) = tool {
+            return Ok(Target { server, tool });
+        }
+        let servers: Vec<&str> = servers.collect();
+        let split = server.split_once('/').or_else(|| {
+            servers
+                .iter()
+                .copied()
+                .filter(|name| !name.is_empty())
+                .filter_map(|name| Some((name, server.strip_prefix(name)?.strip_prefix("__")?)))
+                .max_by_key(|(name, _)| name.len())
+                .map(|(name, tool)| (&server[..name.len()], tool))
+        });
+        match split {
+            Some((s, t)) if !s.is_empty() && !t.is_empty() => Ok(Target {
+                server: s.to_string(),
+                tool: t.to_string(),
+            }),
+            _ => bail!(
+                "which tool? give SERVER TOOL (e.g. `switchboard call tickets search`), \
+                 SERVER/TOOL, or SERVER__TOOL as `inspect` names it; {server:?} is none of \
+                 these (servers: {})",
+                if servers.is_empty() {
+                    "none".to_string()
+                } else {
+                    servers.join(", ")
+                }
+            ),
+        }
+    }
 }
 
 /// Run the command.
@@ -34,6 +82,7 @@ pub async fn run(global: &Global, args: CallArgs) -> anyhow::Result<ExitCode> {
         other => bail!("--args must be a JSON object, got {other}"),
     };
     let config = source::load_config(global)?;
+    let args = Target::resolve(args, config.server_names())?;
     let Some(server) = config.servers.iter().find(|s| s.name() == args.server) else {
         if let Some(d) = config.disabled.iter().find(|d| d.name == args.server) {
             bail!("server {:?} is disabled: {}", args.server, d.reason);
@@ -86,7 +135,7 @@ enum CallFailure {
 
 async fn call(
     sessions: &switchboard_mcp::Sessions,
-    args: &CallArgs,
+    args: &Target,
     arguments: Map<String, Value>,
 ) -> Result<CallResult, CallFailure> {
     let status = sessions.statuses().into_iter().next();

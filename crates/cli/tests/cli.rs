@@ -263,6 +263,19 @@ fn call_prints_results_and_exit_codes_say_what_happened() {
     assert_eq!(v["structuredContent"]["customer"], "Globex");
     assert_eq!(v["isError"], false);
 
+    // One word names the tool too: SERVER/TOOL, or the SERVER__TOOL name inspect shows.
+    for name in ["tickets/get_ticket", "tickets__get_ticket"] {
+        let out = run(
+            dir.path(),
+            &["call", name, "--args", r#"{"id": "T-1002"}"#, "--json"],
+        );
+        assert_eq!(
+            json(&out)["structuredContent"]["customer"],
+            "Globex",
+            "{name}"
+        );
+    }
+
     for (args, needle) in [
         (
             vec!["call", "tickets", "search", "--args", "[1]"],
@@ -274,6 +287,8 @@ fn call_prints_results_and_exit_codes_say_what_happened() {
         ),
         (vec!["call", "nope", "search"], "no server \"nope\""),
         (vec!["call", "tickets", "nope"], "has no tool \"nope\""),
+        (vec!["call", "tickets"], "which tool?"),
+        (vec!["call", "nope__search"], "servers: tickets, docs"),
     ] {
         let out = run(dir.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
