@@ -52,7 +52,7 @@ pub use raw::{
     BlockingLines, Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket, drive,
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
-pub use sessions::Sessions;
+pub use sessions::{Reconfigured, Sessions};
 
 /// The log target of rmcp's OAuth module. It logs the authorization code and token responses at
 /// debug level, so a host should keep this target at `info` or quieter unless asked otherwise.

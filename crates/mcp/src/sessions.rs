@@ -4,7 +4,7 @@
 // but servers on 2025-11-25 and earlier use them.
 #![allow(deprecated)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -46,7 +46,10 @@ struct Inner {
 
 /// State shared by `Sessions` and the supervisors.
 pub(crate) struct Shared {
-    pub(crate) slots: Vec<Slot>,
+    /// The configured servers, in configuration order. Replaced as a whole by
+    /// [`Sessions::reconfigure`]; a supervisor holds its own slot, which stays valid after it is
+    /// replaced (its supervisor is told to stop through the slot's `stop`).
+    slots: RwLock<Vec<Arc<Slot>>>,
     catalog: Mutex<Catalog>,
     generation: watch::Sender<u64>,
     pub(crate) shutdown: CancellationToken,
@@ -65,7 +68,7 @@ impl Drop for Inner {
     /// (the drop guard), but they may never run again if the runtime is going down too, so kill
     /// every server process group now. No child outlives its `Sessions`.
     fn drop(&mut self) {
-        for slot in &self.shared.slots {
+        for slot in self.shared.slots().iter() {
             supervisor::kill_group(slot.pid());
         }
     }
@@ -84,8 +87,19 @@ impl Shared {
         })
     }
 
-    /// Replace one server's catalog; publish the new generation when it changed.
-    pub(crate) fn publish(&self, server: ServerCatalog) -> bool {
+    /// The configured servers (lock order: `slots` before `catalog`).
+    pub(crate) fn slots(&self) -> RwLockReadGuard<'_, Vec<Arc<Slot>>> {
+        self.slots.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Replace one server's catalog; publish the new generation when it changed. Nothing
+    /// happens for a slot that a reconfiguration has replaced or removed: its listing must not
+    /// overwrite the new server's, nor bring back a removed one.
+    pub(crate) fn publish(&self, slot: &Slot, server: ServerCatalog) -> bool {
+        let slots = self.slots();
+        if !slots.iter().any(|s| std::ptr::eq(&**s, slot)) {
+            return false;
+        }
         let mut catalog = lock(&self.catalog);
         let changed = catalog.upsert(server);
         if changed {
@@ -94,13 +108,56 @@ impl Shared {
         changed
     }
 
-    /// Drop a server that was given up on from the catalog.
-    pub(crate) fn withdraw(&self, server: &str) {
+    /// Drop a server that was given up on from the catalog (unless its slot was replaced).
+    pub(crate) fn withdraw(&self, slot: &Slot) {
+        let slots = self.slots();
+        if !slots.iter().any(|s| std::ptr::eq(&**s, slot)) {
+            return;
+        }
         let mut catalog = lock(&self.catalog);
-        if catalog.remove(server) {
+        if catalog.remove(&slot.spec.name) {
             self.generation.send_replace(catalog.generation);
         }
     }
+}
+
+/// What [`Sessions::reconfigure`] did, by server name.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reconfigured {
+    /// New servers, starting.
+    pub started: Vec<String>,
+    /// Servers no longer configured, closed.
+    pub stopped: Vec<String>,
+    /// Servers whose spec changed, closed and starting again.
+    pub restarted: Vec<String>,
+    /// Servers left running as they were.
+    pub kept: Vec<String>,
+}
+
+impl Reconfigured {
+    /// Whether anything was started or stopped.
+    pub fn changed(&self) -> bool {
+        !(self.started.is_empty() && self.stopped.is_empty() && self.restarted.is_empty())
+    }
+}
+
+/// The slots to supervise: the first of each name. Calls and the catalog are keyed by name, so
+/// a second server with the same name could never be reached; the config layer refuses it, and
+/// it is marked failed here too.
+fn unique(slots: &[Arc<Slot>]) -> impl Iterator<Item = Arc<Slot>> + '_ {
+    let mut names = std::collections::HashSet::new();
+    slots.iter().filter_map(move |slot| {
+        if names.insert(slot.spec.name.as_str()) {
+            return Some(slot.clone());
+        }
+        slot.set_state(ServerState::Failed {
+            reason: format!(
+                "another server is already named \"{}\"; this entry was not started",
+                slot.spec.name
+            ),
+        });
+        None
+    })
 }
 
 impl Sessions {
@@ -121,7 +178,12 @@ impl Sessions {
         let (generation, _) = watch::channel(0);
         let shutdown = CancellationToken::new();
         let shared = Arc::new(Shared {
-            slots: specs.into_iter().map(Slot::new).collect(),
+            slots: RwLock::new(
+                specs
+                    .into_iter()
+                    .map(|spec| Arc::new(Slot::new(spec, shutdown.child_token())))
+                    .collect(),
+            ),
             catalog: Mutex::new(Catalog::new()),
             generation,
             shutdown: shutdown.clone(),
@@ -130,23 +192,12 @@ impl Sessions {
         });
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();
-        let mut names = std::collections::HashSet::new();
-        for (index, slot) in shared.slots.iter().enumerate() {
-            // Calls and the catalog are keyed by name, so a second server with the same name
-            // could never be reached; the config layer should have refused it, say so here too.
-            if !names.insert(slot.spec.name.as_str()) {
-                slot.set_state(ServerState::Failed {
-                    reason: format!(
-                        "another server is already named \"{}\"; this entry was not started",
-                        slot.spec.name
-                    ),
-                });
-                continue;
-            }
+        let slots: Vec<Arc<Slot>> = shared.slots().clone();
+        for slot in unique(&slots) {
             let (tx, rx) = oneshot::channel();
             tasks.push(tokio::spawn(supervisor::supervise(
                 shared.clone(),
-                index,
+                slot,
                 tx,
             )));
             firsts.push(rx);
@@ -188,12 +239,82 @@ impl Sessions {
     /// One status per configured server, in configuration order.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         let shared = &self.inner.shared;
+        let slots = shared.slots();
         let catalog = lock(&shared.catalog);
-        shared
-            .slots
+        slots
             .iter()
             .map(|slot| slot.status(catalog.servers.get(&slot.spec.name)))
             .collect()
+    }
+
+    /// Serve `specs` from now on, in their order: a server whose spec is unchanged keeps its
+    /// session (and its process, and whatever state it holds); a new one starts; a removed one
+    /// is closed and its tools leave the catalog at once; a changed one (command, arguments,
+    /// environment, URL, headers or timeouts) is closed and started again from its new spec, and
+    /// so is one that had failed.
+    /// Returns at once; new servers come up as at the start, and the catalog's generation
+    /// moves as they do.
+    pub fn reconfigure(&self, specs: Vec<ServerSpec>) -> Reconfigured {
+        let shared = &self.inner.shared;
+        let mut outcome = Reconfigured::default();
+        let mut slots = shared.slots.write().unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::take(&mut *slots);
+        let mut fresh = Vec::new();
+        for spec in specs {
+            match old.iter().find(|s| s.spec.name == spec.name) {
+                // A server that failed is started again: the reload may be the fix.
+                Some(kept)
+                    if kept.spec == spec && !kept.stop.is_cancelled() && !kept.is_failed() =>
+                {
+                    outcome.kept.push(spec.name.clone());
+                    slots.push(kept.clone());
+                }
+                previous => {
+                    if previous.is_some() {
+                        outcome.restarted.push(spec.name.clone());
+                    } else {
+                        outcome.started.push(spec.name.clone());
+                    }
+                    let slot = Arc::new(Slot::new(spec, shared.shutdown.child_token()));
+                    fresh.push(slot.clone());
+                    slots.push(slot);
+                }
+            }
+        }
+        let current = slots.clone();
+        drop(slots);
+        let mut catalog = lock(&shared.catalog);
+        let mut withdrawn = false;
+        for slot in &old {
+            if current.iter().any(|s| Arc::ptr_eq(s, slot)) {
+                continue;
+            }
+            slot.stop.cancel();
+            if !current.iter().any(|s| s.spec.name == slot.spec.name) {
+                outcome.stopped.push(slot.spec.name.clone());
+            }
+            // A changed server's old tools leave too: the new process lists its own.
+            withdrawn |= catalog.remove(&slot.spec.name);
+        }
+        if withdrawn {
+            shared.generation.send_replace(catalog.generation);
+        }
+        drop(catalog);
+        let unique: Vec<Arc<Slot>> = unique(&current).collect();
+        let mut tasks = lock(&self.inner.tasks);
+        tasks.retain(|t| !t.is_finished());
+        for slot in fresh {
+            if !unique.iter().any(|u| Arc::ptr_eq(u, &slot)) {
+                continue;
+            }
+            let (tx, _) = oneshot::channel();
+            tasks.push(tokio::spawn(supervisor::supervise(
+                shared.clone(),
+                slot,
+                tx,
+            )));
+        }
+        outcome
     }
 
     /// A snapshot of the catalog: every server that has been listed and not given up on.
@@ -465,15 +586,16 @@ impl Sessions {
     /// The pid of a stdio server's current child process (also its process group id).
     #[doc(hidden)]
     pub fn child_pid(&self, server: &str) -> Option<u32> {
-        self.slot(server).ok().and_then(Slot::pid)
+        self.slot(server).ok().and_then(|s| s.pid())
     }
 
-    fn slot(&self, server: &str) -> Result<&Slot, SessionError> {
+    fn slot(&self, server: &str) -> Result<Arc<Slot>, SessionError> {
         self.inner
             .shared
-            .slots
+            .slots()
             .iter()
             .find(|s| s.spec.name == server)
+            .cloned()
             .ok_or_else(|| SessionError::UnknownServer {
                 server: server.to_string(),
             })

@@ -7,6 +7,7 @@ use rmcp::RoleClient;
 use rmcp::service::Peer;
 use switchboard_core::{ServerCatalog, ServerInfo, ServerSpec};
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::SessionError;
 use crate::raw::RawLink;
@@ -22,6 +23,9 @@ pub(crate) struct Slot {
     pub(crate) tail: StderrTail,
     /// Relayed calls in flight, shared with each session's handler.
     pub(crate) relays: Arc<Relays>,
+    /// Tells its supervisor to close the session and end: at shutdown (a child of the
+    /// sessions' token), or when a reconfiguration removes or replaces this server.
+    pub(crate) stop: CancellationToken,
     live: Mutex<Live>,
 }
 
@@ -56,8 +60,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Slot {
-    pub(crate) fn new(spec: ServerSpec) -> Self {
+    pub(crate) fn new(spec: ServerSpec, stop: CancellationToken) -> Self {
         Self {
+            stop,
             tail: StderrTail::new(&spec.name),
             name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
@@ -102,6 +107,11 @@ impl Slot {
         live.connect_ms = Some(connect_ms);
         live.info = Some(info);
         live.warnings = warnings;
+    }
+
+    /// Whether its supervisor gave up on it (or never started it).
+    pub(crate) fn is_failed(&self) -> bool {
+        matches!(lock(&self.live).state, ServerState::Failed { .. })
     }
 
     pub(crate) fn set_warnings(&self, warnings: Vec<String>) {

@@ -55,22 +55,23 @@ enum End {
     Lost(String),
 }
 
-/// Run server `index` until shutdown or until it is given up on. `first` fires once the first
-/// connect attempt has an outcome (ready or failed), which is what `Sessions::start` waits for.
-pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot::Sender<()>) {
-    let slot = &shared.slots[index];
+/// Run server `slot` until shutdown, until a reconfiguration removes it, or until it is given
+/// up on. `first` fires once the first connect attempt has an outcome (ready or failed), which
+/// is what `Sessions::start` waits for.
+pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: oneshot::Sender<()>) {
+    let slot = &*slot;
     let name = slot.spec.name.clone();
     let mut first = Some(first);
     let mut attempt: u32 = 0;
     loop {
-        if shared.shutdown.is_cancelled() {
+        if slot.stop.is_cancelled() {
             break;
         }
         let (handler, changes) = Handler::new(&name, slot.relays.clone(), shared.events.clone());
         let started = Instant::now();
         let outcome = tokio::select! {
             biased;
-            _ = shared.shutdown.cancelled() => {
+            _ = slot.stop.cancelled() => {
                 // Dropping the half-done connect kills its child; make it immediate.
                 kill_group(slot.take_pid());
                 break;
@@ -113,7 +114,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
                     catalog.info.clone(),
                     warnings,
                 );
-                shared.publish(catalog.clone());
+                shared.publish(slot, catalog.clone());
                 tracing::info!(server = %name, connect_ms, tools = catalog.tools.len(), "server ready");
                 if let Some(first) = first.take() {
                     let _ = first.send(());
@@ -142,14 +143,14 @@ pub(crate) async fn supervise(shared: Arc<Shared>, index: usize, first: oneshot:
         attempt += 1;
         slot.set_state(ServerState::Restarting { attempt });
         tokio::select! {
-            _ = shared.shutdown.cancelled() => break,
+            _ = slot.stop.cancelled() => break,
             _ = tokio::time::sleep(backoff(attempt)) => {}
         }
     }
     if let Some(first) = first.take() {
         let _ = first.send(());
     }
-    if shared.shutdown.is_cancelled() {
+    if slot.stop.is_cancelled() {
         slot.set_state(ServerState::Failed {
             reason: "session closed by shutdown".to_string(),
         });
@@ -209,7 +210,7 @@ async fn run(
     loop {
         let kind = tokio::select! {
             quit = &mut ended => return lost(slot, quit),
-            _ = shared.shutdown.cancelled() => {
+            _ = slot.stop.cancelled() => {
                 cancel.cancel();
                 close(slot, ended).await;
                 return End::Shutdown;
@@ -248,7 +249,7 @@ async fn run(
         };
         let (r, next, warnings, kinds) = tokio::select! {
             quit = &mut ended => return lost(slot, quit),
-            _ = shared.shutdown.cancelled() => {
+            _ = slot.stop.cancelled() => {
                 cancel.cancel();
                 close(slot, ended).await;
                 return End::Shutdown;
@@ -262,7 +263,7 @@ async fn run(
                 }
                 slot.set_warnings(warnings);
                 catalog = next;
-                if shared.publish(catalog.clone()) {
+                if shared.publish(slot, catalog.clone()) {
                     tracing::info!(server = %name, ?kinds, tools = catalog.tools.len(), "catalog changed");
                 }
             }
@@ -331,7 +332,7 @@ fn give_up(shared: &Shared, slot: &Slot, reason: String, never_started: bool) {
         tracing::warn!(server = %slot.spec.name, %reason, "server failed");
     }
     slot.set_state(ServerState::Failed { reason });
-    shared.withdraw(&slot.spec.name);
+    shared.withdraw(slot);
 }
 
 /// Poll until no process is left in the group (signal 0 probes without signalling), or `limit`.

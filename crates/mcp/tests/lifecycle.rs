@@ -634,3 +634,85 @@ async fn every_page_is_listed_and_odd_replies_are_handled() {
     assert_eq!(r.joined_text(), "paged echo");
     sessions.shutdown().await;
 }
+
+/// A reconfiguration keeps unchanged servers running (same process), starts new ones, closes
+/// removed ones (their tools leave the catalog at once, their processes go), restarts changed
+/// ones from the new spec, and retries one that had failed.
+#[tokio::test]
+async fn reconfigure_keeps_unchanged_servers_and_starts_stops_and_restarts_the_rest() {
+    let broken = ServerSpec::stdio("broken", "/nonexistent/switchboard-test-server", vec![]);
+    let sessions = Sessions::start(vec![everything("keep"), everything("gone"), broken]).await;
+    assert_ready(&sessions, "keep");
+    assert_ready(&sessions, "gone");
+    let keep_pid = sessions.child_pid("keep").expect("pid");
+    let gone_pid = sessions.child_pid("gone").expect("pid");
+    let generation = sessions.generation();
+
+    let mut changed = everything("keep");
+    changed.call_timeout = Duration::from_secs(7);
+    let outcome = sessions.reconfigure(vec![
+        everything("keep"),
+        paged_server("new"),
+        ServerSpec::stdio("broken", "/nonexistent/switchboard-test-server", vec![]),
+    ]);
+    assert_eq!(outcome.kept, ["keep"]);
+    assert_eq!(outcome.started, ["new"]);
+    assert_eq!(outcome.stopped, ["gone"]);
+    assert_eq!(outcome.restarted, ["broken"], "a failed server is retried");
+    // The removed server's tools leave at once, before its process is gone.
+    assert!(!sessions.catalog().servers.contains_key("gone"));
+    assert!(sessions.generation() > generation);
+    assert!(matches!(
+        sessions
+            .call_tool("gone", "echo", args(json!({"message": "x"})))
+            .await,
+        Err(SessionError::UnknownServer { .. })
+    ));
+    eventually(Duration::from_secs(20), "the new server ready", || async {
+        sessions.catalog().servers.contains_key("new").then_some(())
+    })
+    .await;
+    eventually(
+        Duration::from_secs(5),
+        "the removed server's process gone",
+        || async { (!alive(gone_pid)).then_some(()) },
+    )
+    .await;
+    assert_eq!(
+        sessions.child_pid("keep"),
+        Some(keep_pid),
+        "kept, not restarted"
+    );
+    let names: Vec<String> = sessions.statuses().into_iter().map(|s| s.name).collect();
+    assert_eq!(
+        names,
+        ["keep", "new", "broken"],
+        "in the new config's order"
+    );
+
+    // A changed spec restarts that server only.
+    let outcome = sessions.reconfigure(vec![changed, paged_server("new")]);
+    assert_eq!(outcome.restarted, ["keep"]);
+    assert_eq!(outcome.kept, ["new"]);
+    assert_eq!(outcome.stopped, ["broken"]);
+    let new_pid = eventually(Duration::from_secs(20), "keep restarted", || async {
+        sessions.child_pid("keep").filter(|&p| p != keep_pid)
+    })
+    .await;
+    eventually(Duration::from_secs(20), "keep ready again", || async {
+        sessions
+            .call_tool("keep", "echo", args(json!({"message": "back"})))
+            .await
+            .ok()
+    })
+    .await;
+    eventually(
+        Duration::from_secs(5),
+        "the changed server's old process gone",
+        || async { (!alive(keep_pid)).then_some(()) },
+    )
+    .await;
+    assert!(alive(new_pid));
+    sessions.shutdown().await;
+    assert!(!alive(new_pid));
+}
