@@ -2,8 +2,10 @@
 //! Streamable HTTP, with the config's allow/deny lists, approvals and tool pinning applied.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use switchboard_core::Secret;
@@ -50,6 +52,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = STARTUP_WAIT.as_secs_f64(),
           value_parser = seconds)]
     pub startup_wait: f64,
+    /// Do not reload the config file when it changes (or on SIGHUP). By default an edited
+    /// config applies while serve runs: unchanged servers keep running, new ones start, removed
+    /// ones stop, changed ones restart, and clients hear of the new tools by list_changed. A
+    /// file that no longer parses is reported and the running servers stay as they were.
+    #[arg(long)]
+    pub no_watch: bool,
 }
 
 /// A number of seconds, from 0 to a day.
@@ -131,12 +139,23 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         },
     )
     .await;
+    let watcher = match config_file(global) {
+        Some(path) if !args.no_watch => Some(tokio::spawn(watch_config(
+            gateway.clone(),
+            global.clone(),
+            path,
+        ))),
+        _ => None,
+    };
     let result = match args.http {
         None => switchboard_gateway::serve_gateway_stdio(gateway.clone())
             .await
             .map_err(anyhow::Error::from),
         Some(addr) => serve_http(gateway.clone(), addr, token).await,
     };
+    if let Some(w) = watcher {
+        w.abort();
+    }
     gateway.shutdown().await;
     result?;
     Ok(ExitCode::SUCCESS)
@@ -167,4 +186,94 @@ async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term => {}
     }
+}
+
+/// The config file serve reads, when there is one (the embedded demo has none).
+fn config_file(global: &Global) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    switchboard_host::Config::locate(global.config.as_deref(), &cwd)
+}
+
+/// How often the config file is checked for changes.
+const WATCH_POLL: Duration = Duration::from_millis(500);
+/// How long a changed file must stay unchanged before it is read (editors save in steps).
+const WATCH_SETTLE: Duration = Duration::from_millis(200);
+
+/// What identifies a version of the file without reading it.
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+/// Reload the config when its file changes (polled: it works the same for every editor, on
+/// every file system, and through symlinks) or on SIGHUP, and apply it to the gateway.
+async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    let mut seen = stamp(&path);
+    let mut text = std::fs::read(&path).ok();
+    loop {
+        let signalled = tokio::select! {
+            _ = tokio::time::sleep(WATCH_POLL) => false,
+            Some(()) = async {
+                match hangup.as_mut() {
+                    Some(h) => h.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => true,
+        };
+        let now = stamp(&path);
+        if !signalled && now == seen {
+            continue;
+        }
+        if !signalled {
+            // Wait for the writes to stop before reading.
+            tokio::time::sleep(WATCH_SETTLE).await;
+            if stamp(&path) != now {
+                continue;
+            }
+        }
+        seen = now;
+        let current = std::fs::read(&path).ok();
+        if !signalled && current == text {
+            continue; // touched, not changed
+        }
+        text = current;
+        reload(&gateway, &global, &path);
+    }
+}
+
+/// Read the config again and apply it, or say why not and keep the servers as they are.
+fn reload(gateway: &Gateway, global: &Global, path: &Path) {
+    let config = match source::load_config(global) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "switchboard serve: {} changed but was not applied, the servers keep running as they were: {e:#}",
+                path.display()
+            );
+            return;
+        }
+    };
+    for d in &config.disabled {
+        tracing::warn!("server {:?} disabled: {}", d.name, d.reason);
+    }
+    let outcome = gateway.reconfigure(&config);
+    let mut parts = Vec::new();
+    for (what, names) in [
+        ("started", &outcome.started),
+        ("stopped", &outcome.stopped),
+        ("restarted", &outcome.restarted),
+    ] {
+        if !names.is_empty() {
+            parts.push(format!("{what} {}", names.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("no server changed".to_string());
+    }
+    eprintln!(
+        "switchboard serve: reloaded {}: {}",
+        path.display(),
+        parts.join("; ")
+    );
 }

@@ -1002,6 +1002,111 @@ fn a_client_that_connects_early_lists_a_server_that_starts_within_the_wait() {
     c.finish();
 }
 
+impl LineClient {
+    /// Wait for a `notifications/tools/list_changed` after the ones already seen (pinging, so
+    /// notifications are read), then forget it.
+    fn await_list_changed(&mut self, id: &mut i64) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let is_change = |n: &Value| n["method"] == json!("notifications/tools/list_changed");
+        while !self.notes.iter().any(is_change) {
+            assert!(
+                Instant::now() < deadline,
+                "no list_changed: {:?}",
+                self.notes
+            );
+            *id += 1;
+            self.request(*id, "ping", json!({}));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.notes.retain(|n| !is_change(n));
+    }
+}
+
+/// An edited config applies while serve runs: a new server's tools join (clients hear by
+/// `list_changed`), a removed server's tools leave, a server whose entry did not change keeps
+/// its process (its state survives), a changed allow list applies, and a file that no longer
+/// parses is reported while everything keeps running as it was.
+#[test]
+fn an_edited_config_applies_while_serve_runs() {
+    let setup = Setup::new("");
+    let tickets_only = format!(
+        "[servers.tickets]\ncommand = {exe:?}\nargs = [\"demo-server\", \"tickets\"]\npin = \"off\"\napprove = \"never\"\n",
+        exe = exe()
+    );
+    let docs = format!(
+        "[servers.docs]\ncommand = {exe:?}\nargs = [\"demo-server\", \"docs\"]\npin = \"off\"\n",
+        exe = exe()
+    );
+    std::fs::write(setup.config(), &tickets_only).unwrap();
+    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut id = 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(!names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    // State held by the kept server: a closed ticket stays closed only in the same process.
+    id += 1;
+    let r = c.call(id, "tickets__close_ticket", json!({"id": "T-1001"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+
+    // Add a server.
+    std::fs::write(setup.config(), format!("{tickets_only}\n{docs}")).unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(names.iter().any(|n| n == "docs__search"), "{names:?}");
+    id += 1;
+    let r = c.call(id, "docs__get_page", json!({"slug": "rate-limits"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    id += 1;
+    let r = c.call(id, "tickets__get_ticket", json!({"id": "T-1001"}));
+    assert_eq!(
+        r["structuredContent"]["status"],
+        json!("closed"),
+        "the unchanged server was restarted (its state is gone): {r}"
+    );
+
+    // A policy change of a running server applies without restarting it.
+    let denied = tickets_only.replace(
+        "pin = \"off\"",
+        "pin = \"off\"\ntools = { deny = [\"close_ticket\"] }",
+    );
+    std::fs::write(setup.config(), format!("{denied}\n{docs}")).unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(
+        !names.iter().any(|n| n == "tickets__close_ticket"),
+        "{names:?}"
+    );
+    assert!(names.iter().any(|n| n == "tickets__search"), "{names:?}");
+
+    // A file that does not parse changes nothing.
+    std::fs::write(setup.config(), "[servers.tickets\n").unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    id += 1;
+    let again = listed(&c.request(id, "tools/list", json!({})));
+    assert_eq!(again, names, "a broken file must not change the servers");
+
+    // Remove a server.
+    std::fs::write(setup.config(), &docs).unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(!names.iter().any(|n| n.starts_with("tickets")), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    id += 1;
+    let r = c.request(
+        id,
+        "tools/call",
+        json!({"name": "tickets__search", "arguments": {"query": "x"}}),
+    );
+    assert!(r.to_string().contains("unknown tool"), "{r}");
+    let stderr = c.finish();
+    assert!(stderr.contains("reloaded"), "{stderr}");
+    assert!(stderr.contains("started docs"), "{stderr}");
+    assert!(stderr.contains("stopped tickets"), "{stderr}");
+    assert!(stderr.contains("was not applied"), "{stderr}");
+}
+
 /// A tool result's `resource_link` names the server's own URI (results pass through as the
 /// server wrote them); a client that reads that link through `serve` gets the resource.
 #[test]

@@ -15,8 +15,9 @@ use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNot
 use rmcp::service::{Peer, SubscriptionSink};
 use switchboard_host::finder::{Finder, docs_key};
 use switchboard_host::pins::PinStore;
+use switchboard_host::config::PinMode;
 use switchboard_host::{Config, ServerConfig};
-use switchboard_mcp::{ServerEvent, ServerStatus, Sessions};
+use switchboard_mcp::{Reconfigured, ServerEvent, ServerStatus, Sessions};
 use switchboard_search::{Doc, Index};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -95,10 +96,38 @@ impl SearchSlot {
     }
 }
 
+/// The configured servers a snapshot was built from, by name.
+#[derive(Default)]
+pub struct ServerTable {
+    list: Vec<ServerConfig>,
+    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
+}
+
+impl ServerTable {
+    fn new(servers: &[ServerConfig]) -> Self {
+        Self {
+            by_name: servers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name().to_string(), i))
+                .collect(),
+            list: servers.to_vec(),
+        }
+    }
+
+    /// The config of one server.
+    pub fn get(&self, name: &str) -> Option<&ServerConfig> {
+        self.by_name.get(name).map(|&i| &self.list[i])
+    }
+}
+
 /// The view and, in facade mode, its search index.
 pub struct Snapshot {
     /// What clients see.
     pub view: View,
+    /// The servers' config the view was built from (policy, approvals and prefixes of the same
+    /// moment as the routes).
+    pub servers: Arc<ServerTable>,
     /// The index over the listed tools (facade mode only).
     pub search: Option<Arc<SearchSlot>>,
     /// (server, tool) -> index into `view.tools`, for search hits.
@@ -108,8 +137,10 @@ pub struct Snapshot {
 /// The shared state of a running gateway.
 pub struct Gateway {
     sessions: Sessions,
-    servers: Vec<ServerConfig>,
-    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
+    /// The configured servers; replaced by [`Gateway::reconfigure`], read by the next rebuild.
+    servers: RwLock<Arc<ServerTable>>,
+    /// Moves when the servers' config is replaced, so the refresher rebuilds the view.
+    reconfigured: watch::Sender<u64>,
     pins: Option<PinStore>,
     finder: Option<Arc<Finder>>,
     /// The documents the newest search index is for ([`docs_key`]).
@@ -139,13 +170,8 @@ impl Gateway {
         let ready_by = tokio::time::Instant::now() + options.startup_wait.unwrap_or(STARTUP_WAIT);
         let (set_ready, ready) = watch::channel(false);
         let gateway = Arc::new(Gateway {
-            by_name: config
-                .servers
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.name().to_string(), i))
-                .collect(),
-            servers: config.servers.clone(),
+            servers: RwLock::new(Arc::new(ServerTable::new(&config.servers))),
+            reconfigured: watch::Sender::new(0),
             sessions,
             pins: options.pins,
             finder: (options.expose == Expose::Facade).then(|| {
@@ -159,6 +185,7 @@ impl Gateway {
             expose: options.expose,
             snapshot: RwLock::new(Arc::new(Snapshot {
                 view: View::default(),
+                servers: Arc::default(),
                 search: None,
                 by_pair: HashMap::new(),
             })),
@@ -216,9 +243,23 @@ impl Gateway {
         self.sessions.statuses()
     }
 
-    /// The config of one upstream server.
-    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
-        self.by_name.get(name).map(|&i| &self.servers[i])
+    /// Serve `config`'s servers from now on (see [`Sessions::reconfigure`]: unchanged servers
+    /// keep running, new ones start, removed ones close, changed ones restart). Their policy,
+    /// approvals, aliases and pins apply from the next view, which clients hear of by
+    /// `list_changed` like any other change. The gateway's own settings (exposure, pin store,
+    /// search model, instructions) stay as they were at the start.
+    pub fn reconfigure(&self, config: &Config) -> Reconfigured {
+        let table = Arc::new(ServerTable::new(&config.servers));
+        *self.servers.write().unwrap_or_else(|e| e.into_inner()) = table;
+        let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
+        let outcome = self.sessions.reconfigure(specs);
+        if self.pins.is_none() && config.servers.iter().any(|s| s.pin != PinMode::Off) {
+            tracing::warn!(
+                "pinning was off when serve started (no server asked for it); restart serve to pin"
+            );
+        }
+        self.reconfigured.send_modify(|v| *v += 1);
+        outcome
     }
 
     /// Remember a connected client so it hears about list changes, log messages and updates
@@ -260,7 +301,8 @@ impl Gateway {
             "alert",
             "emergency",
         ][usize::from(min.min(7))];
-        for server in &self.servers {
+        let servers = self.snapshot().servers.clone();
+        for server in &servers.list {
             let name = server.name();
             let logs = self
                 .sessions
@@ -293,10 +335,15 @@ impl Gateway {
 
     /// Rebuild the view; returns which lists changed (tools, resources, prompts).
     fn rebuild(&self) -> (bool, bool, bool) {
+        let servers = self
+            .servers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let catalog = self.sessions.catalog();
         let view = View::build(
             &catalog,
-            &self.servers,
+            &servers.list,
             self.pins.as_ref(),
             &self.warned,
             self.instructions,
@@ -336,6 +383,7 @@ impl Gateway {
         });
         let next = Arc::new(Snapshot {
             view,
+            servers,
             search,
             by_pair,
         });
@@ -457,6 +505,7 @@ fn search_slot(
 async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: watch::Sender<bool>) {
     let Some(g) = gateway.upgrade() else { return };
     let mut generation = g.sessions.watch_generation();
+    let mut reconfigured = g.reconfigured.subscribe();
     let mut settled = g.sessions.watch_settled();
     let mut pins_version = g.pins.as_ref().and_then(|p| p.data_version().ok());
     drop(g);
@@ -470,6 +519,12 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
                 (false, true)
             }
             r = generation.changed() => {
+                if r.is_err() {
+                    return;
+                }
+                (true, false)
+            }
+            r = reconfigured.changed() => {
                 if r.is_err() {
                     return;
                 }
@@ -524,8 +579,10 @@ async fn relay_events(
         let clients = g.live_clients();
         match event {
             ServerEvent::Log { server, params } => {
-                let label = g
-                    .server(&server)
+                let snapshot = g.snapshot();
+                let label = snapshot
+                    .servers
+                    .get(&server)
                     .map(view::prefix)
                     .filter(|p| !p.is_empty())
                     .unwrap_or(&server)
@@ -543,7 +600,8 @@ async fn relay_events(
                 }
             }
             ServerEvent::ResourceUpdated { server, uri } => {
-                let Some(config) = g.server(&server) else {
+                let snapshot = g.snapshot();
+                let Some(config) = snapshot.servers.get(&server) else {
                     continue;
                 };
                 let public = view::public_uri(config, &uri);

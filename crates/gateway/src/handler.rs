@@ -127,7 +127,7 @@ impl GatewayHandler {
                 return Ok(refusal(reason.clone()));
             }
         };
-        let Some(config) = self.gateway.server(server) else {
+        let Some(config) = snapshot.servers.get(server) else {
             return Ok(refusal(format!("server {server:?} is not configured")));
         };
         match policy::decide(config, def) {

@@ -463,7 +463,7 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, Strin
     let Some(Route::Open { server, def }) = snapshot.view.routes.get(public) else {
         return None;
     };
-    let config = gateway.server(server)?;
+    let config = snapshot.servers.get(server)?;
     if !matches!(policy::decide(config, def), Decision::Allow) {
         return None;
     }
