@@ -705,6 +705,66 @@ fn http_needs_the_token_and_refuses_foreign_origins() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--token-env"));
 }
 
+/// `GET /healthz` answers without the token (counts only), with it (each upstream's state), and
+/// refuses a Host that is not this machine.
+#[test]
+fn the_health_endpoint_reports_upstreams_and_names_them_only_with_the_token() {
+    let setup = Setup::new("");
+    let config = std::fs::read_to_string(setup.config()).unwrap();
+    let broken = "[servers.broken]\ncommand = \"/nonexistent/switchboard-test-server\"\n";
+    std::fs::write(setup.config(), format!("{config}\n{broken}")).unwrap();
+    let token = "a-test-token-that-is-long-enough";
+    let http = HttpServe::start(
+        &setup,
+        &["--token-env", "SB_TEST_TOKEN"],
+        &[("SB_TEST_TOKEN", token)],
+    );
+    let a = http.authority();
+    let get = |extra: &str, host: &str| {
+        let raw = exchange(
+            &a,
+            &format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\n{extra}Connection: close\r\n\r\n"),
+        );
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+        (head.to_string(), body.to_string())
+    };
+    // The first request may come before the upstreams settle: wait for the two demo servers.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let body: Value = loop {
+        let (head, body) = get("", &a);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        if v["ready"] == json!(2) {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "{v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(body["servers"], json!(3), "{body}");
+    assert_eq!(body["status"], json!("degraded"), "{body}");
+    assert!(
+        body.get("upstreams").is_none(),
+        "names need the token: {body}"
+    );
+
+    let (head, body) = get(&format!("Authorization: Bearer {token}\r\n"), &a);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let upstreams = v["upstreams"].as_array().unwrap_or_else(|| panic!("{v}"));
+    let state = |name: &str| {
+        upstreams
+            .iter()
+            .find(|u| u["name"] == json!(name))
+            .unwrap_or_else(|| panic!("{name} missing: {v}"))["state"]
+            .clone()
+    };
+    assert_eq!(state("tickets"), json!("ready"));
+    assert_eq!(state("broken"), json!("failed"));
+
+    let (head, _) = get("", "evil.example");
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+}
+
 #[test]
 fn facade_finds_a_tool_by_paraphrase_and_calls_it() {
     let setup = Setup::new("");

@@ -22,6 +22,8 @@ use crate::http_passthrough::{self, Shortcut};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
+/// The health endpoint: GET answers 200 with the upstream servers' states while serve runs.
+pub const HEALTH_PATH: &str = "/healthz";
 
 /// Serve one client over this process's stdin/stdout until it disconnects.
 pub async fn serve_stdio(gateway: Arc<Gateway>) -> Result<(), GatewayError> {
@@ -82,6 +84,11 @@ impl HttpServer {
             .enforce_origin_validation()
             .with_cancellation_token(stop.child_token());
         let sessions = Arc::new(LocalSessionManager::default());
+        let health = Arc::new(Health {
+            gateway: gateway.clone(),
+            hosts: hosts.clone(),
+            token: options.token.clone(),
+        });
         let shortcut = Arc::new(Shortcut::new(gateway.clone(), sessions.clone(), hosts));
         let service = StreamableHttpService::new(
             move || Ok(GatewayHandler::new(gateway.clone())),
@@ -96,7 +103,12 @@ impl HttpServer {
                 shortcut,
                 http_passthrough::layer,
             ))
-            .layer(middleware::from_fn_with_state(auth, bearer));
+            .layer(middleware::from_fn_with_state(auth, bearer))
+            // Outside the bearer check: a probe needs no token (it is told names only with one).
+            .route(
+                HEALTH_PATH,
+                axum::routing::get(health_check).with_state(health),
+            );
         Ok(Self {
             listener,
             router,
@@ -177,6 +189,59 @@ async fn bearer(
             .into_response();
     }
     next.run(request).await
+}
+
+/// What the health endpoint reads.
+struct Health {
+    gateway: Arc<Gateway>,
+    hosts: Vec<String>,
+    token: Option<Secret>,
+}
+
+/// `GET /healthz`: 200 while serve runs, with how many upstream servers are ready; with the
+/// bearer token (or when none is configured), each server's name and state too. The Host header
+/// must name this machine, as for `/mcp`, so a page that rebinds a name to 127.0.0.1 reads
+/// nothing.
+async fn health_check(State(health): State<Arc<Health>>, headers: HeaderMap) -> Response {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let name = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(host, |(name, _)| name);
+    if !health.hosts.iter().any(|h| h == name) {
+        return (StatusCode::FORBIDDEN, "forbidden host\n").into_response();
+    }
+    let statuses = health.gateway.statuses();
+    let ready = statuses.iter().filter(|s| s.state.is_ready()).count();
+    let mut body = serde_json::json!({
+        "status": if ready == statuses.len() { "ok" } else { "degraded" },
+        "ready": ready,
+        "servers": statuses.len(),
+    });
+    let trusted = health
+        .token
+        .as_ref()
+        .is_none_or(|token| authorized(&headers, token));
+    if trusted {
+        body["upstreams"] = statuses
+            .iter()
+            .map(|s| {
+                let mut entry = serde_json::to_value(&s.state).unwrap_or_default();
+                entry["name"] = serde_json::json!(s.name);
+                entry["tools"] = serde_json::json!(s.tools);
+                entry
+            })
+            .collect();
+    }
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 #[cfg(test)]

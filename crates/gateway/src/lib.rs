@@ -20,5 +20,7 @@ pub mod view;
 
 pub use error::GatewayError;
 pub use gateway::{Expose, Gateway, Options, STARTUP_WAIT};
-pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_stdio as serve_gateway_stdio};
+pub use http::{
+    HEALTH_PATH, HttpOptions, HttpServer, MCP_PATH, serve_stdio as serve_gateway_stdio,
+};
 pub use static_server::{Backend, serve_stdio};
