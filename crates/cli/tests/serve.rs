@@ -851,6 +851,19 @@ impl LineClient {
         version: &str,
         flags: &[&str],
     ) -> LineClient {
+        let mut client = Self::spawn(setup, env, flags);
+        let init = client.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    /// serve, started with no `initialize` sent (a stateless 2026-07-28 client sends none).
+    fn spawn(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
         let argv = setup.serve(flags);
         let mut cmd = setup.command(&argv[0]);
         cmd.args(&argv[1..])
@@ -876,20 +889,12 @@ impl LineClient {
                 }
             }
         });
-        let mut client = LineClient {
+        LineClient {
             child,
             stdin,
             lines,
             notes: Vec::new(),
-        };
-        let init = client.request(
-            0,
-            "initialize",
-            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
+        }
     }
 
     fn send(&mut self, message: Value) {
@@ -1165,6 +1170,95 @@ fn an_edited_config_applies_while_serve_runs() {
     assert!(stderr.contains("started docs"), "{stderr}");
     assert!(stderr.contains("stopped tickets"), "{stderr}");
     assert!(stderr.contains("was not applied"), "{stderr}");
+}
+
+/// The `_meta` every request of a stateless 2026-07-28 client carries.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "lines", "version": "0"}
+    })
+}
+
+/// A stateless 2026-07-28 client subscribes to a resource on its `subscriptions/listen` stream
+/// (there is no resources/subscribe in that revision) and gets the upstream's updates of it,
+/// under its public URI and the stream's id.
+#[test]
+fn a_listen_stream_gets_updates_of_the_resources_it_subscribed_to() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new("");
+    std::fs::write(
+        setup.config(),
+        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"),
+    )
+    .unwrap();
+    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let meta = stateless_meta();
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": {"_meta": meta}}),
+    );
+    let listed = c.response(1);
+    let public = listed["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no resources: {listed}"))
+        .to_string();
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+        "_meta": meta,
+        "notifications": {"toolsListChanged": true, "resourceSubscriptions": [public, "switchboard://nowhere/x"]}
+    }}));
+    // The stream stays open: its acknowledgement says what was accepted.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ack = loop {
+        let message = c
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("an acknowledgement");
+        if message["method"] == json!("notifications/subscriptions/acknowledged") {
+            break message;
+        }
+        assert!(Instant::now() < deadline, "no acknowledgement");
+        c.notes.push(message);
+    };
+    let accepted = ack.to_string();
+    assert!(accepted.contains(&public), "{ack}");
+    assert!(
+        !accepted.contains("switchboard://nowhere"),
+        "an unknown URI is not accepted: {ack}"
+    );
+
+    let r = c.request(
+        3,
+        "tools/call",
+        json!({"name": "everything__toggle-subscriber-updates", "arguments": {}, "_meta": meta}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let update = loop {
+        if let Some(n) = c
+            .notes
+            .iter()
+            .find(|n| n["method"] == json!("notifications/resources/updated"))
+        {
+            break n.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no resources/updated: {:?}",
+            c.notes
+        );
+        if let Ok(m) = c.lines.recv_timeout(Duration::from_millis(500)) {
+            c.notes.push(m);
+        }
+    };
+    assert_eq!(update["params"]["uri"], json!(public), "{update}");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(2),
+        "{update}"
+    );
+    c.finish();
 }
 
 /// A tool result's `resource_link` names the server's own URI (results pass through as the

@@ -13,9 +13,9 @@ use std::time::Duration;
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNotificationParam};
 use rmcp::service::{Peer, SubscriptionSink};
+use switchboard_host::config::PinMode;
 use switchboard_host::finder::{Finder, docs_key};
 use switchboard_host::pins::PinStore;
-use switchboard_host::config::PinMode;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{Reconfigured, ServerEvent, ServerStatus, Sessions};
 use switchboard_search::{Doc, Index};
@@ -277,11 +277,25 @@ impl Gateway {
         c.clone()
     }
 
-    /// Whether any connected client other than `except` subscribed to a public URI.
-    pub(crate) fn subscribed_elsewhere(&self, uri: &str, except: &Arc<Client>) -> bool {
-        self.live_clients()
+    /// Whether any connected client other than `except`, or any `subscriptions/listen` stream,
+    /// subscribed to a public URI (the upstream subscription is shared by all of them).
+    pub(crate) fn subscribed_elsewhere(&self, uri: &str, except: Option<&Arc<Client>>) -> bool {
+        let by_client = self
+            .live_clients()
             .iter()
-            .any(|(_, c)| !Arc::ptr_eq(c, except) && c.subscribed(uri))
+            .any(|(_, c)| except.is_none_or(|e| !Arc::ptr_eq(c, e)) && c.subscribed(uri));
+        by_client
+            || self
+                .listeners
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .any(|(_, sink)| listens_to(sink, uri))
+    }
+
+    /// Whether the first upstream start-up is over (see [`Gateway::startup`]).
+    pub(crate) fn is_ready(&self) -> bool {
+        *self.ready.borrow()
     }
 
     /// Set every upstream that supports logging to the most verbose level any client asked
@@ -458,6 +472,14 @@ impl Gateway {
     }
 }
 
+/// Whether a `subscriptions/listen` stream subscribed to updates of a public URI.
+fn listens_to(sink: &SubscriptionSink, uri: &str) -> bool {
+    sink.accepted()
+        .resource_subscriptions
+        .as_ref()
+        .is_some_and(|uris| uris.iter().any(|u| u == uri))
+}
+
 /// Marks a slot ready when the build thread ends in any way, a panic included, so searches
 /// never wait on a build that will not come.
 struct ReadyOnDrop(Arc<SearchSlot>);
@@ -614,6 +636,17 @@ async fn relay_events(
                     if c.subscribed(&public) {
                         let _ = peer.notify_resource_updated(update.clone()).await;
                     }
+                }
+                let sinks: Vec<SubscriptionSink> = g
+                    .listeners
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter()
+                    .filter(|(_, sink)| listens_to(sink, &public))
+                    .map(|(_, sink)| sink.clone())
+                    .collect();
+                for sink in sinks {
+                    let _ = sink.notify_resource_updated(public.clone()).await;
                 }
             }
             _ => {}

@@ -541,7 +541,10 @@ impl ServerHandler for GatewayHandler {
         self.gateway.startup().await;
         let public = request.uri;
         let (server, uri) = self.owner(&public)?;
-        if self.gateway.subscribed_elsewhere(&public, &self.client) {
+        if self
+            .gateway
+            .subscribed_elsewhere(&public, Some(&self.client))
+        {
             self.client.subscribe(&public);
             return Ok(());
         }
@@ -563,7 +566,10 @@ impl ServerHandler for GatewayHandler {
         let public = request.uri;
         let (server, uri) = self.owner(&public)?;
         self.client.unsubscribe(&public);
-        if self.gateway.subscribed_elsewhere(&public, &self.client) {
+        if self
+            .gateway
+            .subscribed_elsewhere(&public, Some(&self.client))
+        {
             return Ok(());
         }
         self.gateway
@@ -573,8 +579,9 @@ impl ServerHandler for GatewayHandler {
             .map_err(session_error)
     }
 
-    /// 2026-07-28 clients subscribe to list changes; resource-update subscriptions are not
-    /// offered (the gateway does not forward resources/updated).
+    /// 2026-07-28 clients subscribe to list changes, and to updates of resources whose server
+    /// offers subscriptions. Before the upstreams have started the view cannot tell, so every
+    /// requested URI is taken then, and [`Self::listen`] subscribes those it can resolve.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -583,14 +590,51 @@ impl ServerHandler for GatewayHandler {
         accepted.tools_list_changed = requested.tools_list_changed;
         accepted.prompts_list_changed = requested.prompts_list_changed;
         accepted.resources_list_changed = requested.resources_list_changed;
+        let ready = self.gateway.is_ready();
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| !ready || self.owner(uri).is_ok())
+                .cloned()
+                .collect()
+        });
         Some(accepted)
     }
 
+    /// A listen stream: list changes, and updates of its resources (each subscribed upstream
+    /// while any client or stream wants it, as `resources/subscribe` does).
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         let id = context.request_context().id.clone();
+        let uris = context
+            .sink()
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        if !uris.is_empty() {
+            self.gateway.startup().await;
+        }
+        let sessions = self.gateway.sessions();
+        let mut upstream = Vec::new();
+        for public in uris {
+            let Ok((server, uri)) = self.owner(&public) else {
+                continue;
+            };
+            if !self.gateway.subscribed_elsewhere(&public, None)
+                && let Err(e) = sessions.subscribe(&server, &uri).await
+            {
+                tracing::warn!(%server, %uri, error = %e, "resources/subscribe failed upstream");
+                continue;
+            }
+            upstream.push((public, server, uri));
+        }
         self.gateway.listen(id.clone(), context.sink().clone());
         context.cancelled().await;
         self.gateway.unlisten(&id);
+        for (public, server, uri) in upstream {
+            if !self.gateway.subscribed_elsewhere(&public, None) {
+                let _ = sessions.unsubscribe(&server, &uri).await;
+            }
+        }
         Ok(())
     }
 
