@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use switchboard_core::Secret;
@@ -199,17 +199,11 @@ const WATCH_POLL: Duration = Duration::from_millis(500);
 /// How long a changed file must stay unchanged before it is read (editors save in steps).
 const WATCH_SETTLE: Duration = Duration::from_millis(200);
 
-/// What identifies a version of the file without reading it.
-fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
-}
-
-/// Reload the config when its file changes (polled: it works the same for every editor, on
-/// every file system, and through symlinks) or on SIGHUP, and apply it to the gateway.
+/// Reload the config when its content changes (read and compared on every poll: it works the
+/// same for every editor and file system, through symlinks, and with coarse timestamps; a
+/// config file is small) or on SIGHUP, and apply it to the gateway.
 async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
-    let mut seen = stamp(&path);
     let mut text = std::fs::read(&path).ok();
     loop {
         let signalled = tokio::select! {
@@ -221,23 +215,18 @@ async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
                 }
             } => true,
         };
-        let now = stamp(&path);
-        if !signalled && now == seen {
-            continue;
-        }
+        let now = std::fs::read(&path).ok();
         if !signalled {
-            // Wait for the writes to stop before reading.
+            if now == text {
+                continue;
+            }
+            // Wait for the writes to stop before applying.
             tokio::time::sleep(WATCH_SETTLE).await;
-            if stamp(&path) != now {
+            if std::fs::read(&path).ok() != now {
                 continue;
             }
         }
-        seen = now;
-        let current = std::fs::read(&path).ok();
-        if !signalled && current == text {
-            continue; // touched, not changed
-        }
-        text = current;
+        text = now;
         reload(&gateway, &global, &path);
     }
 }

@@ -1165,7 +1165,17 @@ fn an_edited_config_applies_while_serve_runs() {
         json!({"name": "tickets__search", "arguments": {"query": "x"}}),
     );
     assert!(r.to_string().contains("unknown tool"), "{r}");
+    // SIGHUP reloads an unchanged file too, and says nothing changed.
+    let hup = Command::new("kill")
+        .args(["-HUP", &c.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(hup.success());
+    id += 1;
+    c.request(id, "ping", json!({}));
+    std::thread::sleep(Duration::from_millis(300));
     let stderr = c.finish();
+    assert!(stderr.contains("no server changed"), "{stderr}");
     assert!(stderr.contains("reloaded"), "{stderr}");
     assert!(stderr.contains("started docs"), "{stderr}");
     assert!(stderr.contains("stopped tickets"), "{stderr}");
