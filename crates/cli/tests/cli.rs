@@ -744,3 +744,32 @@ fn eval_retrieval_runs_on_live_servers_and_lists_the_worst_queries() {
     assert_eq!(misses[0]["gold"][0]["label"], "get_page");
     assert!(misses[0]["gold"][0]["rank"].is_null(), "{v}");
 }
+
+/// A local model server that is not running fails fast and says so, instead of five retries
+/// over 15 s that read like a network outage.
+#[test]
+fn a_local_model_server_that_is_not_running_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing is listening there"), "{err}");
+    assert!(err.contains("after 2 attempts"), "{err}");
+}

@@ -64,6 +64,21 @@ pub fn foreign_host(dialect: Dialect, base_url: &str) -> Option<String> {
 }
 
 /// The dialect's name as the CLI spells it.
+/// Whether a connect error is a refused connection to this machine (`localhost` or a loopback
+/// address).
+fn local_refusal(url: &str, error: &reqwest::Error) -> bool {
+    let local = url::Url::parse(url).ok().is_some_and(|u| match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    });
+    local
+        && chain(error)
+            .to_ascii_lowercase()
+            .contains("connection refused")
+}
+
 pub fn provider_name(dialect: Dialect) -> &'static str {
     dialect.as_str()
 }
@@ -195,6 +210,11 @@ impl ProviderClient {
             }
             let sent = req.body(bytes.clone()).send().await;
             let retries_left = attempts <= self.retry.max_retries;
+            // Nothing listening on this machine is a server not started or a wrong port, not a
+            // network hiccup: one retry (it may be starting), then say so.
+            let refused_here =
+                matches!(&sent, Err(e) if e.is_connect() && local_refusal(&ep.url, e));
+            let retries_left = retries_left && !(refused_here && attempts > 1);
             let resp = match sent {
                 Ok(r) => r,
                 Err(e) if retries_left && (e.is_connect() || e.is_timeout()) => {
@@ -204,9 +224,16 @@ impl ProviderClient {
                     continue;
                 }
                 Err(e) => {
+                    let mut detail = redact_urls_in(&chain(&e));
+                    if refused_here {
+                        detail.push_str(
+                            "; nothing is listening there: start the local model server (Ollama, \
+                             llama.cpp, vLLM, LM Studio) or check --base-url",
+                        );
+                    }
                     return Err(HostError::ProviderConnect {
                         url: redact_url(&ep.url),
-                        detail: redact_urls_in(&chain(&e)),
+                        detail,
                         attempts,
                     });
                 }
