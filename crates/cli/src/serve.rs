@@ -257,7 +257,7 @@ fn reload(gateway: &Gateway, global: &Global, path: &Path) {
             parts.push(format!("{what} {}", names.join(", ")));
         }
     }
-    if parts.is_empty() {
+    if !outcome.changed() {
         parts.push("no server changed".to_string());
     }
     eprintln!(

@@ -260,7 +260,13 @@ impl Sessions {
         let mut slots = shared.slots.write().unwrap_or_else(|e| e.into_inner());
         let old = std::mem::take(&mut *slots);
         let mut fresh = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for spec in specs {
+            if !seen.insert(spec.name.clone()) {
+                // A second entry of a name: listed, and marked failed by `unique` below.
+                slots.push(Arc::new(Slot::new(spec, shared.shutdown.child_token())));
+                continue;
+            }
             match old.iter().find(|s| s.spec.name == spec.name) {
                 // A server that failed is started again: the reload may be the fix.
                 Some(kept)

@@ -691,10 +691,18 @@ async fn reconfigure_keeps_unchanged_servers_and_starts_stops_and_restarts_the_r
     );
 
     // A changed spec restarts that server only.
-    let outcome = sessions.reconfigure(vec![changed, paged_server("new")]);
+    // (A second entry of a name fails alone; the config layer refuses those before this.)
+    let outcome = sessions.reconfigure(vec![changed, paged_server("new"), paged_server("new")]);
     assert_eq!(outcome.restarted, ["keep"]);
     assert_eq!(outcome.kept, ["new"]);
     assert_eq!(outcome.stopped, ["broken"]);
+    let states: Vec<(String, bool)> = sessions
+        .statuses()
+        .into_iter()
+        .map(|s| (s.name, matches!(s.state, ServerState::Failed { .. })))
+        .collect();
+    assert_eq!(states[1], ("new".to_string(), false), "{states:?}");
+    assert_eq!(states[2], ("new".to_string(), true), "{states:?}");
     let new_pid = eventually(Duration::from_secs(20), "keep restarted", || async {
         sessions.child_pid("keep").filter(|&p| p != keep_pid)
     })
