@@ -1182,6 +1182,41 @@ fn an_edited_config_applies_while_serve_runs() {
     assert!(stderr.contains("was not applied"), "{stderr}");
 }
 
+/// A request of a method MCP defines whose params are wrong gets "invalid params" saying what
+/// is wrong (rmcp's default answer was "method not found" with the bare method name), and an
+/// unknown method still gets "method not found".
+#[test]
+fn malformed_requests_get_invalid_params_that_say_what_is_wrong() {
+    let setup = Setup::new("");
+    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let cases = [
+        (
+            json!({"name": "tickets__search", "arguments": "login"}),
+            "tools/call",
+            "`arguments` must be an object",
+        ),
+        (json!({}), "tools/call", "`name` must be the tool's name"),
+        (json!({"uri": 5}), "resources/read", "expected a string"),
+        (json!({}), "prompts/get", "missing field `name`"),
+    ];
+    for (i, (params, method, needle)) in cases.into_iter().enumerate() {
+        let r = c.request(i as i64 + 1, method, params);
+        assert_eq!(r["error"]["code"], json!(-32602), "{method}: {r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(needle), "{method}: {r}");
+    }
+    let r = c.request(9, "nosuch/method", json!({}));
+    assert_eq!(r["error"]["code"], json!(-32601), "{r}");
+    assert!(
+        r.to_string().contains("method not found: nosuch/method"),
+        "{r}"
+    );
+    // The session goes on.
+    let names = listed(&c.request(10, "tools/list", json!({})));
+    assert!(names.iter().any(|n| n == "tickets__search"), "{names:?}");
+    c.finish();
+}
+
 /// The `_meta` every request of a stateless 2026-07-28 client carries.
 fn stateless_meta() -> Value {
     json!({

@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, CreateMessageRequestParams, DiscoverResult, ElicitRequestParams,
-    ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    ContentBlock, CreateMessageRequestParams, CustomRequest, CustomResult, DiscoverResult,
+    ElicitRequestParams, ElicitationAction, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
     SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
@@ -408,7 +408,70 @@ async fn ask(
     }
 }
 
+/// Why a request of a method MCP defines did not read as one: rmcp hands such a request over as
+/// an unknown ("custom") method, and its default answer, "method not found" with the bare method
+/// name, sends a client looking for a typo in the method instead of in its params.
+fn malformed(method: &str, params: Option<Value>) -> Option<String> {
+    fn why<T: serde::de::DeserializeOwned>(params: Option<Value>) -> String {
+        let params = params.unwrap_or_else(|| Value::Object(Map::new()));
+        match serde_json::from_value::<T>(params) {
+            Err(e) => e.to_string(),
+            // rmcp refused what reads here: the envelope, not the params.
+            Ok(_) => "the request does not read as one".to_string(),
+        }
+    }
+    if method == "tools/call" {
+        let p = params.as_ref().and_then(Value::as_object);
+        let name_ok = p.and_then(|p| p.get("name")).is_some_and(Value::is_string);
+        let args = p.and_then(|p| p.get("arguments"));
+        if p.is_none() {
+            return Some("params must be an object: {\"name\": TOOL, \"arguments\": {...}}".into());
+        }
+        if !name_ok {
+            return Some("`name` must be the tool's name, a string".into());
+        }
+        if args.is_some_and(|a| !a.is_object() && !a.is_null()) {
+            return Some("`arguments` must be an object of the tool's arguments".into());
+        }
+        return Some(why::<CallToolRequestParams>(params));
+    }
+    Some(match method {
+        "initialize" => why::<InitializeRequestParams>(params),
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+            why::<PaginatedRequestParams>(params)
+        }
+        "resources/read" => why::<ReadResourceRequestParams>(params),
+        "resources/subscribe" => why::<SubscribeRequestParams>(params),
+        "resources/unsubscribe" => why::<UnsubscribeRequestParams>(params),
+        "prompts/get" => why::<GetPromptRequestParams>(params),
+        "completion/complete" => why::<CompleteRequestParams>(params),
+        "logging/setLevel" => why::<SetLevelRequestParams>(params),
+        _ => return None,
+    })
+}
+
 impl ServerHandler for GatewayHandler {
+    /// A method MCP defines whose params did not read gets "invalid params" saying what is
+    /// wrong; any other method is not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let CustomRequest { method, params, .. } = request;
+        match malformed(&method, params) {
+            Some(why) => Err(McpError::invalid_params(
+                format!("invalid {method} request: {why}"),
+                None,
+            )),
+            None => Err(McpError::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+                None,
+            )),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         // Logging, completion and subscriptions are relayed to the upstream servers that
         // offer them (the builder has no switch for `completions`, so this is the wire form).
