@@ -773,3 +773,90 @@ fn a_local_model_server_that_is_not_running_is_named_as_such() {
     assert!(err.contains("nothing is listening there"), "{err}");
     assert!(err.contains("after 2 attempts"), "{err}");
 }
+
+/// A config naming the misbehaving fixture server as `h`, in `mode` (its first argument), with
+/// a call and startup timeout long enough that waiting one out fails the test's time limit.
+fn hostile_config(dir: &Path, mode: &str) {
+    let fixture = switchboard_test_support::peers::repo_root()
+        .join("crates/cli/tests/fixtures/hostile-server.mjs");
+    let config = format!(
+        "[servers.h]\ncommand = {node}\nargs = [{fixture}, {mode:?}]\ncall_timeout = \"60s\"\nstartup_timeout = \"60s\"\n",
+        node = serde_json::to_string(&node()).unwrap(),
+        fixture = toml_str(&fixture),
+    );
+    std::fs::write(dir.join("switchboard.toml"), config).unwrap();
+}
+
+/// `call` against a server whose answer is there but malformed fails at once, naming the
+/// server and what was wrong, instead of waiting out the call timeout; an answer written
+/// oddly but meaning a result, or longer than 16 MB, is read.
+#[test]
+fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_config(dir.path(), "");
+    let cases: &[(&str, &str, Option<i32>, &str)] = &[
+        (
+            "error_string",
+            "{}",
+            Some(1),
+            "not an error object: \"boom\"",
+        ),
+        ("error_code_string", "{}", Some(1), "has no integer code"),
+        ("error_no_message", "{}", Some(1), "has no message"),
+        ("neither", "{}", Some(1), "neither a result nor an error"),
+        (
+            "result_and_error",
+            "{}",
+            Some(1),
+            "both a result and an error",
+        ),
+        ("null_result", "{}", Some(2), "not a tool result: null"),
+        ("no_jsonrpc", "{}", Some(0), "no jsonrpc member"),
+        ("big", r#"{"mb": 17}"#, Some(0), "xxxxxxxx"),
+    ];
+    for (tool, args, code, says) in cases {
+        let started = std::time::Instant::now();
+        let out = run(dir.path(), &["call", "h", tool, "--args", args]);
+        let took = started.elapsed();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            took < std::time::Duration::from_secs(30),
+            "{tool} took {took:?}: {stderr}"
+        );
+        assert_eq!(out.status.code(), *code, "{tool}: {stderr}");
+        let said = if *code == Some(0) { &stdout } else { &stderr };
+        assert!(
+            said.contains(says),
+            "{tool}: {}",
+            &said[..said.len().min(500)]
+        );
+        if *code != Some(0) {
+            assert!(stderr.contains("server \"h\""), "{tool}: {stderr}");
+        }
+    }
+}
+
+/// A server whose `tools/list` answer is malformed fails to start at once, saying what was
+/// wrong (before: a malformed error waited out the startup timeout).
+#[test]
+fn servers_reports_malformed_handshake_and_list_answers_at_once() {
+    let cases = [("list-error", "not an error object: \"boom\"")];
+    for (mode, says) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        hostile_config(dir.path(), mode);
+        let started = std::time::Instant::now();
+        let out = run(dir.path(), &["servers", "--json"]);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{mode}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{mode}");
+        let h = server(&json(&out), "h").clone();
+        assert_eq!(h["state"], "failed", "{mode}: {h}");
+        let error = h["error"].as_str().unwrap();
+        assert!(error.contains(says), "{mode}: {error}");
+    }
+}

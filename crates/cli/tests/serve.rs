@@ -1990,3 +1990,80 @@ fn relayed_progress_sent_as_the_call_arrives_is_not_lost() {
         "calls whose progress before the result was not 0, 50, 100 in order (of 100): {short:?}"
     );
 }
+
+/// A server that answers tool calls in malformed ways: through `serve`, on the pass-through
+/// and on the session path alike, each call gets a prompt `isError` result naming the server
+/// and what was wrong (before, most waited out the call timeout), oddly written answers that
+/// mean a result are read, bogus traffic around a call is ignored, and the server's other
+/// tools and the other servers keep working.
+#[test]
+fn a_misbehaving_server_gets_prompt_errors_and_the_rest_keeps_working() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let fixture = repo_root().join("crates/cli/tests/fixtures/hostile-server.mjs");
+    let fixture = serde_json::to_string(&fixture.to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.h]\ncommand = {node}\nargs = [{fixture}]\npin = \"off\"\ncall_timeout = \"60s\"\n"
+    ));
+    // (tool, whether the result is an error, what its text says)
+    let cases = [
+        ("null_result", true, "not a tool result: null"),
+        ("error_string", true, "not an error object: \"boom\""),
+        (
+            "error_code_string",
+            true,
+            "code is a string (the server's error has no integer code",
+        ),
+        (
+            "error_no_message",
+            true,
+            "returned error -32000: the server's error has no message",
+        ),
+        ("error_null", true, "neither a result nor an error"),
+        ("neither", true, "neither a result nor an error"),
+        ("result_and_error", true, "both a result and an error"),
+        ("escaped_id", false, "escaped"),
+        ("escaped_whole_id", false, "escaped"),
+        ("no_jsonrpc", false, "no jsonrpc member"),
+        ("duplicate", false, "first"),
+        ("unknown_id_first", false, "yours"),
+        ("log_line", false, "after a log line"),
+        ("non_utf8", false, "after bad bytes"),
+        ("bogus_progress", false, "after bogus progress"),
+        ("storm", false, "after a storm"),
+    ];
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut id = 1;
+        for (tool, is_error, says) in cases {
+            let started = Instant::now();
+            let result = c.call(id, &format!("h__{tool}"), json!({}));
+            id += 1;
+            let took = started.elapsed();
+            assert!(
+                took < Duration::from_secs(20),
+                "{tool} took {took:?} ({env:?})"
+            );
+            assert_eq!(
+                result["isError"].as_bool().unwrap_or(false),
+                is_error,
+                "{tool} ({env:?}): {result}"
+            );
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(text.contains(says), "{tool} ({env:?}): {result}");
+            if is_error {
+                assert!(text.contains("server \"h\""), "{tool} ({env:?}): {text}");
+            }
+            // The server's session is intact after each.
+            let echo = c.call(id, "h__echo", json!({"text": "still here"}));
+            id += 1;
+            assert_eq!(
+                echo["content"][0]["text"],
+                json!("still here"),
+                "after {tool} ({env:?})"
+            );
+        }
+        let other = c.call(id, "tickets__search", json!({"query": "login"}));
+        assert_ne!(other["isError"], json!(true), "{other}");
+        c.finish();
+    }
+}

@@ -24,7 +24,6 @@
 pub mod auth;
 mod connect;
 mod convert;
-mod deep;
 mod error;
 mod handler;
 mod in_order;
@@ -34,6 +33,7 @@ mod options;
 mod raw;
 mod relay;
 mod request;
+mod screen;
 mod sessions;
 mod slot;
 mod status;

@@ -40,9 +40,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::convert;
-use crate::deep;
 use crate::error::SessionError;
 use crate::relay::{Registered, Relays};
+use crate::screen;
 use crate::slot::lock;
 
 /// The prefix of the ids of raw requests (rmcp's own ids are numbers).
@@ -274,6 +274,9 @@ impl RawLink {
             method: Option<std::borrow::Cow<'a, str>>,
             #[serde(borrow)]
             params: Option<&'a RawValue>,
+            /// `Some` when present, `null` included: a null result is a malformed answer
+            /// (refused below), not a missing one that leaves the call waiting.
+            #[serde(default, deserialize_with = "present")]
             result: Option<Box<RawValue>>,
             error: Option<RpcError>,
         }
@@ -435,6 +438,11 @@ async fn timer(link: Arc<RawLink>) {
             None => told.await,
         }
     }
+}
+
+/// A member that is there, `null` included (serde reads a `null` `Option` as `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 /// `"sb~N"` (as JSON text) to N.
@@ -822,7 +830,10 @@ pub(crate) fn share(
         pumps.push(reader);
     }
     let shared = SharedChild {
-        inner: AsyncRwTransport::new(read, write),
+        // No line limit: the child's reader above has none, and rmcp's default (16 MB) drops a
+        // longer response, which left its request (a 20 MB tool result) waiting out its
+        // timeout; the raw path takes such a result whole.
+        inner: AsyncRwTransport::new(read, write).with_max_line_length(usize::MAX),
         child: Some(child),
         link: link.clone(),
         pumps,
@@ -922,7 +933,7 @@ async fn child_to_rmcp(
     let mut lines = Lines::new(stdout);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next().await {
-        let Some(line) = deep::screen(line, &mut replaced) else {
+        let Some(line) = screen::screen(line, &mut replaced) else {
             continue;
         };
         match link.take_reply(line) {
@@ -1011,7 +1022,7 @@ fn child_lines(
     let mut lines = BlockingLines::new(stdout);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next() {
-        let Some(line) = deep::screen(line, &mut replaced) else {
+        let Some(line) = screen::screen(line, &mut replaced) else {
             continue;
         };
         match link.take_reply(line) {
@@ -1446,6 +1457,32 @@ mod tests {
             &link,
             br#"{"jsonrpc":"2.0","id":"sb~9","error":{"code":-1,"message":"x"}}"#
         ));
+    }
+
+    #[test]
+    fn a_null_result_is_an_answer_not_a_missing_one() {
+        // Regression: `"result": null` read as absent, so the line went to rmcp (which never
+        // sent that id) and the call waited out its timeout.
+        let link = link();
+        let (tx, mut rx) = oneshot::channel();
+        lock(&link.pending).calls.insert(
+            4,
+            Waiter::Awaited {
+                done: tx,
+                progress: None,
+            },
+        );
+        assert!(taken(
+            &link,
+            br#"{"jsonrpc":"2.0","id":"sb~4","result":null}"#
+        ));
+        match rx.try_recv() {
+            Ok(Reply::Result(r)) => {
+                let refused = checked("s", "t", r).unwrap_err().to_string();
+                assert!(refused.contains("not a tool result: null"), "{refused}");
+            }
+            _ => panic!("the null result did not reach its caller"),
+        }
     }
 
     #[test]
