@@ -839,11 +839,19 @@ fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
     }
 }
 
-/// A server whose `tools/list` answer is malformed fails to start at once, saying what was
-/// wrong (before: a malformed error waited out the startup timeout).
+/// A server whose `initialize` or `tools/list` answer is malformed fails to start at once,
+/// saying what was wrong (before: a malformed error waited out the startup timeout, and a
+/// malformed initialize result was reported as a Rust debug dump).
 #[test]
 fn servers_reports_malformed_handshake_and_list_answers_at_once() {
-    let cases = [("list-error", "not an error object: \"boom\"")];
+    let cases = [
+        ("list-error", "not an error object: \"boom\""),
+        (
+            "init-caps",
+            "answer to initialize is malformed (invalid type: integer `7`",
+        ),
+        ("init-null", "answer to initialize is malformed"),
+    ];
     for (mode, says) in cases {
         let dir = tempfile::tempdir().unwrap();
         hostile_config(dir.path(), mode);
@@ -858,5 +866,6 @@ fn servers_reports_malformed_handshake_and_list_answers_at_once() {
         assert_eq!(h["state"], "failed", "{mode}: {h}");
         let error = h["error"].as_str().unwrap();
         assert!(error.contains(says), "{mode}: {error}");
+        assert!(!error.contains("CustomResult"), "{mode}: {error}");
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{InitializeResult, ProtocolVersion, ServerResult};
 use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
@@ -243,8 +243,26 @@ fn init_detail(e: &ClientInitializeError) -> String {
         ClientInitializeError::ConnectionClosed(_) => {
             "the server closed the connection during initialize".to_string()
         }
+        ClientInitializeError::ExpectedInitResult(Some(ServerResult::CustomResult(answer))) => {
+            malformed_init(&answer.0)
+        }
         other => chain(other),
     }
+}
+
+/// What is wrong with an `initialize` answer that is not an initialize result (capabilities
+/// of the wrong type, a null result, ...): the decoder's complaint and the answer, quoted.
+fn malformed_init(answer: &serde_json::Value) -> String {
+    let why = match serde_json::from_value::<InitializeResult>(answer.clone()) {
+        Err(e) => e.to_string(),
+        Ok(_) => "it does not read as an initialize result".to_string(),
+    };
+    let mut quoted = answer.to_string();
+    if let Some((at, _)) = quoted.char_indices().nth(300) {
+        quoted.truncate(at);
+        quoted.push_str("...");
+    }
+    format!("the server's answer to initialize is malformed ({why}): {quoted}")
 }
 
 /// The transport config for an HTTP server. `Authorization: Bearer x` goes through rmcp's
