@@ -789,7 +789,8 @@ fn hostile_config(dir: &Path, mode: &str) {
 
 /// `call` against a server whose answer is there but malformed fails at once, naming the
 /// server and what was wrong, instead of waiting out the call timeout; an answer written
-/// oddly but meaning a result, or longer than 16 MB, is read.
+/// oddly but meaning a result, or longer than 16 MB, is read; a request from the server that
+/// cannot be read is answered under its id, so the server can finish the call.
 #[test]
 fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
     let dir = tempfile::tempdir().unwrap();
@@ -813,6 +814,13 @@ fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
         ("null_result", "{}", Some(2), "not a tool result: null"),
         ("no_jsonrpc", "{}", Some(0), "no jsonrpc member"),
         ("big", r#"{"mb": 17}"#, Some(0), "xxxxxxxx"),
+        // The server asks a request rmcp cannot read and answers the call with the reply.
+        (
+            "ask",
+            r#"{"method": "roots/list", "params": 5}"#,
+            Some(0),
+            "cannot read this request",
+        ),
     ];
     for (tool, args, code, says) in cases {
         let started = std::time::Instant::now();

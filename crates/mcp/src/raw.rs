@@ -933,8 +933,16 @@ async fn child_to_rmcp(
     let mut lines = Lines::new(stdout);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next().await {
-        let Some(line) = screen::screen(line, &mut replaced) else {
-            continue;
+        let line = match screen::screen(line, &mut replaced) {
+            screen::Next::Read(line) => line,
+            screen::Next::Skip => continue,
+            screen::Next::Answer(answer) => {
+                let link = link.clone();
+                tokio::spawn(async move {
+                    let _ = link.write_line(&answer).await;
+                });
+                continue;
+            }
         };
         match link.take_reply(line) {
             Taken::Yes => continue,
@@ -1022,8 +1030,18 @@ fn child_lines(
     let mut lines = BlockingLines::new(stdout);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next() {
-        let Some(line) = screen::screen(line, &mut replaced) else {
-            continue;
+        let line = match screen::screen(line, &mut replaced) {
+            screen::Next::Read(line) => line,
+            screen::Next::Skip => continue,
+            screen::Next::Answer(answer) => {
+                // On a task: this thread must not wait on the child's stdin while the child
+                // may be waiting on its stdout.
+                let link = link.clone();
+                runtime.spawn(async move {
+                    let _ = link.write_line(&answer).await;
+                });
+                continue;
+            }
         };
         match link.take_reply(line) {
             Taken::Yes => continue,

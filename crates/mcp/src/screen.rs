@@ -11,10 +11,15 @@
 //!   one that is only written oddly (an id with JSON escapes, `"error": null` beside its result,
 //!   no `jsonrpc` member) is rewritten as the well-formed response it means, its result kept.
 //!
+//! - A request from the server that rmcp cannot decode is answered with an error under its own
+//!   id (rmcp answers under none, and the server waits).
+//!
 //! Cheap on the hot path: one byte scan per line, noting the top-level members on the way;
 //! only a response line that looks wrong there (or any error response, which is rare) is
 //! parsed again.
 
+use rmcp::RoleClient;
+use rmcp::service::RxJsonRpcMessage;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -24,6 +29,9 @@ const MAX_DEPTH: usize = 128;
 
 /// The JSON-RPC error code for a message that cannot be parsed.
 const PARSE_ERROR: i32 = -32700;
+
+/// The JSON-RPC error code for a request that is not a valid one.
+const INVALID_REQUEST: i32 = -32600;
 
 /// The JSON-RPC error code given to a malformed response that has no usable code of its own.
 const MALFORMED: i32 = -32603;
@@ -40,6 +48,20 @@ pub(crate) enum Screened {
     Replace(Vec<u8>, Fix, &'static str),
     /// Too deep and no id to answer: drop it.
     Drop,
+    /// A request from the server that rmcp's session cannot decode (so it would answer it
+    /// with an error under no id, and the server would wait on it): drop it, and answer the
+    /// server with this error for its id instead.
+    Refuse(Vec<u8>),
+}
+
+/// What a reader does with a line, after [`screen`].
+pub(crate) enum Next<'a> {
+    /// Read this (the line itself, or its replacement).
+    Read(&'a [u8]),
+    /// Nothing: the line is dropped.
+    Skip,
+    /// Write this back to the server: the line was a request nobody can read.
+    Answer(Vec<u8>),
 }
 
 /// What replaces a line.
@@ -51,12 +73,12 @@ pub(crate) enum Fix {
     Rewrite,
 }
 
-/// The line a reader should pass on: `line` itself, its replacement (kept in `replaced`), or
-/// `None` for a too-deep message with no id. Logs what it changed. The one entry point of both
-/// stdio readers.
-pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+/// What a reader should do with `line`: read it or its replacement (kept in `replaced`), skip
+/// it (a too-deep message with no id), or answer the server (an unreadable request). Logs
+/// what it changed. The one entry point of both stdio readers.
+pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> {
     match check(line) {
-        Screened::Fine => Some(line),
+        Screened::Fine => Next::Read(line),
         Screened::Replace(reply, fix, why) => {
             // A rewritten response loses nothing and may come with every answer: no warning.
             match fix {
@@ -68,11 +90,17 @@ pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Option<&'
                 }
             }
             *replaced = reply;
-            Some(&replaced[..])
+            Next::Read(&replaced[..])
         }
         Screened::Drop => {
             tracing::warn!("a stdio server sent a message nested too deeply to read; dropped it");
-            None
+            Next::Skip
+        }
+        Screened::Refuse(answer) => {
+            tracing::warn!(
+                "a stdio server sent a request that cannot be read; answered it with an error"
+            );
+            Next::Answer(answer)
         }
     }
 }
@@ -168,7 +196,32 @@ pub(crate) fn check(line: &[u8]) -> Screened {
     if members.suspect(line) && line.trim_ascii_start().starts_with(b"{") {
         return repair(line, members.version);
     }
+    if members.method
+        && let Some((s, e)) = members.id
+    {
+        return refuse_unreadable(line, &line[s..e]);
+    }
     Screened::Fine
+}
+
+/// A request from the server (rare: sampling, elicitation, roots, ping) that rmcp's session
+/// cannot decode (params of the wrong shape, say) is answered here, under its own id; rmcp
+/// would answer it under no id, which leaves the server waiting and the call it is part of
+/// waiting out its timeout.
+fn refuse_unreadable(line: &[u8], id: &[u8]) -> Screened {
+    let Err(e) = serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line) else {
+        return Screened::Fine;
+    };
+    if !matches!(e.classify(), serde_json::error::Category::Data) {
+        // Not JSON (or cut short): rmcp ignores it, and so does this.
+        return Screened::Fine;
+    }
+    let message = format!("switchboard cannot read this request: {e}");
+    Screened::Refuse(error_line(
+        &String::from_utf8_lossy(id),
+        INVALID_REQUEST,
+        &message,
+    ))
 }
 
 /// The error that replaces a too-deep message, or [`Screened::Drop`] when it has no id.
@@ -449,9 +502,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no such method"}}"#,
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"m","data":{"x":1}}}"#,
             r#"{ "jsonrpc" : "2.0" , "id" : 5 , "result" : null }"#,
-            // Requests and notifications are not responses, whatever else they lack.
+            // Requests and notifications are not responses.
             r#"{"jsonrpc":"2.0","id":"ask-1","method":"sampling/createMessage","params":{}}"#,
-            r#"{"id":9,"method":"roots/list"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"sb~\u0031"}}"#,
             // Not a JSON object, or not JSON: nobody can answer from it.
             r#"log: {"id":1}"#,
@@ -567,5 +619,33 @@ mod tests {
             reply["error"],
             json!({"code": 5, "message": "m", "data": [1]})
         );
+    }
+
+    #[test]
+    fn a_request_rmcp_cannot_read_is_answered_under_its_own_id() {
+        // Regression: rmcp answered such a request under no id, so the server waited on it
+        // and the tool call it was part of waited out its timeout.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":"ask-2","method":"roots/list","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":"x"}"#,
+            r#"{"id":9,"method":"roots/list"}"#,
+        ] {
+            let Screened::Refuse(answer) = check(line.as_bytes()) else {
+                panic!("not refused: {line}");
+            };
+            let answer: Value = serde_json::from_slice(&answer).unwrap();
+            let sent: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(answer["id"], sent["id"]);
+            assert_eq!(answer["error"]["code"], INVALID_REQUEST);
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains("cannot read this request"), "{message}");
+        }
+        for line in [
+            r#"{"jsonrpc":"2.0","id":"ask-3","method":"roots/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"vendor/anything","params":{"x":1}}"#,
+        ] {
+            assert_eq!(check(line.as_bytes()), Screened::Fine, "{line}");
+        }
     }
 }
