@@ -859,6 +859,14 @@ fn servers_reports_malformed_handshake_and_list_answers_at_once() {
             "answer to initialize is malformed (invalid type: integer `7`",
         ),
         ("init-null", "answer to initialize is malformed"),
+        (
+            "list-null",
+            "tools/list answered with something that is not a tool list",
+        ),
+        (
+            "list-not-array",
+            "not a tool list (its result has no \"tools\" array)",
+        ),
     ];
     for (mode, says) in cases {
         let dir = tempfile::tempdir().unwrap();

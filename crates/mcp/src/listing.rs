@@ -125,7 +125,16 @@ async fn list_page(
     let value = request::to_json(request::send(peer, request, PAGE_TIMEOUT).await?);
     let items = match value.get(key) {
         Some(Value::Array(items)) => items.clone(),
-        _ => return Err(ServiceError::UnexpectedResponse),
+        _ => {
+            // The error cannot carry it: say here what came instead.
+            let mut answer = value.to_string();
+            if let Some((at, _)) = answer.char_indices().nth(300) {
+                answer.truncate(at);
+                answer.push_str("...");
+            }
+            tracing::warn!("a list answer has no \"{key}\" array: {answer}");
+            return Err(ServiceError::UnexpectedResponse);
+        }
     };
     // A non-string cursor is treated as the end of the list rather than an error.
     let next = value
@@ -170,7 +179,7 @@ pub(crate) fn describe(error: &ServiceError) -> String {
             format!("tools/list answered error {}: {}", e.code.0, e.message)
         }
         ServiceError::UnexpectedResponse => {
-            "a list request got an answer of the wrong kind".to_string()
+            "tools/list answered with something that is not a tool list (its result has no \"tools\" array)".to_string()
         }
         other => other.to_string(),
     }
