@@ -2024,6 +2024,8 @@ fn a_misbehaving_server_gets_prompt_errors_and_the_rest_keeps_working() {
         ("escaped_id", false, "escaped"),
         ("escaped_whole_id", false, "escaped"),
         ("no_jsonrpc", false, "no jsonrpc member"),
+        ("batch", false, "in a batch"),
+        ("string_id", false, "string id"),
         ("duplicate", false, "first"),
         ("unknown_id_first", false, "yours"),
         ("log_line", false, "after a log line"),

@@ -943,16 +943,18 @@ async fn child_to_rmcp(
                 });
                 continue;
             }
-        };
-        match link.take_reply(line) {
-            Taken::Yes => continue,
-            Taken::Deliver(delivering) => {
-                delivering.await;
-                continue;
+            screen::Next::Split(parts) => {
+                let mut open = true;
+                for part in &parts {
+                    open = open && pass_line_async(&link, &mut to_rmcp, part).await;
+                }
+                if open {
+                    continue;
+                }
+                break;
             }
-            Taken::No => {}
-        }
-        if to_rmcp.write_all(line).await.is_err() {
+        };
+        if !pass_line_async(&link, &mut to_rmcp, line).await {
             break;
         }
     }
@@ -960,6 +962,23 @@ async fn child_to_rmcp(
         started.closed().await;
     }
     let _ = to_rmcp.shutdown().await;
+}
+
+/// [`pass_line`] on a task.
+#[cfg(not(unix))]
+async fn pass_line_async(
+    link: &RawLink,
+    to_rmcp: &mut WriteHalf<DuplexStream>,
+    line: &[u8],
+) -> bool {
+    match link.take_reply(line) {
+        Taken::Yes => true,
+        Taken::Deliver(delivering) => {
+            delivering.await;
+            true
+        }
+        Taken::No => to_rmcp.write_all(line).await.is_ok(),
+    }
 }
 
 /// Start reading the child's output: on a thread of its own on Unix (`None` then: the thread
@@ -1042,16 +1061,18 @@ fn child_lines(
                 });
                 continue;
             }
-        };
-        match link.take_reply(line) {
-            Taken::Yes => continue,
-            Taken::Deliver(delivering) => {
-                drive(&runtime, delivering);
-                continue;
+            screen::Next::Split(parts) => {
+                // A batch: each message as if it had come on a line of its own.
+                if parts
+                    .iter()
+                    .all(|part| pass_line(&link, &mut to_rmcp, &runtime, part))
+                {
+                    continue;
+                }
+                break;
             }
-            Taken::No => {}
-        }
-        if drive(&runtime, to_rmcp.write_all(line)).is_err() {
+        };
+        if !pass_line(&link, &mut to_rmcp, &runtime, line) {
             break;
         }
     }
@@ -1061,6 +1082,25 @@ fn child_lines(
         }
         let _ = to_rmcp.shutdown().await;
     });
+}
+
+/// One screened line of the child's output: to its raw caller, or to rmcp. False when rmcp's
+/// side is gone.
+#[cfg(unix)]
+fn pass_line(
+    link: &RawLink,
+    to_rmcp: &mut WriteHalf<DuplexStream>,
+    runtime: &tokio::runtime::Handle,
+    line: &[u8],
+) -> bool {
+    match link.take_reply(line) {
+        Taken::Yes => true,
+        Taken::Deliver(delivering) => {
+            drive(runtime, delivering);
+            true
+        }
+        Taken::No => drive(runtime, to_rmcp.write_all(line)).is_ok(),
+    }
 }
 
 /// rmcp's requests and notifications to the child, a line at a time.

@@ -11,6 +11,8 @@
 //!   one that is only written oddly (an id with JSON escapes, `"error": null` beside its result,
 //!   no `jsonrpc` member) is rewritten as the well-formed response it means, its result kept.
 //!
+//! - A batch (an array of messages, which MCP 2025-03-26 allowed) is split into its messages,
+//!   each screened as a line of its own.
 //! - A request from the server that rmcp cannot decode is answered with an error under its own
 //!   id (rmcp answers under none, and the server waits).
 //!
@@ -52,6 +54,9 @@ pub(crate) enum Screened {
     /// with an error under no id, and the server would wait on it): drop it, and answer the
     /// server with this error for its id instead.
     Refuse(Vec<u8>),
+    /// A JSON-RPC batch (an array of messages; MCP 2025-03-26 allowed them, and neither the
+    /// raw path nor rmcp reads one): its messages, one line each.
+    Split(Vec<Vec<u8>>),
 }
 
 /// What a reader does with a line, after [`screen`].
@@ -62,6 +67,9 @@ pub(crate) enum Next<'a> {
     Skip,
     /// Write this back to the server: the line was a request nobody can read.
     Answer(Vec<u8>),
+    /// The line was a batch: read these lines (its messages, each screened and ending in a
+    /// newline) in its place.
+    Split(Vec<Vec<u8>>),
 }
 
 /// What replaces a line.
@@ -95,6 +103,21 @@ pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> 
         Screened::Drop => {
             tracing::warn!("a stdio server sent a message nested too deeply to read; dropped it");
             Next::Skip
+        }
+        Screened::Split(parts) => {
+            tracing::debug!("a stdio server sent a batch of {} messages", parts.len());
+            let parts = parts
+                .into_iter()
+                .filter_map(|part| match check(&part) {
+                    Screened::Fine => Some(part),
+                    Screened::Replace(reply, ..) => Some(reply),
+                    // A refused request in a batch is left to rmcp; a batch in a batch is
+                    // no JSON-RPC.
+                    Screened::Refuse(_) | Screened::Split(_) => Some(part),
+                    Screened::Drop => None,
+                })
+                .collect();
+            Next::Split(parts)
         }
         Screened::Refuse(answer) => {
             tracing::warn!(
@@ -193,6 +216,9 @@ pub(crate) fn check(line: &[u8]) -> Screened {
     if deepest > MAX_DEPTH {
         return too_deep(line, members.id, deepest);
     }
+    if line.trim_ascii_start().starts_with(b"[") {
+        return split(line);
+    }
     if members.suspect(line) && line.trim_ascii_start().starts_with(b"{") {
         return repair(line, members.version);
     }
@@ -222,6 +248,27 @@ fn refuse_unreadable(line: &[u8], id: &[u8]) -> Screened {
         INVALID_REQUEST,
         &message,
     ))
+}
+
+/// A batch's messages, one line each; a line that is no array of objects is left alone.
+fn split(line: &[u8]) -> Screened {
+    let Ok(parts) = serde_json::from_slice::<Vec<&RawValue>>(line) else {
+        return Screened::Fine;
+    };
+    if parts.is_empty() || !parts.iter().all(|p| p.get().starts_with('{')) {
+        return Screened::Fine;
+    }
+    Screened::Split(
+        parts
+            .iter()
+            .map(|p| {
+                let mut part = Vec::with_capacity(p.get().len() + 1);
+                part.extend_from_slice(p.get().as_bytes());
+                part.push(b'\n');
+                part
+            })
+            .collect(),
+    )
 }
 
 /// The error that replaces a too-deep message, or [`Screened::Drop`] when it has no id.
@@ -508,7 +555,6 @@ mod tests {
             // Not a JSON object, or not JSON: nobody can answer from it.
             r#"log: {"id":1}"#,
             r#"{"id":1,"result":"#,
-            r#"[{"jsonrpc":"2.0","id":1}]"#,
             "\u{ff}\u{fe}{",
             // An escaped quote in an id that needs it is kept.
             r#"{"jsonrpc":"2.0","id":7,"result":{"text":"\"id\":\"x\\\""}}"#,
@@ -645,6 +691,32 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":5,"method":"vendor/anything","params":{"x":1}}"#,
         ] {
+            assert_eq!(check(line.as_bytes()), Screened::Fine, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_batch_is_split_into_its_messages() {
+        // Regression: a response sent as a one-element batch waited out its timeout.
+        let line = r#"[{"jsonrpc":"2.0","id":"sb~5","result":{"content":[]}}, {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"id":6,"error":"boom"}]"#;
+        let Screened::Split(parts) = check(line.as_bytes()) else {
+            panic!("not split");
+        };
+        assert_eq!(parts.len(), 3);
+        assert!(parts.iter().all(|p| p.ends_with(b"\n")));
+        assert_eq!(
+            parts[0],
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"sb~5\",\"result\":{\"content\":[]}}\n"
+        );
+        let mut replaced = Vec::new();
+        let Next::Split(parts) = screen(line.as_bytes(), &mut replaced) else {
+            panic!("not split");
+        };
+        // Each message is screened as a line of its own.
+        let last: Value = serde_json::from_slice(&parts[2]).unwrap();
+        assert_eq!(last["id"], 6);
+        assert!(last["error"]["message"].as_str().unwrap().contains("boom"));
+        for line in ["[]", "[1,2]", r#"["a",{"id":1}]"#, "[{"] {
             assert_eq!(check(line.as_bytes()), Screened::Fine, "{line}");
         }
     }
