@@ -227,10 +227,38 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
                 chain(e)
             }
         }
+        Some(StreamableHttpError::UnexpectedContentType(content_type)) => {
+            let got = match content_type {
+                Some(content_type) => format!("the server answered with {content_type}"),
+                None => "the server answered without a Content-Type".to_string(),
+            };
+            format!("{got}, not JSON or an event stream{NOT_AN_ENDPOINT}")
+        }
+        Some(StreamableHttpError::HttpStatus(status)) if status.status == 501 => {
+            format!("HTTP 501 Not Implemented{NOT_AN_ENDPOINT}")
+        }
+        Some(StreamableHttpError::UnexpectedServerResponse(message)) => {
+            // rmcp words a JSON body that is not JSON-RPC after its own type name.
+            let message = message.replace("as ServerJsonRpcMessage", "as JSON-RPC");
+            if ["HTTP 404", "HTTP 405"]
+                .iter()
+                .any(|status| message.starts_with(status))
+                || message.starts_with("could not parse JSON")
+            {
+                format!("{message}{NOT_AN_ENDPOINT}")
+            } else {
+                message
+            }
+        }
         Some(other) => chain(other),
         None => chain(error),
     }
 }
+
+/// Said after an answer that shows the URL is not a Streamable HTTP MCP endpoint (a web page, a
+/// path the server does not serve, a legacy SSE endpoint that refuses POST).
+const NOT_AN_ENDPOINT: &str = "; is this the server's MCP endpoint? Streamable HTTP servers \
+    usually serve it at /mcp (the legacy HTTP+SSE transport, often at /sse, is not supported)";
 
 fn init_detail(e: &ClientInitializeError) -> String {
     match e {

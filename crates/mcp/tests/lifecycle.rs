@@ -724,3 +724,85 @@ async fn reconfigure_keeps_unchanged_servers_and_starts_stops_and_restarts_the_r
     sessions.shutdown().await;
     assert!(!alive(new_pid));
 }
+
+/// A plain HTTP server on a free port that answers every request with `status`, `content_type`
+/// and `body`: a URL that is not an MCP endpoint.
+fn canned_http(status: &'static str, content_type: &'static str, body: &'static str) -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0usize;
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                if let Some((name, value)) = line.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut request_body = vec![0; length];
+            let _ = reader.read_exact(&mut request_body);
+            let _ = write!(
+                reader.get_mut(),
+                "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
+    let html = canned_http(
+        "200 OK",
+        "text/html; charset=utf-8",
+        "<!doctype html><html><body>Please sign in</body></html>",
+    );
+    let missing = canned_http("404 Not Found", "text/plain", "Not Found");
+    let sse_only = canned_http("405 Method Not Allowed", "text/plain", "Method Not Allowed");
+    let unimplemented = canned_http(
+        "501 Not Implemented",
+        "text/html",
+        "<p>Unsupported method</p>",
+    );
+    let not_rpc = canned_http("200 OK", "application/json", r#"{"status":"ok"}"#);
+    let spec = |name: &str, port: u16| {
+        let mut spec = ServerSpec::http(name, format!("http://127.0.0.1:{port}/mcp"));
+        spec.startup_timeout = Duration::from_secs(10);
+        spec
+    };
+    let sessions = Sessions::start(vec![
+        spec("html", html),
+        spec("missing", missing),
+        spec("sse_only", sse_only),
+        spec("unimplemented", unimplemented),
+        spec("not_rpc", not_rpc),
+    ])
+    .await;
+    for status in sessions.statuses() {
+        let ServerState::Failed { reason } = &status.state else {
+            panic!("{} should have failed: {:?}", status.name, status.state);
+        };
+        assert!(
+            reason.contains("is this the server's MCP endpoint?") && reason.contains("/mcp"),
+            "{}: {reason}",
+            status.name
+        );
+        // No Rust Debug forms or rmcp type names in what the user reads.
+        assert!(
+            !reason.contains("Some(") && !reason.contains("ServerJsonRpcMessage"),
+            "{}: {reason}",
+            status.name
+        );
+        if status.name == "html" {
+            assert!(reason.contains("text/html; charset=utf-8"), "{reason}");
+        }
+    }
+    sessions.shutdown().await;
+}
