@@ -57,6 +57,7 @@ pub(crate) fn sanitize(
     refs::inline(schema, RefMode::All, log);
     schema::repair(schema, false, log);
     let wrapped = schema::root_object(schema, log);
+    tuple_items(schema, log);
     // litellm `process_items`: arrays without items get `{type: object}`.
     schema::array_items(schema, &json!({"type": "object"}), log);
     walk_post(schema, "", &mut |node, path| {
@@ -130,6 +131,39 @@ fn type_array(node: &mut Map<String, Value>, path: &str, log: &mut Log) {
         Some(Value::Array(list)),
         Some(after),
     );
+}
+
+/// A tuple (`prefixItems` with no `items`, as pydantic writes `tuple[int, str]`) gets `items`
+/// that accept any of its element schemas. Without it the `{type: object}` default below said
+/// every element is an object, which is all that is left once the OpenAPI subset drops
+/// `prefixItems`: a model would send `[{}, {}]` for `(1, "a")`.
+fn tuple_items(schema: &mut Value, log: &mut Log) {
+    schema::walk_pre(schema, "", &mut |node, path| {
+        if node.contains_key("items") || !schema::has_type(node, "array") {
+            return;
+        }
+        let Some(Value::Array(tuple)) = node.get("prefixItems") else {
+            return;
+        };
+        let mut elements: Vec<Value> = Vec::new();
+        for element in tuple {
+            if !elements.contains(element) {
+                elements.push(element.clone());
+            }
+        }
+        let items = match elements.len() {
+            0 => return,
+            1 => elements.remove(0),
+            _ => json!({ "anyOf": elements }),
+        };
+        node.insert("items".into(), items.clone());
+        log.record(
+            &join(path, "items"),
+            "gemini-tuple-items",
+            None,
+            Some(items),
+        );
+    });
 }
 
 fn keywords_for(t: &str) -> &'static [&'static str] {

@@ -134,6 +134,45 @@ fn gemini_turns_type_arrays_and_const_into_what_it_accepts() {
 }
 
 #[test]
+fn gemini_gives_a_tuple_items_of_its_element_types_not_objects() {
+    // pydantic's `tuple[int, str]`: Gemini's missing-items default (`{type: object}`) would
+    // be all that is left of it in the OpenAPI subset, which drops `prefixItems`.
+    let tuple = json!({"type": "object", "properties": {"pair": {
+        "type": "array", "minItems": 2, "maxItems": 2,
+        "prefixItems": [{"type": "integer"}, {"type": "string"}]
+    }}});
+    let s = sanitize(Dialect::Gemini, &tuple, &SanitizeOptions::default()).unwrap();
+    assert_eq!(
+        s.schema["properties"]["pair"]["items"],
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        "{}",
+        s.schema
+    );
+    let rules: Vec<&str> = s.changes.iter().map(|c| c.rule).collect();
+    assert_eq!(rules, ["gemini-tuple-items"]);
+    let opts = SanitizeOptions {
+        gemini_openapi: true,
+        ..SanitizeOptions::default()
+    };
+    let s = sanitize(Dialect::Gemini, &tuple, &opts).unwrap();
+    let items = &s.schema["properties"]["pair"]["items"];
+    assert!(
+        !items.to_string().contains("OBJECT") && items.to_string().contains("INTEGER"),
+        "{}",
+        s.schema
+    );
+    // A tuple of one element type is just that type.
+    let same = json!({"type": "object", "properties": {"xy": {
+        "type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}]
+    }}});
+    let s = sanitize(Dialect::Gemini, &same, &SanitizeOptions::default()).unwrap();
+    assert_eq!(
+        s.schema["properties"]["xy"]["items"],
+        json!({"type": "number"})
+    );
+}
+
+#[test]
 fn gemini_inlines_refs() {
     check(
         Dialect::Gemini,
