@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use rmcp::service::QuitReason;
-use switchboard_core::ServerCatalog;
+use switchboard_core::{ServerCatalog, TransportSpec};
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::connect::{self, Service};
@@ -23,8 +23,13 @@ use crate::sessions::Shared;
 use crate::slot::Slot;
 use crate::status::ServerState;
 
-/// Reconnect attempts after a session ends before the server is marked failed.
+/// Reconnect attempts after a session ends before a stdio server is marked failed. An HTTP
+/// server is never given up on once it has been up: it is someone else's process, and one
+/// that is redeployed or restarted is usually down for longer than these attempts take
+/// (about 8 s), so it is tried every `HTTP_RETRY` from then on.
 const MAX_RESTARTS: u32 = 5;
+/// How often an HTTP server that is still down after `MAX_RESTARTS` attempts is tried again.
+const HTTP_RETRY: Duration = Duration::from_secs(10);
 /// First reconnect delay; doubles per attempt up to `MAX_BACKOFF`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(4);
@@ -47,6 +52,16 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
     FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
 }
 
+/// Delay before reconnect attempt `attempt`: `backoff`, and for an HTTP server that is still
+/// down once the stdio restart budget is spent, `HTTP_RETRY`.
+fn retry_delay(http: bool, attempt: u32) -> Duration {
+    if http && attempt > MAX_RESTARTS {
+        HTTP_RETRY
+    } else {
+        backoff(attempt)
+    }
+}
+
 /// How a live session ended.
 enum End {
     /// We are shutting down; the session is closed.
@@ -63,6 +78,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
     let name = slot.spec.name.clone();
     let mut first = Some(first);
     let mut attempt: u32 = 0;
+    let http = matches!(slot.spec.transport, TransportSpec::Http { .. });
     loop {
         if slot.stop.is_cancelled() {
             break;
@@ -92,7 +108,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                 // A first failure is almost always configuration (bad command, wrong URL):
                 // report it at once instead of retrying something that cannot work.
                 // `give_up` logs the reason; logging it here as well said everything twice.
-                if first.is_some() || attempt >= MAX_RESTARTS {
+                if first.is_some() || (attempt >= MAX_RESTARTS && !http) {
                     let reason = if first.is_some() {
                         reason
                     } else {
@@ -101,7 +117,13 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                     give_up(&shared, slot, reason, first.is_some());
                     break;
                 }
-                tracing::warn!(server = %name, %reason, "server did not start; retrying");
+                if !http || attempt < MAX_RESTARTS {
+                    tracing::warn!(server = %name, %reason, "server did not start; retrying");
+                } else if attempt == MAX_RESTARTS {
+                    tracing::warn!(server = %name, %reason, "server still down; retrying every {} s", HTTP_RETRY.as_secs());
+                } else {
+                    tracing::info!(server = %name, %reason, "server still down; retrying");
+                }
             }
             Ok((service, raw, catalog, warnings)) => {
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -127,7 +149,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                         if ready_at.elapsed() >= STABLE_AFTER {
                             attempt = 0;
                         }
-                        if attempt >= MAX_RESTARTS {
+                        if attempt >= MAX_RESTARTS && !http {
                             give_up(
                                 &shared,
                                 slot,
@@ -144,7 +166,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
         slot.set_state(ServerState::Restarting { attempt });
         tokio::select! {
             _ = slot.stop.cancelled() => break,
-            _ = tokio::time::sleep(backoff(attempt)) => {}
+            _ = tokio::time::sleep(retry_delay(http, attempt)) => {}
         }
     }
     if let Some(first) = first.take() {
@@ -368,5 +390,13 @@ mod tests {
     fn backoff_doubles_to_a_cap() {
         let got: Vec<u128> = (1..=7).map(|a| backoff(a).as_millis()).collect();
         assert_eq!(got, vec![250, 500, 1000, 2000, 4000, 4000, 4000]);
+    }
+
+    #[test]
+    fn an_http_server_is_retried_slowly_after_the_restart_budget() {
+        let delays =
+            |http| -> Vec<u128> { (1..=7).map(|a| retry_delay(http, a).as_millis()).collect() };
+        assert_eq!(delays(false), vec![250, 500, 1000, 2000, 4000, 4000, 4000]);
+        assert_eq!(delays(true), vec![250, 500, 1000, 2000, 4000, 10000, 10000]);
     }
 }

@@ -806,3 +806,43 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
     }
     sessions.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_http_server_down_longer_than_the_restart_budget_is_reconnected_when_back() {
+    // A stdio server that keeps failing is given up on after a few restarts; an HTTP server
+    // that was up is someone else's process (redeployed, restarted), and a gateway must pick
+    // it up again whenever it is back, not drop its tools for good after about 8 s.
+    let port = free_port();
+    let server = HttpEverything::start(port).await;
+    let sessions = Sessions::start(vec![ServerSpec::http(
+        "web",
+        format!("http://127.0.0.1:{port}/mcp"),
+    )])
+    .await;
+    assert_ready(&sessions, "web");
+    drop(server);
+    // A call finds the connection closed, which starts the reconnect attempts.
+    let _ = sessions
+        .call_tool("web", "echo", args(json!({"message": "gone"})))
+        .await;
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert!(
+        !matches!(sessions.statuses()[0].state, ServerState::Failed { .. }),
+        "{:?}",
+        sessions.statuses()[0].state
+    );
+    let _server = HttpEverything::start(port).await;
+    eventually(Duration::from_secs(25), "web to be ready again", || {
+        let s = sessions.clone();
+        async move {
+            let r = s
+                .call_tool("web", "echo", args(json!({"message": "back"})))
+                .await
+                .ok()?;
+            Some(r.joined_text()).filter(|t| t == "Echo: back")
+        }
+    })
+    .await;
+    assert_ready(&sessions, "web");
+    sessions.shutdown().await;
+}
