@@ -22,7 +22,11 @@ pub fn init_logging(verbose: u8) {
 /// At the default level rmcp's session loop ([`switchboard_mcp::SESSION_LOG_TARGET`]) shows
 /// errors only: it logs every error answer a session sends as a WARN with the error's Debug
 /// form (a gateway client asking for an unknown prompt, a server's request we decline), which
-/// is the peer's business, not the user's; `-v` shows them.
+/// is the peer's business, not the user's; `-v` shows them. rmcp's transport worker
+/// ([`switchboard_mcp::WORKER_LOG_TARGET`]) is off at the default level: it logs every failed
+/// HTTP connection as an ERROR line with reqwest's Debug form, ahead of switchboard's own
+/// message about the same failure (`servers` printed one such line per unreachable server
+/// above its table); `-v` shows it.
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
@@ -30,7 +34,11 @@ pub fn init_logging(verbose: u8) {
 /// they asked for (the filter above is used as is).
 fn default_directives(verbose: u8) -> String {
     match verbose {
-        0 => format!("warn,{}=error", switchboard_mcp::SESSION_LOG_TARGET),
+        0 => format!(
+            "warn,{}=error,{}=off",
+            switchboard_mcp::SESSION_LOG_TARGET,
+            switchboard_mcp::WORKER_LOG_TARGET
+        ),
         1 => "info".to_string(),
         _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),
     }
@@ -191,5 +199,22 @@ mod tests {
         assert!(!warn_enabled(&default_directives(0), true));
         assert!(warn_enabled(&default_directives(0), false));
         assert!(warn_enabled(&default_directives(1), true));
+    }
+
+    #[test]
+    fn the_default_level_leaves_out_the_transport_workers_repeat_of_a_connect_error() {
+        let error_enabled = |directives: &str| {
+            let subscriber = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(directives))
+                .with_writer(std::io::sink)
+                .finish();
+            tracing::subscriber::with_default(
+                subscriber,
+                || tracing::enabled!(target: switchboard_mcp::WORKER_LOG_TARGET, Level::ERROR),
+            )
+        };
+        assert!(!error_enabled(&default_directives(0)));
+        assert!(error_enabled(&default_directives(1)));
+        assert!(error_enabled(&default_directives(2)));
     }
 }

@@ -62,4 +62,8 @@ pub const HTTP_LOG_TARGET: &str = "rmcp::transport::streamable_http_client";
 /// The tracing target of rmcp's session loop, which logs every error answer a session sends
 /// (ours to a server, or a gateway's to a client) at WARN with the error's Debug form.
 pub const SESSION_LOG_TARGET: &str = "rmcp::service";
+/// The log target of rmcp's transport worker, which logs the error that ended a transport (an
+/// HTTP server refusing the connection, answering 404 or a web page) at ERROR with the
+/// underlying client error's Debug form: the same failure a `SessionError` reports in words.
+pub const WORKER_LOG_TARGET: &str = "rmcp::transport::worker";
 pub use status::{ServerState, ServerStatus};
