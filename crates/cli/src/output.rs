@@ -26,7 +26,9 @@ pub fn init_logging(verbose: u8) {
 /// ([`switchboard_mcp::WORKER_LOG_TARGET`]) is off at the default level: it logs every failed
 /// HTTP connection as an ERROR line with reqwest's Debug form, ahead of switchboard's own
 /// message about the same failure (`servers` printed one such line per unreachable server
-/// above its table); `-v` shows it.
+/// above its table); `-v` shows it. So is its reqwest backend
+/// ([`switchboard_mcp::HTTP_BACKEND_LOG_TARGET`]), which logs a web page's content type as an
+/// ERROR in Debug form before the same failure is reported.
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
@@ -35,9 +37,10 @@ pub fn init_logging(verbose: u8) {
 fn default_directives(verbose: u8) -> String {
     match verbose {
         0 => format!(
-            "warn,{}=error,{}=off",
+            "warn,{}=error,{}=off,{}=off",
             switchboard_mcp::SESSION_LOG_TARGET,
-            switchboard_mcp::WORKER_LOG_TARGET
+            switchboard_mcp::WORKER_LOG_TARGET,
+            switchboard_mcp::HTTP_BACKEND_LOG_TARGET
         ),
         1 => "info".to_string(),
         _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),
@@ -208,13 +211,15 @@ mod tests {
                 .with_env_filter(tracing_subscriber::EnvFilter::new(directives))
                 .with_writer(std::io::sink)
                 .finish();
-            tracing::subscriber::with_default(
-                subscriber,
-                || tracing::enabled!(target: switchboard_mcp::WORKER_LOG_TARGET, Level::ERROR),
-            )
+            tracing::subscriber::with_default(subscriber, || {
+                (
+                    tracing::enabled!(target: switchboard_mcp::WORKER_LOG_TARGET, Level::ERROR),
+                    tracing::enabled!(target: switchboard_mcp::HTTP_BACKEND_LOG_TARGET, Level::ERROR),
+                )
+            })
         };
-        assert!(!error_enabled(&default_directives(0)));
-        assert!(error_enabled(&default_directives(1)));
-        assert!(error_enabled(&default_directives(2)));
+        assert_eq!(error_enabled(&default_directives(0)), (false, false));
+        assert_eq!(error_enabled(&default_directives(1)), (true, true));
+        assert_eq!(error_enabled(&default_directives(2)), (true, true));
     }
 }

@@ -66,4 +66,9 @@ pub const SESSION_LOG_TARGET: &str = "rmcp::service";
 /// HTTP server refusing the connection, answering 404 or a web page) at ERROR with the
 /// underlying client error's Debug form: the same failure a `SessionError` reports in words.
 pub const WORKER_LOG_TARGET: &str = "rmcp::transport::worker";
+/// The log target of rmcp's reqwest backend for Streamable HTTP, which logs a response of the
+/// wrong content type (a web page) at ERROR in Debug form before returning it as the error a
+/// `SessionError` reports, and warns about replies it accepts anyway.
+pub const HTTP_BACKEND_LOG_TARGET: &str =
+    "rmcp::transport::common::reqwest::streamable_http_client";
 pub use status::{ServerState, ServerStatus};
