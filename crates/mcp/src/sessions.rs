@@ -629,40 +629,66 @@ impl Sessions {
 
     /// Classify a failed request; one that found the session closed marks it suspect.
     fn failed(&self, session: &Ready, server: &str, target: &str, e: ServiceError) -> SessionError {
-        let error = self.service_error(server, target, e);
+        let error = service_error(server, target, e);
         if matches!(error, SessionError::Closed { .. }) {
             session.suspect.notify_one();
         }
         error
     }
+}
 
-    /// Classify an rmcp error; `target` is the tool, URI or prompt the request was about.
-    fn service_error(&self, server: &str, target: &str, error: ServiceError) -> SessionError {
-        let server = server.to_string();
-        match error {
-            ServiceError::McpError(e) => SessionError::Rpc {
-                server,
-                code: e.code.0,
-                message: e.message.to_string(),
-            },
-            ServiceError::TransportClosed | ServiceError::Cancelled { .. } => SessionError::Closed {
-                server,
-                detail: "the session ended while the request was in flight (the server exited or hung up)"
+/// Classify an rmcp error; `target` is the tool, URI or prompt the request was about.
+fn service_error(server: &str, target: &str, error: ServiceError) -> SessionError {
+    let server = server.to_string();
+    match error {
+        ServiceError::McpError(e) => SessionError::Rpc {
+            server,
+            code: e.code.0,
+            message: e.message.to_string(),
+        },
+        ServiceError::TransportClosed | ServiceError::Cancelled { .. } => SessionError::Closed {
+            server,
+            detail:
+                "the session ended while the request was in flight (the server exited or hung up)"
                     .to_string(),
-            },
-            ServiceError::TransportSend(e) => SessionError::Closed {
-                server,
-                detail: format!("sending the request failed: {}", chain(&e)),
-            },
-            ServiceError::Timeout { timeout } => SessionError::Timeout {
-                server,
-                tool: target.to_string(),
-                after: timeout,
-            },
-            other => SessionError::Protocol {
-                server,
-                detail: other.to_string(),
-            },
-        }
+        },
+        ServiceError::TransportSend(e) => SessionError::Closed {
+            server,
+            // Its Display names rmcp's transport type (`Transport [WorkerTransport<...>]
+            // error: ...`); the error inside is what went wrong.
+            detail: format!("sending the request failed: {}", chain(&*e.error)),
+        },
+        ServiceError::Timeout { timeout } => SessionError::Timeout {
+            server,
+            tool: target.to_string(),
+            after: timeout,
+        },
+        other => SessionError::Protocol {
+            server,
+            detail: other.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_send_names_the_error_not_the_transport_type() {
+        let inner =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let e = ServiceError::TransportSend(rmcp::transport::DynamicTransportError::from_parts(
+            "rmcp::transport::worker::WorkerTransport<Http>",
+            std::any::TypeId::of::<()>(),
+            Box::new(inner),
+        ));
+        let error = service_error("web", "echo", e);
+        let text = error.to_string();
+        assert!(matches!(error, SessionError::Closed { .. }), "{text}");
+        assert_eq!(
+            text,
+            "server \"web\" closed the session: sending the request failed: connection refused"
+        );
     }
 }
