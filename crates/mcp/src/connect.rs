@@ -246,6 +246,9 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
                 || message.starts_with("could not parse JSON")
             {
                 format!("{message}{NOT_AN_ENDPOINT}")
+            } else if message.starts_with("HTTP 401") || message.starts_with("HTTP 403") {
+                // No WWW-Authenticate, so not OAuth as MCP defines it: a key or token header.
+                format!("{message}{NEEDS_CREDENTIALS}")
             } else {
                 message
             }
@@ -259,6 +262,11 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
 /// path the server does not serve, a legacy SSE endpoint that refuses POST).
 const NOT_AN_ENDPOINT: &str = "; is this the server's MCP endpoint? Streamable HTTP servers \
     usually serve it at /mcp (the legacy HTTP+SSE transport, often at /sse, is not supported)";
+
+/// Said after a 401 or 403 that does not ask for OAuth.
+const NEEDS_CREDENTIALS: &str = "; the server wants credentials: give its entry the header it \
+    expects, e.g. headers = { Authorization = \"Bearer ${TOKEN}\" } (the variable read from your \
+    environment)";
 
 fn init_detail(e: &ClientInitializeError) -> String {
     match e {

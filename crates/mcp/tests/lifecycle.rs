@@ -772,6 +772,11 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
         "<p>Unsupported method</p>",
     );
     let not_rpc = canned_http("200 OK", "application/json", r#"{"status":"ok"}"#);
+    let keyed = canned_http(
+        "401 Unauthorized",
+        "application/json",
+        r#"{"error":"missing api key"}"#,
+    );
     let spec = |name: &str, port: u16| {
         let mut spec = ServerSpec::http(name, format!("http://127.0.0.1:{port}/mcp"));
         spec.startup_timeout = Duration::from_secs(10);
@@ -783,9 +788,20 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
         spec("sse_only", sse_only),
         spec("unimplemented", unimplemented),
         spec("not_rpc", not_rpc),
+        spec("keyed", keyed),
     ])
     .await;
     for status in sessions.statuses() {
+        if status.name == "keyed" {
+            // A 401 without WWW-Authenticate is an endpoint that wants a key, not a wrong URL.
+            let reason = status.state.describe();
+            assert!(
+                reason.contains("HTTP 401")
+                    && reason.contains("wants credentials: give its entry the header"),
+                "{reason}"
+            );
+            continue;
+        }
         let ServerState::Failed { reason } = &status.state else {
             panic!("{} should have failed: {:?}", status.name, status.state);
         };
