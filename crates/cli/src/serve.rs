@@ -33,6 +33,7 @@ pub struct ServeArgs {
     pub stdio: bool,
     /// Serve Streamable HTTP at http://ADDR/mcp instead, e.g. 127.0.0.1:8931. Port 0 picks a
     /// free port; the URL is printed on stderr. A non-loopback address needs --token-env.
+    /// GET /healthz answers probes with the upstream servers' readiness.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
     /// `all` tools, or the search `facade` (search_tools + call_tool).
