@@ -276,7 +276,7 @@ impl RawLink {
             params: Option<&'a RawValue>,
             /// `Some` when present, `null` included: a null result is a malformed answer
             /// (refused below), not a missing one that leaves the call waiting.
-            #[serde(default, deserialize_with = "present")]
+            #[serde(default, deserialize_with = "screen::present")]
             result: Option<Box<RawValue>>,
             error: Option<RpcError>,
         }
@@ -438,11 +438,6 @@ async fn timer(link: Arc<RawLink>) {
             None => told.await,
         }
     }
-}
-
-/// A member that is there, `null` included (serde reads a `null` `Option` as `None`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 /// `"sb~N"` (as JSON text) to N.

@@ -299,9 +299,13 @@ struct Response<'a> {
     error: Option<&'a RawValue>,
 }
 
-/// A member that is there, `null` included.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// For `#[serde(default, deserialize_with = "present")]`: `Some` for a member that is there,
+/// `null` included (serde reads a `null` `Option` as `None`, which would make a `"result":
+/// null` look like no result at all).
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// A response line the scan found suspect, made readable: rewritten when it means a result or
