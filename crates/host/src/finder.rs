@@ -133,7 +133,7 @@ impl Finder {
                     Err(e) => {
                         let hint = if *origin == ModelOrigin::Default {
                             format!(
-                                "; set [settings] search_model or {MODEL_ENV} to a sentence-transformers directory for semantic ranking"
+                                "; run `switchboard model install`, or set [settings] search_model or {MODEL_ENV} to a sentence-transformers directory, for semantic ranking"
                             )
                         } else {
                             String::new()
