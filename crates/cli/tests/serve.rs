@@ -2069,3 +2069,76 @@ fn a_misbehaving_server_gets_prompt_errors_and_the_rest_keeps_working() {
         c.finish();
     }
 }
+
+/// A tool result over the config's `max_result_tokens` is cut on every serve path (stdio and
+/// HTTP, pass-through and session, a 2026-07-28 client too): the note says how much was cut and
+/// where the full text was saved, and the file holds it; a short result, and a tool with no
+/// limit set, pass unchanged.
+#[test]
+fn a_result_over_max_result_tokens_is_cut_on_every_serve_path() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n\n[servers.everything.tool.echo]\nmax_result_tokens = 300\n\n[servers.plain]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"
+    ));
+    let spill = setup.path("tmp");
+    std::fs::create_dir_all(&spill).unwrap();
+    let tmp = spill.to_str().unwrap();
+    let long: String = (0..400)
+        .map(|i| format!("line {i} of a long answer\n"))
+        .collect();
+    let check = |r: &Value, path: &str| {
+        let text = r["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with("Echo: line 0 of a long answer"),
+            "{path}: {r}"
+        );
+        assert!(
+            text.len() < 300 * 4,
+            "{path}: not cut: {} bytes",
+            text.len()
+        );
+        assert!(text.contains("[switchboard: result cut"), "{path}: {text}");
+        assert_eq!(
+            r["content"].as_array().map(Vec::len),
+            Some(1),
+            "{path}: {r}"
+        );
+        let saved = text
+            .split("the full result was written to ")
+            .nth(1)
+            .and_then(|rest| rest.split(". Ask").next())
+            .unwrap_or_else(|| panic!("{path}: no file named in {text}"));
+        let full = std::fs::read_to_string(saved).unwrap();
+        assert_eq!(full, format!("Echo: {long}"), "{path}");
+    };
+    for env in [
+        &[("TMPDIR", tmp)][..],
+        &[("TMPDIR", tmp), ("SWITCHBOARD_PASSTHROUGH", "0")][..],
+    ] {
+        for version in ["2025-11-25", "2026-07-28"] {
+            let path = format!("stdio {version} {env:?}");
+            let mut c = LineClient::start(&setup, env, version);
+            let cut = c.call(1, "everything__echo", json!({"message": long}));
+            check(&cut, &path);
+            let short = c.call(2, "everything__echo", json!({"message": "short"}));
+            assert_eq!(short["content"][0]["text"], json!("Echo: short"), "{path}");
+            // No limit set for this server's tools: the long result passes whole.
+            let whole = c.call(3, "plain__echo", json!({"message": long}));
+            assert_eq!(
+                whole["content"][0]["text"],
+                json!(format!("Echo: {long}")),
+                "{path}"
+            );
+            c.finish();
+        }
+        let http = HttpServe::start(&setup, &[], env);
+        let c = HttpClient::start(&http.authority(), json!({}));
+        let (cut, _) = c.request(
+            1,
+            "tools/call",
+            json!({"name": "everything__echo", "arguments": {"message": long}}),
+        );
+        check(&cut["result"], &format!("http {env:?}"));
+    }
+}

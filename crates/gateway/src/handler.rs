@@ -139,6 +139,7 @@ impl GatewayHandler {
                 }
             }
         }
+        let limit = config.set_result_limit(&def.name);
         let sessions = self.gateway.sessions();
         let cancelled = || McpError::internal_error("cancelled by the client", None);
         if !takes_upcalls(cx) {
@@ -158,7 +159,7 @@ impl GatewayHandler {
                 r = call => r,
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             };
-            return Ok(tool_result(name, result));
+            return Ok(tool_result(name, result, limit));
         }
         // Progress and the server's sampling/elicitation requests come back through `upcalls`
         // and are answered here, inside this request's task, so rmcp sends them to this client
@@ -185,7 +186,7 @@ impl GatewayHandler {
                 upcall_to_client(upcall, cx).await;
             }
         }
-        Ok(tool_result(name, result))
+        Ok(tool_result(name, result, limit))
     }
 }
 
@@ -201,9 +202,30 @@ fn takes_upcalls(cx: &RequestContext<RoleServer>) -> bool {
 
 /// An upstream call's outcome as the client gets it: the result, or the failure as an
 /// `is_error` result naming the tool.
-fn tool_result(name: &str, result: Result<CallResult, SessionError>) -> CallToolResult {
+/// A result over the config's `max_result_tokens` for the tool (`limit`, when set) is cut first.
+fn tool_result(
+    name: &str,
+    result: Result<CallResult, SessionError>,
+    limit: Option<u32>,
+) -> CallToolResult {
     match result {
-        Ok(r) => wire_result(r),
+        Ok(r) => {
+            let cut = limit.and_then(|limit| {
+                let opts = switchboard_host::shape::ShapeOptions::new(false, limit, name);
+                switchboard_host::shape::cut_call_result(&r, &opts)
+            });
+            match cut {
+                Some((cut, how)) => {
+                    tracing::info!(
+                        tool = name,
+                        tokens = how.total_tokens,
+                        "result cut to max_result_tokens"
+                    );
+                    wire_result(cut)
+                }
+                None => wire_result(r),
+            }
+        }
         Err(e) => refusal(format!("{name}: {e}")),
     }
 }

@@ -43,7 +43,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::gateway::{Expose, Gateway};
 use crate::http::MCP_PATH;
-use crate::passthrough::{enabled, plain_call, progress_note, refusal, route, send};
+use crate::passthrough::{cut, enabled, plain_call, progress_note, refusal, route, send};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -302,7 +302,7 @@ async fn answer(
 ) -> Option<Response> {
     // A call naming its own revision (2026-07-28) is the stateless session path's.
     let call = plain_call(params).filter(|c| !c.names_revision)?;
-    let (caller, tool) = route(&shortcut.gateway, &call.name)?;
+    let (caller, tool, limit) = route(&shortcut.gateway, &call.name)?;
     tracing::debug!(tool = %call.name, "call passes through (http)");
     let ticket = caller.ticket();
     let key = (session, id.clone());
@@ -317,6 +317,7 @@ async fn answer(
             id: id.clone(),
             public: call.name.to_string(),
             token: call.progress_token.clone(),
+            limit,
             sink,
             shortcut: shortcut.clone(),
             key: key.clone(),
@@ -382,6 +383,8 @@ struct Reply {
     id: String,
     public: String,
     token: Option<Box<RawValue>>,
+    /// The config's `max_result_tokens` for the tool, when set.
+    limit: Option<u32>,
     sink: Sink,
     shortcut: Arc<Shortcut>,
     key: (Arc<str>, String),
@@ -406,7 +409,12 @@ impl Delivery for Reply {
             }
         }
         let result = match outcome {
-            Ok(result) => answered(&self.id, result.get()),
+            Ok(result) => answered(
+                &self.id,
+                cut(result.get(), self.limit, &self.public)
+                    .as_deref()
+                    .unwrap_or(result.get()),
+            ),
             Err(e) => answered(&self.id, &refusal(&format!("{}: {e}", self.public))),
         };
         match self.sink {

@@ -358,7 +358,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
 
     /// Send a plain call on to its server, if it routes to one that takes calls as JSON text.
     async fn pass(&self, id: &RawValue, call: PlainCall<'_>) -> bool {
-        let Some((caller, tool)) = route(&self.gateway, &call.name) else {
+        let Some((caller, tool, limit)) = route(&self.gateway, &call.name) else {
             return false;
         };
         let id: Arc<str> = Arc::from(id.get().trim());
@@ -372,6 +372,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
             id,
             public: call.name.to_string(),
             token: call.progress_token,
+            limit,
             marks: self.negotiated.get().copied().unwrap_or(false),
             flights: self.flights.clone(),
             ticket: ticket.clone(),
@@ -405,6 +406,8 @@ struct Answer<W> {
     id: Arc<str>,
     public: String,
     token: Option<Box<RawValue>>,
+    /// The config's `max_result_tokens` for the tool, when set.
+    limit: Option<u32>,
     /// Results are marked complete (a 2026-07-28 client).
     marks: bool,
     flights: Flights,
@@ -430,12 +433,16 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
         let public = &self.public;
         // The upstream's result is copied once, into the line (unless it needs marking).
         let built;
+        let shortened = match &outcome {
+            Ok(result) => cut(result.get(), self.limit, public),
+            Err(_) => None,
+        };
         let result = match &outcome {
             Ok(result) if self.marks => {
-                built = marked(result.get());
+                built = marked(shortened.as_deref().unwrap_or(result.get()));
                 &built
             }
-            Ok(result) => result.get(),
+            Ok(result) => shortened.as_deref().unwrap_or(result.get()),
             Err(e) if self.marks => {
                 built = marked(&refusal(&format!("{public}: {e}")));
                 &built
@@ -457,8 +464,9 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
     }
 }
 
-/// The upstream and its tool name for a public name that may pass through.
-pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String)> {
+/// The upstream, its tool name and the config's result limit for it (when set), for a public
+/// name that may pass through.
+pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String, Option<u32>)> {
     let snapshot = gateway.snapshot();
     let Some(Route::Open { server, def }) = snapshot.view.routes.get(public) else {
         return None;
@@ -468,7 +476,21 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, Strin
         return None;
     }
     let caller = gateway.sessions().raw_caller(server)?;
-    Some((caller, def.name.to_string()))
+    let limit = config.set_result_limit(&def.name);
+    Some((caller, def.name.to_string(), limit))
+}
+
+/// A passed-through result (JSON text) cut to the config's `max_result_tokens` for the tool,
+/// when one is set and the text is over it; `None` leaves the result as it came.
+pub(crate) fn cut(result: &str, limit: Option<u32>, public: &str) -> Option<String> {
+    let opts = switchboard_host::shape::ShapeOptions::new(false, limit?, public);
+    let (cut, how) = switchboard_host::shape::cut_call_result_json(result, &opts)?;
+    tracing::info!(
+        tool = public,
+        tokens = how.total_tokens,
+        "result cut to max_result_tokens"
+    );
+    Some(cut)
 }
 
 /// The `notifications/progress` message for a server's progress `params`, under `token`.

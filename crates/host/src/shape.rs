@@ -221,10 +221,100 @@ fn size(b64: &str) -> String {
 /// Cut the text over `opts.limit_tokens`: all text parts become one, cut on a line or char
 /// boundary, followed by the note; the full text goes to a file.
 fn limit(shaped: &mut Shaped, opts: &ShapeOptions) {
-    let full = shaped.text();
-    let total_tokens = chars_over_4(&full);
-    if total_tokens <= u64::from(opts.limit_tokens) {
+    let Some((kept, cut)) = cut_text(&shaped.text(), opts) else {
         return;
+    };
+    let mut new_parts = vec![text(kept)];
+    new_parts.extend(
+        shaped
+            .parts
+            .drain(..)
+            .filter(|p| matches!(p, ResultPart::Image { .. })),
+    );
+    shaped.parts = new_parts;
+    shaped.cut = Some(cut);
+}
+
+/// An MCP tool result (as the server sent it) with its text cut the way [`shape`] cuts it, for
+/// a gateway passing results on to another host: the text blocks become one, in the place of
+/// the first, cut and followed by the note, and the full text goes to a file; other blocks
+/// (images, audio, links, embedded resources) and `structuredContent` pass unchanged (a
+/// client checks the latter against the tool's output schema, so it must stay whole).
+/// `None` when the text is within the limit.
+pub fn cut_call_result(result: &CallResult, opts: &ShapeOptions) -> Option<(CallResult, Cut)> {
+    let texts = || {
+        result.content.iter().filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+    };
+    // Cheap test first: the characters of the text are at most its bytes.
+    let bytes: usize = texts().map(|t| t.len() + 1).sum();
+    if bytes <= opts.limit_tokens as usize * CHARS_PER_TOKEN {
+        return None;
+    }
+    let (kept, cut) = cut_text(&texts().collect::<Vec<_>>().join("\n"), opts)?;
+    let mut kept = Some(kept);
+    let content = result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { .. } => kept.take().map(|text| ContentBlock::Text { text }),
+            other => Some(other.clone()),
+        })
+        .collect();
+    Some((
+        CallResult {
+            content,
+            structured_content: result.structured_content.clone(),
+            is_error: result.is_error,
+        },
+        cut,
+    ))
+}
+
+/// [`cut_call_result`] on a result as JSON text: `None` when it is within the limit or is not
+/// a tool result (it is then passed on as it came). Results under the limit are recognised
+/// from their length alone, without parsing.
+pub fn cut_call_result_json(result: &str, opts: &ShapeOptions) -> Option<(String, Cut)> {
+    if result.len() <= opts.limit_tokens as usize * CHARS_PER_TOKEN {
+        return None;
+    }
+    let mut value: serde_json::Map<String, Value> = serde_json::from_str(result).ok()?;
+    let Some(Value::Array(blocks)) = value.get_mut("content") else {
+        return None;
+    };
+    let text_of = |b: &Value| {
+        (b.get("type").and_then(Value::as_str) == Some("text"))
+            .then(|| b.get("text").and_then(Value::as_str))
+            .flatten()
+            .map(str::to_string)
+    };
+    let texts: Vec<String> = blocks.iter().filter_map(text_of).collect();
+    let (kept, cut) = cut_text(&texts.join("\n"), opts)?;
+    // The blocks are edited in place, so every member the server sent (annotations, `_meta`,
+    // blocks of kinds this crate does not know) stays as it was.
+    let mut kept = Some(kept);
+    blocks.retain_mut(|b| {
+        if text_of(b).is_none() {
+            return true;
+        }
+        match kept.take() {
+            Some(text) => {
+                b["text"] = Value::String(text);
+                true
+            }
+            None => false,
+        }
+    });
+    Some((Value::Object(value).to_string(), cut))
+}
+
+/// `full` cut to `opts.limit_tokens` with the note after it, and how; `None` within the limit.
+fn cut_text(full: &str, opts: &ShapeOptions) -> Option<(String, Cut)> {
+    let total_tokens = chars_over_4(full);
+    if total_tokens <= u64::from(opts.limit_tokens) {
+        return None;
     }
     let total_chars = full.chars().count();
     // Leave room for the note inside the limit.
@@ -240,7 +330,7 @@ fn limit(shaped: &mut Shaped, opts: &ShapeOptions) {
     };
     let kept = &full[..end];
     let kept_chars = kept.chars().count();
-    let path = spill(&full, opts);
+    let path = spill(full, opts);
     let cut_tokens = total_tokens.saturating_sub(chars_over_4(kept));
     let place = match &path {
         Ok(p) => format!("the full result was written to {}", p.display()),
@@ -250,20 +340,15 @@ fn limit(shaped: &mut Shaped, opts: &ShapeOptions) {
         "\n\n[switchboard: result cut to the first {kept_chars} of {total_chars} characters (about {cut_tokens} of {total_tokens} tokens cut, limit {} tokens); {place}. Ask for a narrower query or a smaller page to see the rest.]",
         opts.limit_tokens
     );
-    let mut new_parts = vec![text(format!("{kept}{note}"))];
-    new_parts.extend(
-        shaped
-            .parts
-            .drain(..)
-            .filter(|p| matches!(p, ResultPart::Image { .. })),
-    );
-    shaped.parts = new_parts;
-    shaped.cut = Some(Cut {
-        total_tokens,
-        total_chars,
-        kept_chars,
-        path: path.ok(),
-    });
+    Some((
+        format!("{kept}{note}"),
+        Cut {
+            total_tokens,
+            total_chars,
+            kept_chars,
+            path: path.ok(),
+        },
+    ))
 }
 
 /// Write the full text under `opts.spill_dir`, named after the label and the content hash.
@@ -404,5 +489,43 @@ mod tests {
         assert!(s.cut.is_none());
         assert!(s.is_error);
         assert_eq!(s.text().len(), 400);
+    }
+
+    #[test]
+    fn a_passed_on_result_keeps_its_other_blocks_and_members_when_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "word ".repeat(2000);
+        let result = json!({
+            "content": [
+                {"type": "text", "text": big, "annotations": {"audience": ["user"]}},
+                {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                {"type": "text", "text": "tail"},
+                {"type": "future-kind", "x": 1}
+            ],
+            "structuredContent": {"n": 1},
+            "isError": false,
+            "_meta": {"k": "v"}
+        })
+        .to_string();
+        let (cut, how) = cut_call_result_json(&result, &opts(true, 200, dir.path())).unwrap();
+        let cut: Value = serde_json::from_str(&cut).unwrap();
+        let blocks = cut["content"].as_array().unwrap();
+        assert_eq!(blocks.len(), 3, "{cut}");
+        let text = blocks[0]["text"].as_str().unwrap();
+        assert!(text.starts_with("word word"), "{text}");
+        assert!(text.contains("[switchboard: result cut"), "{text}");
+        assert!(text.len() <= 200 * CHARS_PER_TOKEN, "{}", text.len());
+        assert_eq!(blocks[0]["annotations"], json!({"audience": ["user"]}));
+        assert_eq!(blocks[1]["type"], "image");
+        assert_eq!(blocks[2], json!({"type": "future-kind", "x": 1}));
+        assert_eq!(cut["structuredContent"], json!({"n": 1}));
+        assert_eq!(cut["_meta"], json!({"k": "v"}));
+        let saved = std::fs::read_to_string(how.path.unwrap()).unwrap();
+        assert_eq!(saved, format!("{big}\ntail"));
+        // Within the limit, or not a tool result: passed on as it came.
+        let small = json!({"content": [{"type": "text", "text": "hi"}]}).to_string();
+        assert!(cut_call_result_json(&small, &opts(true, 200, dir.path())).is_none());
+        let odd = format!("[{}]", "1,".repeat(2000) + "1");
+        assert!(cut_call_result_json(&odd, &opts(true, 200, dir.path())).is_none());
     }
 }

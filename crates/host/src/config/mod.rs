@@ -86,6 +86,16 @@ impl ServerConfig {
             .or(self.max_result_tokens)
             .unwrap_or(DEFAULT_RESULT_TOKENS)
     }
+
+    /// The result limit of `tool` when the config sets one (the tool's, else the server's), with
+    /// no default: `serve` cuts only where the user asked, since the host in front of it
+    /// applies its own limits.
+    pub fn set_result_limit(&self, tool: &str) -> Option<u32> {
+        self.tool_overrides
+            .get(tool)
+            .and_then(|o| o.max_result_tokens)
+            .or(self.max_result_tokens)
+    }
 }
 
 /// A server the config names but that cannot run, and why.
