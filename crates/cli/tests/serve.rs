@@ -1841,20 +1841,25 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
     assert!(!logs[1].contains("passes through"), "{}", logs[1]);
 }
 
-/// server-everything serving Streamable HTTP on `port`; killed on drop.
+/// server-everything serving Streamable HTTP (or another of its transports) on `port`;
+/// killed on drop.
 struct HttpEverything(Child);
 
 impl HttpEverything {
     fn start(port: u16) -> HttpEverything {
+        Self::start_mode(port, "streamableHttp")
+    }
+
+    fn start_mode(port: u16, mode: &str) -> HttpEverything {
         let child = Command::new(node())
             .arg(peer("everything"))
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("spawn server-everything streamableHttp; run scripts/peers");
+            .unwrap_or_else(|e| panic!("spawn server-everything {mode} ({e}); run scripts/peers"));
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
@@ -2141,4 +2146,70 @@ fn a_result_over_max_result_tokens_is_cut_on_every_serve_path() {
         );
         check(&cut["result"], &format!("http {env:?}"));
     }
+}
+
+/// A server on the legacy HTTP+SSE transport (server-everything's `sse` mode, the TypeScript
+/// SDK's SSEServerTransport) works as `type = "sse"` and as a plain URL (Streamable HTTP's POST
+/// is refused with 404, then the event stream is opened): `servers` shows both ready, calls
+/// and their progress go through `serve`, and after the server restarts the gateway reconnects.
+#[test]
+fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_restart() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let upstream = HttpEverything::start_mode(port, "sse");
+    let setup = Setup::new(&format!(
+        "[servers.typed]\ntype = \"sse\"\nurl = \"http://127.0.0.1:{port}/sse\"\npin = \"off\"\n\n[servers.plain]\nurl = \"http://127.0.0.1:{port}/sse\"\npin = \"off\"\n"
+    ));
+    let out = setup.run(&["--json", "servers"]);
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "servers --json ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    for name in ["typed", "plain"] {
+        let server = listed["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {listed}"));
+        assert_eq!(server["state"], "ready", "{server}");
+        assert!(server["tools"].as_u64().unwrap_or(0) > 5, "{server}");
+    }
+
+    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let r = c.call(1, "typed__echo", json!({"message": "over sse"}));
+    assert_eq!(r["content"][0]["text"], json!("Echo: over sse"), "{r}");
+    c.notes.clear();
+    let r = c.request(
+        2,
+        "tools/call",
+        json!({"name": "plain__trigger-long-running-operation", "arguments": {"duration": 0.3, "steps": 3}, "_meta": {"progressToken": "p"}}),
+    );
+    assert!(r["result"]["content"][0]["text"].as_str().is_some(), "{r}");
+    let progress = c
+        .notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .count();
+    assert_eq!(progress, 3, "{:?}", c.notes);
+
+    // The server goes away and comes back on the same port: calls work again.
+    drop(upstream);
+    let _upstream = HttpEverything::start_mode(port, "sse");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut id = 10;
+    loop {
+        id += 1;
+        let r = c.call(id, "typed__echo", json!({"message": "again"}));
+        if r["content"][0]["text"] == json!("Echo: again") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery within 30 s: {r}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    c.finish();
 }

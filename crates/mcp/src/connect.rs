@@ -132,6 +132,8 @@ pub(crate) async fn connect<'h>(
         TransportSpec::Http { url, headers } => {
             let config = http_config(&spec.name, url, headers)?;
             let http = http();
+            // Kept for the legacy SSE transport, tried when the URL refuses Streamable HTTP.
+            let fallback = handler.clone();
             let options = options::current();
             // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
             // revision is asked for: against a 2026-07-28 server a stateless session's
@@ -161,6 +163,23 @@ pub(crate) async fn connect<'h>(
                 }
                 started
             };
+            // Why the legacy transport did not work either, when it was tried.
+            let mut legacy_failed = None;
+            let started = match started {
+                Err(e) if refused_post(&e) => {
+                    match legacy_sse(fallback, http, url, headers).await {
+                        Ok(service) => {
+                            tracing::info!(server = %spec.name, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
+                            return Ok((service, None));
+                        }
+                        Err(why) => {
+                            legacy_failed = Some(why);
+                            Err(e)
+                        }
+                    }
+                }
+                other => other,
+            };
             started.map(|service| (service, None)).map_err(|e| {
                 if let Some(detail) = auth_detail(&e, &spec.name) {
                     return SessionError::Auth {
@@ -169,13 +188,19 @@ pub(crate) async fn connect<'h>(
                     };
                 }
                 match e {
-                    ClientInitializeError::TransportError { error, .. } => SessionError::Connect {
-                        server: spec.name.clone(),
-                        url: switchboard_core::redact_url(url),
-                        detail: switchboard_core::redact_urls_in(&http_detail(
-                            error.error.as_ref(),
-                        )),
-                    },
+                    ClientInitializeError::TransportError { error, .. } => {
+                        let mut detail = http_detail(error.error.as_ref());
+                        if let Some(why) = legacy_failed {
+                            detail.push_str(&format!(
+                                "; tried as a legacy HTTP+SSE endpoint too: {why}"
+                            ));
+                        }
+                        SessionError::Connect {
+                            server: spec.name.clone(),
+                            url: switchboard_core::redact_url(url),
+                            detail: switchboard_core::redact_urls_in(&detail),
+                        }
+                    }
                     other => SessionError::Handshake {
                         server: spec.name.clone(),
                         detail: init_detail(&other),
@@ -185,6 +210,47 @@ pub(crate) async fn connect<'h>(
             })
         }
     }
+}
+
+/// Whether a Streamable HTTP handshake failed because the URL refused the POST with a 4xx
+/// other than 401/403, which is how a server of the legacy HTTP+SSE transport answers it.
+fn refused_post(e: &ClientInitializeError) -> bool {
+    let ClientInitializeError::TransportError { error, .. } = e else {
+        return false;
+    };
+    let refused = |status: u16| (400..500).contains(&status) && status != 401 && status != 403;
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        Some(StreamableHttpError::HttpStatus(status)) => refused(status.status),
+        Some(StreamableHttpError::UnexpectedServerResponse(message)) => message
+            .strip_prefix("HTTP ")
+            .and_then(|rest| rest.get(..3))
+            .and_then(|code| code.parse().ok())
+            .is_some_and(refused),
+        _ => false,
+    }
+}
+
+/// Open a session over the legacy HTTP+SSE transport (see `legacy_sse`).
+async fn legacy_sse(
+    handler: Handler,
+    http: &reqwest::Client,
+    url: &str,
+    headers: &[(String, Secret)],
+) -> Result<Service, String> {
+    let headers = crate::legacy_sse::header_map(headers).map_err(|e| e.0)?;
+    let opened = crate::legacy_sse::open(http, url, headers)
+        .await
+        .map_err(|e| e.0)?;
+    let transport =
+        rmcp::transport::sink_stream::SinkStreamTransport::new(opened.sink, opened.stream);
+    let transport = InOrder::new(transport, handler.relays());
+    handler
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .map_err(|e| init_detail(&e))
 }
 
 /// When a handshake failed for want of authorization, what to tell the user.
@@ -259,9 +325,9 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
 }
 
 /// Said after an answer that shows the URL is not a Streamable HTTP MCP endpoint (a web page, a
-/// path the server does not serve, a legacy SSE endpoint that refuses POST).
+/// path the server does not serve).
 const NOT_AN_ENDPOINT: &str = "; is this the server's MCP endpoint? Streamable HTTP servers \
-    usually serve it at /mcp (the legacy HTTP+SSE transport, often at /sse, is not supported)";
+    usually serve it at /mcp, legacy HTTP+SSE servers at /sse";
 
 /// Said after a 401 or 403 that does not ask for OAuth.
 const NEEDS_CREDENTIALS: &str = "; the server wants credentials: give its entry the header it \

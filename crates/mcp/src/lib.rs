@@ -27,6 +27,7 @@ mod convert;
 mod error;
 mod handler;
 mod in_order;
+mod legacy_sse;
 mod listing;
 mod mrtr;
 mod options;

@@ -315,18 +315,19 @@ pub fn validate(
     };
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
     let transport = match (kind.as_deref(), &raw.command, &raw.url) {
-        (Some("sse"), _, _) => {
-            return Err(err(
-                "type",
-                "the legacy HTTP+SSE transport is not supported (it was removed from MCP in 2025-03-26); use the server's Streamable HTTP endpoint with type = \"http\"",
-            ));
-        }
+        // "sse" is the legacy HTTP+SSE transport: an HTTP entry too, since a URL that refuses
+        // Streamable HTTP's POST is tried with it (see the mcp crate's `legacy_sse`).
         (Some(k), _, _)
-            if !matches!(k, "stdio" | "http" | "streamable-http" | "streamablehttp") =>
+            if !matches!(
+                k,
+                "stdio" | "http" | "streamable-http" | "streamablehttp" | "sse"
+            ) =>
         {
             return Err(err(
                 "type",
-                format!("unknown type {k:?}; expected \"stdio\", \"http\" or \"streamable-http\""),
+                format!(
+                    "unknown type {k:?}; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""
+                ),
             ));
         }
         (_, Some(_), Some(_)) => {

@@ -219,13 +219,18 @@ call_timeout = "soon"
 }
 
 #[test]
-fn legacy_sse_and_unknown_types_are_explained() {
+fn legacy_sse_entries_are_http_and_unknown_types_are_explained() {
     let c = parse(
         "m.json",
         r#"{"mcpServers": {"old": {"type": "sse", "url": "http://x/sse"}, "weird": {"type": "grpc", "url": "http://x"}}}"#,
     )
     .unwrap();
-    assert!(reason(&c, "old").contains("HTTP+SSE transport is not supported"));
+    let old = c.servers.iter().find(|s| s.name() == "old").unwrap();
+    assert!(
+        matches!(&old.spec.transport, TransportSpec::Http { url, .. } if url == "http://x/sse"),
+        "{:?}",
+        old.spec.transport
+    );
     assert!(reason(&c, "weird").contains("unknown type \"grpc\""));
 }
 
@@ -697,7 +702,7 @@ extensions:
 "#;
     let c = parse("config.yaml", text).unwrap();
     let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
-    assert_eq!(names, ["github", "remote"], "{:?}", c.disabled);
+    assert_eq!(names, ["github", "remote", "legacy"], "{:?}", c.disabled);
     let gh = &c.servers[0];
     assert_eq!(gh.spec.call_timeout, std::time::Duration::from_secs(120));
     assert!(gh.filter.permits("search_repositories") && !gh.filter.permits("create_issue"));
@@ -722,11 +727,10 @@ extensions:
         other => panic!("{other:?}"),
     }
     assert!(reason(&c, "old").contains("enabled: false"));
-    let legacy = reason(&c, "legacy");
-    assert!(
-        legacy.contains("config.yaml:35:3") && legacy.contains("SSE"),
-        "{legacy}"
-    );
+    match &c.servers[2].spec.transport {
+        TransportSpec::Http { url, .. } => assert_eq!(url, "https://s.example/sse"),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
     assert!(c.warnings[0].contains("\"developer\" is goose's own (builtin)"));
     // A YAML syntax error names its line.
