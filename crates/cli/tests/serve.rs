@@ -2211,5 +2211,405 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
         assert!(Instant::now() < deadline, "no recovery within 30 s: {r}");
         std::thread::sleep(Duration::from_millis(300));
     }
+
+/// A config with server-everything only (`extra` TOML lines in its entry).
+fn everything_only(setup: &Setup, extra: &str) {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    std::fs::write(
+        setup.config(),
+        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n{extra}\n"),
+    )
+    .unwrap();
+}
+
+/// The processes `pid` started (Linux: every thread's `children`).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        out.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    out
+}
+
+impl LineClient {
+    /// The first notification (already read or still to come, within `limit`) that `wanted`
+    /// picks; it is taken out of the notes.
+    fn await_note(&mut self, limit: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(i) = self.notes.iter().position(&wanted) {
+                return self.notes.remove(i);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "not seen within {limit:?}; notes: {:?}",
+                self.notes
+            );
+            if let Ok(m) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                self.notes.push(m);
+            }
+        }
+    }
+
+    /// Call server-everything's `toggle-subscriber-updates` until a process that had them off
+    /// answers ("Started ..."): the upstream is back after a restart, its updates now on.
+    fn start_updates(&mut self, id: &mut i64, meta: Option<&Value>) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            *id += 1;
+            let mut params =
+                json!({"name": "everything__toggle-subscriber-updates", "arguments": {}});
+            if let Some(meta) = meta {
+                params["_meta"] = meta.clone();
+            }
+            let r = self.request(*id, "tools/call", params);
+            if r.to_string().contains("Started simulated resource updated") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "updates never started: {r}");
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+fn is_update_of(uri: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |n: &Value| {
+        n["method"] == json!("notifications/resources/updated") && n["params"]["uri"] == json!(uri)
+    }
+}
+
+/// A client's `resources/subscribe` (2025-11-25) outlives its server's process: when the
+/// upstream dies and the supervisor restarts it, the gateway subscribes again upstream, so the
+/// client keeps getting `notifications/resources/updated` without doing anything.
+#[test]
+fn a_subscription_is_made_again_when_its_server_restarts() {
+    let setup = Setup::new("");
+    everything_only(&setup, "");
+    let log = [("RUST_LOG", "switchboard_gateway=info")];
+    let mut c = LineClient::start(&setup, &log, "2025-11-25");
+    let listed = c.request(1, "resources/list", json!({}));
+    let public = listed["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no resources: {listed}"))
+        .to_string();
+    let r = c.request(2, "resources/subscribe", json!({"uri": public}));
+    assert!(r.get("result").is_some(), "{r}");
+    let mut id = 2;
+    c.start_updates(&mut id, None);
+    c.await_note(Duration::from_secs(30), is_update_of(&public));
+
+    // The upstream dies; the supervisor starts a new process.
+    let upstream = children(c.child.id());
+    assert_eq!(upstream.len(), 1, "one upstream process: {upstream:?}");
+    let killed = Command::new("kill")
+        .args(["-KILL", &upstream[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    c.start_updates(&mut id, None);
+    c.notes.retain(|n| !is_update_of(&public)(n));
+    c.await_note(Duration::from_secs(20), is_update_of(&public));
+    let stderr = c.finish();
+    assert!(stderr.contains("subscribed again"), "{stderr}");
+}
+
+/// A stateless 2026-07-28 client's `subscriptions/listen` stream outlives its server's process:
+/// a config reload that changes the server's entry restarts it, and the gateway subscribes the
+/// new process to the stream's resources, so updates keep coming on the same stream.
+#[test]
+fn a_listen_streams_resources_are_subscribed_again_after_a_reload_restarts_their_server() {
+    let setup = Setup::new("");
+    everything_only(&setup, "env = { RUN = \"1\" }");
+    let log = [("RUST_LOG", "switchboard_gateway=info")];
+    let mut c = LineClient::spawn(&setup, &log, &[]);
+    let meta = stateless_meta();
+    let listed = c.request(1, "resources/list", json!({"_meta": meta}));
+    let public = listed["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no resources: {listed}"))
+        .to_string();
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": [public]}
+        }}),
+    );
+    let ack = c.await_note(Duration::from_secs(30), |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+    });
+    assert!(ack.to_string().contains(&public), "{ack}");
+    let mut id = 2;
+    c.start_updates(&mut id, Some(&meta));
+    c.await_note(Duration::from_secs(30), is_update_of(&public));
+
+    // A changed entry restarts the server: a new process, whose updates are then started (a
+    // toggle that reached the old one could be taken for that).
+    let old = children(c.child.id());
+    everything_only(&setup, "env = { RUN = \"2\" }");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while children(c.child.id()).iter().all(|p| old.contains(p)) {
+        assert!(Instant::now() < deadline, "the server was not restarted");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.start_updates(&mut id, Some(&meta));
+    c.notes.retain(|n| !is_update_of(&public)(n));
+    let update = c.await_note(Duration::from_secs(20), is_update_of(&public));
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(2),
+        "{update}"
+    );
+    let stderr = c.finish();
+    assert!(stderr.contains("subscribed again"), "{stderr}");
+}
+
+/// A stateless 2026-07-28 client gets the upstream's log messages for a request that asks for
+/// them (`io.modelcontextprotocol/logLevel` in its `_meta`), on that request's stream, at or
+/// above its level, with the server named in `logger` as for a legacy client; a request that
+/// does not ask gets none.
+#[test]
+fn a_stateless_request_that_asks_for_logs_gets_the_upstreams_log_messages() {
+    let setup = Setup::new("");
+    everything_only(&setup, "");
+    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let meta = stateless_meta();
+    let mut logged = meta.clone();
+    logged["io.modelcontextprotocol/logLevel"] = json!("debug");
+    // Start the server's simulated logging (a message every 5 s, of a random level).
+    let r = c.request(
+        1,
+        "tools/call",
+        json!({"name": "everything__toggle-simulated-logging", "arguments": {}, "_meta": meta}),
+    );
+    assert!(r.to_string().contains("Started simulated"), "{r}");
+    let is_log = |n: &Value| n["method"] == json!("notifications/message");
+    // A request that did not ask: nothing, however long it runs.
+    let r = c.request(
+        2,
+        "tools/call",
+        json!({"name": "everything__trigger-long-running-operation",
+               "arguments": {"duration": 6, "steps": 2}, "_meta": meta}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    assert!(
+        !c.notes.iter().any(is_log),
+        "log messages for a request that asked for none: {:?}",
+        c.notes
+    );
+    // One that asks gets them, before its response.
+    let r = c.request(
+        3,
+        "tools/call",
+        json!({"name": "everything__trigger-long-running-operation",
+               "arguments": {"duration": 6, "steps": 2}, "_meta": logged}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    let logs: Vec<&Value> = c.notes.iter().filter(|n| is_log(n)).collect();
+    assert!(!logs.is_empty(), "no log messages: {:?}", c.notes);
+    for log in &logs {
+        assert_eq!(log["params"]["logger"], json!("everything"), "{log}");
+        assert!(log["params"]["data"].is_string(), "{log}");
+    }
+    c.notes.clear();
+    // Only at or above the level asked for.
+    let mut severe = meta.clone();
+    severe["io.modelcontextprotocol/logLevel"] = json!("error");
+    let r = c.request(
+        4,
+        "tools/call",
+        json!({"name": "everything__trigger-long-running-operation",
+               "arguments": {"duration": 6, "steps": 2}, "_meta": severe}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    for log in c.notes.iter().filter(|n| is_log(n)) {
+        let level = log["params"]["level"].as_str().unwrap_or_default();
+        assert!(
+            ["error", "critical", "alert", "emergency"].contains(&level),
+            "{log}"
+        );
+    }
+    // A level that is not one is refused as invalid params.
+    let mut wrong = meta.clone();
+    wrong["io.modelcontextprotocol/logLevel"] = json!("loud");
+    let r = c.request(
+        5,
+        "tools/call",
+        json!({"name": "everything__echo", "arguments": {"message": "x"}, "_meta": wrong}),
+    );
+    assert_eq!(r["error"]["code"], json!(-32602), "{r}");
+    c.finish();
+}
+
+/// The same through `serve --http` with the Python SDK's stateless 2026-07-28 client, which
+/// stamps its `log_level` on every request: the upstream's log messages come on each request's
+/// own response stream, tagged with the server's name.
+#[test]
+fn python_sdk_stateless_client_gets_upstream_log_messages_over_http() {
+    let setup = Setup::new("");
+    everything_only(&setup, "");
+    let http = HttpServe::start(&setup, &[], &[]);
+    let target = vec!["http".to_string(), http.url.clone()];
+    let long = json!({"op": "call", "name": "everything__trigger-long-running-operation",
+                      "arguments": {"duration": 6, "steps": 2}});
+    let plan = json!([
+        {"op": "call", "name": "everything__toggle-simulated-logging", "arguments": {}},
+        long,
+        {"op": "logs"}
+    ]);
+    let mut p = Plan::start(
+        &setup,
+        Sdk::Python,
+        &plan,
+        &target,
+        &[("MODE", "2026-07-28"), ("LOG_LEVEL", "debug")],
+    );
+    let started = p.next();
+    assert!(
+        started.to_string().contains("Started simulated"),
+        "{started}"
+    );
+    let called = p.next();
+    assert_eq!(called["is_error"], json!(false), "{called}");
+    let logs = p.next();
+    p.finish();
+    let logs = logs["logs"].as_array().cloned().unwrap_or_default();
+    assert!(!logs.is_empty(), "no log messages came");
+    for log in &logs {
+        assert_eq!(log["logger"], json!("everything"), "{log}");
+    }
+}
+
+/// A client's `logging/setLevel` reaches a server that a config reload adds (and one that
+/// restarts): the new session is set to the client's level when it comes up, so it does not
+/// send what the client asked not to get (server-everything logs each subscription at "info").
+#[test]
+fn a_server_added_by_a_reload_gets_the_clients_log_level() {
+    let setup = Setup::new("");
+    let tickets = format!(
+        "[servers.tickets]\ncommand = {exe:?}\nargs = [\"demo-server\", \"tickets\"]\npin = \"off\"\n",
+        exe = exe()
+    );
+    std::fs::write(setup.config(), &tickets).unwrap();
+    let log = [(
+        "RUST_LOG",
+        "switchboard_mcp=debug,switchboard_gateway=debug",
+    )];
+    let mut c = LineClient::start(&setup, &log, "2025-11-25");
+    let r = c.request(1, "logging/setLevel", json!({"level": "error"}));
+    assert!(r.get("result").is_some(), "{r}");
+    let config = std::fs::read_to_string(setup.config()).unwrap();
+    everything_only(&setup, "");
+    let everything = std::fs::read_to_string(setup.config()).unwrap();
+    std::fs::write(setup.config(), format!("{config}\n{everything}")).unwrap();
+    let mut id = 1;
+    c.await_list_changed(&mut id);
+    std::thread::sleep(Duration::from_millis(500));
+    id += 1;
+    let listed = c.request(id, "resources/list", json!({}));
+    let public = listed["result"]["resources"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .filter_map(|r| r["uri"].as_str())
+                .find(|u| u.starts_with("switchboard://everything/"))
+        })
+        .unwrap_or_else(|| panic!("no everything resources: {listed}"))
+        .to_string();
+    id += 1;
+    let r = c.request(id, "resources/subscribe", json!({"uri": public}));
+    assert!(r.get("result").is_some(), "{r}");
+    id += 1;
+    c.request(id, "ping", json!({}));
+    std::thread::sleep(Duration::from_millis(500));
+    let stderr = c.finish();
+    assert!(
+        stderr.contains("log level set upstream") && stderr.contains("everything"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Received Subscribe Resource request"),
+        "the added server logs at info, below the client's level: {stderr}"
+    );
+}
+
+/// A config with the resource fixture only (`env` its environment).
+fn notes_only(setup: &Setup, env: &str) {
+    let node = serde_json::to_string(&node()).unwrap();
+    let fixture = serde_json::to_string(
+        &repo_root()
+            .join("crates/cli/tests/fixtures/resource-server.mjs")
+            .to_string_lossy(),
+    )
+    .unwrap();
+    std::fs::write(
+        setup.config(),
+        format!("[servers.notes]\ncommand = {node}\nargs = [{fixture}]\npin = \"off\"\nenv = {{ SUBSCRIBE = {env:?} }}\n"),
+    )
+    .unwrap();
+}
+
+/// When a reload restarts a server whose new process no longer offers resource subscriptions,
+/// its subscribers are told instead of waiting for updates that cannot come: a legacy client
+/// gets a warning log message naming the URI, and a stateless client's listen stream ends
+/// gracefully (its final result), so the client listens again and learns what is accepted.
+#[test]
+fn subscribers_are_told_when_a_restarted_server_no_longer_offers_subscriptions() {
+    const PUBLIC: &str = "switchboard://notes/note://one";
+    let is_update = |n: &Value| n["method"] == json!("notifications/resources/updated");
+    // A legacy client.
+    let setup = Setup::new("");
+    notes_only(&setup, "1");
+    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let r = c.request(1, "resources/subscribe", json!({"uri": PUBLIC}));
+    assert!(r.get("result").is_some(), "{r}");
+    c.call(2, "notes__touch", json!({}));
+    c.await_note(Duration::from_secs(10), is_update);
+    notes_only(&setup, "0");
+    let told = c.await_note(Duration::from_secs(20), |n| {
+        n["method"] == json!("notifications/message")
+            && n.to_string().contains("no longer takes a subscription")
+    });
+    assert_eq!(told["params"]["level"], json!("warning"), "{told}");
+    assert!(told.to_string().contains(PUBLIC), "{told}");
+    c.finish();
+
+    // A stateless client's listen stream.
+    let setup = Setup::new("");
+    notes_only(&setup, "1");
+    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let meta = stateless_meta();
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": [PUBLIC]}
+        }}),
+    );
+    let ack = c.await_note(Duration::from_secs(30), |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+    });
+    assert!(ack.to_string().contains(PUBLIC), "{ack}");
+    notes_only(&setup, "0");
+    let ended = c.response(1);
+    assert!(
+        ended.get("result").is_some(),
+        "the stream ends gracefully: {ended}"
+    );
+    // Listening again: the URI is no longer accepted.
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": [PUBLIC]}
+        }}),
+    );
+    let ack = c.await_note(Duration::from_secs(30), |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+            && n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == json!(2)
+    });
+    assert!(!ack.to_string().contains(PUBLIC), "{ack}");
     c.finish();
 }

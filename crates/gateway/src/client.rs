@@ -19,20 +19,30 @@ pub struct Client {
     subscriptions: Mutex<HashSet<String>>,
 }
 
-/// Severity rank of a wire log level ("debug" = 0 ... "emergency" = 7); unknown levels rank
-/// as "info".
+/// The wire log levels, least severe first.
+pub const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Severity rank of a wire log level ("debug" = 0 ... "emergency" = 7); `None` for a level
+/// that is not one.
+pub fn known_rank(level: &str) -> Option<u8> {
+    LEVELS
+        .iter()
+        .position(|l| *l == level)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// Severity rank of a wire log level; unknown levels rank as "info".
 pub fn rank(level: &str) -> u8 {
-    match level {
-        "debug" => 0,
-        "info" => 1,
-        "notice" => 2,
-        "warning" => 3,
-        "error" => 4,
-        "critical" => 5,
-        "alert" => 6,
-        "emergency" => 7,
-        _ => 1,
-    }
+    known_rank(level).unwrap_or(1)
 }
 
 /// The wire name of a level.

@@ -11,15 +11,16 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{LoggingMessageNotificationParam, RequestId, ResourceUpdatedNotificationParam};
+use rmcp::model::{LoggingMessageNotificationParam, ResourceUpdatedNotificationParam};
 use rmcp::service::{Peer, SubscriptionSink};
+use serde_json::Value;
 use switchboard_host::config::PinMode;
 use switchboard_host::finder::{Finder, docs_key};
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{Reconfigured, ServerEvent, ServerStatus, Sessions};
 use switchboard_search::{Doc, Index};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{self, Client};
@@ -134,6 +135,30 @@ pub struct Snapshot {
     pub by_pair: HashMap<(String, String), usize>,
 }
 
+/// One `subscriptions/listen` stream of a stateless 2026-07-28 client.
+struct Listener {
+    /// Unique per stream (request ids are the client's, and several clients may reuse one).
+    serial: u64,
+    sink: SubscriptionSink,
+    /// Cancelled to end the stream gracefully (the client then listens again and learns what
+    /// is accepted now).
+    end: CancellationToken,
+}
+
+/// A request of a stateless 2026-07-28 client that asked for log messages
+/// (`io.modelcontextprotocol/logLevel`): the servers it went to and the least severity it wants.
+struct LogTap {
+    servers: Vec<String>,
+    min: u8,
+    /// Tagged `notifications/message` params; closed when the request is over.
+    sink: mpsc::UnboundedSender<Value>,
+}
+
+/// The wire name of a log level rank (see [`client::rank`]).
+fn level_name(rank: u8) -> &'static str {
+    client::LEVELS[usize::from(rank.min(7))]
+}
+
 /// The shared state of a running gateway.
 pub struct Gateway {
     sessions: Sessions,
@@ -151,7 +176,16 @@ pub struct Gateway {
     snapshot: RwLock<Arc<Snapshot>>,
     clients: Mutex<Vec<(Peer<RoleServer>, Arc<Client>)>>,
     /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
-    listeners: Mutex<Vec<(RequestId, SubscriptionSink)>>,
+    listeners: Mutex<Vec<Listener>>,
+    next_listener: AtomicU64,
+    /// The upstream subscriptions made for clients and streams: public URI -> (server, the
+    /// server's URI). Made again when the server's session is new (a restart, a reload).
+    upstream_subscriptions: Mutex<HashMap<String, (String, String)>>,
+    /// Stateless requests in flight that asked for log messages.
+    log_taps: Mutex<Vec<LogTap>>,
+    /// The level each upstream server was last set to (rank), so a stateless request that asks
+    /// for more than that sets it lower first. Forgotten when its session is new.
+    upstream_levels: Mutex<HashMap<String, u8>>,
     /// True once every upstream has come up or failed and the view shows it.
     ready: watch::Receiver<bool>,
     /// When requests stop waiting for `ready`.
@@ -191,6 +225,10 @@ impl Gateway {
             })),
             clients: Mutex::new(Vec::new()),
             listeners: Mutex::new(Vec::new()),
+            next_listener: AtomicU64::new(0),
+            upstream_subscriptions: Mutex::new(HashMap::new()),
+            log_taps: Mutex::new(Vec::new()),
+            upstream_levels: Mutex::new(HashMap::new()),
             ready,
             ready_by,
             stop: CancellationToken::new(),
@@ -290,7 +328,18 @@ impl Gateway {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .iter()
-                .any(|(_, sink)| listens_to(sink, uri))
+                .any(|l| listens_to(&l.sink, uri))
+    }
+
+    /// Remember that `public` is subscribed upstream as the server's `uri`.
+    pub(crate) fn subscribed_upstream(&self, public: &str, server: &str, uri: &str) {
+        lock(&self.upstream_subscriptions)
+            .insert(public.to_string(), (server.to_string(), uri.to_string()));
+    }
+
+    /// Forget an upstream subscription nobody wants any more.
+    pub(crate) fn unsubscribed_upstream(&self, public: &str) {
+        lock(&self.upstream_subscriptions).remove(public);
     }
 
     /// Whether the first upstream start-up is over (see [`Gateway::startup`]).
@@ -298,53 +347,182 @@ impl Gateway {
         *self.ready.borrow()
     }
 
-    /// Set every upstream that supports logging to the most verbose level any client asked
-    /// for (each client then gets only what its own level lets through).
-    pub(crate) async fn sync_log_level(&self) {
-        let clients = self.live_clients();
-        let Some(min) = clients.iter().filter_map(|(_, c)| c.level()).min() else {
-            return;
-        };
-        let level = [
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ][usize::from(min.min(7))];
-        let servers = self.snapshot().servers.clone();
-        for server in &servers.list {
-            let name = server.name();
-            let logs = self
-                .sessions
-                .capabilities(name)
-                .is_some_and(|c| c.get("logging").is_some());
-            if !logs {
-                continue;
+    /// The most verbose level any legacy client or stateless request in flight asked for.
+    fn wanted_level(&self) -> Option<u8> {
+        let by_clients = self
+            .live_clients()
+            .iter()
+            .filter_map(|(_, c)| c.level())
+            .min();
+        let mut taps = lock(&self.log_taps);
+        taps.retain(|t| !t.sink.is_closed());
+        let by_requests = taps.iter().map(|t| t.min).min();
+        by_clients.into_iter().chain(by_requests).min()
+    }
+
+    /// Whether a live server declared the logging capability.
+    fn logs(&self, server: &str) -> bool {
+        self.sessions
+            .capabilities(server)
+            .is_some_and(|c| c.get("logging").is_some())
+    }
+
+    /// `logging/setLevel` on one server, remembered.
+    async fn set_upstream_level(&self, server: &str, rank: u8) {
+        match self.sessions.set_log_level(server, level_name(rank)).await {
+            Ok(()) => {
+                tracing::debug!(%server, level = level_name(rank), "log level set upstream");
+                lock(&self.upstream_levels).insert(server.to_string(), rank);
             }
-            if let Err(e) = self.sessions.set_log_level(name, level).await {
-                tracing::warn!(server = %name, error = %e, "logging/setLevel failed upstream");
+            Err(e) => {
+                tracing::warn!(server = %server, error = %e, "logging/setLevel failed upstream")
             }
         }
     }
 
-    /// Add a `subscriptions/listen` stream (stateless 2026-07-28 clients).
-    pub(crate) fn listen(&self, id: RequestId, sink: SubscriptionSink) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((id, sink));
+    /// Set every upstream that supports logging to the most verbose level any client asked
+    /// for (each client then gets only what its own level lets through).
+    pub(crate) async fn sync_log_level(&self) {
+        let Some(min) = self.wanted_level() else {
+            return;
+        };
+        let servers = self.snapshot().servers.clone();
+        for server in &servers.list {
+            let name = server.name();
+            if self.logs(name) {
+                self.set_upstream_level(name, min).await;
+            }
+        }
+    }
+
+    /// Pass the log messages of `servers` at `min` or above to the returned receiver (tagged
+    /// as for every client) until it is dropped: for a stateless request that asked for them.
+    /// A server set to a less verbose level is set to `min` first.
+    pub(crate) async fn tap_logs(
+        &self,
+        servers: Vec<String>,
+        min: u8,
+    ) -> mpsc::UnboundedReceiver<Value> {
+        let (sink, logs) = mpsc::unbounded_channel();
+        for server in &servers {
+            let set = lock(&self.upstream_levels).get(server).copied();
+            if set.is_none_or(|set| set > min) && self.logs(server) {
+                self.set_upstream_level(server, min).await;
+            }
+        }
+        lock(&self.log_taps).push(LogTap { servers, min, sink });
+        logs
+    }
+
+    /// A server's session is new (first start, restart, reload): set its log level if a client
+    /// asked for one, and subscribe again to the resources clients and streams still want.
+    /// When the new session offers no subscriptions, the clients are told: a stream ends (its
+    /// client listens again and is told what is accepted now), a legacy client gets a warning
+    /// log message (2025-11-25 has no other way to end a subscription).
+    async fn server_back(&self, server: &str) {
+        lock(&self.upstream_levels).remove(server);
+        if let Some(min) = self.wanted_level()
+            && self.logs(server)
+        {
+            self.set_upstream_level(server, min).await;
+        }
+        let mut wanted: Vec<(String, String)> = lock(&self.upstream_subscriptions)
+            .iter()
+            .filter(|(_, (s, _))| s == server)
+            .map(|(public, (_, uri))| (public.clone(), uri.clone()))
+            .collect();
+        wanted.retain(|(public, _)| {
+            let still = self.subscribed_elsewhere(public, None);
+            if !still {
+                self.unsubscribed_upstream(public);
+            }
+            still
+        });
+        if wanted.is_empty() {
+            return;
+        }
+        let offers = self.sessions.capabilities(server).is_some_and(|c| {
+            c.pointer("/resources/subscribe")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        });
+        let mut lost = Vec::new();
+        for (public, uri) in wanted {
+            if !offers {
+                lost.push(public);
+                continue;
+            }
+            match self.sessions.subscribe(server, &uri).await {
+                Ok(()) => {
+                    tracing::info!(%server, %uri, "resource subscribed again on the new session")
+                }
+                Err(e) => {
+                    tracing::warn!(%server, %uri, error = %e, "resources/subscribe failed upstream after a restart");
+                    lost.push(public);
+                }
+            }
+        }
+        if lost.is_empty() {
+            return;
+        }
+        tracing::warn!(%server, uris = ?lost, "the restarted server no longer takes these resource subscriptions; their clients are told");
+        for public in &lost {
+            self.unsubscribed_upstream(public);
+        }
+        let label = self.label(server);
+        for (peer, c) in self.live_clients() {
+            for public in lost.iter().filter(|p| c.subscribed(p)) {
+                c.unsubscribe(public);
+                let params = client::tag_logger(
+                    serde_json::json!({
+                        "level": "warning",
+                        "data": format!("{label} restarted and no longer takes a subscription to {public}: no more updates of it will come")
+                    }),
+                    "switchboard",
+                );
+                if c.wants_log(&params)
+                    && let Ok(message) =
+                        serde_json::from_value::<LoggingMessageNotificationParam>(params)
+                {
+                    let _ = peer.notify_logging_message(message).await;
+                }
+            }
+        }
+        for l in lock(&self.listeners).iter() {
+            if lost.iter().any(|p| listens_to(&l.sink, p)) {
+                l.end.cancel();
+            }
+        }
+    }
+
+    /// The name a server's log messages are tagged with: its prefix, else its name.
+    fn label(&self, server: &str) -> String {
+        let snapshot = self.snapshot();
+        snapshot
+            .servers
+            .get(server)
+            .map(view::prefix)
+            .filter(|p| !p.is_empty())
+            .unwrap_or(server)
+            .to_string()
+    }
+
+    /// Add a `subscriptions/listen` stream (stateless 2026-07-28 clients): its serial for
+    /// [`Self::unlisten`], and a token cancelled when the gateway ends the stream.
+    pub(crate) fn listen(&self, sink: SubscriptionSink) -> (u64, CancellationToken) {
+        let serial = self.next_listener.fetch_add(1, Ordering::Relaxed);
+        let end = self.stop.child_token();
+        lock(&self.listeners).push(Listener {
+            serial,
+            sink,
+            end: end.clone(),
+        });
+        (serial, end)
     }
 
     /// Remove a stream whose request ended.
-    pub(crate) fn unlisten(&self, id: &RequestId) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(i, _)| i != id);
+    pub(crate) fn unlisten(&self, serial: u64) {
+        lock(&self.listeners).retain(|l| l.serial != serial);
     }
 
     /// Rebuild the view; returns which lists changed (tools, resources, prompts).
@@ -446,7 +624,7 @@ impl Gateway {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .map(|(_, s)| s.clone())
+            .map(|l| l.sink.clone())
             .collect();
         for sink in listeners {
             // A sink refuses kinds its client did not subscribe to; that is not an error here.
@@ -470,6 +648,10 @@ impl Gateway {
         self.stop.cancel();
         self.sessions.shutdown().await;
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether a `subscriptions/listen` stream subscribed to updates of a public URI.
@@ -577,8 +759,10 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
     }
 }
 
-/// Relay upstream log messages to every client whose level lets them through (the server named
-/// in `logger`), and resource updates to the clients subscribed to the resource's public URI.
+/// Relay upstream log messages to the stateless requests that asked for them and every client
+/// whose level lets them through (the server named in `logger`), and resource updates to the
+/// clients and streams subscribed to the resource's public URI; restore what clients asked of a
+/// server whose session is new.
 async fn relay_events(
     gateway: Weak<Gateway>,
     mut events: tokio::sync::broadcast::Receiver<ServerEvent>,
@@ -601,15 +785,20 @@ async fn relay_events(
         let clients = g.live_clients();
         match event {
             ServerEvent::Log { server, params } => {
-                let snapshot = g.snapshot();
-                let label = snapshot
-                    .servers
-                    .get(&server)
-                    .map(view::prefix)
-                    .filter(|p| !p.is_empty())
-                    .unwrap_or(&server)
-                    .to_string();
-                let params = client::tag_logger(params, &label);
+                let params = client::tag_logger(params, &g.label(&server));
+                // First to the stateless requests waiting for them: they answer soon.
+                let rank = client::rank(
+                    params
+                        .get("level")
+                        .and_then(Value::as_str)
+                        .unwrap_or("info"),
+                );
+                lock(&g.log_taps).retain(|t| {
+                    if t.servers.contains(&server) && rank >= t.min {
+                        return t.sink.send(params.clone()).is_ok();
+                    }
+                    !t.sink.is_closed()
+                });
                 let Ok(message) =
                     serde_json::from_value::<LoggingMessageNotificationParam>(params.clone())
                 else {
@@ -642,12 +831,17 @@ async fn relay_events(
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .iter()
-                    .filter(|(_, sink)| listens_to(sink, &public))
-                    .map(|(_, sink)| sink.clone())
+                    .filter(|l| listens_to(&l.sink, &public))
+                    .map(|l| l.sink.clone())
                     .collect();
                 for sink in sinks {
                     let _ = sink.notify_resource_updated(public.clone()).await;
                 }
+            }
+            ServerEvent::Ready { server } => {
+                // On a task of its own: it waits for the server, and events keep flowing.
+                let g = g.clone();
+                tokio::spawn(async move { g.server_back(&server).await });
             }
             _ => {}
         }

@@ -4,7 +4,8 @@
 //! policy says to ask), and sent to the upstream session. A client's cancellation cancels the
 //! upstream request. What the upstream sends about a call (progress, sampling and elicitation
 //! requests) goes to the calling client; `logging/setLevel`, `completion/complete` and resource
-//! subscriptions are routed to the upstream servers that offer them.
+//! subscriptions are routed to the upstream servers that offer them, and a stateless request
+//! that names a log level gets its server's log messages on its own stream.
 // Logging and sampling are deprecated by SEP-2577 in rmcp 3.x, but clients on 2025-11-25 and
 // earlier use them.
 #![allow(deprecated)]
@@ -16,9 +17,10 @@ use rmcp::model::{
     ContentBlock, CreateMessageRequestParams, CustomRequest, CustomResult, DiscoverResult,
     ElicitRequestParams, ElicitationAction, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
     SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{ElicitationMode, NotificationContext, RequestContext, SubscriptionContext};
@@ -139,7 +141,58 @@ impl GatewayHandler {
                 }
             }
         }
+        let level = requested_log_level(cx)?;
         let limit = config.set_result_limit(&def.name);
+        let upstream = self.call_upstream(name, server, &def.name, args, limit, cx);
+        self.with_logs(cx, level, vec![server.to_string()], upstream)
+            .await
+    }
+
+    /// Run `work`, a request to one of `servers`, and send the log messages those servers
+    /// send meanwhile at `level` or above on this request's stream, as a stateless
+    /// (2026-07-28) client that asked for them (`level`) expects. Nothing when it did not.
+    async fn with_logs<T>(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        level: Option<u8>,
+        servers: Vec<String>,
+        work: impl Future<Output = T>,
+    ) -> T {
+        let Some(min) = level else {
+            return work.await;
+        };
+        let mut logs = self.gateway.tap_logs(servers, min).await;
+        tokio::pin!(work);
+        let out = loop {
+            tokio::select! {
+                out = &mut work => break out,
+                Some(params) = logs.recv() => send_log(cx, params).await,
+            }
+        };
+        // The upstream session hands each notification to a task of its own, so a message
+        // sent just before the answer can come in just after it.
+        let settle = tokio::time::sleep(LOG_SETTLE);
+        tokio::pin!(settle);
+        loop {
+            tokio::select! {
+                _ = &mut settle => break,
+                Some(params) = logs.recv() => send_log(cx, params).await,
+            }
+        }
+        out
+    }
+
+    /// The upstream part of a tool call: to the server, relaying what it says about the call
+    /// when the client can take it.
+    async fn call_upstream(
+        &self,
+        name: &str,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        limit: Option<u32>,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
         let sessions = self.gateway.sessions();
         let cancelled = || McpError::internal_error("cancelled by the client", None);
         if !takes_upcalls(cx) {
@@ -151,8 +204,8 @@ impl GatewayHandler {
                     .then(|| sessions.raw_caller(server))
                     .flatten()
                 {
-                    Some(raw) => raw.call_args(&def.name, args).await,
-                    None => sessions.call_tool_unrelayed(server, &def.name, args).await,
+                    Some(raw) => raw.call_args(tool, args).await,
+                    None => sessions.call_tool_unrelayed(server, tool, args).await,
                 }
             };
             let result = tokio::select! {
@@ -165,7 +218,7 @@ impl GatewayHandler {
         // and are answered here, inside this request's task, so rmcp sends them to this client
         // on this request's stream.
         let (sink, mut upcalls) = mpsc::unbounded_channel();
-        let call = sessions.call_tool_relayed(server, &def.name, args, sink);
+        let call = sessions.call_tool_relayed(server, tool, args, sink);
         tokio::pin!(call);
         let result = loop {
             tokio::select! {
@@ -187,6 +240,46 @@ impl GatewayHandler {
             }
         }
         Ok(tool_result(name, result, limit))
+    }
+}
+
+/// How long a request that asked for log messages waits after its upstream answered for the
+/// messages the server sent just before the answer.
+const LOG_SETTLE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The `_meta` key a 2026-07-28 request names its log level under.
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// The log level (rank) a stateless 2026-07-28 request asked for in its `_meta`; `None` when
+/// it asked for none, or is a legacy client's (whose level `logging/setLevel` sets). A level
+/// that is not one is invalid params, as the spec says.
+fn requested_log_level(cx: &RequestContext<RoleServer>) -> Result<Option<u8>, McpError> {
+    if cx
+        .meta
+        .get("io.modelcontextprotocol/protocolVersion")
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let Some(level) = cx.meta.get(LOG_LEVEL_KEY) else {
+        return Ok(None);
+    };
+    match level.as_str().and_then(client::known_rank) {
+        Some(rank) => Ok(Some(rank)),
+        None => Err(McpError::invalid_params(
+            format!(
+                "invalid {LOG_LEVEL_KEY} {level}: one of {}",
+                client::LEVELS.join(", ")
+            ),
+            None,
+        )),
+    }
+}
+
+/// One upstream log message (tagged params) to the client, on the current request's stream.
+async fn send_log(cx: &RequestContext<RoleServer>, params: Value) {
+    if let Ok(message) = serde_json::from_value::<LoggingMessageNotificationParam>(params) {
+        let _ = cx.peer.notify_logging_message(message).await;
     }
 }
 
@@ -560,9 +653,10 @@ impl ServerHandler for GatewayHandler {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.gateway.startup().await;
+        let level = requested_log_level(&cx)?;
         let mut params = serde_json::to_value(&request)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let snapshot = self.gateway.snapshot();
@@ -609,8 +703,13 @@ impl ServerHandler for GatewayHandler {
             // The owner offers no completion: nothing to suggest.
             return Ok(CompleteResult::default());
         }
-        let value = sessions
-            .complete(&server, params)
+        let value = self
+            .with_logs(
+                &cx,
+                level,
+                vec![server.clone()],
+                sessions.complete(&server, params),
+            )
             .await
             .map_err(session_error)?;
         let mut result: CompleteResult = wire(&value)?;
@@ -638,6 +737,7 @@ impl ServerHandler for GatewayHandler {
             .subscribe(&server, &uri)
             .await
             .map_err(session_error)?;
+        self.gateway.subscribed_upstream(&public, &server, &uri);
         self.client.subscribe(&public);
         Ok(())
     }
@@ -657,6 +757,7 @@ impl ServerHandler for GatewayHandler {
         {
             return Ok(());
         }
+        self.gateway.unsubscribed_upstream(&public);
         self.gateway
             .sessions()
             .unsubscribe(&server, &uri)
@@ -686,9 +787,10 @@ impl ServerHandler for GatewayHandler {
     }
 
     /// A listen stream: list changes, and updates of its resources (each subscribed upstream
-    /// while any client or stream wants it, as `resources/subscribe` does).
+    /// while any client or stream wants it, as `resources/subscribe` does). It lasts until the
+    /// client ends it, or until the gateway does (graceful teardown: a restarted server no
+    /// longer offers subscriptions to one of its resources).
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let id = context.request_context().id.clone();
         let uris = context
             .sink()
             .accepted()
@@ -704,19 +806,24 @@ impl ServerHandler for GatewayHandler {
             let Ok((server, uri)) = self.owner(&public) else {
                 continue;
             };
-            if !self.gateway.subscribed_elsewhere(&public, None)
-                && let Err(e) = sessions.subscribe(&server, &uri).await
-            {
-                tracing::warn!(%server, %uri, error = %e, "resources/subscribe failed upstream");
-                continue;
+            if !self.gateway.subscribed_elsewhere(&public, None) {
+                if let Err(e) = sessions.subscribe(&server, &uri).await {
+                    tracing::warn!(%server, %uri, error = %e, "resources/subscribe failed upstream");
+                    continue;
+                }
+                self.gateway.subscribed_upstream(&public, &server, &uri);
             }
             upstream.push((public, server, uri));
         }
-        self.gateway.listen(id.clone(), context.sink().clone());
-        context.cancelled().await;
-        self.gateway.unlisten(&id);
+        let (serial, end) = self.gateway.listen(context.sink().clone());
+        tokio::select! {
+            _ = context.cancelled() => {}
+            _ = end.cancelled() => {}
+        }
+        self.gateway.unlisten(serial);
         for (public, server, uri) in upstream {
             if !self.gateway.subscribed_elsewhere(&public, None) {
+                self.gateway.unsubscribed_upstream(&public);
                 let _ = sessions.unsubscribe(&server, &uri).await;
             }
         }
@@ -753,6 +860,8 @@ impl ServerHandler for GatewayHandler {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.gateway.startup().await;
+        // A log level that is not one is refused before anything runs.
+        requested_log_level(&cx)?;
         let args = request.arguments.unwrap_or_default();
         let result = match self.gateway.expose {
             Expose::All => self.call(&request.name, args, &cx).await?,
@@ -822,39 +931,14 @@ impl ServerHandler for GatewayHandler {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         self.gateway.startup().await;
+        let level = requested_log_level(&cx)?;
         let candidates = self.gateway.snapshot().view.resolve_uri(&request.uri);
-        let mut last = None;
-        for (server, uri) in candidates {
-            match self.gateway.sessions().read_resource(&server, &uri).await {
-                Ok(Value::Array(mut contents)) => {
-                    // Contents name the URI the client asked for.
-                    for c in &mut contents {
-                        if let Some(o) = c.as_object_mut()
-                            && o.get("uri").and_then(Value::as_str) == Some(uri.as_str())
-                        {
-                            o.insert("uri".into(), Value::String(request.uri.clone()));
-                        }
-                    }
-                    let mut result: ReadResourceResult = wire(&json!({ "contents": contents }))?;
-                    result.result_type = Some(ResultType::COMPLETE);
-                    return Ok(result.into());
-                }
-                Ok(_) => {
-                    last = Some(McpError::internal_error(
-                        "upstream returned no contents",
-                        None,
-                    ))
-                }
-                Err(e) => last = Some(session_error(e)),
-            }
-        }
-        // Resource not found is -32602 (2026-07-28).
-        Err(last.unwrap_or_else(|| {
-            McpError::invalid_params(format!("no resource {}", request.uri), None)
-        }))
+        let servers = candidates.iter().map(|(s, _)| s.clone()).collect();
+        self.with_logs(&cx, level, servers, self.read(&request.uri, candidates))
+            .await
     }
 
     async fn list_prompts(
@@ -874,9 +958,10 @@ impl ServerHandler for GatewayHandler {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         self.gateway.startup().await;
+        let level = requested_log_level(&cx)?;
         let route = self
             .gateway
             .snapshot()
@@ -891,15 +976,56 @@ impl ServerHandler for GatewayHandler {
             ));
         };
         let args = request.arguments.unwrap_or_default();
+        let sessions = self.gateway.sessions();
         let value = self
-            .gateway
-            .sessions()
-            .get_prompt(&server, &name, args)
+            .with_logs(
+                &cx,
+                level,
+                vec![server.clone()],
+                sessions.get_prompt(&server, &name, args),
+            )
             .await
             .map_err(session_error)?;
         let mut result: GetPromptResult = wire(&value)?;
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
+    }
+}
+
+impl GatewayHandler {
+    /// Read a public URI from the first of its candidate servers that has it.
+    async fn read(
+        &self,
+        public: &str,
+        candidates: Vec<(String, String)>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let mut last = None;
+        for (server, uri) in candidates {
+            match self.gateway.sessions().read_resource(&server, &uri).await {
+                Ok(Value::Array(mut contents)) => {
+                    // Contents name the URI the client asked for.
+                    for c in &mut contents {
+                        if let Some(o) = c.as_object_mut()
+                            && o.get("uri").and_then(Value::as_str) == Some(uri.as_str())
+                        {
+                            o.insert("uri".into(), Value::String(public.to_string()));
+                        }
+                    }
+                    let mut result: ReadResourceResult = wire(&json!({ "contents": contents }))?;
+                    result.result_type = Some(ResultType::COMPLETE);
+                    return Ok(result.into());
+                }
+                Ok(_) => {
+                    last = Some(McpError::internal_error(
+                        "upstream returned no contents",
+                        None,
+                    ))
+                }
+                Err(e) => last = Some(session_error(e)),
+            }
+        }
+        // Resource not found is -32602 (2026-07-28).
+        Err(last.unwrap_or_else(|| McpError::invalid_params(format!("no resource {public}"), None)))
     }
 }
 

@@ -11,8 +11,9 @@
 //! - `initialize` is pinned to protocol 2025-11-25; the client declares roots (answered with an
 //!   empty list), sampling (refused) and elicitation (declined), unless the call is made with
 //!   [`Sessions::call_tool_relayed`]: then its progress and the server's sampling and
-//!   elicitation requests go to the caller (see [`Upcall`]). Log messages and resource updates
-//!   are published as [`ServerEvent`]s.
+//!   elicitation requests go to the caller (see [`Upcall`]). Log messages, resource updates and
+//!   each new session (whose server forgot what the old one was asked) are published as
+//!   [`ServerEvent`]s.
 //! - A first connect failure is final (it is nearly always configuration). A session that ends
 //!   later is re-established after 250 ms, 500 ms, 1 s, 2 s, 4 s; after five failed attempts in a
 //!   row the server is `Failed` and leaves the catalog. While it restarts its last listing

@@ -88,6 +88,13 @@ pub enum ServerEvent {
         /// The server's URI.
         uri: String,
     },
+    /// The server's session is up: for the first time, or again after a restart or a
+    /// reconfiguration. What a client asked of the session before (a log level, resource
+    /// subscriptions) is gone with the old one.
+    Ready {
+        /// The configured server name.
+        server: String,
+    },
 }
 
 /// One relayed request in flight: rmcp's progress token and JSON-RPC id for it, and its sink.

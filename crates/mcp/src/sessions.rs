@@ -461,8 +461,8 @@ impl Sessions {
         })
     }
 
-    /// Log messages (`notifications/message`) and resource updates from every server, from
-    /// now on. A listener that falls more than a few hundred events behind misses some.
+    /// Log messages (`notifications/message`), resource updates and new sessions
+    /// ([`ServerEvent::Ready`]) of every server, from now on. A listener that falls more than a few hundred events behind misses some.
     pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
         self.inner.shared.events.subscribe()
     }

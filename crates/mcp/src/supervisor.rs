@@ -19,6 +19,7 @@ use crate::error::SessionError;
 use crate::handler::{Handler, ListKind};
 use crate::listing;
 use crate::raw::RawLink;
+use crate::relay::ServerEvent;
 use crate::sessions::Shared;
 use crate::slot::Slot;
 use crate::status::ServerState;
@@ -138,6 +139,10 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                 );
                 shared.publish(slot, catalog.clone());
                 tracing::info!(server = %name, connect_ms, tools = catalog.tools.len(), "server ready");
+                // No receiver is fine: nobody restores session state.
+                let _ = shared.events.send(ServerEvent::Ready {
+                    server: name.clone(),
+                });
                 if let Some(first) = first.take() {
                     let _ = first.send(());
                 }

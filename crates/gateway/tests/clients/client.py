@@ -13,6 +13,10 @@ PLAN is a JSON list of steps; each prints one JSON line on stdout:
   {"op": "wait_tools_changed", "timeout": S}    -> {"changed": bool}
 An error in a step prints {"error": "..."} and exits 1.
 
+With MODE=2026-07-28 (http only) the client is the SDK's stateless `Client` in that revision,
+stamping LOG_LEVEL (if set) as `io.modelcontextprotocol/logLevel` on every request; its plan
+takes "call" and {"op": "logs"} -> {"logs": [params of the log messages since the last one]}.
+
 With ELICIT=accept or ELICIT=decline in the environment the client declares the elicitation
 capability and answers every form with approve=true (accept) or declines it.
 """
@@ -25,6 +29,7 @@ import anyio
 import httpx2
 import mcp_types
 from mcp import ClientSession
+from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -94,10 +99,34 @@ async def run_plan(session, plan):
         print(json.dumps(out), flush=True)
 
 
+async def run_stateless_plan(url, plan):
+    logs = []
+
+    async def on_log(params):
+        logs.append(params.model_dump(mode="json", exclude_none=True))
+
+    mode = os.environ["MODE"]
+    level = os.environ.get("LOG_LEVEL")
+    async with Client(url, mode=mode, log_level=level, logging_callback=on_log) as client:
+        for step in plan:
+            op = step["op"]
+            if op == "call":
+                r = await client.call_tool(step["name"], step.get("arguments", {}))
+                out = {"is_error": bool(r.is_error), "text": text_of(r.content)}
+            elif op == "logs":
+                out = {"logs": logs[:]}
+                logs.clear()
+            else:
+                raise ValueError(f"unknown op {op}")
+            print(json.dumps(out), flush=True)
+
+
 async def main():
     plan = json.loads(sys.argv[1])
     kind = sys.argv[2]
-    if kind == "stdio":
+    if os.environ.get("MODE") and kind == "http":
+        await run_stateless_plan(sys.argv[3], plan)
+    elif kind == "stdio":
         params = StdioServerParameters(command=sys.argv[3], args=sys.argv[4:])
         async with stdio_client(params) as (read, write):
             async with session_for(read, write) as session:
