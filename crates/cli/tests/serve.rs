@@ -2613,3 +2613,38 @@ fn subscribers_are_told_when_a_restarted_server_no_longer_offers_subscriptions()
     assert!(!ack.to_string().contains(PUBLIC), "{ack}");
     c.finish();
 }
+
+/// A stateless 2026-07-28 client's listen stream hears of a server that a config reload adds,
+/// as a legacy client does: `notifications/tools/list_changed` under the stream's id.
+#[test]
+fn a_listen_stream_hears_of_a_server_a_reload_adds() {
+    let setup = Setup::new("");
+    let config = std::fs::read_to_string(setup.config()).unwrap();
+    let tickets = config.split("[servers.docs]").next().unwrap().to_string();
+    std::fs::write(setup.config(), &tickets).unwrap();
+    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let meta = stateless_meta();
+    // Once the first start-up is over (a list waits for it), so what follows is the reload's.
+    let names = listed(&c.request(3, "tools/list", json!({"_meta": meta})));
+    assert!(!names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"toolsListChanged": true}
+        }}),
+    );
+    c.await_note(Duration::from_secs(30), |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+    });
+    std::fs::write(setup.config(), &config).unwrap();
+    let changed = c.await_note(Duration::from_secs(30), |n| {
+        n["method"] == json!("notifications/tools/list_changed")
+    });
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(1),
+        "{changed}"
+    );
+    let names = listed(&c.request(2, "tools/list", json!({"_meta": meta})));
+    assert!(names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    c.finish();
+}
