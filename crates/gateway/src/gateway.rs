@@ -361,7 +361,7 @@ impl Gateway {
     }
 
     /// Whether a live server declared the logging capability.
-    fn logs(&self, server: &str) -> bool {
+    pub(crate) fn logs(&self, server: &str) -> bool {
         self.sessions
             .capabilities(server)
             .is_some_and(|c| c.get("logging").is_some())

@@ -158,7 +158,8 @@ impl GatewayHandler {
         servers: Vec<String>,
         work: impl Future<Output = T>,
     ) -> T {
-        let Some(min) = level else {
+        // A server that did not declare logging sends none: nothing to wait for.
+        let Some(min) = level.filter(|_| servers.iter().any(|s| self.gateway.logs(s))) else {
             return work.await;
         };
         let mut logs = self.gateway.tap_logs(servers, min).await;
