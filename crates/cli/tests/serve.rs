@@ -2211,6 +2211,8 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
         assert!(Instant::now() < deadline, "no recovery within 30 s: {r}");
         std::thread::sleep(Duration::from_millis(300));
     }
+    c.finish();
+}
 
 /// A config with server-everything only (`extra` TOML lines in its entry).
 fn everything_only(setup: &Setup, extra: &str) {
