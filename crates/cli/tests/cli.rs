@@ -847,6 +847,94 @@ fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
     }
 }
 
+/// The same misbehaviours from a Streamable HTTP server, answering with JSON bodies (`h`) and
+/// with event streams (`s`), plus HTTP's own: a web page, JSON cut short, an event stream that
+/// closes unanswered, a body that never ends. Before, an answer rmcp could not decode waited
+/// out the call timeout on an event stream, and in a JSON body failed as "closed the session:
+/// ... could not parse JSON response as ServerJsonRpcMessage" (and the session was torn down).
+#[test]
+fn call_on_a_misbehaving_http_server_fails_promptly_naming_the_problem() {
+    let fixture = switchboard_test_support::hostile::HostileHttp::start("");
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[servers.h]\nurl = {json:?}\ncall_timeout = \"60s\"\n[servers.s]\nurl = {sse:?}\ncall_timeout = \"60s\"\n",
+        json = fixture.url,
+        sse = fixture.sse_url(),
+    );
+    std::fs::write(dir.path().join("switchboard.toml"), config).unwrap();
+    // (tool, exit code, what the JSON body's call says, what the event stream's says)
+    let cases: &[(&str, i32, &str, &str)] = &[
+        ("error_string", 1, "not an error object: \"boom\"", ""),
+        ("error_code_string", 1, "has no integer code", ""),
+        ("error_no_message", 1, "has no message", ""),
+        ("neither", 1, "neither a result nor an error", ""),
+        ("result_and_error", 1, "both a result and an error", ""),
+        ("null_result", 2, "not a tool result: null", ""),
+        ("no_jsonrpc", 0, "no jsonrpc member", ""),
+        ("batch", 0, "in a batch", ""),
+        ("escaped_whole_id", 0, "escaped", ""),
+        ("unknown_id_first", 0, "yours", ""),
+        ("log_line", 0, "after a log line", ""),
+        (
+            "http_html",
+            1,
+            "answered with text/html, not JSON or an event stream",
+            "",
+        ),
+        (
+            "http_invalid_json",
+            1,
+            "answer is not JSON: {\"jsonrpc\":\"2.0\"",
+            "",
+        ),
+        (
+            "http_sse_close",
+            1,
+            "event stream ended before it answered",
+            "",
+        ),
+        (
+            "http_flood",
+            1,
+            "answer is longer than 16 MB",
+            "event stream broke (body error: SSE event exceeded the maximum size",
+        ),
+    ];
+    for server in ["h", "s"] {
+        for (tool, code, says, sse_says) in cases {
+            let says = if server == "s" && !sse_says.is_empty() {
+                sse_says
+            } else {
+                says
+            };
+            let started = std::time::Instant::now();
+            let out = run(dir.path(), &["call", server, tool]);
+            let took = started.elapsed();
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert!(
+                took < std::time::Duration::from_secs(30),
+                "{server} {tool} took {took:?}: {stderr}"
+            );
+            assert_eq!(out.status.code(), Some(*code), "{server} {tool}: {stderr}");
+            let said = if *code == 0 { &stdout } else { &stderr };
+            assert!(said.contains(says), "{server} {tool}: {said}");
+            assert!(
+                !said.contains("ServerJsonRpcMessage"),
+                "{server} {tool}: {said}"
+            );
+            if *code != 0 {
+                assert!(
+                    stderr.contains(&format!("server \"{server}\"")),
+                    "{server} {tool}: {stderr}"
+                );
+            }
+        }
+    }
+}
+
 /// A server whose `initialize` or `tools/list` answer is malformed fails to start at once,
 /// saying what was wrong (before: a malformed error waited out the startup timeout, and a
 /// malformed initialize result was reported as a Rust debug dump).

@@ -2650,3 +2650,91 @@ fn a_listen_stream_hears_of_a_server_a_reload_adds() {
     assert!(names.iter().any(|n| n.starts_with("docs")), "{names:?}");
     c.finish();
 }
+
+/// The same through `serve` from a Streamable HTTP server, answering with JSON bodies (`h`) and
+/// with event streams (`s`): each malformed answer is a prompt `isError` result naming the
+/// server and what was wrong, oddly written ones are read, and neither session is torn down
+/// (before, an answer rmcp could not decode waited out the call on an event stream, and in a
+/// JSON body failed the POST, which ended the session and made the supervisor reconnect).
+#[test]
+fn a_misbehaving_http_server_gets_prompt_errors_and_keeps_its_session() {
+    // (tool, whether the result is an error, what its text says)
+    let cases = [
+        ("null_result", true, "not a tool result: null"),
+        ("error_string", true, "not an error object: \"boom\""),
+        ("error_code_string", true, "has no integer code"),
+        (
+            "error_no_message",
+            true,
+            "the server's error has no message",
+        ),
+        ("neither", true, "neither a result nor an error"),
+        ("result_and_error", true, "both a result and an error"),
+        ("no_jsonrpc", false, "no jsonrpc member"),
+        ("batch", false, "in a batch"),
+        ("escaped_id", false, "escaped"),
+        ("unknown_id_first", false, "yours"),
+        ("log_line", false, "after a log line"),
+        ("http_html", true, "answered with text/html"),
+        ("http_invalid_json", true, "answer is not JSON"),
+        (
+            "http_sse_close",
+            true,
+            "event stream ended before it answered",
+        ),
+    ];
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let fixture = switchboard_test_support::hostile::HostileHttp::start("");
+        let setup = Setup::new(&format!(
+            "[servers.h]\nurl = {json:?}\npin = \"off\"\ncall_timeout = \"60s\"\n[servers.s]\nurl = {sse:?}\npin = \"off\"\ncall_timeout = \"60s\"\n",
+            json = fixture.url,
+            sse = fixture.sse_url(),
+        ));
+        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut id = 1;
+        for server in ["h", "s"] {
+            for (tool, is_error, says) in cases {
+                let started = Instant::now();
+                let result = c.call(id, &format!("{server}__{tool}"), json!({}));
+                id += 1;
+                let took = started.elapsed();
+                let what = format!("{server} {tool} ({env:?})");
+                assert!(took < Duration::from_secs(20), "{what} took {took:?}");
+                assert_eq!(
+                    result["isError"].as_bool().unwrap_or(false),
+                    is_error,
+                    "{what}: {result}"
+                );
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                assert!(text.contains(says), "{what}: {result}");
+                if is_error {
+                    assert!(
+                        text.contains(&format!("server \"{server}\"")),
+                        "{what}: {text}"
+                    );
+                }
+                let echo = c.call(
+                    id,
+                    &format!("{server}__echo"),
+                    json!({"text": "still here"}),
+                );
+                id += 1;
+                assert_eq!(
+                    echo["content"][0]["text"],
+                    json!("still here"),
+                    "after {what}"
+                );
+            }
+        }
+        // One initialize each: no session was torn down and reconnected.
+        let stats = c.call(id, "h__stats", json!({}));
+        assert_eq!(
+            stats["structuredContent"]["initialize"],
+            json!(2),
+            "{stats}"
+        );
+        let other = c.call(id + 1, "tickets__search", json!({"query": "login"}));
+        assert_ne!(other["isError"], json!(true), "{other}");
+        c.finish();
+    }
+}

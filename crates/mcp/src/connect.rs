@@ -22,6 +22,7 @@ use switchboard_core::{Secret, ServerSpec, TransportSpec};
 use crate::auth::OAuthHttp;
 use crate::error::{SessionError, chain};
 use crate::handler::Handler;
+use crate::http_screen::ScreenedHttp;
 use crate::in_order::InOrder;
 use crate::options::{self, Lifecycle};
 use crate::raw::{self, RawLink};
@@ -148,13 +149,15 @@ pub(crate) async fn connect<'h>(
             };
             let started = if config.auth_header.is_some() {
                 // The entry brings its own bearer token: send it and nothing else.
-                let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+                let client = ScreenedHttp::new(http.clone());
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 let transport = InOrder::new(transport, handler.relays());
                 handler.serve_with_lifecycle(transport, lifecycle).await
             } else {
                 let oauth = options::oauth_for(&spec.name, &options.oauth);
                 let client = OAuthHttp::new(http.clone(), url, &oauth);
                 let stream = client.stream_watch();
+                let client = ScreenedHttp::new(client);
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let transport = InOrder::new(transport, handler.relays());
                 let started = handler.serve_with_lifecycle(transport, lifecycle).await;

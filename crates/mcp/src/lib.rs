@@ -27,6 +27,7 @@ mod connect;
 mod convert;
 mod error;
 mod handler;
+mod http_screen;
 mod in_order;
 mod legacy_sse;
 mod listing;

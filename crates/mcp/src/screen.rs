@@ -157,6 +157,20 @@ impl Members {
 /// Check `line` (one JSON text). A byte scan: strings are skipped, brackets counted, and the
 /// top-level members that make a response noted.
 pub(crate) fn check(line: &[u8]) -> Screened {
+    inspect(line).0
+}
+
+/// What [`inspect`] saw of a line besides [`check`]'s verdict.
+pub(crate) struct Seen {
+    /// The raw span of the id of a response (a message with an id and no method).
+    pub(crate) response_id: Option<(usize, usize)>,
+    /// The line is shaped like JSON: an object or array whose brackets and strings close
+    /// (anything else certainly does not decode; this does not prove that it does).
+    pub(crate) shaped: bool,
+}
+
+/// [`check`], and what the scan saw on the way (no second pass).
+pub(crate) fn inspect(line: &[u8]) -> (Screened, Seen) {
     let mut depth = 0usize;
     let mut deepest = 0usize;
     let mut in_string = false;
@@ -213,21 +227,30 @@ pub(crate) fn check(line: &[u8]) -> Screened {
         }
         i += 1;
     }
-    if deepest > MAX_DEPTH {
-        return too_deep(line, members.id, deepest);
-    }
-    if line.trim_ascii_start().starts_with(b"[") {
-        return split(line);
-    }
-    if members.suspect(line) && line.trim_ascii_start().starts_with(b"{") {
-        return repair(line, members.version);
-    }
-    if members.method
+    let trimmed = line.trim_ascii();
+    let seen = Seen {
+        response_id: members.id.filter(|_| !members.method),
+        shaped: depth == 0
+            && !in_string
+            && matches!(
+                (trimmed.first(), trimmed.last()),
+                (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+            ),
+    };
+    let screened = if deepest > MAX_DEPTH {
+        too_deep(line, members.id, deepest)
+    } else if trimmed.starts_with(b"[") {
+        split(line)
+    } else if members.suspect(line) && trimmed.starts_with(b"{") {
+        repair(line, members.version)
+    } else if members.method
         && let Some((s, e)) = members.id
     {
-        return refuse_unreadable(line, &line[s..e]);
-    }
-    Screened::Fine
+        refuse_unreadable(line, &line[s..e])
+    } else {
+        Screened::Fine
+    };
+    (screened, seen)
 }
 
 /// A request from the server (rare: sampling, elicitation, roots, ping) that rmcp's session

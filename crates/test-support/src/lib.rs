@@ -1,6 +1,7 @@
 //! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
 
 pub mod changing_tools;
+pub mod hostile;
 pub mod lint_fixture;
 pub mod peers;
 pub mod provider_double;
