@@ -847,6 +847,60 @@ fn call_on_a_misbehaving_server_fails_promptly_naming_the_problem() {
     }
 }
 
+/// A stdio server that writes bytes with no newline (64 MB of them, then nothing) is cut off
+/// once its line passes 32 MB: the call fails at once, saying so, and switchboard's memory
+/// stays bounded (before, the line grew without limit while the call waited out its timeout).
+#[test]
+fn a_server_that_writes_no_newline_is_cut_off_promptly_with_memory_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_config(dir.path(), "");
+    let started = std::time::Instant::now();
+    let mut child = Command::new(exe())
+        .args(["call", "h", "no_newline"])
+        .current_dir(dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("HOME", dir.path())
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The most memory the process held (VmHWM, in kB), read while it runs.
+    let mut peak_kb = 0u64;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the call still ran after 30 s (peak memory so far {peak_kb} kB)");
+        }
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+        if let Some(kb) = status.ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        }) {
+            peak_kb = peak_kb.max(kb);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("server \"h\"")
+            && stderr.contains("wrote more than 32 MB without a newline"),
+        "{stderr}"
+    );
+    // A 32 MB line and the rest of the process (about 20 MB); the whole 64 MB would not fit.
+    if cfg!(target_os = "linux") {
+        assert!(peak_kb > 0, "VmHWM was never read");
+        assert!(peak_kb < 80 * 1024, "peak memory {peak_kb} kB");
+    }
+}
+
 /// The same misbehaviours from a Streamable HTTP server, answering with JSON bodies (`h`) and
 /// with event streams (`s`), plus HTTP's own: a web page, JSON cut short, an event stream that
 /// closes unanswered, a body that never ends. Before, an answer rmcp could not decode waited

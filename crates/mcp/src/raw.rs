@@ -17,7 +17,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use process_wrap::tokio::ChildWrapper;
@@ -51,6 +51,9 @@ const ID_PREFIX: &str = "sb~";
 const PIPE_BYTES: usize = 256 * 1024;
 /// How long a closing session waits for the child to exit before SIGTERM, then SIGKILL.
 const EXIT_WAIT: Duration = Duration::from_secs(3);
+/// The longest line read from a stdio server: a longer one (or bytes that never end in a
+/// newline) ends the session instead of growing the buffer without bound.
+pub(crate) const MAX_LINE: usize = 32 * 1024 * 1024;
 /// What a session that ended under a call says (the same words as rmcp's path).
 const CLOSED: &str =
     "the session ended while the request was in flight (the server exited or hung up)";
@@ -70,6 +73,8 @@ pub(crate) struct RawLink {
     next: AtomicU64,
     /// Wakes the timer task when a started call is due before the time it sleeps to.
     timer: Notify,
+    /// Why the reader stopped reading the child, when it was not the child's doing.
+    broken: OnceLock<String>,
 }
 
 #[derive(Default)]
@@ -133,8 +138,8 @@ impl Started {
     }
 
     /// The session ended under the call.
-    fn closed(self) -> Delivering {
-        let error = closed(&self.server, &self.suspect);
+    fn closed(self, link: &RawLink) -> Delivering {
+        let error = closed(link, &self.server, &self.suspect);
         self.delivery.finish(Err(error))
     }
 
@@ -231,6 +236,18 @@ impl RawLink {
             return Err(std::io::ErrorKind::BrokenPipe.into());
         };
         pipe.write_all(line).await
+    }
+
+    /// Note why the reader stops reading the child, for the calls it leaves unanswered (the
+    /// first reason stands).
+    pub(crate) fn break_off(&self, why: String) {
+        tracing::warn!("{why}");
+        let _ = self.broken.set(why);
+    }
+
+    /// Why the reader stopped reading the child, if it was not the child's doing.
+    pub(crate) fn why(&self) -> Option<&str> {
+        self.broken.get().map(String::as_str)
     }
 
     /// Close the child's stdin: the MCP way to ask a stdio server to exit.
@@ -547,7 +564,7 @@ impl RawCaller {
         {
             let mut pending = lock(&self.link.pending);
             if pending.closed {
-                return Err(closed(&self.server, &self.suspect));
+                return Err(closed(&self.link, &self.server, &self.suspect));
             }
             pending
                 .calls
@@ -564,13 +581,13 @@ impl RawCaller {
         if self.link.write_line(&line).await.is_err() {
             flight.answered = true;
             lock(&self.link.pending).remove(id);
-            return Err(closed(&self.server, &self.suspect));
+            return Err(closed(&self.link, &self.server, &self.suspect));
         }
         let reply = match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(reply)) => reply,
             Ok(Err(_)) => {
                 flight.answered = true;
-                return Err(closed(&self.server, &self.suspect));
+                return Err(closed(&self.link, &self.server, &self.suspect));
             }
             Err(_) => {
                 // Dropping `flight` sends notifications/cancelled.
@@ -631,10 +648,10 @@ impl RawCaller {
         let filed = self.link.file(id, started);
         async move {
             match filed {
-                Some(started) => started.closed().await,
+                Some(started) => started.closed(&self.link).await,
                 None => {
                     if self.link.write_line(&line).await.is_err() {
-                        let failed = closed(&self.server, &self.suspect);
+                        let failed = closed(&self.link, &self.server, &self.suspect);
                         self.fail(id, failed).await;
                     }
                 }
@@ -778,13 +795,22 @@ struct BlockProbe {
     _kind: IgnoredAny,
 }
 
-/// The session ended under a call: the supervisor is told to look.
-fn closed(server: &str, suspect: &Notify) -> SessionError {
+/// The session ended under a call: the supervisor is told to look. Says why when the reader
+/// knows (see [`RawLink::break_off`]).
+fn closed(link: &RawLink, server: &str, suspect: &Notify) -> SessionError {
     suspect.notify_one();
     SessionError::Closed {
         server: server.to_string(),
-        detail: CLOSED.to_string(),
+        detail: link.why().unwrap_or(CLOSED).to_string(),
     }
+}
+
+/// Why a server whose line ran over [`MAX_LINE`] was cut off.
+fn too_long() -> String {
+    format!(
+        "the server wrote more than {} MB without a newline (stdio carries one JSON-RPC message per line); switchboard stopped reading it",
+        MAX_LINE / (1024 * 1024)
+    )
 }
 
 type Inner = AsyncRwTransport<RoleClient, ReadHalf<DuplexStream>, WriteHalf<DuplexStream>>;
@@ -813,6 +839,7 @@ pub(crate) fn share(
         pending: Mutex::new(Pending::default()),
         next: AtomicU64::new(1),
         timer: Notify::new(),
+        broken: OnceLock::new(),
     });
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
@@ -825,9 +852,9 @@ pub(crate) fn share(
         pumps.push(reader);
     }
     let shared = SharedChild {
-        // No line limit: the child's reader above has none, and rmcp's default (16 MB) drops a
-        // longer response, which left its request (a 20 MB tool result) waiting out its
-        // timeout; the raw path takes such a result whole.
+        // No line limit of rmcp's: the child's reader above has its own (MAX_LINE), and rmcp's
+        // default (16 MB) drops a longer response, which left its request (a 20 MB tool
+        // result) waiting out its timeout; the raw path takes such a result whole.
         inner: AsyncRwTransport::new(read, write).with_max_line_length(usize::MAX),
         child: Some(child),
         link: link.clone(),
@@ -840,6 +867,7 @@ pub(crate) fn share(
 pub struct Lines<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
+    limit: Limit,
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
@@ -848,17 +876,72 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         Self {
             reader: BufReader::with_capacity(64 * 1024, read),
             line: Vec::with_capacity(4096),
+            limit: Limit::new(usize::MAX),
         }
     }
 
+    /// Lines of at most `max` bytes (see [`Self::too_long`]).
+    pub fn with_limit(mut self, max: usize) -> Self {
+        self.limit = Limit::new(max);
+        self
+    }
+
     /// The next line, its newline kept (the last one may have none); `None` at the end of
-    /// the input or on a read error.
+    /// the input, on a read error, or at a line over the limit.
     pub async fn next(&mut self) -> Option<&[u8]> {
         self.line.clear();
-        match self.reader.read_until(b'\n', &mut self.line).await {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(&self.line),
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(available) => available,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            let (used, done) = self.limit.take(&mut self.line, available)?;
+            self.reader.consume(used);
+            if done {
+                return Some(&self.line);
+            }
         }
+    }
+
+    /// Whether reading stopped at a line over the limit.
+    pub fn too_long(&self) -> bool {
+        self.limit.exceeded
+    }
+}
+
+/// A bound on the length of a line, checked as it is read (so bytes that never end in a
+/// newline cannot grow the buffer without end).
+struct Limit {
+    max: usize,
+    exceeded: bool,
+}
+
+impl Limit {
+    fn new(max: usize) -> Self {
+        Self {
+            max,
+            exceeded: false,
+        }
+    }
+
+    /// Add what of `available` belongs to the line being read: how many bytes were used and
+    /// whether the line is complete (it ended, or the input did with a line unfinished).
+    /// `None` at the end of the input with no line, or once the line is over the limit.
+    fn take(&mut self, line: &mut Vec<u8>, available: &[u8]) -> Option<(usize, bool)> {
+        if available.is_empty() {
+            return (!line.is_empty()).then_some((0, true));
+        }
+        let (used, done) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + used > self.max {
+            self.exceeded = true;
+            return None;
+        }
+        line.extend_from_slice(&available[..used]);
+        Some((used, done))
     }
 }
 
@@ -867,6 +950,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
 pub struct BlockingLines<R> {
     reader: std::io::BufReader<R>,
     line: Vec<u8>,
+    limit: Limit,
 }
 
 impl<R: std::io::Read> BlockingLines<R> {
@@ -875,19 +959,39 @@ impl<R: std::io::Read> BlockingLines<R> {
         Self {
             reader: std::io::BufReader::with_capacity(64 * 1024, read),
             line: Vec::with_capacity(4096),
+            limit: Limit::new(usize::MAX),
         }
     }
 
+    /// Lines of at most `max` bytes (see [`Self::too_long`]).
+    pub fn with_limit(mut self, max: usize) -> Self {
+        self.limit = Limit::new(max);
+        self
+    }
+
     /// The next line, its newline kept (the last one may have none); `None` at the end of
-    /// the input or on a read error.
+    /// the input, on a read error, or at a line over the limit.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<&[u8]> {
         use std::io::BufRead;
         self.line.clear();
-        match self.reader.read_until(b'\n', &mut self.line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(&self.line),
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            let (used, done) = self.limit.take(&mut self.line, available)?;
+            self.reader.consume(used);
+            if done {
+                return Some(&self.line);
+            }
         }
+    }
+
+    /// Whether reading stopped at a line over the limit.
+    pub fn too_long(&self) -> bool {
+        self.limit.exceeded
     }
 }
 
@@ -925,7 +1029,7 @@ async fn child_to_rmcp(
     link: Arc<RawLink>,
     mut to_rmcp: WriteHalf<DuplexStream>,
 ) {
-    let mut lines = Lines::new(stdout);
+    let mut lines = Lines::new(stdout).with_limit(MAX_LINE);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next().await {
         let line = match screen::screen(line, &mut replaced) {
@@ -953,8 +1057,11 @@ async fn child_to_rmcp(
             break;
         }
     }
+    if lines.too_long() {
+        link.break_off(too_long());
+    }
     for started in link.close() {
-        started.closed().await;
+        started.closed(&link).await;
     }
     let _ = to_rmcp.shutdown().await;
 }
@@ -1041,7 +1148,7 @@ fn child_lines(
     runtime: tokio::runtime::Handle,
 ) {
     let _context = runtime.enter();
-    let mut lines = BlockingLines::new(stdout);
+    let mut lines = BlockingLines::new(stdout).with_limit(MAX_LINE);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next() {
         let line = match screen::screen(line, &mut replaced) {
@@ -1071,9 +1178,12 @@ fn child_lines(
             break;
         }
     }
+    if lines.too_long() {
+        link.break_off(too_long());
+    }
     runtime.block_on(async move {
         for started in link.close() {
-            started.closed().await;
+            started.closed(&link).await;
         }
         let _ = to_rmcp.shutdown().await;
     });
@@ -1150,9 +1260,10 @@ impl Drop for SharedChild {
         if !started.is_empty()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
+            let link = self.link.clone();
             runtime.spawn(async move {
                 for call in started {
-                    call.closed().await;
+                    call.closed(&link).await;
                 }
             });
         }
@@ -1434,6 +1545,7 @@ mod tests {
             pending: Mutex::new(Pending::default()),
             next: AtomicU64::new(1),
             timer: Notify::new(),
+            broken: OnceLock::new(),
         })
     }
 
@@ -1552,6 +1664,42 @@ mod tests {
         link.close();
         assert!(rx.try_recv().is_err());
         assert!(lock(&link.pending).closed);
+    }
+
+    #[test]
+    fn lines_over_the_limit_stop_the_reader_and_say_why() {
+        let input: &[u8] = b"{\"a\":1}\nlast without newline";
+        let mut lines = BlockingLines::new(input).with_limit(64);
+        assert_eq!(lines.next(), Some(&b"{\"a\":1}\n"[..]));
+        assert_eq!(lines.next(), Some(&b"last without newline"[..]));
+        assert_eq!(lines.next(), None);
+        assert!(!lines.too_long());
+        // Regression: bytes with no newline were buffered without end. The reader (a 64 KB
+        // buffer) stops once the line passes the limit, not when the input ends.
+        let endless = std::io::repeat(b'x');
+        let mut lines = BlockingLines::new(endless).with_limit(1 << 20);
+        assert_eq!(lines.next(), None);
+        assert!(lines.too_long());
+        assert!(lines.line.capacity() <= 1 << 20);
+        // The calls it leaves unanswered say why.
+        let link = link();
+        link.break_off(too_long());
+        let error = closed(&link, "h", &Notify::new()).to_string();
+        assert!(
+            error.contains("server \"h\"") && error.contains("more than 32 MB without a newline"),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn async_lines_keep_the_same_limit() {
+        let mut lines = Lines::new(tokio::io::repeat(b'x')).with_limit(1 << 20);
+        assert_eq!(lines.next().await, None);
+        assert!(lines.too_long());
+        let mut lines = Lines::new(&b"one\ntwo"[..]);
+        assert_eq!(lines.next().await, Some(&b"one\n"[..]));
+        assert_eq!(lines.next().await, Some(&b"two"[..]));
+        assert_eq!(lines.next().await, None);
     }
 
     /// A fake delivery (unit tests only): what it is handed goes to a channel.
@@ -1687,7 +1835,7 @@ mod tests {
         assert!(told.contains("\"slow\" timed out"), "{told}");
         cancelled.cancel().await;
         for started in link.close() {
-            started.closed().await;
+            started.closed(&link).await;
         }
         let told = late.recv().await.unwrap();
         assert!(told.contains("session ended"), "{told}");

@@ -627,10 +627,14 @@ impl Sessions {
         }
     }
 
-    /// Classify a failed request; one that found the session closed marks it suspect.
+    /// Classify a failed request; one that found the session closed marks it suspect, and
+    /// says why when the stdio reader cut the server off (see `RawLink::break_off`).
     fn failed(&self, session: &Ready, server: &str, target: &str, e: ServiceError) -> SessionError {
-        let error = service_error(server, target, e);
-        if matches!(error, SessionError::Closed { .. }) {
+        let mut error = service_error(server, target, e);
+        if let SessionError::Closed { detail, .. } = &mut error {
+            if let Some(why) = session.raw.as_ref().and_then(|link| link.why()) {
+                *detail = why.to_string();
+            }
             session.suspect.notify_one();
         }
         error
