@@ -924,6 +924,12 @@ fn call_on_a_misbehaving_http_server_fails_promptly_naming_the_problem() {
         ("neither", 1, "neither a result nor an error", ""),
         ("result_and_error", 1, "both a result and an error", ""),
         ("null_result", 2, "not a tool result: null", ""),
+        (
+            "error_null_id",
+            1,
+            "returned error -32600: cannot read the request",
+            "",
+        ),
         ("no_jsonrpc", 0, "no jsonrpc member", ""),
         ("batch", 0, "in a batch", ""),
         ("escaped_whole_id", 0, "escaped", ""),
@@ -987,6 +993,15 @@ fn call_on_a_misbehaving_http_server_fails_promptly_naming_the_problem() {
             }
         }
     }
+    // A JSON body is its POST's answer, so one for another id is wrong at once (on an event
+    // stream left open the right one may still come).
+    let out = run(dir.path(), &["call", "h", "wrong_id"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("answered with a response to request \"not-yours\" instead"),
+        "{stderr}"
+    );
 }
 
 /// A server whose `initialize` or `tools/list` answer is malformed fails to start at once,

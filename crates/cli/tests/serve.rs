@@ -2670,6 +2670,7 @@ fn a_misbehaving_http_server_gets_prompt_errors_and_keeps_its_session() {
         ),
         ("neither", true, "neither a result nor an error"),
         ("result_and_error", true, "both a result and an error"),
+        ("error_null_id", true, "cannot read the request"),
         ("no_jsonrpc", false, "no jsonrpc member"),
         ("batch", false, "in a batch"),
         ("escaped_id", false, "escaped"),

@@ -10,10 +10,12 @@
 //!   short, say) fails the request at once; the stream breaking on what the server sent (not
 //!   UTF-8, an event over the size limit) or ending before the answer (and before any event
 //!   id it could be resumed from) answers the request with an error
-//!   that says so, quoting the last event that was not JSON-RPC, if any (such an event is
+//!   that says so, and what came instead, if anything (an event that is not JSON-RPC is
 //!   otherwise skipped, as a stdio server's log line is); a response to some other id is
 //!   dropped (rmcp stops reading the stream at the first response, so it would cost the
-//!   request its own answer).
+//!   request its own answer), and an error under no id is the request's.
+//! - A JSON body is the answer to its POST's request: an error under no id is given the
+//!   request's, a response to another id becomes an error saying so.
 //! - A JSON body rmcp cannot decode, an answer that is neither JSON nor an event stream, and a
 //!   body over rmcp's limit become an error for the request instead of a failed POST. rmcp
 //!   keeps the first 256 bytes of a body it cannot decode; a body that short is screened
@@ -150,6 +152,9 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
             Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
                 StreamableHttpPostResponse::Sse(screen_events(events, Some(id)), session),
             ),
+            Ok(StreamableHttpPostResponse::Json(message, session)) if !handshake => Ok(
+                StreamableHttpPostResponse::Json(own_answer(message, id), session),
+            ),
             Err(e) if !handshake => answer_failed_post(e, id),
             other => other,
         }
@@ -208,6 +213,45 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
             )
             .await
             .map(|events| screen_events(events, None))
+    }
+}
+
+/// A JSON body is the answer to the request it was posted with, whatever id it gives: an
+/// error under none (a server that could not read the request) is given the request's, and
+/// a response to another id becomes an error (rmcp would drop it, and the request wait out its
+/// timeout).
+fn own_answer(message: ServerJsonRpcMessage, id: RequestId) -> ServerJsonRpcMessage {
+    let other = match &message {
+        ServerJsonRpcMessage::Response(response) if !same_request(&id, &response.id) => {
+            &response.id
+        }
+        ServerJsonRpcMessage::Error(error) => match &error.id {
+            None => {
+                let ServerJsonRpcMessage::Error(mut error) = message else {
+                    return message;
+                };
+                error.id = Some(id);
+                return ServerJsonRpcMessage::Error(error);
+            }
+            Some(other) if !same_request(&id, other) => other,
+            Some(_) => return message,
+        },
+        _ => return message,
+    };
+    let message = format!(
+        "the server answered with a response to request {} instead",
+        id_text(other)
+    );
+    tracing::warn!("an HTTP server's answer could not be read: {message}");
+    error_for(id, message)
+}
+
+/// Whether response id `got` answers request `id`: the same, or the same number written as a
+/// string (which rmcp matches too).
+fn same_request(id: &RequestId, got: &RequestId) -> bool {
+    match (id, got) {
+        (RequestId::Number(n), RequestId::String(s)) => s.parse::<i64>() == Ok(*n),
+        _ => id == got,
     }
 }
 
@@ -276,7 +320,7 @@ fn screen_events(events: Events, answer: Option<RequestId>) -> Events {
             id,
             answered: false,
             resumable: false,
-            unreadable: None,
+            instead: None,
         }),
         ready: VecDeque::new(),
         done: false,
@@ -314,8 +358,9 @@ struct Answer {
     answered: bool,
     /// The server gave an event id, so rmcp may resume the stream if it ends.
     resumable: bool,
-    /// The last event that was not JSON-RPC, quoted.
-    unreadable: Option<String>,
+    /// What came instead of the answer, last (an event that was not JSON-RPC, a response to
+    /// another request), to say should no answer come.
+    instead: Option<String>,
 }
 
 impl Answer {
@@ -323,10 +368,8 @@ impl Answer {
     fn unanswered(&mut self, happened: &str) -> Sse {
         self.answered = true;
         let mut message = format!("the server's event stream {happened} before it answered");
-        if let Some(quoted) = &self.unreadable {
-            message.push_str(&format!(
-                " (it sent an event that is not a JSON-RPC message: {quoted})"
-            ));
+        if let Some(instead) = &self.instead {
+            message.push_str(&format!(" (it sent {instead})"));
         }
         tracing::warn!("an HTTP server's answer could not be read: {message}");
         error_event(self.id.clone(), message)
@@ -408,6 +451,7 @@ impl Screening {
                     &data[s..e],
                     id_text(&answer.id)
                 );
+                answer.instead = Some(format!("a response to request {}", quote(&data[s..e])));
             }
             Some(_) if !seen.shaped => {
                 // Its answer, cut short or otherwise not JSON.
@@ -421,11 +465,24 @@ impl Screening {
                 answer.answered = true;
                 self.ready.push_back(Ok(event));
             }
+            None if seen.unaddressed_error => {
+                // An error under no id on the request's own stream is about the request.
+                let Some(error) = addressed(data, &answer.id) else {
+                    self.ready.push_back(Ok(event));
+                    return;
+                };
+                answer.answered = true;
+                self.ready
+                    .push_back(Ok(with_data(&event, error.as_bytes())));
+            }
             None if !seen.shaped => {
                 // Not JSON, and no answer: rmcp skips it, as the stdio path does a log line;
                 // kept to say why, should no answer come.
                 tracing::debug!("an HTTP server sent an event that is not JSON-RPC");
-                answer.unreadable = Some(quote(data));
+                answer.instead = Some(format!(
+                    "an event that is not a JSON-RPC message: {}",
+                    quote(data)
+                ));
             }
             None => self.ready.push_back(Ok(event)),
         }
@@ -457,6 +514,13 @@ impl Screening {
             self.ready.push_back(Ok(error));
         }
     }
+}
+
+/// The error response `data`, given request id `id` (`None` when it does not decode).
+fn addressed(data: &str, id: &RequestId) -> Option<String> {
+    let mut error = serde_json::from_str::<serde_json::Map<String, Value>>(data).ok()?;
+    error.insert("id".to_string(), id.clone().into_json_value());
+    serde_json::to_string(&error).ok()
 }
 
 /// `event` with `line` (a screened message, its newline dropped) in place of its data.
@@ -587,6 +651,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_error_under_no_id_is_the_requests() {
+        // Regression: rmcp could not tell whose it was; on a JSON body the request waited out
+        // its timeout, on a stream the session was torn down.
+        for data in [
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"unreadable"}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"unreadable"}}"#,
+        ] {
+            let got = read(vec![message(data)]).await;
+            assert_eq!(got.len(), 1, "{data}");
+            assert_eq!(got[0]["id"], 7, "{data}");
+            assert_eq!(got[0]["error"]["message"], "unreadable", "{data}");
+            let body: ServerJsonRpcMessage = serde_json::from_str(data).unwrap();
+            let got = serde_json::to_value(own_answer(body, RequestId::Number(7))).unwrap();
+            assert_eq!(got["id"], 7, "{data}");
+            assert_eq!(got["error"]["code"], -32600, "{data}");
+        }
+        let body = serde_json::from_value(json!({"jsonrpc": "2.0", "id": "x", "result": {}}));
+        let got = serde_json::to_value(own_answer(body.unwrap(), RequestId::Number(7))).unwrap();
+        assert!(error_message(&got).contains("a response to request \"x\" instead"));
+        let body = serde_json::from_value(json!({"jsonrpc": "2.0", "id": "7", "result": {}}));
+        let got = serde_json::to_value(own_answer(body.unwrap(), RequestId::Number(7))).unwrap();
+        assert_eq!(got["result"], json!({}));
+    }
+
+    #[tokio::test]
     async fn a_response_to_another_request_on_a_requests_stream_is_dropped() {
         // Regression: rmcp closes a request's stream at its first response, so the request's
         // own answer after it was never read and the session was torn down.
@@ -597,6 +686,12 @@ mod tests {
         .await;
         assert_eq!(got.len(), 1);
         assert_eq!(got[0]["result"], json!({"content": []}));
+        let got = read(vec![message(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#)]).await;
+        let said = error_message(&got[0]);
+        assert!(
+            said.ends_with("ended before it answered (it sent a response to request \"x\")"),
+            "{said}"
+        );
     }
 
     #[tokio::test]

@@ -167,6 +167,9 @@ pub(crate) struct Seen {
     /// The line is shaped like JSON: an object or array whose brackets and strings close
     /// (anything else certainly does not decode; this does not prove that it does).
     pub(crate) shaped: bool,
+    /// An error response under no id (`null`, or none at all: a server that could not read
+    /// the request it answers).
+    pub(crate) unaddressed_error: bool,
 }
 
 /// [`check`], and what the scan saw on the way (no second pass).
@@ -230,6 +233,7 @@ pub(crate) fn inspect(line: &[u8]) -> (Screened, Seen) {
     let trimmed = line.trim_ascii();
     let seen = Seen {
         response_id: members.id.filter(|_| !members.method),
+        unaddressed_error: members.error && !members.method && members.id.is_none(),
         shaped: depth == 0
             && !in_string
             && matches!(
