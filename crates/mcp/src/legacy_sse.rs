@@ -144,7 +144,7 @@ pub(crate) async fn open(
     let stop = CancellationToken::new();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = fmpsc::unbounded();
-    tokio::spawn(read(events, in_tx.clone(), stop.clone()));
+    tokio::spawn(read(events, in_tx.clone(), out_tx.clone(), stop.clone()));
     tokio::spawn(post(
         http.clone(),
         endpoint,
@@ -162,12 +162,23 @@ pub(crate) async fn open(
     })
 }
 
-/// Hand each `message` event to the session until the stream ends, breaks or is not wanted.
+/// Hand each `message` event to the session, screened as a stdio server's line is (`screen`),
+/// until the stream ends, breaks or is not wanted. `back` takes the answers to server requests
+/// nobody can read.
 async fn read(
     mut events: Events,
     tx: mpsc::UnboundedSender<RxJsonRpcMessage<RoleClient>>,
+    back: fmpsc::UnboundedSender<TxJsonRpcMessage<RoleClient>>,
     stop: CancellationToken,
 ) {
+    let deliver = |line: &[u8]| match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line) {
+        Ok(message) => tx.send(message).is_ok(),
+        Err(e) => {
+            tracing::warn!("legacy SSE: a message event is not MCP ({e}); ignored");
+            true
+        }
+    };
+    let mut replaced = Vec::new();
     loop {
         let event = tokio::select! {
             e = events.next() => e,
@@ -175,15 +186,19 @@ async fn read(
         };
         match event {
             Some(Ok(event)) if event.name == "message" => {
-                match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&event.data) {
-                    Ok(message) => {
-                        if tx.send(message).is_err() {
-                            return;
+                let open = match crate::screen::screen(event.data.as_bytes(), &mut replaced) {
+                    crate::screen::Next::Read(line) => deliver(line),
+                    crate::screen::Next::Skip => true,
+                    crate::screen::Next::Split(lines) => lines.iter().all(|l| deliver(l)),
+                    crate::screen::Next::Answer(answer) => {
+                        if let Ok(answer) = serde_json::from_slice(&answer) {
+                            let _ = back.unbounded_send(answer);
                         }
+                        true
                     }
-                    Err(e) => {
-                        tracing::warn!("legacy SSE: a message event is not MCP ({e}); ignored")
-                    }
+                };
+                if !open {
+                    return;
                 }
             }
             Some(Ok(_)) => {}

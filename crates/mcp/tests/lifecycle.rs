@@ -862,3 +862,126 @@ async fn an_http_server_down_longer_than_the_restart_budget_is_reconnected_when_
     assert_ready(&sessions, "web");
     sessions.shutdown().await;
 }
+
+/// A legacy HTTP+SSE server written by hand, so it can misbehave: `GET /sse` names `/msg` as
+/// its endpoint and keeps the stream; each POST is answered 202 and its answer sent as an
+/// event. Tool `boom` is answered with a malformed error, tool `down` with HTTP 500 to its
+/// POST; anything else is echoed.
+fn legacy_sse_server() -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::{Arc, Mutex};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let events: Arc<Mutex<Option<std::net::TcpStream>>> = Arc::default();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let events = events.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let mut length = 0usize;
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                    line.clear();
+                }
+                let mut out = reader.get_ref().try_clone().unwrap();
+                if first.starts_with("GET /sse") {
+                    let _ = write!(
+                        out,
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\r\ndata: /msg?s=1\r\n\r\n"
+                    );
+                    *events.lock().unwrap() = Some(out);
+                    return;
+                }
+                if !first.starts_with("POST /msg") {
+                    let _ = write!(
+                        out,
+                        "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    return;
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let message: serde_json::Value =
+                    serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+                let (id, method) = (
+                    message["id"].clone(),
+                    message["method"].as_str().unwrap_or(""),
+                );
+                let tool = message["params"]["name"].as_str().unwrap_or("");
+                if method == "tools/call" && tool == "down" {
+                    let _ = write!(
+                        out,
+                        "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    return;
+                }
+                let _ = write!(
+                    out,
+                    "HTTP/1.1 202 Accepted\r\ncontent-length: 8\r\nconnection: close\r\n\r\nAccepted"
+                );
+                let answer = match method {
+                    "initialize" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                        "protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "hand-sse", "version": "0"}}}),
+                    "tools/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                        {"name": "boom", "inputSchema": {"type": "object"}},
+                        {"name": "down", "inputSchema": {"type": "object"}},
+                        {"name": "echo", "inputSchema": {"type": "object"}}]}}),
+                    "tools/call" if tool == "boom" => {
+                        json!({"jsonrpc": "2.0", "id": id, "error": "boom"})
+                    }
+                    "tools/call" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                        "content": [{"type": "text", "text": "echoed"}]}}),
+                    _ if id.is_null() => return,
+                    _ => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                };
+                if let Some(stream) = events.lock().unwrap().as_mut() {
+                    let _ = write!(stream, "event: message\r\ndata: {answer}\r\n\r\n");
+                    let _ = stream.flush();
+                }
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_legacy_sse_server_that_misbehaves_gets_prompt_errors_and_keeps_working() {
+    let port = legacy_sse_server();
+    let mut spec = ServerSpec::http("old", format!("http://127.0.0.1:{port}/sse"));
+    spec.call_timeout = Duration::from_secs(20);
+    let sessions = Sessions::start(vec![spec]).await;
+    let status = sessions.statuses().remove(0);
+    assert!(status.state.is_ready(), "{:?}", status.state);
+    for tool in ["boom", "down"] {
+        let started = std::time::Instant::now();
+        let outcome = sessions.call_tool("old", tool, args(json!({}))).await;
+        let text = match &outcome {
+            Ok(r) => serde_json::to_string(r).unwrap(),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{tool} took {:?}: {text}",
+            started.elapsed()
+        );
+        let failed = outcome.as_ref().map_or(true, |r| r.is_error);
+        assert!(failed, "{tool}: {text}");
+        let expect = if tool == "boom" { "error" } else { "HTTP 500" };
+        assert!(text.contains(expect), "{tool}: {text}");
+    }
+    let r = sessions
+        .call_tool("old", "echo", args(json!({})))
+        .await
+        .expect("the session still works");
+    assert_eq!(r.content.len(), 1, "{r:?}");
+    sessions.shutdown().await;
+}
