@@ -1147,7 +1147,7 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     assert!(default.join("model.safetensors").is_file());
     let shown = json(&sb(&["model", "show", "--json"]));
     assert_eq!(shown["loads"], true, "{shown}");
-    assert_eq!(shown["from"], "the default location", "{shown}");
+    assert_eq!(shown["from"], "the default model location", "{shown}");
     let found = json(&sb(&["search", "close", "a", "ticket", "--json"]));
     assert_eq!(found["effective_method"], "hybrid", "{found}");
     assert_eq!(found["hits"][0]["tool"], "close_ticket", "{found}");

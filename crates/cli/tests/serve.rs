@@ -2177,6 +2177,7 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
             .find(|s| s["name"] == name)
             .unwrap_or_else(|| panic!("no {name} in {listed}"));
         assert_eq!(server["state"], "ready", "{server}");
+        assert_eq!(server["transport"], "sse", "{server}");
         assert!(server["tools"].as_u64().unwrap_or(0) > 5, "{server}");
     }
 

@@ -50,6 +50,15 @@ const TRANSPORT_HEADERS: [&str; 4] = [
     "last-event-id",
 ];
 
+/// A session just opened.
+pub(crate) struct Connected {
+    pub(crate) service: Service,
+    /// The raw call path of a stdio session.
+    pub(crate) raw: Option<Arc<RawLink>>,
+    /// It speaks the legacy HTTP+SSE transport (the URL refused Streamable HTTP).
+    pub(crate) legacy_sse: bool,
+}
+
 /// Open a session. `on_spawn` learns the child's pid (= its process group) as soon as it
 /// exists, so a caller whose startup timeout fires mid-handshake can still kill it. `http`
 /// gives the shared HTTP client; it is only asked for by an HTTP server.
@@ -59,7 +68,7 @@ pub(crate) async fn connect<'h>(
     http: impl FnOnce() -> &'h reqwest::Client,
     tail: &StderrTail,
     on_spawn: impl FnOnce(u32),
-) -> Result<(Service, Option<Arc<RawLink>>), SessionError> {
+) -> Result<Connected, SessionError> {
     match &spec.transport {
         TransportSpec::Stdio {
             command,
@@ -106,7 +115,11 @@ pub(crate) async fn connect<'h>(
             }
             let mut done = stderr.map(|s| tail.drain(s));
             match handler.serve(transport).await {
-                Ok(service) => Ok((service, Some(link))),
+                Ok(service) => Ok(Connected {
+                    service,
+                    raw: Some(link),
+                    legacy_sse: false,
+                }),
                 Err(e) => {
                     // A crashing server prints why on its way out; wait briefly to include it.
                     if let Some(done) = done.as_mut() {
@@ -173,7 +186,11 @@ pub(crate) async fn connect<'h>(
                     match legacy_sse(fallback, http, url, headers).await {
                         Ok(service) => {
                             tracing::info!(server = %spec.name, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
-                            return Ok((service, None));
+                            return Ok(Connected {
+                                service,
+                                raw: None,
+                                legacy_sse: true,
+                            });
                         }
                         Err(why) => {
                             legacy_failed = Some(why);
@@ -183,7 +200,12 @@ pub(crate) async fn connect<'h>(
                 }
                 other => other,
             };
-            started.map(|service| (service, None)).map_err(|e| {
+            let started = started.map(|service| Connected {
+                service,
+                raw: None,
+                legacy_sse: false,
+            });
+            started.map_err(|e| {
                 if let Some(detail) = auth_detail(&e, &spec.name) {
                     return SessionError::Auth {
                         server: spec.name.clone(),

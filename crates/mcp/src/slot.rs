@@ -39,6 +39,8 @@ struct Live {
     /// (an HTTP session gives no other sign that its server went away).
     suspect: Option<Arc<Notify>>,
     pid: Option<u32>,
+    /// The last session spoke the legacy HTTP+SSE transport.
+    legacy_sse: bool,
     connect_ms: Option<u64>,
     info: Option<ServerInfo>,
     warnings: Vec<String>,
@@ -73,6 +75,7 @@ impl Slot {
                 raw: None,
                 suspect: None,
                 pid: None,
+                legacy_sse: false,
                 connect_ms: None,
                 info: None,
                 warnings: Vec::new(),
@@ -130,6 +133,10 @@ impl Slot {
         lock(&self.live).pid = pid;
     }
 
+    pub(crate) fn set_legacy_sse(&self, legacy: bool) {
+        lock(&self.live).legacy_sse = legacy;
+    }
+
     pub(crate) fn pid(&self) -> Option<u32> {
         lock(&self.live).pid
     }
@@ -144,7 +151,11 @@ impl Slot {
         let info = listed.map(|c| &c.info).or(live.info.as_ref());
         ServerStatus {
             name: self.spec.name.clone(),
-            transport: self.spec.transport.kind(),
+            transport: if live.legacy_sse {
+                "sse"
+            } else {
+                self.spec.transport.kind()
+            },
             state: live.state.clone(),
             protocol_version: info.and_then(|i| i.protocol_version.clone()),
             server_name: info.and_then(|i| i.name.clone()),

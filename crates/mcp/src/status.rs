@@ -47,7 +47,7 @@ impl ServerState {
 pub struct ServerStatus {
     /// The configured name.
     pub name: String,
-    /// `"stdio"` or `"http"`.
+    /// `"stdio"`, `"http"`, or `"sse"` for a URL that speaks the legacy HTTP+SSE transport.
     pub transport: &'static str,
     /// Its state (flattened: `"state": "failed", "reason": ...`).
     #[serde(flatten)]

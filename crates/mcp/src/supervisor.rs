@@ -191,7 +191,11 @@ async fn establish(
     handler: Handler,
 ) -> Result<(Service, Option<Arc<RawLink>>, ServerCatalog, Vec<String>), SessionError> {
     slot.set_pid(None);
-    let (service, raw) = connect::connect(
+    let connect::Connected {
+        service,
+        raw,
+        legacy_sse,
+    } = connect::connect(
         &slot.spec,
         handler,
         || shared.http(),
@@ -199,6 +203,7 @@ async fn establish(
         |pid| slot.set_pid(Some(pid)),
     )
     .await?;
+    slot.set_legacy_sse(legacy_sse);
     let mut catalog = ServerCatalog::new(slot.spec.name.clone());
     if let Some(info) = service.peer_info() {
         if !rmcp::model::ProtocolVersion::KNOWN_VERSIONS.contains(&info.protocol_version) {

@@ -961,6 +961,7 @@ async fn a_legacy_sse_server_that_misbehaves_gets_prompt_errors_and_keeps_workin
     let sessions = Sessions::start(vec![spec]).await;
     let status = sessions.statuses().remove(0);
     assert!(status.state.is_ready(), "{:?}", status.state);
+    assert_eq!(status.transport, "sse");
     for tool in ["boom", "down"] {
         let started = std::time::Instant::now();
         let outcome = sessions.call_tool("old", tool, args(json!({}))).await;
