@@ -202,7 +202,7 @@ fn report(global: &Global, dir: &Path, origin: &str, id: &str, installed: bool) 
         print_json(&json!({"dir": dir, "from": origin, "id": id, "installed": installed}));
     } else if installed {
         println!(
-            "installed all-MiniLM-L6-v2 into {} ({origin}); tool search is now hybrid",
+            "installed all-MiniLM-L6-v2 into {} ({origin}); tool search is now hybrid (a `serve` already running uses it once restarted)",
             dir.display()
         );
     } else {

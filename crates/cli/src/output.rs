@@ -8,14 +8,56 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Logs go to stderr; -v raises the level, RUST_LOG overrides it.
 pub fn init_logging(verbose: u8) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_directives(verbose)));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let (filter, quiet) = match tracing_subscriber::EnvFilter::try_from_default_env() {
+        Ok(filter) => (filter, false),
+        Err(_) => (
+            tracing_subscriber::EnvFilter::new(default_directives(verbose)),
+            verbose == 0,
+        ),
+    };
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(|| RedactedStderr)
-        .with_ansi(color_on_stderr())
+        .with_ansi(color_on_stderr());
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(quiet.then_some(QuietBrokenStreams))
+        .with(fmt)
         .try_init();
 }
+
+/// At the default level, leaves out rmcp's report of a Streamable HTTP event stream that ended
+/// with an error: a Debug dump of the client error, printed whenever an HTTP server goes away,
+/// while the session itself carries on (the next request reconnects or fails in words).
+/// rmcp's other warnings on that target (a tool's header annotations it rejects) still show.
+struct QuietBrokenStreams;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QuietBrokenStreams {
+    fn event_enabled(
+        &self,
+        event: &tracing::Event<'_>,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        if event.metadata().target() != switchboard_mcp::HTTP_LOG_TARGET {
+            return true;
+        }
+        struct Message(bool);
+        impl tracing::field::Visit for Message {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    self.0 = format!("{value:?}").starts_with(BROKEN_STREAM);
+                }
+            }
+        }
+        let mut message = Message(false);
+        event.record(&mut message);
+        !message.0
+    }
+}
+
+/// How rmcp's report of a broken event stream begins.
+const BROKEN_STREAM: &str = "sse client event stream terminated";
 
 /// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
 ///
@@ -28,7 +70,10 @@ pub fn init_logging(verbose: u8) {
 /// message about the same failure (`servers` printed one such line per unreachable server
 /// above its table); `-v` shows it. So is its reqwest backend
 /// ([`switchboard_mcp::HTTP_BACKEND_LOG_TARGET`]), which logs a web page's content type as an
-/// ERROR in Debug form before the same failure is reported.
+/// ERROR in Debug form before the same failure is reported. So is its event-stream reconnect
+/// loop ([`switchboard_mcp::SSE_RETRY_LOG_TARGET`]), which logs each failed attempt to re-open
+/// a Streamable HTTP server's event stream (a server restarting) at WARN and the last at ERROR;
+/// and its one-line Debug dump of the broken stream is left out (`QuietBrokenStreams`).
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential
@@ -37,10 +82,11 @@ pub fn init_logging(verbose: u8) {
 fn default_directives(verbose: u8) -> String {
     match verbose {
         0 => format!(
-            "warn,{}=error,{}=off,{}=off",
+            "warn,{}=error,{}=off,{}=off,{}=off",
             switchboard_mcp::SESSION_LOG_TARGET,
             switchboard_mcp::WORKER_LOG_TARGET,
-            switchboard_mcp::HTTP_BACKEND_LOG_TARGET
+            switchboard_mcp::HTTP_BACKEND_LOG_TARGET,
+            switchboard_mcp::SSE_RETRY_LOG_TARGET
         ),
         1 => "info".to_string(),
         _ => format!("debug,{}=info", switchboard_mcp::OAUTH_LOG_TARGET),

@@ -2740,3 +2740,40 @@ fn a_misbehaving_http_server_gets_prompt_errors_and_keeps_its_session() {
         c.finish();
     }
 }
+
+/// An HTTP upstream that goes away and comes back leaves no library noise on serve's stderr at
+/// the default level (rmcp logged each failed attempt to re-open the event stream, and a Debug
+/// dump of the client error), and calls work again once it is back.
+#[test]
+fn an_http_upstream_that_restarts_leaves_no_library_noise_on_stderr() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let upstream = HttpEverything::start(port);
+    let setup = Setup::new(&format!(
+        "[servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\npin = \"off\"\n"
+    ));
+    let http = HttpServe::start(&setup, &[], &[("RUST_LOG", "")]);
+    let c = HttpClient::start(&http.authority(), json!({}));
+    let echo = json!({"name": "web__echo", "arguments": {"message": "hi"}});
+    let (r, _) = c.request(1, "tools/call", echo.clone());
+    assert_eq!(r["result"]["content"][0]["text"], "Echo: hi", "{r}");
+    drop(upstream);
+    // rmcp's reconnect loop gives up on the event stream after about 4 s.
+    std::thread::sleep(Duration::from_secs(6));
+    let _upstream = HttpEverything::start(port);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut id = 1;
+    loop {
+        id += 1;
+        let (r, _) = c.request(id, "tools/call", echo.clone());
+        if r["result"]["content"][0]["text"] == "Echo: hi" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery within 30 s: {r}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let log = http.log.lock().unwrap().clone();
+    assert!(!log.contains("rmcp::"), "library noise on stderr:\n{log}");
+}

@@ -124,6 +124,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>> {
+        let attached = session_id.is_some();
         let request = match &message {
             ClientJsonRpcMessage::Request(request) => Some((
                 request.id.clone(),
@@ -145,6 +146,11 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
                 limits,
             )
             .await;
+        if attached && forgot_the_session(&response) {
+            // rmcp starts a new session and sends the message again, as for a 404.
+            tracing::info!("the HTTP server no longer knows our session; starting a new one");
+            return Err(StreamableHttpError::SessionExpired);
+        }
         let Some((id, handshake)) = request else {
             return response;
         };
@@ -213,6 +219,25 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
             )
             .await
             .map(|events| screen_events(events, None))
+    }
+}
+
+/// Whether a POST that carried a session id was refused because the server does not know that
+/// session: an error under no id that says so. The spec has a server answer 404 (rmcp starts a
+/// new session then), but servers built on the MCP SDKs' example code answer 400 "Bad Request:
+/// No valid session ID provided" (server-everything among them), so after such a server
+/// restarts every request failed until the gateway did.
+fn forgot_the_session<E>(
+    response: &Result<StreamableHttpPostResponse, StreamableHttpError<E>>,
+) -> bool
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match response {
+        Ok(StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Error(error), _)) => {
+            error.id.is_none() && error.error.message.to_ascii_lowercase().contains("session")
+        }
+        _ => false,
     }
 }
 
@@ -452,6 +477,15 @@ impl Screening {
                     id_text(&answer.id)
                 );
                 answer.instead = Some(format!("a response to request {}", quote(&data[s..e])));
+                // Its event id and retry interval still count: rmcp resumes the stream from them.
+                if event.id.is_some() || event.retry.is_some() {
+                    self.ready.push_back(Ok(Sse {
+                        event: None,
+                        data: None,
+                        id: event.id.clone(),
+                        retry: event.retry,
+                    }));
+                }
             }
             Some(_) if !seen.shaped => {
                 // Its answer, cut short or otherwise not JSON.
@@ -479,10 +513,15 @@ impl Screening {
                 // Not JSON, and no answer: rmcp skips it, as the stdio path does a log line;
                 // kept to say why, should no answer come.
                 tracing::debug!("an HTTP server sent an event that is not JSON-RPC");
-                answer.instead = Some(format!(
-                    "an event that is not a JSON-RPC message: {}",
-                    quote(data)
-                ));
+                if !data.trim().is_empty() {
+                    answer.instead = Some(format!(
+                        "an event that is not a JSON-RPC message: {}",
+                        quote(data)
+                    ));
+                }
+                // rmcp skips it too, but takes its event id and retry interval (a priming
+                // event, with empty data, carries the id the stream is resumed from).
+                self.ready.push_back(Ok(event));
             }
             None => self.ready.push_back(Ok(event)),
         }
@@ -578,13 +617,43 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// What rmcp's transport would read from `events` screened for request 7.
+    /// What rmcp's transport would read from `events` screened for request 7 (it skips an
+    /// event whose data is not JSON).
     async fn read(events: Vec<Result<Sse, SseError>>) -> Vec<Value> {
         let events = futures::stream::iter(events).boxed();
         screen_events(events, Some(RequestId::Number(7)))
-            .map(|e| serde_json::from_str(&e.unwrap().data.unwrap()).unwrap())
+            .filter_map(|e| async move { serde_json::from_str(&e.unwrap().data?).ok() })
             .collect()
             .await
+    }
+
+    #[tokio::test]
+    async fn event_ids_and_retry_intervals_reach_rmcp_whatever_the_data() {
+        // Regression: a priming event (an id, a retry interval, empty data) was held back, so
+        // rmcp resumed the stream without Last-Event-ID and without waiting the interval
+        // (conformance scenario sse-retry).
+        let priming = Ok(Sse::default().id("e-2").retry(500).data(""));
+        let other = Ok(Sse::default()
+            .event("message")
+            .id("e-3")
+            .data(r#"{"jsonrpc":"2.0","id":1007,"result":{}}"#));
+        let events = futures::stream::iter(vec![priming, other]).boxed();
+        let got: Vec<Sse> = screen_events(events, Some(RequestId::Number(7)))
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        let cursors: Vec<_> = got.iter().map(|e| (e.id.clone(), e.retry)).collect();
+        assert_eq!(
+            &cursors[..2],
+            [
+                (Some("e-2".to_string()), Some(500)),
+                (Some("e-3".to_string()), None)
+            ]
+        );
+        assert!(
+            got[1].data.is_none(),
+            "the response to another request is dropped"
+        );
     }
 
     fn message(data: &str) -> Result<Sse, SseError> {

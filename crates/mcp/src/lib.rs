@@ -74,4 +74,8 @@ pub const WORKER_LOG_TARGET: &str = "rmcp::transport::worker";
 /// `SessionError` reports, and warns about replies it accepts anyway.
 pub const HTTP_BACKEND_LOG_TARGET: &str =
     "rmcp::transport::common::reqwest::streamable_http_client";
+/// The log target of rmcp's event-stream reconnect loop, which logs each failed attempt to
+/// re-open a Streamable HTTP server's event stream (a server going away or restarting) at WARN,
+/// and the last at ERROR, while the session carries on.
+pub const SSE_RETRY_LOG_TARGET: &str = "rmcp::transport::common::client_side_sse";
 pub use status::{ServerState, ServerStatus};
