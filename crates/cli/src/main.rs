@@ -219,6 +219,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    output::quiet_on_closed_pipe();
     let cli = Cli::parse();
     output::init_logging(cli.global.verbose);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -243,7 +244,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", output::error_text(&e));
             ExitCode::from(2)
         }
     }

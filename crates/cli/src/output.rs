@@ -186,6 +186,50 @@ pub fn styled_table(
     out
 }
 
+/// An error and its causes on one line, `: `-separated, leaving out a cause whose text the
+/// line already holds (many errors repeat their source's text in their own message).
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+/// End the process quietly when its output goes to a pipe whose reader has gone
+/// (`switchboard lint | head`): `println!` panics then, and its backtrace would be noise. The
+/// exit status is 141, what a shell reports for a process killed by SIGPIPE. Other panics are
+/// reported as before.
+pub fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if is_closed_pipe_panic(message) {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
+/// Whether a panic message is std's for printing to a closed pipe (EPIPE is 32 on Linux and
+/// macOS; the text of the error depends on the locale, its number does not).
+fn is_closed_pipe_panic(message: &str) -> bool {
+    message.starts_with("failed printing to std")
+        && (message.contains("os error 32") || message.contains("Broken pipe"))
+}
+
 /// Print a JSON value, pretty, on stdout.
 pub fn print_json(value: &serde_json::Value) {
     println!(
@@ -197,6 +241,29 @@ pub fn print_json(value: &serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_line_names_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = anyhow::Error::new(io).context("x.toml: cannot read config: no such file");
+        assert_eq!(error_text(&e), "x.toml: cannot read config: no such file");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_text(&e), "outer: inner");
+    }
+
+    #[test]
+    fn only_a_print_to_a_closed_pipe_counts_as_one() {
+        assert!(is_closed_pipe_panic(
+            "failed printing to stdout: Broken pipe (os error 32)"
+        ));
+        assert!(is_closed_pipe_panic(
+            "failed printing to stderr: Datenübergabe unterbrochen (os error 32)"
+        ));
+        assert!(!is_closed_pipe_panic(
+            "failed printing to stdout: No space left on device (os error 28)"
+        ));
+        assert!(!is_closed_pipe_panic("index out of bounds"));
+    }
     use tracing::Level;
 
     /// Whether `directives` lets through a debug event from rmcp's OAuth module and one from
