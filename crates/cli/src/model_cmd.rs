@@ -144,7 +144,7 @@ async fn install(
     if dir.exists() {
         match Embedder::load(&dir) {
             Ok(e) if !force => {
-                report(global, &dir, origin, e.id(), false);
+                report(global, &dir, origin, e.id(), None);
                 return Ok(ExitCode::SUCCESS);
             }
             Ok(_) => {}
@@ -193,18 +193,40 @@ async fn install(
         .with_context(|| format!("installed into {} but it does not load", dir.display()))?
         .id()
         .to_string();
-    report(global, &dir, origin, &id, true);
+    let searched = search_reads(global, flag, &dir);
+    report(global, &dir, origin, &id, Some(searched));
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(global: &Global, dir: &Path, origin: &str, id: &str, installed: bool) {
+/// Whether tool search, given no --model-dir, reads `dir`: always unless --dir named another
+/// directory than the one it looks in.
+fn search_reads(global: &Global, flag: Option<&Path>, dir: &Path) -> bool {
+    let same = |a: &Path, b: &Path| match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    flag.is_none() || target(global, None).is_ok_and(|(looked, _)| same(&looked, dir))
+}
+
+/// Say what `install` did. `installed`: `None` when a model was there already, else whether
+/// tool search reads the directory it went into.
+fn report(global: &Global, dir: &Path, origin: &str, id: &str, installed: Option<bool>) {
     if global.json {
-        print_json(&json!({"dir": dir, "from": origin, "id": id, "installed": installed}));
-    } else if installed {
-        println!(
-            "installed all-MiniLM-L6-v2 into {} ({origin}); tool search is now hybrid (a `serve` already running uses it once restarted)",
-            dir.display()
+        print_json(
+            &json!({"dir": dir, "from": origin, "id": id, "installed": installed.is_some()}),
         );
+    } else if let Some(searched) = installed {
+        if searched {
+            println!(
+                "installed all-MiniLM-L6-v2 into {} ({origin}); tool search is now hybrid (a `serve` already running uses it once restarted)",
+                dir.display()
+            );
+        } else {
+            println!(
+                "installed all-MiniLM-L6-v2 into {}; tool search reads it when `[settings] search_model` or SWITCHBOARD_MODEL_DIR names it (or `search --model-dir`)",
+                dir.display()
+            );
+        }
     } else {
         println!(
             "{} already holds a model that loads ({id}); --force installs it again",

