@@ -71,11 +71,13 @@ fn variable(ctx: &Context<'_>, name: &str) -> Option<String> {
         } else {
             ctx.base
         };
-        let root = match base.file_name() {
-            Some(dir) if dir == ".vscode" => base.parent().unwrap_or(base),
+        // Absolute first: a relative `.vscode` (from `--config .vscode/mcp.json`) has an empty
+        // parent.
+        let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        match base.file_name() {
+            Some(dir) if dir == ".vscode" => base.parent().map_or(base.clone(), Path::to_path_buf),
             _ => base,
-        };
-        std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
+        }
     };
     match name {
         "workspaceFolder" => Some(workspace().display().to_string()),

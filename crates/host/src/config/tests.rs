@@ -510,6 +510,15 @@ fn vs_code_predefined_variables_that_mean_something_here_are_resolved() {
         ),
         other => panic!("{other:?}"),
     }
+    // Named relative to the project, as `--config .vscode/mcp.json` does: the project.
+    let c = parse(".vscode/mcp.json", text).unwrap();
+    let here = std::path::absolute(".").unwrap();
+    match &c.servers[0].spec.transport {
+        TransportSpec::Stdio { args, .. } => {
+            assert_eq!(args[0], format!("{}/data", here.display()));
+        }
+        other => panic!("{other:?}"),
+    }
     // A file outside .vscode: its own folder is the workspace.
     let c = parse("team/mcp.json", text).unwrap();
     match &c.servers[0].spec.transport {
