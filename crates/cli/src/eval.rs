@@ -44,7 +44,8 @@ pub struct RetrievalArgs {
     #[arg(long, value_enum, default_value_t = MethodArg::Hybrid)]
     pub method: MethodArg,
     /// Sentence-transformers model directory (model.safetensors, tokenizer.json, config.json).
-    /// Default: $SWITCHBOARD_MODEL_DIR, else <user data dir>/switchboard/models/all-MiniLM-L6-v2.
+    /// Default: the config's search_model, else $SWITCHBOARD_MODEL_DIR, else <user data
+    /// dir>/switchboard/models/all-MiniLM-L6-v2.
     #[arg(long)]
     pub model_dir: Option<PathBuf>,
     /// Where to cache catalog embeddings. Default: the user cache dir.

@@ -141,7 +141,12 @@ impl SearchTools {
                 .or_else(EmbeddingCache::default_dir)
                 .map(EmbeddingCache::in_dir)
         });
-        let bar = progress_bar("embedding tools");
+        // No bar when nothing will be embedded: it would flash "0/0".
+        let bar = if embedder.is_some() {
+            progress_bar("embedding tools")
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
         let mut progress = |done: usize, total: usize| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
