@@ -23,8 +23,9 @@ use tokio_util::sync::CancellationToken;
 /// The largest event read; a bigger one ends the session (as a stdio line over the limit does).
 const MAX_EVENT_BYTES: usize = 16 << 20;
 
-/// How long the server has to name its POST endpoint after the stream opens.
-const ENDPOINT_WAIT: Duration = Duration::from_secs(15);
+/// How long the server has to name its POST endpoint after the stream opens (legacy servers
+/// send it at once; a Streamable HTTP server that opens a stream on GET never does).
+const ENDPOINT_WAIT: Duration = Duration::from_secs(5);
 
 /// Why a legacy SSE connection could not be opened, in words for the user.
 #[derive(Debug)]
