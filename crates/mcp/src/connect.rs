@@ -431,17 +431,21 @@ fn http_config(
                 "header \"{name}\" is set by the MCP transport itself and cannot be configured"
             )));
         }
-        let header_name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| config_error(format!("\"{name}\" is not a valid HTTP header name")))?;
-        let mut header_value = HeaderValue::from_str(value.expose()).map_err(|_| {
-            config_error(format!(
-                "the value of header \"{name}\" is not a valid HTTP header value"
-            ))
-        })?;
-        header_value.set_sensitive(true);
+        let (header_name, header_value) = header(name, value).map_err(config_error)?;
         custom.insert(header_name, header_value);
     }
     Ok(config.custom_headers(custom))
+}
+
+/// A configured header as a name and a value marked sensitive (kept out of debug output), or
+/// why it is not one.
+pub(crate) fn header(name: &str, value: &Secret) -> Result<(HeaderName, HeaderValue), String> {
+    let header_name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("\"{name}\" is not a valid HTTP header name"))?;
+    let mut header_value = HeaderValue::from_str(value.expose())
+        .map_err(|_| format!("the value of header \"{name}\" is not a valid HTTP header value"))?;
+    header_value.set_sensitive(true);
+    Ok((header_name, header_value))
 }
 
 fn bearer_token(value: &str) -> Option<&str> {

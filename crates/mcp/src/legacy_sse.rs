@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use futures::channel::mpsc as fmpsc;
-use http::{HeaderMap, HeaderName, HeaderValue};
+use http::HeaderMap;
 use rmcp::RoleClient;
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
@@ -55,18 +55,11 @@ impl futures::Stream for Incoming {
     }
 }
 
-/// The configured headers as a header map (names and values were checked with the entry).
+/// The configured headers as a header map.
 pub(crate) fn header_map(headers: &[(String, Secret)]) -> Result<HeaderMap, OpenError> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| OpenError(format!("\"{name}\" is not a valid HTTP header name")))?;
-        let mut value = HeaderValue::from_str(value.expose()).map_err(|_| {
-            OpenError(format!(
-                "the value of header \"{name}\" is not a valid HTTP header value"
-            ))
-        })?;
-        value.set_sensitive(true);
+        let (name, value) = crate::connect::header(name, value).map_err(OpenError)?;
         map.insert(name, value);
     }
     Ok(map)
