@@ -23,6 +23,8 @@ struct Row {
     protocol_version: Option<String>,
     server: Option<String>,
     tools: usize,
+    /// Of those, the tools the config's allow/deny lists let through, when that is fewer.
+    tools_allowed: Option<usize>,
     resources: usize,
     prompts: usize,
     connect_ms: Option<u64>,
@@ -49,6 +51,7 @@ impl Row {
                     .to_string()
             }),
             tools: s.tools,
+            tools_allowed: None,
             resources: s.resources,
             prompts: s.prompts,
             connect_ms: s.connect_ms,
@@ -62,6 +65,7 @@ impl Row {
             "transport": self.transport,
             "state": self.state,
             "tools": self.tools,
+            "tools_allowed": self.tools_allowed.unwrap_or(self.tools),
             "resources": self.resources,
             "prompts": self.prompts,
             "protocol_version": self.protocol_version,
@@ -93,6 +97,7 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
                 protocol_version: None,
                 server: s.info.description.clone(),
                 tools: s.tools.len(),
+                tools_allowed: None,
                 resources: s.resources.len(),
                 prompts: s.prompts.len(),
                 connect_ms: None,
@@ -103,7 +108,25 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
         let config = source::load_config(global)?;
         source_json = serde_json::to_value(&config.source)?;
         let sessions = source::connect(&config).await;
-        rows.extend(sessions.statuses().into_iter().map(Row::from_status));
+        let catalog = sessions.catalog();
+        rows.extend(sessions.statuses().into_iter().map(|status| {
+            // The allow/deny lists hide tools from every command but this one's TOOLS count.
+            let allowed = config
+                .servers
+                .iter()
+                .find(|c| c.name() == status.name)
+                .zip(catalog.servers.get(&status.name))
+                .map(|(c, listed)| {
+                    listed
+                        .tools
+                        .iter()
+                        .filter(|t| c.filter.permits(&t.def.name))
+                        .count()
+                });
+            let mut row = Row::from_status(status);
+            row.tools_allowed = allowed.filter(|&n| n < row.tools);
+            row
+        }));
         sessions.shutdown().await;
         for d in &config.disabled {
             rows.push(Row {
@@ -114,6 +137,7 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
                 protocol_version: None,
                 server: None,
                 tools: 0,
+                tools_allowed: None,
                 resources: 0,
                 prompts: 0,
                 connect_ms: None,
@@ -156,7 +180,10 @@ fn render(rows: &[Row]) -> String {
                 r.state.clone(),
                 r.protocol_version.clone().unwrap_or_else(|| "-".into()),
                 r.server.clone().unwrap_or_else(|| "-".into()),
-                r.tools.to_string(),
+                match r.tools_allowed {
+                    Some(allowed) => format!("{allowed} of {}", r.tools),
+                    None => r.tools.to_string(),
+                },
                 r.resources.to_string(),
                 r.prompts.to_string(),
                 r.connect_ms.map_or("-".into(), |ms| format!("{ms} ms")),
@@ -242,6 +269,7 @@ mod tests {
             protocol_version: None,
             server: None,
             tools: 0,
+            tools_allowed: None,
             resources: 0,
             prompts: 0,
             connect_ms: None,

@@ -1228,3 +1228,34 @@ fn a_missing_config_file_is_reported_once() {
     );
     assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
 }
+
+/// `servers` counts the tools the allow/deny lists let through beside those the server offers,
+/// so it agrees with what `inspect`, `run` and `serve` show.
+#[test]
+fn servers_shows_how_many_tools_the_allow_list_lets_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\ntools = {{ allow = [\"search\"] }}\n\n[servers.docs]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n"
+        ),
+    )
+    .unwrap();
+    let v = json(&run(dir.path(), &["--json", "servers"]));
+    let tickets = server(&v, "tickets");
+    assert_eq!(
+        (tickets["tools"].as_u64(), tickets["tools_allowed"].as_u64()),
+        (Some(3), Some(1)),
+        "{v}"
+    );
+    let docs = server(&v, "docs");
+    assert_eq!(
+        (docs["tools"].as_u64(), docs["tools_allowed"].as_u64()),
+        (Some(2), Some(2)),
+        "{v}"
+    );
+    let out = run(dir.path(), &["servers"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("1 of 3"), "{table}");
+}
