@@ -711,7 +711,8 @@ fn http_needs_the_token_and_refuses_foreign_origins() {
 fn the_health_endpoint_reports_upstreams_and_names_them_only_with_the_token() {
     let setup = Setup::new("");
     let config = std::fs::read_to_string(setup.config()).unwrap();
-    let broken = "[servers.broken]\ncommand = \"/nonexistent/switchboard-test-server\"\n";
+    // One server that fails to start, one entry the config cannot run at all.
+    let broken = "[servers.broken]\ncommand = \"/nonexistent/switchboard-test-server\"\n\n[servers.unrunnable]\nurl = \"ftp://x\"\n";
     std::fs::write(setup.config(), format!("{config}\n{broken}")).unwrap();
     let token = "a-test-token-that-is-long-enough";
     let http = HttpServe::start(
@@ -741,6 +742,7 @@ fn the_health_endpoint_reports_upstreams_and_names_them_only_with_the_token() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert_eq!(body["servers"], json!(3), "{body}");
+    assert_eq!(body["disabled"], json!(1), "{body}");
     assert_eq!(body["status"], json!("degraded"), "{body}");
     assert!(
         body.get("upstreams").is_none(),
@@ -760,6 +762,7 @@ fn the_health_endpoint_reports_upstreams_and_names_them_only_with_the_token() {
     };
     assert_eq!(state("tickets"), json!("ready"));
     assert_eq!(state("broken"), json!("failed"));
+    assert_eq!(state("unrunnable"), json!("disabled"));
 
     let (head, _) = get("", "evil.example");
     assert!(head.starts_with("HTTP/1.1 403"), "{head}");

@@ -164,6 +164,8 @@ pub struct Gateway {
     sessions: Sessions,
     /// The configured servers; replaced by [`Gateway::reconfigure`], read by the next rebuild.
     servers: RwLock<Arc<ServerTable>>,
+    /// The config's entries that cannot run (name, why), as of the start or the last reload.
+    disabled: RwLock<Vec<(String, String)>>,
     /// Moves when the servers' config is replaced, so the refresher rebuilds the view.
     reconfigured: watch::Sender<u64>,
     pins: Option<PinStore>,
@@ -205,6 +207,7 @@ impl Gateway {
         let (set_ready, ready) = watch::channel(false);
         let gateway = Arc::new(Gateway {
             servers: RwLock::new(Arc::new(ServerTable::new(&config.servers))),
+            disabled: RwLock::new(disabled(config)),
             reconfigured: watch::Sender::new(0),
             sessions,
             pins: options.pins,
@@ -281,6 +284,14 @@ impl Gateway {
         self.sessions.statuses()
     }
 
+    /// The config's entries that cannot run: their names and why.
+    pub fn disabled(&self) -> Vec<(String, String)> {
+        self.disabled
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Serve `config`'s servers from now on (see [`Sessions::reconfigure`]: unchanged servers
     /// keep running, new ones start, removed ones close, changed ones restart). Their policy,
     /// approvals, aliases and pins apply from the next view, which clients hear of by
@@ -289,6 +300,7 @@ impl Gateway {
     pub fn reconfigure(&self, config: &Config) -> Reconfigured {
         let table = Arc::new(ServerTable::new(&config.servers));
         *self.servers.write().unwrap_or_else(|e| e.into_inner()) = table;
+        *self.disabled.write().unwrap_or_else(|e| e.into_inner()) = disabled(config);
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         let outcome = self.sessions.reconfigure(specs);
         if self.pins.is_none() && config.servers.iter().any(|s| s.pin != PinMode::Off) {
@@ -655,6 +667,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Whether a `subscriptions/listen` stream subscribed to updates of a public URI.
+/// The config's disabled entries as (name, reason).
+fn disabled(config: &Config) -> Vec<(String, String)> {
+    config
+        .disabled
+        .iter()
+        .map(|d| (d.name.clone(), d.reason.clone()))
+        .collect()
+}
+
 fn listens_to(sink: &SubscriptionSink, uri: &str) -> bool {
     sink.accepted()
         .resource_subscriptions

@@ -215,11 +215,13 @@ async fn health_check(State(health): State<Arc<Health>>, headers: HeaderMap) -> 
         return (StatusCode::FORBIDDEN, "forbidden host\n").into_response();
     }
     let statuses = health.gateway.statuses();
+    let disabled = health.gateway.disabled();
     let ready = statuses.iter().filter(|s| s.state.is_ready()).count();
     let mut body = serde_json::json!({
-        "status": if ready == statuses.len() { "ok" } else { "degraded" },
+        "status": if ready == statuses.len() && disabled.is_empty() { "ok" } else { "degraded" },
         "ready": ready,
         "servers": statuses.len(),
+        "disabled": disabled.len(),
     });
     let trusted = health
         .token
@@ -234,6 +236,9 @@ async fn health_check(State(health): State<Arc<Health>>, headers: HeaderMap) -> 
                 entry["tools"] = serde_json::json!(s.tools);
                 entry
             })
+            .chain(disabled.iter().map(|(name, reason)| {
+                serde_json::json!({"name": name, "state": "disabled", "reason": reason})
+            }))
             .collect();
     }
     (
