@@ -180,6 +180,28 @@ pub struct RawTools {
     pub deny: Vec<String>,
 }
 
+/// Read an entry from a parsed TOML or JSON value: the entry, or the key whose value is wrong
+/// (when it is one) and what is wrong, with the key's path in the message (`` `command`: invalid
+/// type: integer `3`, expected a string ``), so the error can point at the key's own line.
+pub(super) fn raw_server<'de, D>(value: D) -> Result<RawServer, (Option<String>, String)>
+where
+    D: serde::Deserializer<'de>,
+{
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let key = e.path().iter().next().and_then(|segment| match segment {
+            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+            _ => None,
+        });
+        // toml adds "in `key`" on a line of its own; the path says it better.
+        let message = e.inner().to_string();
+        let message = message.lines().next().unwrap_or_default().trim();
+        match e.path().to_string().as_str() {
+            "." => (key, message.to_string()),
+            path => (key, format!("`{path}`: {message}")),
+        }
+    })
+}
+
 /// A server entry with every field either format may carry.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Config;
-use super::entry::{self, Context, RawServer};
+use super::entry::{self, Context};
 use super::position::line_col;
 use crate::error::HostError;
 
@@ -47,7 +47,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         }
         let result = to_entry(value)
             .map_err(fail)
-            .and_then(|v| serde_json::from_value::<RawServer>(v).map_err(|e| fail(e.to_string())))
+            .and_then(|v| entry::raw_server(v).map_err(|(_, message)| fail(message)))
             .and_then(|raw| entry::validate(ctx, name, raw).map_err(|e| fail(e.message)));
         entry::record(
             name,

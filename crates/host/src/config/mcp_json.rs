@@ -55,15 +55,8 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 return Err(fail(None, "must be an object".into()));
             }
             let value: &Value = &zed_command(value);
-            let raw: RawServer = serde_json::from_value(value.clone()).map_err(|e| {
-                let msg = e.to_string();
-                let field = [
-                    "args", "env", "headers", "command", "url", "type", "cwd", "tools", "oauth",
-                ]
-                .into_iter()
-                .find(|f| value.get(*f).is_some() && msg.contains(f));
-                fail(field, msg)
-            })?;
+            let raw: RawServer = entry::raw_server(value.clone())
+                .map_err(|(key, message)| fail(key.as_deref(), message))?;
             if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
                 let offset = find_json_key(text, entry_at, "client_secret").unwrap_or(entry_at);
                 let (line, column) = line_col(text, offset);

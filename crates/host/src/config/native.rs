@@ -94,18 +94,8 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     .unwrap_or_default();
                 return Err(fail(Some(bad), format!("unknown key `{bad}`{hint}")));
             }
-            let raw: RawServer =
-                spanned
-                    .get_ref()
-                    .clone()
-                    .try_into()
-                    .map_err(|e: toml::de::Error| {
-                        let field = tbl
-                            .keys()
-                            .find(|k| e.message().contains(&format!("`{k}`")))
-                            .and_then(|k| NATIVE_KEYS.iter().find(|n| **n == k.as_str()).copied());
-                        fail(field, e.message().trim().to_string())
-                    })?;
+            let raw: RawServer = entry::raw_server(spanned.get_ref().clone())
+                .map_err(|(key, message)| fail(key.as_deref(), message))?;
             if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
                 // `[servers.NAME.oauth]` is a table of its own, after the entry's body.
                 let sub = format!("[servers.{name}.");

@@ -796,3 +796,27 @@ args = ["x"]
     let names: Vec<&str> = c.disabled.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["notes"]);
 }
+
+#[test]
+fn a_value_of_the_wrong_type_is_named_and_pointed_at_on_its_own_line() {
+    let c = parse(
+        "sb.toml",
+        "[servers.a]\nargs = [\"x\"]\ncommand = 3\n\n[servers.b]\ncommand = \"x\"\nenv = { A = 1 }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        reason(&c, "a"),
+        "sb.toml:3:1: server \"a\": `command`: invalid type: integer `3`, expected a string"
+    );
+    assert!(reason(&c, "b").starts_with("sb.toml:7:1: server \"b\": `env.A`: invalid type"));
+    let c = parse(
+        "m.json",
+        "{\"mcpServers\": {\n  \"a\": {\n    \"args\": [\"x\"],\n    \"command\": 3\n  }\n}}\n",
+    )
+    .unwrap();
+    assert!(
+        reason(&c, "a").starts_with("m.json:4:5: server \"a\": `command`:"),
+        "{}",
+        reason(&c, "a")
+    );
+}
