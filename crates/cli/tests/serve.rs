@@ -2780,3 +2780,87 @@ fn an_http_upstream_that_restarts_leaves_no_library_noise_on_stderr() {
     let log = http.log.lock().unwrap().clone();
     assert!(!log.contains("rmcp::"), "library noise on stderr:\n{log}");
 }
+
+/// A listen stream opened while its resource's server is still starting (past `--startup-wait`)
+/// gets that resource's updates once the server is up: the URI was accepted, so the gateway
+/// subscribes upstream when the server is ready (before, nothing subscribed it, ever).
+#[test]
+fn a_listen_stream_opened_while_its_server_starts_gets_updates_once_it_is_up() {
+    const PUBLIC: &str = "switchboard://notes/note://one";
+    let setup = Setup::new("");
+    let node = node();
+    let fixture = repo_root().join("crates/cli/tests/fixtures/resource-server.mjs");
+    let gate = setup.path("gate");
+    let script = format!(
+        "while [ ! -e {gate:?} ]; do sleep 0.05; done; exec {node:?} {fixture:?}",
+        gate = gate.display().to_string(),
+        fixture = fixture.display().to_string(),
+    );
+    std::fs::write(
+        setup.config(),
+        format!(
+            "[servers.notes]\ncommand = \"sh\"\nargs = [\"-c\", {}]\npin = \"off\"\n",
+            serde_json::to_string(&script).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut c = LineClient::spawn(&setup, &[], &["--startup-wait", "1"]);
+    let meta = stateless_meta();
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": [PUBLIC]}
+        }}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ack = loop {
+        let message = c
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an acknowledgement");
+        if message["method"] == json!("notifications/subscriptions/acknowledged") {
+            break message;
+        }
+        assert!(Instant::now() < deadline, "no acknowledgement");
+    };
+    assert!(ack.to_string().contains(PUBLIC), "{ack}");
+    // Past the startup wait, then the server comes up.
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::write(&gate, "").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut id = 10;
+    loop {
+        id += 1;
+        c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "notes__touch", "arguments": {}, "_meta": meta}}));
+        let answer = c.response(id);
+        let touched = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        if touched == "touched 1" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never subscribed upstream: {answer}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if c.notes.iter().any(|n| {
+            n["method"] == json!("notifications/resources/updated")
+                && n["params"]["uri"] == json!(PUBLIC)
+        }) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no update on the stream: {:?}",
+            c.notes
+        );
+        if let Ok(m) = c.lines.recv_timeout(Duration::from_millis(200)) {
+            c.notes.push(m);
+        }
+    }
+    c.finish();
+}

@@ -349,6 +349,12 @@ impl Gateway {
             .insert(public.to_string(), (server.to_string(), uri.to_string()));
     }
 
+    /// Whether `public` is subscribed upstream already (or noted, to be made when its server
+    /// is up).
+    pub(crate) fn held_upstream(&self, public: &str) -> bool {
+        lock(&self.upstream_subscriptions).contains_key(public)
+    }
+
     /// Forget an upstream subscription nobody wants any more.
     pub(crate) fn unsubscribed_upstream(&self, public: &str) {
         lock(&self.upstream_subscriptions).remove(public);

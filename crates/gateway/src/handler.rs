@@ -441,6 +441,18 @@ fn encode_error(e: serde_json::Error) -> UpcallError {
 
 impl GatewayHandler {
     /// The server owning a public resource URI that supports subscriptions, and its own URI.
+    /// The server of `public` and its URI there, when that server is not up yet (so whether it
+    /// offers subscriptions is not known).
+    fn starting_owner(&self, public: &str) -> Option<(String, String)> {
+        let sessions = self.gateway.sessions();
+        self.gateway
+            .snapshot()
+            .view
+            .resolve_uri(public)
+            .into_iter()
+            .find(|(server, _)| sessions.capabilities(server).is_none())
+    }
+
     fn owner(&self, public: &str) -> Result<(String, String), McpError> {
         let candidates = self.gateway.snapshot().view.resolve_uri(public);
         if candidates.is_empty() {
@@ -802,12 +814,23 @@ impl ServerHandler for GatewayHandler {
             self.gateway.startup().await;
         }
         let sessions = self.gateway.sessions();
+        // Listening first: a server that comes up meanwhile (`Gateway::server_back`) then sees
+        // this stream wanting its URIs.
+        let (serial, end) = self.gateway.listen(context.sink().clone());
         let mut upstream = Vec::new();
         for public in uris {
             let Ok((server, uri)) = self.owner(&public) else {
+                // Its server may still be starting: the URI was accepted, so the subscription
+                // is noted and made upstream when the server is up (`Gateway::server_back`).
+                if let Some((server, uri)) = self.starting_owner(&public) {
+                    if !self.gateway.held_upstream(&public) {
+                        self.gateway.subscribed_upstream(&public, &server, &uri);
+                    }
+                    upstream.push((public, server, uri));
+                }
                 continue;
             };
-            if !self.gateway.subscribed_elsewhere(&public, None) {
+            if !self.gateway.held_upstream(&public) {
                 if let Err(e) = sessions.subscribe(&server, &uri).await {
                     tracing::warn!(%server, %uri, error = %e, "resources/subscribe failed upstream");
                     continue;
@@ -816,7 +839,6 @@ impl ServerHandler for GatewayHandler {
             }
             upstream.push((public, server, uri));
         }
-        let (serial, end) = self.gateway.listen(context.sink().clone());
         tokio::select! {
             _ = context.cancelled() => {}
             _ = end.cancelled() => {}
