@@ -301,23 +301,27 @@ fn login_hint(server: &str) -> String {
     format!("the server requires OAuth authorization; run `switchboard auth login {server}`")
 }
 
+/// A failed HTTP request in words: "cannot connect: connection refused" (the root cause),
+/// "the request timed out", or the error's chain.
+pub(crate) fn reqwest_detail(e: &reqwest::Error) -> String {
+    let mut deepest: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = deepest.source() {
+        deepest = next;
+    }
+    if e.is_connect() {
+        format!("cannot connect: {deepest}")
+    } else if e.is_timeout() {
+        "the request timed out".to_string()
+    } else {
+        chain(e)
+    }
+}
+
 /// The useful part of an HTTP transport failure. rmcp's error types do not chain to reqwest's
 /// causes, so look inside: "connection refused" sits three sources below "Client error".
 fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> String {
     match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-        Some(StreamableHttpError::Client(e)) => {
-            let mut deepest: &(dyn std::error::Error + 'static) = e;
-            while let Some(next) = deepest.source() {
-                deepest = next;
-            }
-            if e.is_connect() {
-                format!("cannot connect: {deepest}")
-            } else if e.is_timeout() {
-                "the request timed out".to_string()
-            } else {
-                chain(e)
-            }
-        }
+        Some(StreamableHttpError::Client(e)) => reqwest_detail(e),
         Some(StreamableHttpError::UnexpectedContentType(content_type)) => {
             let got = match content_type {
                 Some(content_type) => format!("the server answered with {content_type}"),

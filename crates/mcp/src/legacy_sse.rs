@@ -79,7 +79,7 @@ pub(crate) async fn open(
         .header(http::header::ACCEPT, "text/event-stream")
         .send()
         .await
-        .map_err(|e| OpenError(describe(&e)))?;
+        .map_err(|e| OpenError(crate::connect::reqwest_detail(&e)))?;
     let status = response.status();
     if !status.is_success() {
         return Err(OpenError(format!(
@@ -238,7 +238,7 @@ async fn post(
                 "the server answered the POST with HTTP {}",
                 r.status()
             )),
-            Err(e) => Some(describe(&e)),
+            Err(e) => Some(crate::connect::reqwest_detail(&e)),
         };
         let Some(why) = failure else { continue };
         tracing::warn!("legacy SSE: {why}");
@@ -252,20 +252,6 @@ async fn post(
                 return;
             }
         }
-    }
-}
-
-fn describe(e: &reqwest::Error) -> String {
-    let mut deepest: &(dyn std::error::Error + 'static) = e;
-    while let Some(next) = deepest.source() {
-        deepest = next;
-    }
-    if e.is_connect() {
-        format!("cannot connect: {deepest}")
-    } else if e.is_timeout() {
-        "the request timed out".to_string()
-    } else {
-        crate::error::chain(e)
     }
 }
 
@@ -301,7 +287,7 @@ impl Events {
             }
             match self.body.next().await? {
                 Ok(chunk) => self.parser.feed(&chunk),
-                Err(e) => return Some(Err(describe(&e))),
+                Err(e) => return Some(Err(crate::connect::reqwest_detail(&e))),
             }
         }
     }
