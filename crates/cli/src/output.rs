@@ -22,18 +22,21 @@ pub fn init_logging(verbose: u8) {
         .with_ansi(color_on_stderr());
     let _ = tracing_subscriber::registry()
         .with(filter)
-        .with(quiet.then_some(QuietBrokenStreams))
+        .with(quiet.then_some(QuietHttpClient))
         .with(fmt)
         .try_init();
 }
 
-/// At the default level, leaves out rmcp's report of a Streamable HTTP event stream that ended
-/// with an error: a Debug dump of the client error, printed whenever an HTTP server goes away,
-/// while the session itself carries on (the next request reconnects or fails in words).
-/// rmcp's other warnings on that target (a tool's header annotations it rejects) still show.
-struct QuietBrokenStreams;
+/// At the default level, leaves out two reports of rmcp's Streamable HTTP client that say
+/// nothing the user can act on, both printed whenever an HTTP server goes away: a Debug dump of
+/// the client error that ended an event stream, while the session itself carries on (the next
+/// request reconnects or fails in words); and, as an ERROR, the failed DELETE of the session
+/// when a session to a server that is gone is closed (the supervisor's "session ended" line
+/// already says so, and the server is restarted). rmcp's other warnings on that target (a
+/// tool's header annotations it rejects) still show.
+struct QuietHttpClient;
 
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QuietBrokenStreams {
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QuietHttpClient {
     fn event_enabled(
         &self,
         event: &tracing::Event<'_>,
@@ -46,7 +49,8 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QuietBrokenStreams
         impl tracing::field::Visit for Message {
             fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
                 if field.name() == "message" {
-                    self.0 = format!("{value:?}").starts_with(BROKEN_STREAM);
+                    let text = format!("{value:?}");
+                    self.0 = QUIET_HTTP_MESSAGES.iter().any(|m| text.starts_with(m));
                 }
             }
         }
@@ -56,8 +60,12 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QuietBrokenStreams
     }
 }
 
-/// How rmcp's report of a broken event stream begins.
-const BROKEN_STREAM: &str = "sse client event stream terminated";
+/// How the reports `QuietHttpClient` leaves out begin: a broken event stream, and a session
+/// DELETE that failed.
+const QUIET_HTTP_MESSAGES: [&str; 2] = [
+    "sse client event stream terminated",
+    "fail to delete session",
+];
 
 /// The log filter when RUST_LOG is not set: `warn`, `info` with -v, `debug` with -vv.
 ///
@@ -73,7 +81,8 @@ const BROKEN_STREAM: &str = "sse client event stream terminated";
 /// ERROR in Debug form before the same failure is reported. So is its event-stream reconnect
 /// loop ([`switchboard_mcp::SSE_RETRY_LOG_TARGET`]), which logs each failed attempt to re-open
 /// a Streamable HTTP server's event stream (a server restarting) at WARN and the last at ERROR;
-/// and its one-line Debug dump of the broken stream is left out (`QuietBrokenStreams`).
+/// and its one-line Debug dump of the broken stream and its ERROR about a session DELETE that
+/// failed (the server is gone) are left out (`QuietHttpClient`).
 ///
 /// rmcp's OAuth module logs the authorization code (and token responses) at debug level, so
 /// its target ([`switchboard_mcp::OAUTH_LOG_TARGET`]) stays at `info` at most here; `-vv` must not put a live credential

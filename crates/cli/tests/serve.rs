@@ -85,6 +85,9 @@ impl Setup {
             // The facade's ranking depends on a model; tests name one in the config when they
             // want it, so nothing leaks in from the environment.
             .env_remove("SWITCHBOARD_MODEL_DIR")
+            // serve logs at its default level unless a test asks for more (an empty RUST_LOG is
+            // not the default: it shows errors only).
+            .env_remove("RUST_LOG")
             .env("SWITCHBOARD_PEER_TS_SDK", peer("ts_sdk"))
             .env("NO_COLOR", "1");
         c
@@ -2745,8 +2748,10 @@ fn a_misbehaving_http_server_gets_prompt_errors_and_keeps_its_session() {
 }
 
 /// An HTTP upstream that goes away and comes back leaves no library noise on serve's stderr at
-/// the default level (rmcp logged each failed attempt to re-open the event stream, and a Debug
-/// dump of the client error), and calls work again once it is back.
+/// the default level (rmcp logged each failed attempt to re-open the event stream, a Debug
+/// dump of the client error, and an ERROR for the failed DELETE of the session a call found
+/// dead), a call meanwhile fails at once naming the server, and calls work again once it is
+/// back.
 #[test]
 fn an_http_upstream_that_restarts_leaves_no_library_noise_on_stderr() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -2757,17 +2762,27 @@ fn an_http_upstream_that_restarts_leaves_no_library_noise_on_stderr() {
     let setup = Setup::new(&format!(
         "[servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\npin = \"off\"\n"
     ));
-    let http = HttpServe::start(&setup, &[], &[("RUST_LOG", "")]);
+    let http = HttpServe::start(&setup, &[], &[]);
     let c = HttpClient::start(&http.authority(), json!({}));
     let echo = json!({"name": "web__echo", "arguments": {"message": "hi"}});
     let (r, _) = c.request(1, "tools/call", echo.clone());
     assert_eq!(r["result"]["content"][0]["text"], "Echo: hi", "{r}");
     drop(upstream);
+    // A call while the server is gone finds the connection closed: the session is dropped (rmcp
+    // tries to DELETE it) and the call fails at once.
+    let started = Instant::now();
+    let (r, _) = c.request(2, "tools/call", echo.clone());
+    assert!(started.elapsed() < Duration::from_secs(5), "{r}");
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("server \"web\""), "{r}");
     // rmcp's reconnect loop gives up on the event stream after about 4 s.
     std::thread::sleep(Duration::from_secs(6));
     let _upstream = HttpEverything::start(port);
     let deadline = Instant::now() + Duration::from_secs(30);
-    let mut id = 1;
+    let mut id = 2;
     loop {
         id += 1;
         let (r, _) = c.request(id, "tools/call", echo.clone());
