@@ -2879,3 +2879,47 @@ fn a_listen_stream_opened_while_its_server_starts_gets_updates_once_it_is_up() {
     }
     c.finish();
 }
+
+/// A stdio server that something outside kills (SIGKILL here; the OOM killer, a crash) is
+/// restarted, and serve's stderr says how it ended, not only that the connection closed with
+/// the last line it wrote to stderr (its start-up banner, which read like a cause).
+#[test]
+fn a_killed_stdio_server_is_reported_with_the_signal_that_ended_it() {
+    let setup = Setup::new("");
+    let mut c = LineClient::start(&setup, &[("RUST_LOG", "warn")], "2025-11-25");
+    let search = json!({"query": "login"});
+    let r = c.call(1, "tickets__search", search.clone());
+    assert_ne!(r["isError"], json!(true), "{r}");
+    let tickets = children(c.child.id())
+        .into_iter()
+        .find(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("tickets"))
+        })
+        .expect("a tickets process");
+    let killed = Command::new("kill")
+        .args(["-KILL", &tickets.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut id = 1;
+    loop {
+        id += 1;
+        let r = c.call(id, "tickets__search", search.clone());
+        if r["isError"] != json!(true) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "tickets never came back: {r}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stderr = c.finish();
+    let ended = stderr
+        .lines()
+        .find(|l| l.contains("session ended") && l.contains("server=tickets"))
+        .unwrap_or_else(|| panic!("no session-ended line:\n{stderr}"));
+    assert!(
+        ended.contains("killed by signal 9 (SIGKILL)"),
+        "{ended}\n{stderr}"
+    );
+}

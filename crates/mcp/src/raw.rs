@@ -75,6 +75,9 @@ pub(crate) struct RawLink {
     timer: Notify,
     /// Why the reader stopped reading the child, when it was not the child's doing.
     broken: OnceLock<String>,
+    /// How the child ended, when closing the session found it gone or it exited on stdin EOF
+    /// (not when it had to be signalled).
+    exited: OnceLock<std::process::ExitStatus>,
 }
 
 #[derive(Default)]
@@ -248,6 +251,12 @@ impl RawLink {
     /// Why the reader stopped reading the child, if it was not the child's doing.
     pub(crate) fn why(&self) -> Option<&str> {
         self.broken.get().map(String::as_str)
+    }
+
+    /// How the child ended, if it ended without our signals: it had exited (or something else
+    /// killed it) by the time the session was closed, or it exited on stdin EOF.
+    pub(crate) fn exit_status(&self) -> Option<std::process::ExitStatus> {
+        self.exited.get().copied()
     }
 
     /// Close the child's stdin: the MCP way to ask a stdio server to exit.
@@ -840,6 +849,7 @@ pub(crate) fn share(
         next: AtomicU64::new(1),
         timer: Notify::new(),
         broken: OnceLock::new(),
+        exited: OnceLock::new(),
     });
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
@@ -1232,7 +1242,12 @@ impl SharedChild {
         let Some(child) = self.child.as_mut() else {
             return Ok(());
         };
-        if let Ok(Ok(_)) = tokio::time::timeout(EXIT_WAIT, child.wait()).await {
+        // A child that is gone already (it exited, or something killed it) is reaped at once;
+        // its status tells the supervisor why the session ended. One that exits on stdin EOF
+        // within the wait is recorded too: the session may have ended for another reason, but
+        // then nobody asks.
+        if let Ok(Ok(status)) = tokio::time::timeout(EXIT_WAIT, child.wait()).await {
+            let _ = self.link.exited.set(status);
             self.child = None;
             return Ok(());
         }
@@ -1546,6 +1561,7 @@ mod tests {
             next: AtomicU64::new(1),
             timer: Notify::new(),
             broken: OnceLock::new(),
+            exited: OnceLock::new(),
         })
     }
 

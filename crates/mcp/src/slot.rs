@@ -121,6 +121,11 @@ impl Slot {
         lock(&self.live).warnings = warnings;
     }
 
+    /// The raw call path of the live stdio session, if any.
+    pub(crate) fn raw_link(&self) -> Option<Arc<RawLink>> {
+        lock(&self.live).raw.clone()
+    }
+
     /// Forget the session's peer (it ended); calls now fail fast with `NotReady`.
     pub(crate) fn drop_peer(&self) {
         let mut live = lock(&self.live);

@@ -248,10 +248,16 @@ async fn run(
                 return End::Shutdown;
             }
             _ = suspect.notified() => {
+                let raw = slot.raw_link();
                 slot.drop_peer();
                 cancel.cancel();
-                close(slot, ended).await;
-                return End::Lost("a request found the connection closed".to_string());
+                let by_itself = close(slot, ended).await;
+                let detail = "a request found the connection closed".to_string();
+                // How a stdio child ended, unless it was our kill that ended it.
+                return End::Lost(match raw.and_then(|r| r.exit_status()).filter(|_| by_itself) {
+                    Some(status) => format!("{detail}: {}", describe_exit(status)),
+                    None => detail,
+                });
             }
             Some(kind) = changes.recv() => kind,
         };
@@ -309,11 +315,17 @@ async fn run(
 
 /// The session ended by itself: record it and describe why.
 fn lost(slot: &Slot, quit: Result<QuitReason, tokio::task::JoinError>) -> End {
+    // rmcp closed the transport before the session's task ended, so a stdio child that died
+    // (SIGKILL, a crash) has been reaped and its status is known.
+    let exited = slot.raw_link().and_then(|raw| raw.exit_status());
     slot.drop_peer();
     // The group may still hold grandchildren of a dead server; they have no session left.
     kill_group(slot.take_pid());
     let why = match quit {
-        Ok(QuitReason::Closed) => "the server closed the connection".to_string(),
+        Ok(QuitReason::Closed) => exited.map_or_else(
+            || "the server closed the connection".to_string(),
+            describe_exit,
+        ),
         Ok(QuitReason::Cancelled) => "the session was cancelled".to_string(),
         Ok(QuitReason::JoinError(e)) | Err(e) => format!("the session task failed: {e}"),
         Ok(_) => "the session ended".to_string(),
@@ -330,17 +342,34 @@ fn lost(slot: &Slot, quit: Result<QuitReason, tokio::task::JoinError>) -> End {
     })
 }
 
+/// How a stdio server's process ended, in words: its exit code, or the signal that killed it
+/// (a SIGKILL from outside, the OOM killer, a crash).
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt as _;
+    if let Some(code) = status.code() {
+        return format!("the server exited with status {code}");
+    }
+    match status.signal() {
+        Some(signal) => match Signal::try_from(signal) {
+            Ok(name) => format!("the server was killed by signal {signal} ({name})"),
+            Err(_) => format!("the server was killed by signal {signal}"),
+        },
+        None => format!("the server ended ({status})"),
+    }
+}
+
 /// Close a session we cancelled: give the server a moment to exit on stdin EOF, then kill its
-/// process group so no child outlives shutdown, and wait for rmcp to reap it.
-async fn close<F>(slot: &Slot, mut ended: std::pin::Pin<Box<F>>)
+/// process group so no child outlives shutdown, and wait for rmcp to reap it. True when the
+/// session ended within that moment, before any kill of ours.
+async fn close<F>(slot: &Slot, mut ended: std::pin::Pin<Box<F>>) -> bool
 where
     F: std::future::Future<Output = Result<QuitReason, tokio::task::JoinError>>,
 {
     let pid = slot.pid();
-    if tokio::time::timeout(SHUTDOWN_GRACE, &mut ended)
+    let by_itself = tokio::time::timeout(SHUTDOWN_GRACE, &mut ended)
         .await
-        .is_err()
-    {
+        .is_ok();
+    if !by_itself {
         kill_group(pid);
         if tokio::time::timeout(CLOSE_WAIT, &mut ended).await.is_err() {
             tracing::warn!(server = %slot.spec.name, "session did not finish closing");
@@ -352,6 +381,7 @@ where
     kill_group(pid);
     wait_group_gone(pid, GROUP_EXIT_WAIT).await;
     slot.set_pid(None);
+    by_itself
 }
 
 /// Mark the server failed. A server that never started is reported by whoever started it (the
