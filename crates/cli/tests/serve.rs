@@ -2187,7 +2187,7 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
         assert!(server["tools"].as_u64().unwrap_or(0) > 5, "{server}");
     }
 
-    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut c = LineClient::start(&setup, &[("RUST_LOG", "warn")], "2025-11-25");
     let r = c.call(1, "typed__echo", json!({"message": "over sse"}));
     assert_eq!(r["content"][0]["text"], json!("Echo: over sse"), "{r}");
     c.notes.clear();
@@ -2218,7 +2218,19 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
         assert!(Instant::now() < deadline, "no recovery within 30 s: {r}");
         std::thread::sleep(Duration::from_millis(300));
     }
-    c.finish();
+    // The broken event streams are reported, each naming its server (two share the URL).
+    let stderr = c.finish();
+    let broke: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("legacy SSE: the event stream broke"))
+        .collect();
+    assert!(!broke.is_empty(), "{stderr}");
+    for line in broke {
+        assert!(
+            line.contains("server=typed") || line.contains("server=plain"),
+            "{line}"
+        );
+    }
 }
 
 /// A config with server-everything only (`extra` TOML lines in its entry).

@@ -183,7 +183,7 @@ pub(crate) async fn connect<'h>(
             let mut legacy_failed = None;
             let started = match started {
                 Err(e) if refused_post(&e) => {
-                    match legacy_sse(fallback, http, url, headers).await {
+                    match legacy_sse(fallback, http, url, headers, &spec.name).await {
                         Ok(service) => {
                             tracing::info!(server = %spec.name, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
                             return Ok(Connected {
@@ -264,9 +264,10 @@ async fn legacy_sse(
     http: &reqwest::Client,
     url: &str,
     headers: &[(String, Secret)],
+    server: &str,
 ) -> Result<Service, String> {
     let headers = crate::legacy_sse::header_map(headers).map_err(|e| e.0)?;
-    let opened = crate::legacy_sse::open(http, url, headers)
+    let opened = crate::legacy_sse::open(http, url, headers, server)
         .await
         .map_err(|e| e.0)?;
     let transport =

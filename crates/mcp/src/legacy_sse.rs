@@ -8,6 +8,7 @@
 //! response for its id), and the session ends when the stream does, like a stdio server that
 //! exits, so the supervisor restarts it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt as _;
@@ -66,11 +67,12 @@ pub(crate) fn header_map(headers: &[(String, Secret)]) -> Result<HeaderMap, Open
 }
 
 /// Open the event stream at `url`, wait for its `endpoint` event, and start the reader and the
-/// poster.
+/// poster (whose log lines name `server`).
 pub(crate) async fn open(
     http: &reqwest::Client,
     url: &str,
     headers: HeaderMap,
+    server: &str,
 ) -> Result<Opened, OpenError> {
     let base = reqwest::Url::parse(url).map_err(|e| OpenError(format!("bad URL: {e}")))?;
     let response = http
@@ -138,7 +140,14 @@ pub(crate) async fn open(
     let stop = CancellationToken::new();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = fmpsc::unbounded();
-    tokio::spawn(read(events, in_tx.clone(), out_tx.clone(), stop.clone()));
+    let server: Arc<str> = Arc::from(server);
+    tokio::spawn(read(
+        events,
+        in_tx.clone(),
+        out_tx.clone(),
+        stop.clone(),
+        server.clone(),
+    ));
     tokio::spawn(post(
         http.clone(),
         endpoint,
@@ -146,6 +155,7 @@ pub(crate) async fn open(
         out_rx,
         in_tx,
         stop.clone(),
+        server,
     ));
     Ok(Opened {
         sink: out_tx,
@@ -164,11 +174,12 @@ async fn read(
     tx: mpsc::UnboundedSender<RxJsonRpcMessage<RoleClient>>,
     back: fmpsc::UnboundedSender<TxJsonRpcMessage<RoleClient>>,
     stop: CancellationToken,
+    server: Arc<str>,
 ) {
     let deliver = |line: &[u8]| match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line) {
         Ok(message) => tx.send(message).is_ok(),
         Err(e) => {
-            tracing::warn!("legacy SSE: a message event is not MCP ({e}); ignored");
+            tracing::warn!(%server, "legacy SSE: a message event is not MCP ({e}); ignored");
             true
         }
     };
@@ -197,11 +208,11 @@ async fn read(
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => {
-                tracing::warn!("legacy SSE: the event stream broke: {e}");
+                tracing::warn!(%server, "legacy SSE: the event stream broke: {e}");
                 break;
             }
             None => {
-                tracing::info!("legacy SSE: the server closed its event stream");
+                tracing::info!(%server, "legacy SSE: the server closed its event stream");
                 break;
             }
         }
@@ -219,6 +230,7 @@ async fn post(
     mut rx: fmpsc::UnboundedReceiver<TxJsonRpcMessage<RoleClient>>,
     answers: mpsc::UnboundedSender<RxJsonRpcMessage<RoleClient>>,
     stop: CancellationToken,
+    server: Arc<str>,
 ) {
     loop {
         let message = tokio::select! {
@@ -241,7 +253,7 @@ async fn post(
             Err(e) => Some(crate::connect::reqwest_detail(&e)),
         };
         let Some(why) = failure else { continue };
-        tracing::warn!("legacy SSE: {why}");
+        tracing::warn!(%server, "legacy SSE: {why}");
         if let JsonRpcMessage::Request(request) = &message {
             let error = JsonRpcMessage::Error(JsonRpcError {
                 jsonrpc: JsonRpcVersion2_0,
