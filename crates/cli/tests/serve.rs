@@ -2935,3 +2935,38 @@ fn a_killed_stdio_server_is_reported_with_the_signal_that_ended_it() {
         "{ended}\n{stderr}"
     );
 }
+
+/// A stdio server whose restarts keep failing warns once at the default level, then says it
+/// gave up; the attempts between are info (each printed a warning before, four in a row).
+#[test]
+fn failed_restarts_warn_once_and_then_give_up() {
+    let setup = Setup::new("");
+    let gate = setup.path("gate");
+    std::fs::write(&gate, "").unwrap();
+    // Starts once (taking the gate), serves for a second, then cannot start again.
+    let script = format!(
+        "[ -e {gate:?} ] || exit 3; rm {gate:?}; exec timeout 1 {exe:?} demo-server tickets",
+        gate = gate.display().to_string(),
+        exe = exe()
+    );
+    std::fs::write(
+        setup.config(),
+        format!(
+            "[servers.flaky]\ncommand = \"sh\"\nargs = [\"-c\", {}]\npin = \"off\"\n",
+            serde_json::to_string(&script).unwrap()
+        ),
+    )
+    .unwrap();
+    let http = HttpServe::start(&setup, &[], &[]);
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let log = loop {
+        let log = http.log.lock().unwrap().clone();
+        if log.contains("gave up after") {
+            break log;
+        }
+        assert!(Instant::now() < deadline, "never gave up:\n{log}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(log.matches("retrying").count(), 1, "{log}");
+    assert!(log.contains("restart failed; retrying with backoff"), "{log}");
+}

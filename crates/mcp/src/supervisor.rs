@@ -118,12 +118,14 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                     give_up(&shared, slot, reason, first.is_some());
                     break;
                 }
-                if !http || attempt < MAX_RESTARTS {
-                    tracing::warn!(server = %name, %reason, "server did not start; retrying");
-                } else if attempt == MAX_RESTARTS {
+                // One warning per outage at the default level (then one more when an HTTP
+                // server moves to the slow retry); the attempts between are info.
+                if attempt <= 1 {
+                    tracing::warn!(server = %name, %reason, "restart failed; retrying with backoff");
+                } else if http && attempt == MAX_RESTARTS {
                     tracing::warn!(server = %name, %reason, "server still down; retrying every {} s", HTTP_RETRY.as_secs());
                 } else {
-                    tracing::info!(server = %name, %reason, "server still down; retrying");
+                    tracing::info!(server = %name, %reason, attempt, "restart failed; retrying");
                 }
             }
             Ok((service, raw, catalog, warnings)) => {
