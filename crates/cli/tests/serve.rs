@@ -2968,5 +2968,8 @@ fn failed_restarts_warn_once_and_then_give_up() {
         std::thread::sleep(Duration::from_millis(200));
     };
     assert_eq!(log.matches("retrying").count(), 1, "{log}");
-    assert!(log.contains("restart failed; retrying with backoff"), "{log}");
+    assert!(
+        log.contains("restart failed; retrying with backoff"),
+        "{log}"
+    );
 }

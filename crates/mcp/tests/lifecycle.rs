@@ -893,11 +893,13 @@ fn legacy_sse_server() -> u16 {
                 }
                 let mut out = reader.get_ref().try_clone().unwrap();
                 if first.starts_with("GET /sse") {
+                    // Kept before the endpoint is named: the client POSTs as soon as it reads it.
+                    let mut stream = events.lock().unwrap();
                     let _ = write!(
                         out,
                         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\r\ndata: /msg?s=1\r\n\r\n"
                     );
-                    *events.lock().unwrap() = Some(out);
+                    *stream = Some(out);
                     return;
                 }
                 if !first.starts_with("POST /msg") {
