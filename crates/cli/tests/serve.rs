@@ -2943,9 +2943,9 @@ fn failed_restarts_warn_once_and_then_give_up() {
     let setup = Setup::new("");
     let gate = setup.path("gate");
     std::fs::write(&gate, "").unwrap();
-    // Starts once (taking the gate), serves for a second, then cannot start again.
+    // Starts once (taking the gate), serves for three seconds, then cannot start again.
     let script = format!(
-        "[ -e {gate:?} ] || exit 3; rm {gate:?}; exec timeout 1 {exe:?} demo-server tickets",
+        "[ -e {gate:?} ] || exit 3; rm {gate:?}; exec timeout 3 {exe:?} demo-server tickets",
         gate = gate.display().to_string(),
         exe = exe()
     );
