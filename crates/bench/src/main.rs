@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -125,9 +125,16 @@ async fn one_call(peer: &Peer<RoleClient>, tool: &str) -> anyhow::Result<Duratio
     };
     let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
     let start = Instant::now();
-    peer.send_request(ClientRequest::CallToolRequest(CallToolRequest::new(params)))
+    let answer = peer
+        .send_request(ClientRequest::CallToolRequest(CallToolRequest::new(params)))
         .await?;
-    Ok(start.elapsed())
+    let elapsed = start.elapsed();
+    // A gateway that lost its upstream may keep answering with error results: those are not
+    // calls served, so they stop the run instead of counting as fast ones.
+    match answer {
+        ServerResult::CallToolResult(r) if r.is_error != Some(true) => Ok(elapsed),
+        other => bail!("{tool}: not a successful tool result: {other:?}"),
+    }
 }
 
 async fn measure(t: &Target, calls: usize, concurrency: usize) -> anyhow::Result<Row> {
