@@ -1,0 +1,31 @@
+//! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments) or
+//! goose YAML, with `${VAR}` expansion.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use switchboard_host::Config;
+
+const NAMES: [&str; 5] = [
+    "switchboard.toml",
+    "mcp.json",
+    "config.yaml",
+    "config",
+    ".codex/config.toml",
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let path = Path::new("/project").join(NAMES[usize::from(first) % NAMES.len()]);
+    let env = |name: &str| (name.len() % 2 == 0).then(|| format!("value-of-{name}"));
+    if let Ok(config) = Config::parse(&path, text, &env) {
+        let _ = config.server_names().count();
+        let _ = config.with_profile("x");
+    }
+});
