@@ -146,16 +146,15 @@ pub(crate) async fn layer(
         }
         return response;
     }
-    if !enabled() || shortcut.gateway.expose != Expose::All {
-        return next.run(request).await;
-    }
     if request.method() != Method::POST
         || request.uri().path() != MCP_PATH
-        || !well_formed(request.headers(), &shortcut.hosts)
         || declared_length(request.headers()).is_some_and(|n| n > BODY_LIMIT)
     {
         return next.run(request).await;
     }
+    let passes = enabled()
+        && shortcut.gateway.expose == Expose::All
+        && well_formed(request.headers(), &shortcut.hosts);
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(bytes) => bytes,
@@ -170,6 +169,24 @@ pub(crate) async fn layer(
                 .into_response();
         }
     };
+    if !passes {
+        let response = next
+            .run(Request::from_parts(parts, Body::from(bytes.clone())))
+            .await;
+        return unreadable(response, &bytes).await;
+    }
+    let response = post(&shortcut, parts, bytes.clone(), next).await;
+    unreadable(response, &bytes).await
+}
+
+/// A POST rmcp would take as it is (see [`well_formed`]): answered here when it passes
+/// through, else by rmcp.
+async fn post(
+    shortcut: &Arc<Shortcut>,
+    parts: axum::http::request::Parts,
+    bytes: Bytes,
+    next: Next,
+) -> Response {
     let session = session_of(&parts.headers);
     match (parse(&bytes), session) {
         (Some(Kind::Initialize { plain }), None) => {
@@ -193,7 +210,7 @@ pub(crate) async fn layer(
                     .await
                     .unwrap_or(false) =>
         {
-            match answer(&shortcut, session, id, &params).await {
+            match answer(shortcut, session, id, &params).await {
                 Some(response) => response,
                 None => {
                     next.run(Request::from_parts(parts, Body::from(bytes)))
@@ -219,6 +236,36 @@ pub(crate) async fn layer(
                 .await
         }
     }
+}
+
+/// rmcp's answer to a POST whose body is not a JSON-RPC message it reads (a 415 with a line of
+/// text) made what the MCP Streamable HTTP transport asks for: a 400 whose body is the JSON-RPC
+/// error, -32700 Parse error or -32600 Invalid Request (with the request's id when it has one).
+/// rmcp never saw the message, so the session goes on. Any other response passes unchanged.
+async fn unreadable(response: Response, body: &Bytes) -> Response {
+    const REFUSED: &str = "fail to deserialize request body ";
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let (parts, text) = response.into_parts();
+    let text = match axum::body::to_bytes(text, 64 * 1024).await {
+        Ok(text) => text,
+        Err(_) => return Response::from_parts(parts, Body::empty()),
+    };
+    let Some(refused) = std::str::from_utf8(&text)
+        .ok()
+        .and_then(|t| t.strip_prefix(REFUSED))
+    else {
+        return Response::from_parts(parts, Body::from(text));
+    };
+    let error = crate::rpc_screen::answer(body, refused);
+    tracing::info!("a client POSTed what is not a JSON-RPC message: {error}");
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        error,
+    )
+        .into_response()
 }
 
 /// The body length a request declares.

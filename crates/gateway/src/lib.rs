@@ -14,6 +14,7 @@ pub mod handler;
 pub mod http;
 mod http_passthrough;
 mod passthrough;
+mod rpc_screen;
 pub mod static_server;
 mod stdio;
 pub mod view;

@@ -31,6 +31,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use crate::error::GatewayError;
 use crate::gateway::{Expose, Gateway};
 use crate::handler::GatewayHandler;
+use crate::rpc_screen::{self, Screened};
 use crate::view::Route;
 
 /// Room in the in-memory pipe between this reader and the rmcp session.
@@ -157,6 +158,12 @@ async fn write_line<W: AsyncWrite + Unpin>(out: &Out<W>, line: &[u8]) -> std::io
     w.flush().await
 }
 
+/// A line without its newline (`\n` or `\r\n`).
+fn without_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
 /// What the thread reading the client's lines holds.
 struct Reader<W> {
     calls: Calls<W>,
@@ -176,6 +183,20 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Reader<W> {
         while let Some(line) = lines.next() {
             if on && drive(&runtime, self.calls.take(line)) {
                 continue;
+            }
+            // A line rmcp's session cannot read is answered here, as JSON-RPC says (rmcp
+            // drops one that is not JSON, and answers the others under no id).
+            match rpc_screen::screen(without_newline(line)) {
+                Screened::Fine => {}
+                Screened::Blank => continue,
+                Screened::Answer(error) => {
+                    tracing::info!("the client sent what is not a JSON-RPC message: {error}");
+                    let answer = format!("{error}\n");
+                    if drive(&runtime, write_line(&self.calls.out, answer.as_bytes())).is_err() {
+                        break;
+                    }
+                    continue;
+                }
             }
             if drive(&runtime, self.to_rmcp.write_all(line)).is_err() {
                 break;

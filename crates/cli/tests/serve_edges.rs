@@ -1,0 +1,420 @@
+//! End-to-end tests of `switchboard serve` at the edges a demanding client reaches: lines and
+//! POST bodies that are not JSON-RPC, reloads that rename a server's resources, a search model
+//! installed while serve runs. Real subprocesses: serve and the embedded demo servers.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_switchboard")
+}
+
+/// A temp dir with a config naming the two demo servers (and `extra` TOML after them).
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(extra: &str) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let setup = Setup { dir };
+        setup.write(extra);
+        setup
+    }
+
+    /// Write the config: the two demo servers, then `extra`.
+    fn write(&self, extra: &str) {
+        let config = format!(
+            "[servers.tickets]\ncommand = {exe:?}\nargs = [\"demo-server\", \"tickets\"]\npin = \"off\"\n\n[servers.docs]\ncommand = {exe:?}\nargs = [\"demo-server\", \"docs\"]\npin = \"off\"\n{extra}\n",
+            exe = exe()
+        );
+        std::fs::write(self.path("switchboard.toml"), config).unwrap();
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, flags: &[&str]) -> Command {
+        let mut c = Command::new(exe());
+        c.arg("--config")
+            .arg(self.path("switchboard.toml"))
+            .arg("serve")
+            .arg("--pins")
+            .arg(self.path("pins.sqlite"))
+            .args(flags)
+            .current_dir(self.dir.path())
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.path("no-user-config"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env_remove("SWITCHBOARD_MODEL_DIR")
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1");
+        c
+    }
+}
+
+/// A client that writes lines to `serve`'s stdin by hand and reads its stdout as JSON lines.
+struct LineClient {
+    child: Child,
+    stdin: ChildStdin,
+    lines: std::sync::mpsc::Receiver<Value>,
+    /// Notifications read while waiting for responses.
+    notes: Vec<Value>,
+    /// serve's stderr, as it comes.
+    _log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl LineClient {
+    fn start(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
+        let mut cmd = setup.command(flags);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("serve wrote a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let log = drain(child.stderr.take().unwrap());
+        let mut client = LineClient {
+            child,
+            stdin,
+            lines,
+            notes: Vec::new(),
+            _log: log,
+        };
+        let init = client.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn next(&mut self, what: &str) -> Value {
+        self.lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("nothing from serve within 60 s ({what})"))
+    }
+
+    /// The response to `id`, keeping notifications read on the way.
+    fn response(&mut self, id: Value) -> Value {
+        loop {
+            let message = self.next(&format!("waiting for the answer to {id}"));
+            if message.get("method").is_some() {
+                self.notes.push(message);
+                continue;
+            }
+            assert_eq!(message["id"], id, "another answer came first: {message}");
+            return message;
+        }
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.response(json!(id))
+    }
+}
+
+impl Drop for LineClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Read a child's stderr on a thread, kept as it comes.
+fn drain(stderr: impl Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        let mut stderr = BufReader::new(stderr);
+        let mut line = String::new();
+        while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+            sink.lock().unwrap().push_str(&line);
+            line.clear();
+        }
+    });
+    log
+}
+
+/// The JSON-RPC error a client gets for lines that are not messages: each answer's code, id
+/// and message start.
+fn check_error(answer: &Value, code: i64, id: Value, what: &str) {
+    assert_eq!(answer["jsonrpc"], json!("2.0"), "{what}: {answer}");
+    assert_eq!(answer["error"]["code"], json!(code), "{what}: {answer}");
+    assert_eq!(answer["id"], id, "{what}: {answer}");
+    let start = if code == -32700 {
+        "Parse error"
+    } else {
+        "Invalid Request"
+    };
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with(start), "{what}: {answer}");
+}
+
+/// A line that is not JSON gets -32700 Parse error under a null id, and JSON that is not a
+/// JSON-RPC message gets -32600 Invalid Request under its id when one can be read, on stdio
+/// with and without the pass-through; the session goes on working after each (before, the
+/// first was dropped without a word and the others were answered under no id at all).
+#[test]
+fn lines_that_are_not_json_rpc_get_json_rpc_errors_and_the_session_goes_on() {
+    let setup = Setup::new("");
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let mut c = LineClient::start(&setup, env, &[]);
+        let what = format!("{env:?}");
+        c.send_raw("this is not json");
+        let a = c.next(&what);
+        check_error(&a, -32700, Value::Null, &what);
+        c.send_raw("");
+        c.send_raw(r#"{"id":7,"method":"ping"}"#);
+        check_error(&c.response(json!(7)), -32600, json!(7), &what);
+        c.send_raw(r#"{"jsonrpc":"2.0","id":"t","method":"tools/list","params":[1]}"#);
+        check_error(&c.response(json!("t")), -32600, json!("t"), &what);
+        c.send_raw(r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#);
+        check_error(&c.next(&what), -32600, Value::Null, &what);
+        c.send_raw(r#"{"jsonrpc":"2.0","id":"cut","method":"ping""#);
+        check_error(&c.next(&what), -32700, Value::Null, &what);
+        // The session goes on: calls, on whichever path, and lists.
+        let r = c.request(
+            1,
+            "tools/call",
+            json!({"name": "tickets__search", "arguments": {"query": "sso"}}),
+        );
+        assert!(r.to_string().contains("T-1001"), "{what}: {r}");
+        let r = c.request(2, "tools/list", json!({}));
+        assert!(r["result"]["tools"].as_array().is_some(), "{what}: {r}");
+    }
+}
+
+/// `serve --http`, started on a free port.
+struct HttpServe {
+    child: Child,
+    authority: String,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl HttpServe {
+    fn start(setup: &Setup, flags: &[&str]) -> HttpServe {
+        let mut args = vec!["--http", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
+        let mut child = setup
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        let url = loop {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).unwrap() == 0 {
+                let _ = child.kill();
+                panic!("serve --http did not print its URL; stderr:\n{seen}");
+            }
+            if let Some(url) = line.trim().strip_prefix("switchboard serve: listening on ") {
+                break url.to_string();
+            }
+            seen.push_str(&line);
+        };
+        let log = drain(stderr);
+        let authority = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string();
+        HttpServe {
+            child,
+            authority,
+            log,
+        }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What one POST got: status, content type, session id, and the body (a JSON value, or the
+/// data of each event of an event stream).
+struct Posted {
+    status: u16,
+    content_type: String,
+    session: Option<String>,
+    messages: Vec<Value>,
+}
+
+/// One POST of `body` as it is, on a fresh connection, read to its end.
+fn post(authority: &str, session: Option<&str>, body: &str, extra: &str) -> Posted {
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n{extra}",
+        body.len()
+    );
+    if let Some(s) = session {
+        req.push_str(&format!(
+            "Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+        ));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    let mut stream = TcpStream::connect(authority).unwrap();
+    stream.write_all(req.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, mut payload) = text
+        .split_once("\r\n\r\n")
+        .map(|(h, b)| (h.to_string(), b.to_string()))
+        .unwrap_or_else(|| panic!("no end of headers in {text:?}"));
+    let status = head[9..12].parse().unwrap();
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        let mut plain = String::new();
+        let mut rest = payload.as_str();
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            plain.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+        payload = plain;
+    }
+    let content_type = header("content-type").unwrap_or_default();
+    let messages = if content_type.starts_with("text/event-stream") {
+        payload
+            .split("\n\n")
+            .filter_map(|event| {
+                let data: Vec<&str> = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim)
+                    .collect();
+                serde_json::from_str(&data.join("\n")).ok()
+            })
+            .collect()
+    } else {
+        serde_json::from_str(&payload).into_iter().collect()
+    };
+    Posted {
+        status,
+        content_type,
+        session: header("mcp-session-id"),
+        messages,
+    }
+}
+
+/// A POST body that is not JSON gets 400 with a -32700 JSON-RPC error as its body, one that is
+/// JSON but no JSON-RPC message gets 400 with -32600 under its id, in a session, outside one,
+/// from a browser page the gateway allows, and in front of the facade; the session goes on
+/// (before: 415 and a line of text).
+#[test]
+fn posts_that_are_not_json_rpc_get_400_with_a_json_rpc_error_and_the_session_goes_on() {
+    let setup = Setup::new("");
+    for flags in [&[][..], &["--expose", "facade"][..]] {
+        let http = HttpServe::start(&setup, flags);
+        let a = &http.authority;
+        let what = format!("{flags:?}");
+        let init = post(
+            a,
+            None,
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "by-hand", "version": "0"}}})
+            .to_string(),
+            "",
+        );
+        assert_eq!(init.status, 200, "{what}: {:?}", init.messages);
+        let session = init.session.expect("no session id");
+        let s = Some(session.as_str());
+        let ack = post(
+            a,
+            s,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "",
+        );
+        assert_eq!(ack.status, 202, "{what}");
+        for (session, body, extra, code, id) in [
+            (s, "this is not json", "", -32700, Value::Null),
+            (None, "this is not json", "", -32700, Value::Null),
+            (
+                s,
+                "{\"jsonrpc\":",
+                "Origin: http://localhost:5173\r\n",
+                -32700,
+                Value::Null,
+            ),
+            (s, r#"{"id":7,"method":"ping"}"#, "", -32600, json!(7)),
+            (s, r#"[1,2]"#, "", -32600, Value::Null),
+        ] {
+            let r = post(a, session, body, extra);
+            let what = format!("{what} {body} {extra}");
+            assert_eq!(r.status, 400, "{what}: {:?}", r.messages);
+            assert!(
+                r.content_type.starts_with("application/json"),
+                "{what}: {}",
+                r.content_type
+            );
+            assert_eq!(r.messages.len(), 1, "{what}");
+            check_error(&r.messages[0], code, id, &what);
+        }
+        let r = post(
+            a,
+            s,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+            "",
+        );
+        assert_eq!(r.status, 200, "{what}: {:?}", r.messages);
+        assert!(
+            r.messages.iter().any(|m| m["id"] == json!(3)
+                && m["result"]["tools"]
+                    .as_array()
+                    .is_some_and(|t| !t.is_empty())),
+            "{what}: {:?}",
+            r.messages
+        );
+        let _ = &http.log;
+    }
+}
