@@ -142,16 +142,25 @@ async fn status(
     options: &OAuthOptions,
     server: Option<String>,
 ) -> anyhow::Result<ExitCode> {
-    let targets: Vec<(String, String)> = match server {
+    // (name, URL, whether the entry is of the legacy HTTP+SSE transport, which has no OAuth)
+    let targets: Vec<(String, String, bool)> = match server {
         Some(s) => {
             let (name, url, _) = resolve(global, &s)?;
-            vec![(name, url)]
+            let legacy = !s.starts_with("http://")
+                && !s.starts_with("https://")
+                && source::load_config(global)?
+                    .servers
+                    .iter()
+                    .any(|e| e.name() == s && e.legacy_sse);
+            vec![(name, url, legacy)]
         }
         None => source::load_config(global)?
             .servers
             .iter()
             .filter_map(|s| match &s.spec.transport {
-                TransportSpec::Http { url, .. } => Some((s.name().to_string(), url.clone())),
+                TransportSpec::Http { url, .. } => {
+                    Some((s.name().to_string(), url.clone(), s.legacy_sse))
+                }
                 TransportSpec::Stdio { .. } => None,
             })
             .collect(),
@@ -161,20 +170,27 @@ async fn status(
         .map_or(0, |d| d.as_secs());
     let mut rows = Vec::new();
     let mut items = Vec::new();
-    for (name, url) in targets {
+    for (name, url, legacy) in targets {
+        if legacy {
+            // The legacy transport sends the configured headers and nothing else: no OAuth is
+            // ever tried, so "not logged in" would send the user to `auth login` for nothing.
+            items.push(json!({
+                "server": name, "url": redact_url(&url), "transport": "sse", "oauth": false,
+                "logged_in": false, "state": "legacy SSE: no OAuth",
+            }));
+            rows.push(vec![
+                name,
+                redact_url(&url),
+                "legacy SSE: no OAuth".to_string(),
+                String::new(),
+            ]);
+            continue;
+        }
         let stored = auth::stored_login(&url, options).await?;
         let expires = stored.as_ref().and_then(|s| {
             let left = (s.received_at? + s.expires_in?) as i64 - now as i64;
             Some(left)
         });
-        items.push(json!({
-            "server": name, "url": redact_url(&url), "logged_in": stored.as_ref().is_some_and(|s| s.has_token),
-            "client_id": stored.as_ref().map(|s| &s.client_id),
-            "scopes": stored.as_ref().map(|s| &s.scopes),
-            "can_refresh": stored.as_ref().is_some_and(|s| s.can_refresh),
-            "expires_in_s": expires,
-            "path": stored.as_ref().and_then(|s| s.path.clone()),
-        }));
         let state = match &stored {
             Some(s) if s.has_token => match expires {
                 Some(left) if left <= 0 && s.can_refresh => "expired (will refresh)".to_string(),
@@ -184,6 +200,16 @@ async fn status(
             },
             _ => "not logged in".to_string(),
         };
+        items.push(json!({
+            "server": name, "url": redact_url(&url), "transport": "http", "oauth": true,
+            "logged_in": stored.as_ref().is_some_and(|s| s.has_token),
+            "client_id": stored.as_ref().map(|s| &s.client_id),
+            "scopes": stored.as_ref().map(|s| &s.scopes),
+            "can_refresh": stored.as_ref().is_some_and(|s| s.can_refresh),
+            "expires_in_s": expires,
+            "path": stored.as_ref().and_then(|s| s.path.clone()),
+            "state": state,
+        }));
         let scopes = stored.map(|s| s.scopes.join(" ")).unwrap_or_default();
         rows.push(vec![name, redact_url(&url), state, scopes]);
     }

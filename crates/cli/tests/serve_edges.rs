@@ -1,6 +1,7 @@
-//! End-to-end tests of `switchboard serve` at the edges a demanding client reaches: lines and
-//! POST bodies that are not JSON-RPC, reloads that rename a server's resources, a search model
-//! installed while serve runs. Real subprocesses: serve and the embedded demo servers.
+//! End-to-end tests of `switchboard serve` (and `auth status`) at the edges a demanding user
+//! reaches: lines and POST bodies that are not JSON-RPC, a legacy SSE entry in `auth status`,
+//! reloads that rename a server's resources, a search model installed while serve runs. Real
+//! subprocesses: serve and the embedded demo servers.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -417,4 +418,69 @@ fn posts_that_are_not_json_rpc_get_400_with_a_json_rpc_error_and_the_session_goe
         );
         let _ = &http.log;
     }
+}
+
+/// `auth status` says a `type = "sse"` entry (the legacy HTTP+SSE transport, where OAuth is
+/// never tried) is "legacy SSE: no OAuth", in text and `--json`, listed or named; a Streamable
+/// HTTP entry is still "not logged in" (before, both were "not logged in").
+#[test]
+fn auth_status_says_a_legacy_sse_server_has_no_oauth() {
+    let setup = Setup::new("");
+    std::fs::write(
+        setup.path("switchboard.toml"),
+        "[servers.old]\ntype = \"sse\"\nurl = \"http://127.0.0.1:9/sse\"\n\n[servers.new]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    )
+    .unwrap();
+    let auth = |args: &[&str]| {
+        let out = Command::new(exe())
+            .arg("--config")
+            .arg(setup.path("switchboard.toml"))
+            .args(args)
+            .arg("--token-dir")
+            .arg(setup.path("tokens"))
+            .env("HOME", setup.dir.path())
+            .env("XDG_DATA_HOME", setup.path("data"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let text = auth(&["auth", "status"]);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .to_string()
+    };
+    assert!(line("old").contains("legacy SSE: no OAuth"), "{text}");
+    assert!(!line("old").contains("not logged in"), "{text}");
+    assert!(line("new").contains("not logged in"), "{text}");
+
+    let json: Value = serde_json::from_str(&auth(&["--json", "auth", "status"])).unwrap();
+    let entry = |name: &str| {
+        json["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["server"] == json!(name))
+            .unwrap_or_else(|| panic!("no {name} in {json}"))
+            .clone()
+    };
+    let old = entry("old");
+    assert_eq!(old["transport"], json!("sse"), "{old}");
+    assert_eq!(old["oauth"], json!(false), "{old}");
+    assert_eq!(old["state"], json!("legacy SSE: no OAuth"), "{old}");
+    let new = entry("new");
+    assert_eq!(new["transport"], json!("http"), "{new}");
+    assert_eq!(new["oauth"], json!(true), "{new}");
+    assert_eq!(new["state"], json!("not logged in"), "{new}");
+
+    let named = auth(&["auth", "status", "old"]);
+    assert!(named.contains("legacy SSE: no OAuth"), "{named}");
 }

@@ -508,6 +508,7 @@ mod tests {
             tool_overrides: BTreeMap::new(),
             max_result_tokens: None,
             oauth: None,
+            legacy_sse: false,
         }
     }
 

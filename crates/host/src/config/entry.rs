@@ -495,6 +495,7 @@ pub fn validate(
         pin: raw.pin.unwrap_or_default(),
         tool_overrides: raw.tool,
         max_result_tokens: raw.max_result_tokens,
+        legacy_sse: kind.as_deref() == Some("sse"),
     }))
 }
 

@@ -61,6 +61,9 @@ pub struct ServerConfig {
     pub max_result_tokens: Option<u32>,
     /// The server's own OAuth client (`[servers.NAME.oauth]`, `"oauth"` in `.mcp.json`).
     pub oauth: Option<switchboard_mcp::ServerOAuth>,
+    /// The entry says `type = "sse"`: a server of the legacy HTTP+SSE transport, which has no
+    /// OAuth (its URL is still tried with Streamable HTTP first, as every HTTP entry's is).
+    pub legacy_sse: bool,
 }
 
 impl ServerConfig {
@@ -245,6 +248,7 @@ impl Config {
                 tool_overrides: BTreeMap::new(),
                 max_result_tokens: None,
                 oauth: None,
+                legacy_sse: false,
             })
             .collect();
         Config {

@@ -231,6 +231,7 @@ fn legacy_sse_entries_are_http_and_unknown_types_are_explained() {
         "{:?}",
         old.spec.transport
     );
+    assert!(old.legacy_sse, "type \"sse\" is remembered");
     assert!(reason(&c, "weird").contains("unknown type \"grpc\""));
 }
 
