@@ -7,9 +7,10 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use switchboard_test_support::peers::{node, repo_root};
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -68,11 +69,25 @@ struct LineClient {
     /// Notifications read while waiting for responses.
     notes: Vec<Value>,
     /// serve's stderr, as it comes.
-    _log: std::sync::Arc<std::sync::Mutex<String>>,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl LineClient {
+    /// serve, initialized as a 2025-11-25 client that takes no upcalls.
     fn start(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
+        let mut client = Self::spawn(setup, env, flags);
+        let init = client.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client
+    }
+
+    /// serve, with nothing sent yet (a stateless 2026-07-28 client sends no `initialize`).
+    fn spawn(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
         let mut cmd = setup.command(flags);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -96,21 +111,13 @@ impl LineClient {
             }
         });
         let log = drain(child.stderr.take().unwrap());
-        let mut client = LineClient {
+        LineClient {
             child,
             stdin,
             lines,
             notes: Vec::new(),
-            _log: log,
-        };
-        let init = client.request(
-            0,
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        client
+            log,
+        }
     }
 
     fn send_raw(&mut self, line: &str) {
@@ -142,6 +149,26 @@ impl LineClient {
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );
         self.response(json!(id))
+    }
+
+    /// The first notification (read already or within 60 s) that `wanted` picks, taken out of
+    /// the notes.
+    fn await_note(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(i) = self.notes.iter().position(&wanted) {
+                return self.notes.remove(i);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: not seen within 60 s; notes: {:?}\nstderr:\n{}",
+                self.notes,
+                self.log.lock().unwrap()
+            );
+            if let Ok(m) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                self.notes.push(m);
+            }
+        }
     }
 }
 
@@ -483,4 +510,125 @@ fn auth_status_says_a_legacy_sse_server_has_no_oauth() {
 
     let named = auth(&["auth", "status", "old"]);
     assert!(named.contains("legacy SSE: no OAuth"), "{named}");
+}
+
+/// A config of one server, the fixture `resource-server.mjs` (one resource, `note://one`,
+/// whose updates its tool `touch` sends), under `alias`.
+fn notes_as(setup: &Setup, alias: &str) {
+    let node = serde_json::to_string(&node()).unwrap();
+    let fixture = serde_json::to_string(
+        &repo_root()
+            .join("crates/cli/tests/fixtures/resource-server.mjs")
+            .to_string_lossy(),
+    )
+    .unwrap();
+    std::fs::write(
+        setup.path("switchboard.toml"),
+        format!("[servers.notes]\ncommand = {node}\nargs = [{fixture}]\npin = \"off\"\nalias = {alias:?}\n"),
+    )
+    .unwrap();
+}
+
+fn is_update_of(uri: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |n: &Value| {
+        n["method"] == json!("notifications/resources/updated") && n["params"]["uri"] == json!(uri)
+    }
+}
+
+/// A reload that changes a server's `alias` changes its resources' public URIs. MCP has no way
+/// to move a subscription, so its subscriber is told: a 2025-11-25 client gets
+/// `notifications/resources/list_changed` and a `warning` log message naming the old URI and
+/// the new one, and can subscribe to the new one; a 2026-07-28 listen stream on the old URI
+/// ends, so its client listens again. The server keeps running (an alias is not its entry).
+/// A reload that removes the server tells the subscribers the same way.
+/// Before, updates went on under the new URI, which nobody had subscribed to: the subscriber
+/// heard nothing at all.
+#[test]
+fn a_reload_that_changes_an_alias_tells_the_subscribers_of_the_old_uris() {
+    const OLD: &str = "switchboard://n1/note://one";
+    const NEW: &str = "switchboard://n2/note://one";
+    let setup = Setup::new("");
+    notes_as(&setup, "n1");
+    let mut c = LineClient::start(&setup, &[], &[]);
+    let r = c.request(1, "resources/subscribe", json!({"uri": OLD}));
+    assert!(r.get("result").is_some(), "{r}");
+    let r = c.request(
+        2,
+        "tools/call",
+        json!({"name": "n1__touch", "arguments": {}}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    c.await_note("the update before the reload", is_update_of(OLD));
+
+    notes_as(&setup, "n2");
+    let told = c.await_note("the warning", |n| {
+        n["method"] == json!("notifications/message") && n.to_string().contains(OLD)
+    });
+    assert_eq!(told["params"]["level"], json!("warning"), "{told}");
+    assert!(told.to_string().contains(NEW), "{told}");
+    c.await_note("list_changed", |n| {
+        n["method"] == json!("notifications/resources/list_changed")
+    });
+    // Subscribed again under the new URI, the client gets the updates there, and none under
+    // the old one.
+    let r = c.request(3, "resources/subscribe", json!({"uri": NEW}));
+    assert!(r.get("result").is_some(), "{r}");
+    let r = c.request(
+        4,
+        "tools/call",
+        json!({"name": "n2__touch", "arguments": {}}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    c.await_note("the update after the reload", is_update_of(NEW));
+    assert!(
+        !c.notes.iter().any(is_update_of(OLD)),
+        "an update under the old URI: {:?}",
+        c.notes
+    );
+    // A reload that removes the server tells its subscribers too.
+    setup.write("");
+    let told = c.await_note("the warning of the removal", |n| {
+        n["method"] == json!("notifications/message") && n.to_string().contains(NEW)
+    });
+    assert!(told.to_string().contains("removed server notes"), "{told}");
+    drop(c);
+
+    // A stateless client's listen stream.
+    let setup = Setup::new("");
+    notes_as(&setup, "n1");
+    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "lines", "version": "0"}
+    });
+    let listen = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": [OLD]}
+        }})
+        .to_string()
+    };
+    c.send_raw(&listen(1));
+    let ack = c.await_note("the stream's acknowledgement", |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+    });
+    assert!(ack.to_string().contains(OLD), "{ack}");
+    notes_as(&setup, "n2");
+    let ended = c.response(json!(1));
+    assert!(
+        ended.get("result").is_some(),
+        "the stream ends gracefully: {ended}"
+    );
+    // Listening again: the old URI is no longer accepted.
+    c.send_raw(&listen(2));
+    let ack = c.await_note("the second acknowledgement", |n| {
+        n["method"] == json!("notifications/subscriptions/acknowledged")
+            && n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == json!(2)
+    });
+    assert!(!ack.to_string().contains(OLD), "{ack}");
+    let stderr = c.log.lock().unwrap().clone();
+    assert!(
+        stderr.contains("changed the resource's public URI"),
+        "{stderr}"
+    );
 }

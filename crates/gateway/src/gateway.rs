@@ -183,6 +183,9 @@ pub struct Gateway {
     /// The upstream subscriptions made for clients and streams: public URI -> (server, the
     /// server's URI). Made again when the server's session is new (a restart, a reload).
     upstream_subscriptions: Mutex<HashMap<String, (String, String)>>,
+    /// Subscriptions a reload left under public URIs that no longer exist (an alias changed, a
+    /// server was removed), whose subscribers are told after the next rebuild.
+    moved: Mutex<Vec<Moved>>,
     /// Stateless requests in flight that asked for log messages.
     log_taps: Mutex<Vec<LogTap>>,
     /// The level each upstream server was last set to (rank), so a stateless request that asks
@@ -230,6 +233,7 @@ impl Gateway {
             listeners: Mutex::new(Vec::new()),
             next_listener: AtomicU64::new(0),
             upstream_subscriptions: Mutex::new(HashMap::new()),
+            moved: Mutex::new(Vec::new()),
             log_taps: Mutex::new(Vec::new()),
             upstream_levels: Mutex::new(HashMap::new()),
             ready,
@@ -299,7 +303,11 @@ impl Gateway {
     /// search model, instructions) stay as they were at the start.
     pub fn reconfigure(&self, config: &Config) -> Reconfigured {
         let table = Arc::new(ServerTable::new(&config.servers));
-        *self.servers.write().unwrap_or_else(|e| e.into_inner()) = table;
+        let old = std::mem::replace(
+            &mut *self.servers.write().unwrap_or_else(|e| e.into_inner()),
+            table.clone(),
+        );
+        self.note_moved(&old, &table);
         *self.disabled.write().unwrap_or_else(|e| e.into_inner()) = disabled(config);
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         let outcome = self.sessions.reconfigure(specs);
@@ -783,6 +791,7 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
             tracing::info!(tools, resources, prompts, "gateway view changed");
             g.notify(tools, resources, prompts).await;
         }
+        g.tell_moved(resources).await;
     }
 }
 
@@ -871,6 +880,106 @@ async fn relay_events(
                 tokio::spawn(async move { g.server_back(&server).await });
             }
             _ => {}
+        }
+    }
+}
+
+/// A subscription whose public URI a reload took away.
+struct Moved {
+    /// The public URI clients subscribed to.
+    public: String,
+    /// Its server (by config name) and the server's own URI.
+    server: String,
+    uri: String,
+    /// The resource's public URI now; `None` when the reload removed its server.
+    now: Option<String>,
+}
+
+impl Gateway {
+    /// After a reload: find the upstream subscriptions whose public URI is no longer the one
+    /// their server's resource has (its `alias` changed) or whose server is gone, and set them
+    /// aside for [`Self::tell_moved`]. A subscription is to a URI, and MCP has no way to move
+    /// one: updates under a URI the client never subscribed to would not be read as its, so
+    /// the client is told instead (as when a restarted server stops taking subscriptions).
+    fn note_moved(&self, old: &ServerTable, new: &ServerTable) {
+        let mut held = lock(&self.upstream_subscriptions);
+        let mut moved = Vec::new();
+        held.retain(|public, (server, uri)| {
+            let now = new.get(server).map(|c| view::public_uri(c, uri));
+            if now.as_deref() == Some(public.as_str()) || old.get(server).is_none() {
+                return true;
+            }
+            moved.push(Moved {
+                public: public.clone(),
+                server: server.clone(),
+                uri: uri.clone(),
+                now,
+            });
+            false
+        });
+        drop(held);
+        lock(&self.moved).extend(moved);
+    }
+
+    /// Tell the subscribers of what [`Self::note_moved`] set aside: a connected client gets a
+    /// `notifications/resources/list_changed` (unless the rebuild just sent one) and a
+    /// `warning` log message naming the old URI and the new one; a listen stream ends, so its
+    /// client listens again and is told what is accepted now. The upstream subscription is
+    /// dropped unless a client already wants the resource under its new URI.
+    async fn tell_moved(&self, list_changed_sent: bool) {
+        let moved = std::mem::take(&mut *lock(&self.moved));
+        if moved.is_empty() {
+            return;
+        }
+        let clients = self.live_clients();
+        let mut told: Vec<Arc<Client>> = Vec::new();
+        for m in &moved {
+            let why = match &m.now {
+                Some(now) => {
+                    tracing::warn!(server = %m.server, old = %m.public, new = %now, "a reload changed the resource's public URI; its subscribers are told to subscribe again");
+                    format!(
+                        "{} is now {now}: a config reload changed the alias of server {}. Subscribe to {now} for its updates; none will come under the old URI",
+                        m.public, m.server
+                    )
+                }
+                None => {
+                    tracing::warn!(server = %m.server, uri = %m.public, "a reload removed the resource's server; its subscribers are told");
+                    format!(
+                        "{}: a config reload removed server {}; no more updates of it will come",
+                        m.public, m.server
+                    )
+                }
+            };
+            for (peer, c) in &clients {
+                if !c.unsubscribe(&m.public) {
+                    continue;
+                }
+                if !list_changed_sent && !told.iter().any(|t| Arc::ptr_eq(t, c)) {
+                    let _ = peer.notify_resource_list_changed().await;
+                    told.push(c.clone());
+                }
+                let params = client::tag_logger(
+                    serde_json::json!({"level": "warning", "data": why}),
+                    "switchboard",
+                );
+                if c.wants_log(&params)
+                    && let Ok(message) =
+                        serde_json::from_value::<LoggingMessageNotificationParam>(params)
+                {
+                    let _ = peer.notify_logging_message(message).await;
+                }
+            }
+            for l in lock(&self.listeners).iter() {
+                if listens_to(&l.sink, &m.public) {
+                    l.end.cancel();
+                }
+            }
+            let Some(now) = &m.now else { continue };
+            if self.subscribed_elsewhere(now, None) {
+                self.subscribed_upstream(now, &m.server, &m.uri);
+            } else if !self.held_upstream(now) {
+                let _ = self.sessions.unsubscribe(&m.server, &m.uri).await;
+            }
         }
     }
 }
