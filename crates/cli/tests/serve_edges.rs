@@ -613,6 +613,27 @@ fn a_reload_that_changes_an_alias_tells_the_subscribers_of_the_old_uris() {
         n["method"] == json!("notifications/subscriptions/acknowledged")
     });
     assert!(ack.to_string().contains(OLD), "{ack}");
+    // Touched until an update comes on the stream: its upstream subscription is made then (the
+    // acknowledgement comes first).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for id in 10.. {
+        let touch = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "n1__touch", "arguments": {}, "_meta": meta}});
+        c.send_raw(&touch.to_string());
+        let r = c.response(json!(id));
+        assert!(r.get("result").is_some(), "{r}");
+        if let Ok(m) = c.lines.recv_timeout(Duration::from_millis(500)) {
+            c.notes.push(m);
+        }
+        if c.notes.iter().any(is_update_of(OLD)) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no update on the stream: {:?}",
+            c.notes
+        );
+    }
     notes_as(&setup, "n2");
     let ended = c.response(json!(1));
     assert!(

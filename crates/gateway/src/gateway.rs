@@ -931,6 +931,16 @@ impl Gateway {
         if moved.is_empty() {
             return;
         }
+        // Upstream first: a client told below may subscribe to the new URI at once, and its
+        // subscription must not meet this one's unsubscribe upstream.
+        for m in &moved {
+            let Some(now) = &m.now else { continue };
+            if self.subscribed_elsewhere(now, None) {
+                self.subscribed_upstream(now, &m.server, &m.uri);
+            } else if !self.held_upstream(now) {
+                let _ = self.sessions.unsubscribe(&m.server, &m.uri).await;
+            }
+        }
         let clients = self.live_clients();
         let mut told: Vec<Arc<Client>> = Vec::new();
         for m in &moved {
@@ -973,12 +983,6 @@ impl Gateway {
                 if listens_to(&l.sink, &m.public) {
                     l.end.cancel();
                 }
-            }
-            let Some(now) = &m.now else { continue };
-            if self.subscribed_elsewhere(now, None) {
-                self.subscribed_upstream(now, &m.server, &m.uri);
-            } else if !self.held_upstream(now) {
-                let _ = self.sessions.unsubscribe(&m.server, &m.uri).await;
             }
         }
     }
