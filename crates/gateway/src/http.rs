@@ -84,12 +84,17 @@ impl HttpServer {
             .enforce_origin_validation()
             .with_cancellation_token(stop.child_token());
         let sessions = Arc::new(LocalSessionManager::default());
+        let shortcut = Arc::new(Shortcut::new(
+            gateway.clone(),
+            sessions.clone(),
+            hosts.clone(),
+        ));
         let health = Arc::new(Health {
             gateway: gateway.clone(),
-            hosts: hosts.clone(),
+            hosts,
             token: options.token.clone(),
+            shortcut: shortcut.clone(),
         });
-        let shortcut = Arc::new(Shortcut::new(gateway.clone(), sessions.clone(), hosts));
         let service = StreamableHttpService::new(
             move || Ok(GatewayHandler::new(gateway.clone())),
             sessions,
@@ -196,12 +201,14 @@ struct Health {
     gateway: Arc<Gateway>,
     hosts: Vec<String>,
     token: Option<Secret>,
+    /// The pass-through, whose calls in flight are counted.
+    shortcut: Arc<Shortcut>,
 }
 
 /// `GET /healthz`: 200 while serve runs, with how many upstream servers are ready; with the
-/// bearer token (or when none is configured), each server's name and state too. The Host header
-/// must name this machine, as for `/mcp`, so a page that rebinds a name to 127.0.0.1 reads
-/// nothing.
+/// bearer token (or when none is configured), each server's name and state too, and how many
+/// calls are passing through. The Host header must name this machine, as for `/mcp`, so a page
+/// that rebinds a name to 127.0.0.1 reads nothing.
 async fn health_check(State(health): State<Arc<Health>>, headers: HeaderMap) -> Response {
     let host = headers
         .get(header::HOST)
@@ -240,6 +247,8 @@ async fn health_check(State(health): State<Arc<Health>>, headers: HeaderMap) -> 
                 serde_json::json!({"name": name, "state": "disabled", "reason": reason})
             }))
             .collect();
+        // Calls the pass-through is answering now (0 when none is in flight).
+        body["calls_passing_through"] = serde_json::json!(health.shortcut.in_flight());
     }
     (
         StatusCode::OK,

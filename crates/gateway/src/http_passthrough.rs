@@ -118,6 +118,20 @@ impl Shortcut {
     fn forget(&self, session: &str) {
         lock(&self.plain).ids.remove(session);
     }
+
+    /// The call filed under `key` is over (answered, failed or cancelled): forget it, unless
+    /// the key names a newer call by now.
+    fn landed(&self, key: &(Arc<str>, String), ticket: &RawTicket) {
+        let mut flights = lock(&self.flights);
+        if flights.get(key).is_some_and(|t| t.same(ticket)) {
+            flights.remove(key);
+        }
+    }
+
+    /// How many calls are passing through now (filed for cancellation and not yet over).
+    pub(crate) fn in_flight(&self) -> usize {
+        lock(&self.flights).len()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -356,8 +370,12 @@ async fn answer(
     // Filed before the call is sent: its answer may come back before `start` returns.
     lock(&shortcut.flights).insert(key.clone(), ticket.clone());
     // The client going away drops this future or the event stream: the guard cancels the call,
-    // which tells the upstream.
-    let guard = CancelOnDrop(ticket.clone());
+    // which tells the upstream, and forgets it (a cancelled call's reply is dropped unfinished).
+    let guard = CancelOnDrop {
+        shortcut: shortcut.clone(),
+        key: key.clone(),
+        ticket: ticket.clone(),
+    };
     let asks = call.progress_token.is_some();
     let reply = |sink: Sink| {
         Box::new(Reply {
@@ -449,12 +467,7 @@ impl Delivery for Reply {
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
-        {
-            let mut flights = lock(&self.shortcut.flights);
-            if flights.get(&self.key).is_some_and(|t| t.same(&self.ticket)) {
-                flights.remove(&self.key);
-            }
-        }
+        self.shortcut.landed(&self.key, &self.ticket);
         let result = match outcome {
             Ok(result) => answered(
                 &self.id,
@@ -525,12 +538,19 @@ impl HttpBody for Events {
     }
 }
 
-/// Cancels a call still in flight when dropped (nothing for one that is over).
-struct CancelOnDrop(RawTicket);
+/// Cancels a call still in flight when dropped (nothing for one that is over) and takes it
+/// out of the calls filed for cancellation: its reply is dropped unfinished, so nothing else
+/// would (the entry, and the upstream link it holds, would stay for as long as serve runs).
+struct CancelOnDrop {
+    shortcut: Arc<Shortcut>,
+    key: (Arc<str>, String),
+    ticket: RawTicket,
+}
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.0.cancel_soon();
+        self.ticket.cancel_soon();
+        self.shortcut.landed(&self.key, &self.ticket);
     }
 }
 
