@@ -526,19 +526,12 @@ impl Gateway {
         for (peer, c) in self.live_clients() {
             for public in lost.iter().filter(|p| c.subscribed(p)) {
                 c.unsubscribe(public);
-                let params = client::tag_logger(
-                    serde_json::json!({
-                        "level": "warning",
-                        "data": format!("{label} restarted and no longer takes a subscription to {public}: no more updates of it will come")
-                    }),
-                    "switchboard",
-                );
-                if c.wants_log(&params)
-                    && let Ok(message) =
-                        serde_json::from_value::<LoggingMessageNotificationParam>(params)
-                {
-                    let _ = peer.notify_logging_message(message).await;
-                }
+                warn_client(
+                    &peer,
+                    &c,
+                    format!("{label} restarted and no longer takes a subscription to {public}: no more updates of it will come"),
+                )
+                .await;
             }
         }
         for l in lock(&self.listeners).iter() {
@@ -1015,16 +1008,7 @@ impl Gateway {
                     let _ = peer.notify_resource_list_changed().await;
                     told.push(c.clone());
                 }
-                let params = client::tag_logger(
-                    serde_json::json!({"level": "warning", "data": why}),
-                    "switchboard",
-                );
-                if c.wants_log(&params)
-                    && let Ok(message) =
-                        serde_json::from_value::<LoggingMessageNotificationParam>(params)
-                {
-                    let _ = peer.notify_logging_message(message).await;
-                }
+                warn_client(peer, c, why.clone()).await;
             }
             for l in lock(&self.listeners).iter() {
                 if listens_to(&l.sink, &m.public) {
@@ -1156,5 +1140,19 @@ impl Gateway {
                 return;
             }
         }
+    }
+}
+
+/// A `warning` log message from switchboard itself to one client, if its log level lets it
+/// through.
+async fn warn_client(peer: &Peer<RoleServer>, c: &Client, text: String) {
+    let params = client::tag_logger(
+        serde_json::json!({"level": "warning", "data": text}),
+        "switchboard",
+    );
+    if c.wants_log(&params)
+        && let Ok(message) = serde_json::from_value::<LoggingMessageNotificationParam>(params)
+    {
+        let _ = peer.notify_logging_message(message).await;
     }
 }
