@@ -5,18 +5,11 @@ use libfuzzer_sys::fuzz_target;
 use switchboard_core::Dialect;
 use switchboard_providers::{decode_error, decode_reply};
 
-const DIALECTS: [Dialect; 4] = [
-    Dialect::Anthropic,
-    Dialect::OpenAiChat,
-    Dialect::OpenAiResponses,
-    Dialect::Gemini,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Some((&first, body)) = data.split_first() else {
         return;
     };
-    let dialect = DIALECTS[usize::from(first) % DIALECTS.len()];
+    let dialect = Dialect::ALL[usize::from(first) % Dialect::ALL.len()];
     let _ = decode_reply(dialect, body);
     let _ = decode_error(dialect, 400 + u16::from(first), body);
 });

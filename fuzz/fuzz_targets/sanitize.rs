@@ -8,13 +8,6 @@ use switchboard_core::Dialect;
 use switchboard_providers::arguments::restore;
 use switchboard_providers::{SanitizeOptions, sanitize};
 
-const DIALECTS: [Dialect; 4] = [
-    Dialect::Anthropic,
-    Dialect::OpenAiChat,
-    Dialect::OpenAiResponses,
-    Dialect::Gemini,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Some((&first, rest)) = data.split_first() else {
         return;
@@ -32,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         strict: first & 4 != 0,
         gemini_openapi: first & 8 != 0,
     };
-    let dialect = DIALECTS[usize::from(first) % DIALECTS.len()];
+    let dialect = Dialect::ALL[usize::from(first) % Dialect::ALL.len()];
     if let Ok(out) = sanitize(dialect, &schema, &opts) {
         let _ = serde_json::to_string(&out.schema);
         let _ = restore(&schema, out.strict, out.wrapped_root, args);

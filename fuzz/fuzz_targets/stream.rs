@@ -5,13 +5,6 @@ use libfuzzer_sys::fuzz_target;
 use switchboard_core::Dialect;
 use switchboard_providers::StreamDecoder;
 
-const DIALECTS: [Dialect; 4] = [
-    Dialect::Anthropic,
-    Dialect::OpenAiChat,
-    Dialect::OpenAiResponses,
-    Dialect::Gemini,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Some((&first, rest)) = data.split_first() else {
         return;
@@ -19,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(rest) else {
         return;
     };
-    let mut decoder = StreamDecoder::new(DIALECTS[usize::from(first) % DIALECTS.len()]);
+    let mut decoder = StreamDecoder::new(Dialect::ALL[usize::from(first) % Dialect::ALL.len()]);
     // Events are separated by blank lines; an event's first line may name it (`event: NAME`).
     for block in text.split("\n\n") {
         let (event, data) = match block.strip_prefix("event: ") {
