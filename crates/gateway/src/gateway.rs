@@ -19,6 +19,7 @@ use switchboard_host::finder::{Finder, docs_key};
 use switchboard_host::pins::PinStore;
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::{Reconfigured, ServerEvent, ServerStatus, Sessions};
+use switchboard_search::embed::MODEL_FILES;
 use switchboard_search::{Doc, Index};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -1042,16 +1043,13 @@ struct ModelFiles {
 }
 
 impl ModelFiles {
-    /// The model directory `setting` leads to, if it has what a model needs (three `stat`s).
+    /// The model directory `setting` leads to, if it has what a model needs (four `stat`s).
     fn find(setting: Option<&std::path::Path>) -> Option<ModelFiles> {
         let (dir, _) = switchboard_host::finder::model_dir(setting)?;
-        let weights = std::fs::metadata(dir.join("model.safetensors")).ok()?;
-        if !weights.is_file()
-            || !dir.join("tokenizer.json").is_file()
-            || !dir.join("config.json").is_file()
-        {
+        if !MODEL_FILES.iter().all(|f| dir.join(f).is_file()) {
             return None;
         }
+        let weights = std::fs::metadata(dir.join("model.safetensors")).ok()?;
         Some(ModelFiles {
             dir,
             len: weights.len(),

@@ -76,9 +76,10 @@ impl Embedder {
                 })
             }
         };
-        let config_path = file("config.json")?;
-        let tokenizer_path = file("tokenizer.json")?;
-        let weights_path = file("model.safetensors")?;
+        let [config, tokenizer, weights] = MODEL_FILES;
+        let config_path = file(config)?;
+        let tokenizer_path = file(tokenizer)?;
+        let weights_path = file(weights)?;
         let read = |path: &Path| {
             std::fs::read(path).map_err(|source| SearchError::Read {
                 path: path.to_path_buf(),
@@ -442,6 +443,9 @@ fn model_id(
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     crate::linear::dot(a, b)
 }
+
+/// The files a model directory must hold for [`Embedder::load`] to read it.
+pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
 /// Where switchboard looks for the default model when none is named:
 /// `<user data dir>/switchboard/models/all-MiniLM-L6-v2` (`~/.local/share/...` on Linux).
