@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use switchboard_test_support::changing_tools;
+use switchboard_test_support::listening::{Listening, listening};
 use switchboard_test_support::peers::{node, peer, repo_root};
+use switchboard_test_support::raw_http::{self, Posted, exchange};
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -207,30 +209,7 @@ impl HttpServe {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut seen = String::new();
-        let url = loop {
-            let mut line = String::new();
-            if stderr.read_line(&mut line).unwrap() == 0 || Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("serve --http did not print its URL; stderr:\n{seen}");
-            }
-            if let Some(url) = line.trim().strip_prefix("switchboard serve: listening on ") {
-                break url.to_string();
-            }
-            seen.push_str(&line);
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
-                sink.lock().unwrap().push_str(&line);
-                line.clear();
-            }
-        });
+        let Listening { url, log } = listening(&mut child);
         HttpServe { child, url, log }
     }
 
@@ -1538,90 +1517,9 @@ fn as_read(result: &Value) -> Value {
     r
 }
 
-/// What one HTTP POST to serve's endpoint got back.
-struct Posted {
-    status: u16,
-    content_type: String,
-    session: Option<String>,
-    /// The JSON-RPC messages of the body: the one JSON value, or the data of each SSE event.
-    messages: Vec<Value>,
-}
-
-/// Send one raw HTTP request on a fresh connection and read the answer to its end.
-fn exchange(authority: &str, request: &str) -> String {
-    let mut stream = TcpStream::connect(authority).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    String::from_utf8_lossy(&raw).to_string()
-}
-
-/// One POST on a fresh connection (`Connection: close`), read to its end.
+/// One POST of a JSON value on a fresh connection (see [`raw_http::post`]).
 fn post(authority: &str, session: Option<&str>, body: &Value) -> Posted {
-    let body = body.to_string();
-    let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    if let Some(s) = session {
-        req.push_str(&format!(
-            "Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
-        ));
-    }
-    req.push_str("\r\n");
-    req.push_str(&body);
-    let text = exchange(authority, &req);
-    let (head, mut payload) = text
-        .split_once("\r\n\r\n")
-        .map(|(h, b)| (h.to_string(), b.to_string()))
-        .unwrap_or_else(|| panic!("no end of headers in {text:?}"));
-    let status = head[9..12].parse().unwrap();
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
-    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        let mut plain = String::new();
-        let mut rest = payload.as_str();
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            if size == 0 {
-                break;
-            }
-            plain.push_str(&after[..size]);
-            rest = &after[size + 2..];
-        }
-        payload = plain;
-    }
-    let content_type = header("content-type").unwrap_or_default();
-    let messages = if content_type.starts_with("text/event-stream") {
-        payload
-            .split("\n\n")
-            .filter_map(|event| {
-                let data: Vec<&str> = event
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim)
-                    .collect();
-                serde_json::from_str(&data.join("\n")).ok()
-            })
-            .collect()
-    } else {
-        serde_json::from_str(&payload).into_iter().collect()
-    };
-    Posted {
-        status,
-        content_type,
-        session: header("mcp-session-id"),
-        messages,
-    }
+    raw_http::post(authority, session, &body.to_string(), "")
 }
 
 /// Ending a session with DELETE answers 204 (rmcp's own answer is 202, which the Python SDK

@@ -4,13 +4,14 @@
 //! subprocesses: serve and the embedded demo servers.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use switchboard_test_support::listening::listening;
 use switchboard_test_support::peers::{node, peer, repo_root};
+use switchboard_test_support::raw_http::post;
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -261,28 +262,11 @@ impl HttpServe {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut seen = String::new();
-        let url = loop {
-            let mut line = String::new();
-            if stderr.read_line(&mut line).unwrap() == 0 {
-                let _ = child.kill();
-                panic!("serve --http did not print its URL; stderr:\n{seen}");
-            }
-            if let Some(url) = line.trim().strip_prefix("switchboard serve: listening on ") {
-                break url.to_string();
-            }
-            seen.push_str(&line);
-        };
-        let log = drain(stderr);
-        let authority = url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp")
-            .to_string();
+        let listening = listening(&mut child);
         HttpServe {
             child,
-            authority,
-            log,
+            authority: listening.authority(),
+            log: listening.log,
         }
     }
 }
@@ -291,86 +275,6 @@ impl Drop for HttpServe {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// What one POST got: status, content type, session id, and the body (a JSON value, or the
-/// data of each event of an event stream).
-struct Posted {
-    status: u16,
-    content_type: String,
-    session: Option<String>,
-    messages: Vec<Value>,
-}
-
-/// One POST of `body` as it is, on a fresh connection, read to its end.
-fn post(authority: &str, session: Option<&str>, body: &str, extra: &str) -> Posted {
-    let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n{extra}",
-        body.len()
-    );
-    if let Some(s) = session {
-        req.push_str(&format!(
-            "Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
-        ));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    let mut stream = TcpStream::connect(authority).unwrap();
-    stream.write_all(req.as_bytes()).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, mut payload) = text
-        .split_once("\r\n\r\n")
-        .map(|(h, b)| (h.to_string(), b.to_string()))
-        .unwrap_or_else(|| panic!("no end of headers in {text:?}"));
-    let status = head[9..12].parse().unwrap();
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
-    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        let mut plain = String::new();
-        let mut rest = payload.as_str();
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            if size == 0 {
-                break;
-            }
-            plain.push_str(&after[..size]);
-            rest = &after[size + 2..];
-        }
-        payload = plain;
-    }
-    let content_type = header("content-type").unwrap_or_default();
-    let messages = if content_type.starts_with("text/event-stream") {
-        payload
-            .split("\n\n")
-            .filter_map(|event| {
-                let data: Vec<&str> = event
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim)
-                    .collect();
-                serde_json::from_str(&data.join("\n")).ok()
-            })
-            .collect()
-    } else {
-        serde_json::from_str(&payload).into_iter().collect()
-    };
-    Posted {
-        status,
-        content_type,
-        session: header("mcp-session-id"),
-        messages,
     }
 }
 

@@ -2,13 +2,14 @@
 //! the count of calls in flight that `/healthz` reports goes back to 0. (Each such call used to
 //! stay filed for cancellation, with its upstream's link, for as long as serve ran.)
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use switchboard_test_support::listening::listening;
 use switchboard_test_support::peers::node;
 
 /// `serve --http 127.0.0.1:0` in front of the loop fixture server; killed on drop.
@@ -44,25 +45,7 @@ impl Serve {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut seen = String::new();
-        let url = loop {
-            let mut line = String::new();
-            if stderr.read_line(&mut line).unwrap() == 0 {
-                let _ = child.kill();
-                panic!("serve --http did not print its URL; stderr:\n{seen}");
-            }
-            if let Some(url) = line.trim().strip_prefix("switchboard serve: listening on ") {
-                break url.to_string();
-            }
-            seen.push_str(&line);
-        };
-        // Keep draining stderr so serve never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        let authority = url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp")
-            .to_string();
+        let authority = listening(&mut child).authority();
         Serve {
             child,
             authority,

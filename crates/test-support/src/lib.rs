@@ -3,6 +3,8 @@
 pub mod changing_tools;
 pub mod hostile;
 pub mod lint_fixture;
+pub mod listening;
 pub mod peers;
 pub mod provider_double;
+pub mod raw_http;
 pub mod validator;
