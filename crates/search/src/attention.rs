@@ -36,9 +36,64 @@ impl AttnScratch {
     }
 }
 
+/// A learned bias added to every attention score by how far the key is from the query (MPNet's
+/// relative positions): one row per head, indexed by `key − query + span`.
+#[derive(Clone, Debug)]
+pub(crate) struct RelBias {
+    /// The largest distance the table covers on either side.
+    span: usize,
+    /// `heads × (2·span + 1)` biases.
+    table: Vec<f32>,
+}
+
+impl RelBias {
+    /// The table for sequences of up to `span + 1` tokens, from a model's `buckets × heads`
+    /// weights (`relative_attention_bias.weight`) and its bucketing of distances.
+    pub(crate) fn new(weights: &[f32], buckets: usize, heads: usize, span: usize) -> Self {
+        let width = 2 * span + 1;
+        let mut table = vec![0f32; heads * width];
+        for (at, rel) in (-(span as i64)..=span as i64).enumerate() {
+            let b = relative_bucket(rel, buckets).min(buckets.saturating_sub(1));
+            for head in 0..heads {
+                table[head * width + at] = weights.get(b * heads + head).copied().unwrap_or(0.0);
+            }
+        }
+        Self { span, table }
+    }
+
+    /// The biases of `head` for a query at `i` against keys `0..len`.
+    #[inline(always)]
+    fn row(&self, head: usize, i: usize, len: usize) -> &[f32] {
+        let width = 2 * self.span + 1;
+        let from = head * width + self.span - i;
+        &self.table[from..from + len]
+    }
+}
+
+/// MPNet's (and T5's) bucket of a relative position `key − query`: half the buckets for keys
+/// before the query, half after; exact distances up to a quarter of the buckets, then
+/// logarithmic steps up to a distance of 128, beyond which every distance shares the last
+/// bucket. Computed in f32, as the reference does, so that the distances where the logarithm
+/// lands on a whole number fall in the same bucket.
+pub(crate) fn relative_bucket(rel: i64, buckets: usize) -> usize {
+    const MAX_DISTANCE: f32 = 128.0;
+    let half = buckets / 2;
+    let n = -rel;
+    let side = if n < 0 { half } else { 0 };
+    let n = n.unsigned_abs() as usize;
+    let exact = half / 2;
+    if n < exact || exact == 0 {
+        return side + n.min(half.saturating_sub(1));
+    }
+    let log = (n as f32 / exact as f32).ln() / (MAX_DISTANCE / exact as f32).ln();
+    let large = exact + (log * (half - exact) as f32) as usize;
+    side + large.min(half - 1)
+}
+
 /// Scaled dot-product attention of the `len` token rows that start at row `start`: `qkv` holds
 /// rows of `3h` values (the queries, keys and values of every head side by side), and row `i`'s
-/// context, head after head, goes to `ctx[i·h..(i+1)·h]`.
+/// context, head after head, goes to `ctx[i·h..(i+1)·h]`. `bias`, when given, is added to the
+/// scores before the softmax (`len` must not exceed its span + 1).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn attend<S: Simd>(
@@ -48,6 +103,7 @@ pub(crate) fn attend<S: Simd>(
     len: usize,
     h: usize,
     heads: usize,
+    bias: Option<&RelBias>,
     ctx: &mut [f32],
     s: &mut AttnScratch,
 ) {
@@ -101,6 +157,9 @@ pub(crate) fn attend<S: Simd>(
         s.a.clear();
         s.a.resize(blocks * len * MR, 0.0);
         for (i, row) in s.p.chunks_exact_mut(lp).enumerate() {
+            if let Some(b) = bias {
+                lanes_add(&mut row[..len], b.row(head, i, len));
+            }
             softmax(simd, row, len);
             let (blk, r) = (i / MR, i % MR);
             let a = &mut s.a[blk * len * MR..(blk + 1) * len * MR];
@@ -133,6 +192,14 @@ pub(crate) fn attend<S: Simd>(
                 }
             }
         }
+    }
+}
+
+/// `dst += src`, element by element (a few hundred scores: the compiler vectorizes it).
+#[inline(always)]
+fn lanes_add(dst: &mut [f32], src: &[f32]) {
+    for (d, &v) in dst.iter_mut().zip(src) {
+        *d += v;
     }
 }
 
@@ -217,8 +284,22 @@ mod tests {
     use super::*;
     use crate::lanes::tests::noise;
 
-    /// The attention of the encoder before this module: a dot product per pair, libm `exp`.
-    fn naive(qkv: &[f32], start: usize, len: usize, h: usize, heads: usize, ctx: &mut [f32]) {
+    /// A relative-position bias's weights (`buckets × heads`) for the naive attention.
+    struct NaiveBias<'a> {
+        weights: &'a [f32],
+        buckets: usize,
+    }
+
+    /// The attention of the encoder before this module: a dot product per pair, libm `exp`;
+    /// with a relative-position bias looked up pair by pair.
+    fn naive(
+        qkv: &[f32],
+        (start, len): (usize, usize),
+        h: usize,
+        heads: usize,
+        bias: Option<&NaiveBias>,
+        ctx: &mut [f32],
+    ) {
         let d = h / heads;
         let stride = 3 * h;
         let scale = 1.0 / (d as f32).sqrt();
@@ -229,7 +310,11 @@ mod tests {
                 let scores: Vec<f32> = (start..start + len)
                     .map(|j| {
                         let k = &qkv[j * stride + ko..j * stride + ko + d];
-                        q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale
+                        let b = bias.map_or(0.0, |b| {
+                            let bucket = relative_bucket(j as i64 - i as i64, b.buckets);
+                            b.weights[bucket * heads + head]
+                        });
+                        q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale + b
                     })
                     .collect();
                 let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -254,26 +339,90 @@ mod tests {
             // Head sizes that are and are not a multiple of NR; sequence lengths around MR and
             // NR; two sequences back to back, so `start` matters.
             for (h, heads) in [(384, 12), (40, 2), (12, 3)] {
-                for (a, b) in [(1, 1), (5, 7), (6, 16), (17, 33), (21, 2)] {
-                    let rows = a + b;
-                    let qkv: Vec<f32> = noise(rows * 3 * h, (h + a) as u64)
-                        .iter()
-                        .map(|v| v * 3.0)
-                        .collect();
-                    let mut want = vec![0.0; rows * h];
-                    naive(&qkv, 0, a, h, heads, &mut want);
-                    naive(&qkv, a, b, h, heads, &mut want);
-                    let mut got = vec![f32::NAN; rows * h];
-                    attend(simd, &qkv, 0, a, h, heads, &mut got, &mut s);
-                    attend(simd, &qkv, a, b, h, heads, &mut got, &mut s);
-                    let worst = got
-                        .iter()
-                        .zip(&want)
-                        .map(|(g, w)| (g - w).abs())
-                        .fold(0.0, f32::max);
-                    assert!(worst < 1e-5, "h {h} heads {heads} lens {a},{b}: {worst}");
+                // MPNet's 32 buckets; weights of a few units, as trained ones are.
+                let weights: Vec<f32> = noise(32 * heads, heads as u64)
+                    .iter()
+                    .map(|v| v * 4.0)
+                    .collect();
+                let table = RelBias::new(&weights, 32, heads, 40);
+                let naive_bias = NaiveBias {
+                    weights: &weights,
+                    buckets: 32,
+                };
+                for (a, b) in [(1, 1), (5, 7), (6, 16), (17, 33), (21, 2), (41, 3)] {
+                    for with_bias in [false, true] {
+                        let rows = a + b;
+                        let qkv: Vec<f32> = noise(rows * 3 * h, (h + a) as u64)
+                            .iter()
+                            .map(|v| v * 3.0)
+                            .collect();
+                        let (nb, tb) = if with_bias {
+                            (Some(&naive_bias), Some(&table))
+                        } else {
+                            (None, None)
+                        };
+                        let mut want = vec![0.0; rows * h];
+                        naive(&qkv, (0, a), h, heads, nb, &mut want);
+                        naive(&qkv, (a, b), h, heads, nb, &mut want);
+                        let mut got = vec![f32::NAN; rows * h];
+                        attend(simd, &qkv, 0, a, h, heads, tb, &mut got, &mut s);
+                        attend(simd, &qkv, a, b, h, heads, tb, &mut got, &mut s);
+                        let worst = got
+                            .iter()
+                            .zip(&want)
+                            .map(|(g, w)| (g - w).abs())
+                            .fold(0.0, f32::max);
+                        assert!(
+                            worst < 1e-5,
+                            "h {h} heads {heads} lens {a},{b} bias {with_bias}: {worst}"
+                        );
+                    }
                 }
             }
+        }
+    }
+
+    /// The buckets of the reference implementation (Hugging Face transformers' MPNet
+    /// `relative_position_bucket`, 32 buckets, max distance 128), read off it for these
+    /// distances: the boundaries of the exact and logarithmic ranges on both sides.
+    #[test]
+    fn relative_buckets_match_the_reference() {
+        let want: [(i64, usize); 32] = [
+            (0, 0),
+            (1, 17),
+            (-1, 1),
+            (2, 18),
+            (-3, 3),
+            (7, 23),
+            (-7, 7),
+            (8, 24),
+            (-8, 8),
+            (11, 24),
+            (-12, 9),
+            (15, 25),
+            (-16, 10),
+            (16, 26),
+            (-17, 10),
+            (-20, 10),
+            (-23, 11),
+            (31, 27),
+            (-32, 12),
+            (32, 28),
+            (-45, 12),
+            (63, 29),
+            (-64, 14),
+            (64, 30),
+            (-90, 14),
+            (100, 31),
+            (127, 31),
+            (-127, 15),
+            (128, 31),
+            (-128, 15),
+            (-200, 15),
+            (-500, 15),
+        ];
+        for (rel, bucket) in want {
+            assert_eq!(relative_bucket(rel, 32), bucket, "distance {rel}");
         }
     }
 

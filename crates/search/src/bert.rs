@@ -2,10 +2,12 @@
 //! transformer layers (fused QKV projection, softmax attention, erf-GELU feed-forward, LayerNorm),
 //! and sentence-transformers mean pooling with L2 normalization. Sequences in a batch are
 //! processed back to back without padding, so a text's vector does not depend on its batch.
+//! MPNet (all-mpnet-base-v2) runs on the same pass: it has no token types, counts positions
+//! from after its padding id, and adds a learned relative-position bias to attention scores.
 
 use safetensors::{Dtype, SafeTensors};
 
-use crate::attention::{self, AttnScratch};
+use crate::attention::{self, AttnScratch, RelBias};
 use crate::lanes;
 use crate::linear::Linear;
 use crate::qlinear::{QLinear, QScratch};
@@ -41,6 +43,18 @@ impl Precision {
     }
 }
 
+/// How a sequence's token vectors become one sentence vector (sentence-transformers' Pooling
+/// module); L2 normalization follows either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pooling {
+    /// The mean of every token's vector, special tokens included (all-MiniLM-L6-v2,
+    /// all-mpnet-base-v2).
+    #[default]
+    Mean,
+    /// The first token's vector ([CLS]; the BGE models).
+    Cls,
+}
+
 /// A dense layer in either precision.
 enum Proj {
     F32(Linear),
@@ -64,9 +78,18 @@ impl Proj {
     }
 }
 
-/// The fields of a Hugging Face BERT `config.json` the forward pass needs.
+/// The fields of a Hugging Face BERT or MPNet `config.json` the forward pass needs.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct Config {
+    /// `bert` or `mpnet` (a config without one is read as BERT).
+    #[serde(default = "default_model_type")]
+    pub model_type: String,
+    /// The padding token's id: MPNet numbers positions from the one after it.
+    #[serde(default)]
+    pub pad_token_id: usize,
+    /// MPNet's relative-position buckets.
+    #[serde(default = "default_buckets")]
+    pub relative_attention_num_buckets: usize,
     /// Width of every token vector.
     pub hidden_size: usize,
     /// Transformer layers.
@@ -86,6 +109,12 @@ pub struct Config {
     pub hidden_act: String,
 }
 
+fn default_model_type() -> String {
+    "bert".into()
+}
+fn default_buckets() -> usize {
+    32
+}
 fn default_positions() -> usize {
     512
 }
@@ -106,13 +135,19 @@ pub struct Bert {
     word: Vec<f32>,
     /// `max_positions × hidden`.
     position: Vec<f32>,
-    /// Token type 0 (sentence embedding models use one segment).
+    /// Token type 0 (sentence embedding models use one segment); zeros for MPNet, which has
+    /// no token types.
     token_type: Vec<f32>,
+    /// The position-table row of a sequence's first token (MPNet: the padding id + 1).
+    position_offset: usize,
+    /// MPNet's relative-position attention bias.
+    rel_bias: Option<RelBias>,
     embed_norm: Norm,
     layers: Vec<Layer>,
     vocab: usize,
     gelu_tanh: bool,
     precision: Precision,
+    pooling: Pooling,
     /// The buffers of the last small forward pass, taken by the next one (a concurrent pass
     /// finding none allocates its own), so a query does not allocate and zero them again.
     spare: std::sync::Mutex<Option<Scratch>>,
@@ -172,13 +207,24 @@ impl Scratch {
 }
 
 impl Bert {
-    /// Read the weights of a BERT model. Weight names may carry a `bert.` prefix.
+    /// Read the weights of a BERT or MPNet model. Weight names may carry a `bert.` or `mpnet.`
+    /// prefix.
     pub fn load(cfg: Config, safetensors: &[u8], precision: Precision) -> Result<Self, String> {
         let st = SafeTensors::deserialize(safetensors).map_err(|e| e.to_string())?;
+        let mpnet = match cfg.model_type.as_str() {
+            "bert" => false,
+            "mpnet" => true,
+            other => {
+                return Err(format!(
+                    "model_type {other:?} is not supported (bert and mpnet are)"
+                ));
+            }
+        };
+        let family = if mpnet { "mpnet." } else { "bert." };
         let prefix = if st.tensor("embeddings.word_embeddings.weight").is_ok() {
             ""
         } else {
-            "bert."
+            family
         };
         let h = cfg.hidden_size;
         if h == 0 || cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
@@ -216,21 +262,46 @@ impl Bert {
             "embeddings.position_embeddings.weight",
             &[cfg.max_position_embeddings, h],
         )?;
-        let types = st
-            .tensor(&format!("{prefix}embeddings.token_type_embeddings.weight"))
-            .map_err(|e| e.to_string())?
-            .shape()
-            .to_vec();
-        let token_type = get(
-            "embeddings.token_type_embeddings.weight",
-            &[types.first().copied().unwrap_or(0), h],
-        )?
-        .into_iter()
-        .take(h)
-        .collect::<Vec<_>>();
-        if token_type.len() != h {
-            return Err("token_type_embeddings is empty".into());
+        let (token_type, position_offset) = if mpnet {
+            (vec![0.0; h], cfg.pad_token_id + 1)
+        } else {
+            let types = st
+                .tensor(&format!("{prefix}embeddings.token_type_embeddings.weight"))
+                .map_err(|e| e.to_string())?
+                .shape()
+                .to_vec();
+            let token_type = get(
+                "embeddings.token_type_embeddings.weight",
+                &[types.first().copied().unwrap_or(0), h],
+            )?
+            .into_iter()
+            .take(h)
+            .collect::<Vec<_>>();
+            if token_type.len() != h {
+                return Err("token_type_embeddings is empty".into());
+            }
+            (token_type, 0)
+        };
+        if position_offset >= cfg.max_position_embeddings {
+            return Err(format!(
+                "pad_token_id {} leaves no positions of {}",
+                cfg.pad_token_id, cfg.max_position_embeddings
+            ));
         }
+        let heads = cfg.num_attention_heads;
+        let rel_bias = if mpnet {
+            let buckets = cfg.relative_attention_num_buckets;
+            let weights = get("encoder.relative_attention_bias.weight", &[buckets, heads])?;
+            let span = cfg.max_position_embeddings - position_offset;
+            Some(RelBias::new(
+                &weights,
+                buckets,
+                heads,
+                span.saturating_sub(1),
+            ))
+        } else {
+            None
+        };
         let norm = |name: &str| -> Result<Norm, String> {
             Ok(Norm {
                 gamma: get(&format!("{name}.weight"), &[h])?,
@@ -244,25 +315,38 @@ impl Bert {
             Proj::new(precision, &w, &b, inp, out)
                 .ok_or_else(|| format!("{name}: bad shape or non-finite weights"))
         };
+        // Where each family keeps a layer's attention weights: the query, key and value
+        // projections, the output projection and the LayerNorm after it.
+        let (q, k, v, out, out_norm) = if mpnet {
+            ("attn.q", "attn.k", "attn.v", "attn.o", "LayerNorm")
+        } else {
+            (
+                "self.query",
+                "self.key",
+                "self.value",
+                "output.dense",
+                "output.LayerNorm",
+            )
+        };
         let embed_norm = norm("embeddings.LayerNorm")?;
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for i in 0..cfg.num_hidden_layers {
             let l = format!("encoder.layer.{i}");
             let part = |n: &str| -> Result<(Vec<f32>, Vec<f32>), String> {
                 Ok((
-                    get(&format!("{l}.attention.self.{n}.weight"), &[h, h])?,
-                    get(&format!("{l}.attention.self.{n}.bias"), &[h])?,
+                    get(&format!("{l}.attention.{n}.weight"), &[h, h])?,
+                    get(&format!("{l}.attention.{n}.bias"), &[h])?,
                 ))
             };
-            let (q, k, v) = (part("query")?, part("key")?, part("value")?);
+            let (q, k, v) = (part(q)?, part(k)?, part(v)?);
             let w = [q.0, k.0, v.0].concat();
             let b = [q.1, k.1, v.1].concat();
             let qkv = Proj::new(precision, &w, &b, h, 3 * h)
                 .ok_or_else(|| format!("{l}: bad attention shapes or non-finite weights"))?;
             layers.push(Layer {
                 qkv,
-                attn_out: linear(&format!("{l}.attention.output.dense"), h, h)?,
-                attn_norm: norm(&format!("{l}.attention.output.LayerNorm"))?,
+                attn_out: linear(&format!("{l}.attention.{out}"), h, h)?,
+                attn_norm: norm(&format!("{l}.attention.{out_norm}"))?,
                 up: linear(&format!("{l}.intermediate.dense"), h, cfg.intermediate_size)?,
                 down: linear(&format!("{l}.output.dense"), cfg.intermediate_size, h)?,
                 out_norm: norm(&format!("{l}.output.LayerNorm"))?,
@@ -273,13 +357,22 @@ impl Bert {
             word,
             position,
             token_type,
+            position_offset,
+            rel_bias,
             embed_norm,
             layers,
             vocab,
             gelu_tanh,
             precision,
+            pooling: Pooling::Mean,
             spare: std::sync::Mutex::new(None),
         })
+    }
+
+    /// The same encoder pooling its token vectors another way.
+    pub fn with_pooling(mut self, pooling: Pooling) -> Self {
+        self.pooling = pooling;
+        self
     }
 
     /// How the big matrices are multiplied.
@@ -294,7 +387,7 @@ impl Bert {
 
     /// The longest sequence the position table allows.
     pub fn max_positions(&self) -> usize {
-        self.cfg.max_position_embeddings
+        self.cfg.max_position_embeddings - self.position_offset
     }
 
     /// Mean-pooled, unit-length vectors of token id sequences (each with its special tokens).
@@ -335,11 +428,11 @@ impl Bert {
     /// Every sequence fits the position table and every id the vocabulary.
     fn check(&self, seqs: &[&[u32]]) -> Result<(), String> {
         for seq in seqs {
-            if seq.len() > self.cfg.max_position_embeddings {
+            if seq.len() > self.max_positions() {
                 return Err(format!(
                     "sequence of {} tokens is longer than the model's {} positions",
                     seq.len(),
-                    self.cfg.max_position_embeddings
+                    self.max_positions()
                 ));
             }
             if let Some(&id) = seq.iter().find(|&&id| id as usize >= self.vocab) {
@@ -364,6 +457,7 @@ impl Bert {
         for seq in seqs {
             for ((pos, &id), d) in seq.iter().enumerate().zip(&mut dst) {
                 let id = id as usize;
+                let pos = pos + self.position_offset;
                 let w = &self.word[id * h..(id + 1) * h];
                 let p = &self.position[pos * h..(pos + 1) * h];
                 lanes::sum3(simd, d, w, p, &self.token_type);
@@ -371,7 +465,8 @@ impl Bert {
         }
     }
 
-    /// Mean pooling of each sequence's rows of `x`, then L2 normalization.
+    /// Pooling of each sequence's rows of `x` (the mean, or the first row), then L2
+    /// normalization.
     #[inline(always)]
     fn pool<S: pulp::Simd>(&self, simd: S, x: &[f32], lens: &[usize]) -> Vec<Vec<f32>> {
         let h = self.cfg.hidden_size;
@@ -379,10 +474,21 @@ impl Bert {
         let mut rows = x.chunks_exact(h);
         for &len in lens {
             let mut v = vec![0f32; h];
-            for r in (&mut rows).take(len) {
-                lanes::add_assign(simd, &mut v, r);
+            match self.pooling {
+                Pooling::Mean => {
+                    for r in (&mut rows).take(len) {
+                        lanes::add_assign(simd, &mut v, r);
+                    }
+                    lanes::div_assign(simd, &mut v, len.max(1) as f32);
+                }
+                Pooling::Cls => {
+                    for (i, r) in (&mut rows).take(len).enumerate() {
+                        if i == 0 {
+                            v.copy_from_slice(r);
+                        }
+                    }
+                }
             }
-            lanes::div_assign(simd, &mut v, len.max(1) as f32);
             let norm = lanes::dot(simd, &v, &v).sqrt().max(1e-12);
             lanes::div_assign(simd, &mut v, norm);
             out.push(v);
@@ -406,7 +512,18 @@ impl Bert {
         s.ctx.resize(x.len(), 0.0);
         let mut start = 0;
         for &len in lens {
-            attention::attend(simd, &s.qkv, start, len, h, heads, &mut s.ctx, &mut s.attn);
+            let bias = self.rel_bias.as_ref();
+            attention::attend(
+                simd,
+                &s.qkv,
+                start,
+                len,
+                h,
+                heads,
+                bias,
+                &mut s.ctx,
+                &mut s.attn,
+            );
             start += len;
         }
         layer.attn_out.forward(&s.ctx, &mut s.proj, &mut s.quant);

@@ -1,5 +1,6 @@
-//! Sentence embeddings in Rust: a BERT sentence-transformers model (all-MiniLM-L6-v2 or any
-//! other BERT directory with model.safetensors, tokenizer.json and config.json), mean pooling
+//! Sentence embeddings in Rust: a BERT or MPNet sentence-transformers model (all-MiniLM-L6-v2,
+//! all-mpnet-base-v2 or another such directory with model.safetensors, tokenizer.json and
+//! config.json), mean pooling
 //! over real tokens and L2 normalization, as sentence-transformers does. CPU only; the encoder
 //! is [`crate::bert`], a plain-Rust forward pass, by default with int8 matrices
 //! ([`Precision::Int8`]); `SWITCHBOARD_ENCODER=f32` (or [`Embedder::load_with`]) selects the
@@ -12,8 +13,8 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
-pub use crate::bert::Precision;
 use crate::bert::{Bert, Config};
+pub use crate::bert::{Pooling, Precision};
 use crate::error::SearchError;
 
 /// One forward pass over a batch of token id sequences, one output per sequence.
@@ -47,6 +48,32 @@ impl std::fmt::Debug for Embedder {
             .field("dir", &self.inner.dir)
             .finish()
     }
+}
+
+/// An entry of a sentence-transformers `modules.json`.
+#[derive(serde::Deserialize)]
+struct Module {
+    #[serde(default)]
+    path: String,
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+/// The modes of a sentence-transformers Pooling module's `config.json`.
+#[derive(serde::Deserialize, Default)]
+struct PoolingConfig {
+    #[serde(default)]
+    pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_max_tokens: bool,
+    #[serde(default)]
+    pooling_mode_mean_sqrt_len_tokens: bool,
+    #[serde(default)]
+    pooling_mode_weightedmean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_lasttoken: bool,
 }
 
 /// The part of sentence_bert_config.json we read.
@@ -104,10 +131,9 @@ impl Embedder {
             s.max_seq_length
         } else {
             None
-        }
-        .unwrap_or(config.max_position_embeddings)
-        .min(config.max_position_embeddings);
+        };
 
+        let pooling = read_pooling(dir)?;
         let tokenizer_bytes = read(&tokenizer_path)?;
         let tok_err = |message: String| SearchError::Tokenizer {
             path: tokenizer_path.clone(),
@@ -118,21 +144,31 @@ impl Embedder {
         // tokenizer.json files often pad to a fixed length (128 for MiniLM); sequences are
         // packed without padding here, and truncated where sentence-transformers does.
         tokenizer.with_padding(None);
+
+        let weights = read(&weights_path)?;
+        let id = model_id(
+            dir,
+            &config_bytes,
+            &tokenizer_bytes,
+            &weights,
+            (precision, pooling),
+        );
+        let dim = config.hidden_size;
+        let model = Bert::load(config, &weights, precision)
+            .map_err(|message| SearchError::Model {
+                stage: "loading model.safetensors",
+                message,
+            })?
+            .with_pooling(pooling);
+        let max_len = max_len
+            .unwrap_or(model.max_positions())
+            .min(model.max_positions());
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: max_len,
                 ..TruncationParams::default()
             }))
             .map_err(|e| tok_err(e.to_string()))?;
-
-        let weights = read(&weights_path)?;
-        let id = model_id(dir, &config_bytes, &tokenizer_bytes, &weights, precision);
-        let dim = config.hidden_size;
-        let model =
-            Bert::load(config, &weights, precision).map_err(|message| SearchError::Model {
-                stage: "loading model.safetensors",
-                message,
-            })?;
         Ok(Self {
             inner: Arc::new(Inner {
                 model,
@@ -406,17 +442,70 @@ fn parse_precision(value: Result<String, std::env::VarError>) -> Result<Precisio
     }
 }
 
+/// How the model directory's sentence-transformers Pooling module (found through
+/// `modules.json`) pools: mean or first token. A directory without those files pools by the
+/// mean, as all-MiniLM-L6-v2 does; a pooling mode the encoder does not have is an error rather
+/// than vectors of another kind than the model was trained for.
+fn read_pooling(dir: &Path) -> Result<Pooling, SearchError> {
+    let modules_path = dir.join("modules.json");
+    let Ok(bytes) = std::fs::read(&modules_path) else {
+        return Ok(Pooling::Mean);
+    };
+    let config_err = |path: &Path, source| SearchError::Config {
+        path: path.to_path_buf(),
+        source,
+    };
+    let modules: Vec<Module> =
+        serde_json::from_slice(&bytes).map_err(|e| config_err(&modules_path, e))?;
+    let Some(module) = modules.iter().find(|m| m.kind.ends_with(".Pooling")) else {
+        return Ok(Pooling::Mean);
+    };
+    let path = dir.join(&module.path).join("config.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(Pooling::Mean);
+    };
+    let c: PoolingConfig = serde_json::from_slice(&bytes).map_err(|e| config_err(&path, e))?;
+    let others = [
+        (c.pooling_mode_max_tokens, "max"),
+        (c.pooling_mode_mean_sqrt_len_tokens, "mean_sqrt_len"),
+        (c.pooling_mode_weightedmean_tokens, "weightedmean"),
+        (c.pooling_mode_lasttoken, "lasttoken"),
+    ];
+    let extra: Vec<&str> = others
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+    let unsupported = |modes: &str| SearchError::Model {
+        stage: "reading the pooling mode",
+        message: format!(
+            "{}: pooling {modes} is not supported (mean or cls)",
+            path.display()
+        ),
+    };
+    match (c.pooling_mode_mean_tokens, c.pooling_mode_cls_token) {
+        _ if !extra.is_empty() => Err(unsupported(&extra.join(" + "))),
+        (true, true) => Err(unsupported("mean + cls")),
+        (false, true) => Ok(Pooling::Cls),
+        _ => Ok(Pooling::Mean),
+    }
+}
+
 fn model_id(
     dir: &Path,
     config: &[u8],
     tokenizer: &[u8],
     weights: &[u8],
-    precision: Precision,
+    (precision, pooling): (Precision, Pooling),
 ) -> String {
     let mut h = Sha256::new();
     h.update(config);
     h.update(tokenizer);
     h.update(weights);
+    // Mean pooling keeps the ids caches were written under before pooling was read.
+    if pooling == Pooling::Cls {
+        h.update(b"pooling: cls");
+    }
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -476,9 +565,51 @@ mod tests {
     #[test]
     fn model_ids_differ_by_precision() {
         let dir = Path::new("/models/all-MiniLM-L6-v2");
-        let f = model_id(dir, b"c", b"t", b"w", Precision::F32);
-        let q = model_id(dir, b"c", b"t", b"w", Precision::Int8);
+        let f = model_id(dir, b"c", b"t", b"w", (Precision::F32, Pooling::Mean));
+        let q = model_id(dir, b"c", b"t", b"w", (Precision::Int8, Pooling::Mean));
         assert_eq!(q, format!("{f}-int8"));
         assert!(f.starts_with("all-MiniLM-L6-v2-"));
+    }
+
+    #[test]
+    fn model_ids_differ_by_pooling() {
+        let dir = Path::new("/models/bge");
+        let mean = model_id(dir, b"c", b"t", b"w", (Precision::F32, Pooling::Mean));
+        let cls = model_id(dir, b"c", b"t", b"w", (Precision::F32, Pooling::Cls));
+        assert_ne!(mean, cls);
+    }
+
+    /// A model directory's pooling files: `modules.json` naming a Pooling module in `1_Pooling`
+    /// with `config` as its config.json (`None`: no modules.json at all).
+    fn pooling_dir(config: Option<&str>) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(config) = config {
+            let modules = r#"[{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]"#;
+            std::fs::write(dir.path().join("modules.json"), modules).unwrap();
+            std::fs::create_dir(dir.path().join("1_Pooling")).unwrap();
+            std::fs::write(dir.path().join("1_Pooling/config.json"), config).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn pooling_is_read_from_the_sentence_transformers_module() {
+        let mode = |config: Option<&str>| read_pooling(pooling_dir(config).path());
+        assert_eq!(mode(None).unwrap(), Pooling::Mean);
+        let mean = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": false,
+            "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false}"#;
+        assert_eq!(mode(Some(mean)).unwrap(), Pooling::Mean);
+        let cls = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": true,
+            "pooling_mode_mean_tokens": false}"#;
+        assert_eq!(mode(Some(cls)).unwrap(), Pooling::Cls);
+        let max = r#"{"pooling_mode_max_tokens": true}"#;
+        let err = mode(Some(max)).unwrap_err().to_string();
+        assert!(err.contains("pooling max is not supported"), "{err}");
+        let both = r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": true}"#;
+        let err = mode(Some(both)).unwrap_err().to_string();
+        assert!(err.contains("mean + cls"), "{err}");
+        let err = mode(Some("{not json")).unwrap_err().to_string();
+        assert!(err.contains("1_Pooling"), "{err}");
     }
 }
