@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use switchboard_test_support::changing_tools;
+use switchboard_test_support::line_client::LineClient;
 use switchboard_test_support::listening::{Listening, listening};
 use switchboard_test_support::peers::{node, peer, repo_root};
 use switchboard_test_support::raw_http::{self, Posted, exchange};
@@ -63,6 +64,19 @@ impl Setup {
         ];
         v.extend(extra.iter().map(|s| s.to_string()));
         v
+    }
+
+    /// serve over stdio with extra flags, for a [`LineClient`]: the pass-through's debug lines
+    /// on stderr, then `env` (which may set `RUST_LOG` otherwise).
+    fn stdio(&self, env: &[(&str, &str)], flags: &[&str]) -> Command {
+        let argv = self.serve(flags);
+        let mut cmd = self.command(&argv[0]);
+        cmd.args(&argv[1..])
+            .env("RUST_LOG", "switchboard_gateway::passthrough=debug");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd
     }
 
     /// Run the switchboard binary (not serve) to completion.
@@ -815,127 +829,6 @@ fn facade_with_a_model_finds_a_tool_by_meaning_alone() {
     assert_eq!(found(&lexical), Vec::<String>::new());
 }
 
-/// A client that speaks JSON-RPC lines to `serve` over its stdin/stdout, by hand, so the test
-/// controls exactly what the client declares and sends.
-struct LineClient {
-    child: Child,
-    stdin: ChildStdin,
-    lines: std::sync::mpsc::Receiver<Value>,
-    /// Notifications read while waiting for responses.
-    notes: Vec<Value>,
-}
-
-impl LineClient {
-    fn start(setup: &Setup, env: &[(&str, &str)], version: &str) -> LineClient {
-        Self::start_with(setup, env, version, &[])
-    }
-
-    fn start_with(
-        setup: &Setup,
-        env: &[(&str, &str)],
-        version: &str,
-        flags: &[&str],
-    ) -> LineClient {
-        let mut client = Self::spawn(setup, env, flags);
-        let init = client.request(
-            0,
-            "initialize",
-            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    /// serve, started with no `initialize` sent (a stateless 2026-07-28 client sends none).
-    fn spawn(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
-        let argv = setup.serve(flags);
-        let mut cmd = setup.command(&argv[0]);
-        cmd.args(&argv[1..])
-            .env("RUST_LOG", "switchboard_gateway::passthrough=debug")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("serve wrote a line that is not JSON ({e}): {line}")
-                });
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        LineClient {
-            child,
-            stdin,
-            lines,
-            notes: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The response to `id`, skipping notifications and other responses (returned in order).
-    fn response(&mut self, id: i64) -> Value {
-        loop {
-            let message = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no response to request {id} within 60 s"));
-            if message["id"] == json!(id) {
-                return message;
-            }
-            assert!(
-                message.get("method").is_some(),
-                "a response to another request came first: {message}"
-            );
-            self.notes.push(message);
-        }
-    }
-
-    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.response(id)
-    }
-
-    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        let r = self.request(
-            id,
-            "tools/call",
-            json!({"name": name, "arguments": arguments}),
-        );
-        r.get("result")
-            .cloned()
-            .unwrap_or_else(|| panic!("tools/call {name} got no result: {r}"))
-    }
-
-    /// Close stdin, wait for exit, return stderr.
-    fn finish(mut self) -> String {
-        drop(self.stdin);
-        let mut err = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        self.child.wait().unwrap();
-        err
-    }
-}
-
 /// A client that closes its end before `initialize` (a launcher checking that the command runs)
 /// ends `serve` cleanly: exit 0, nothing reported as an error.
 #[test]
@@ -985,7 +878,7 @@ fn a_server_still_starting_does_not_hold_up_clients_and_joins_by_list_changed() 
     std::fs::write(setup.config(), format!("{config}\n{slow}")).unwrap();
     // Without the fix `initialize` waits out the slow server's 10 minutes and the client's
     // 60 s read gives up; a one-second startup wait bounds it.
-    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--startup-wait", "1"]);
+    let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "1"]), "2025-11-25");
     let names = listed(&c.request(1, "tools/list", json!({})));
     assert!(
         names.iter().any(|n| n.starts_with("tickets"))
@@ -1039,7 +932,7 @@ fn a_client_that_connects_early_lists_a_server_that_starts_within_the_wait() {
         std::thread::sleep(Duration::from_millis(1500));
         std::fs::write(gate, "").unwrap();
     });
-    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--startup-wait", "120"]);
+    let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "120"]), "2025-11-25");
     let names = listed(&c.request(1, "tools/list", json!({})));
     opener.join().unwrap();
     let slow_search = names
@@ -1050,26 +943,6 @@ fn a_client_that_connects_early_lists_a_server_that_starts_within_the_wait() {
     let r = c.call(2, &slow_search, json!({"query": "login"}));
     assert_ne!(r["isError"], json!(true), "{r}");
     c.finish();
-}
-
-impl LineClient {
-    /// Wait for a `notifications/tools/list_changed` after the ones already seen (pinging, so
-    /// notifications are read), then forget it.
-    fn await_list_changed(&mut self, id: &mut i64) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let is_change = |n: &Value| n["method"] == json!("notifications/tools/list_changed");
-        while !self.notes.iter().any(is_change) {
-            assert!(
-                Instant::now() < deadline,
-                "no list_changed: {:?}",
-                self.notes
-            );
-            *id += 1;
-            self.request(*id, "ping", json!({}));
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        self.notes.retain(|n| !is_change(n));
-    }
 }
 
 /// An edited config applies while serve runs: a new server's tools join (clients hear by
@@ -1088,7 +961,7 @@ fn an_edited_config_applies_while_serve_runs() {
         exe = exe()
     );
     std::fs::write(setup.config(), &tickets_only).unwrap();
-    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
     let mut id = 1;
     let names = listed(&c.request(id, "tools/list", json!({})));
     assert!(!names.iter().any(|n| n.starts_with("docs")), "{names:?}");
@@ -1173,7 +1046,7 @@ fn an_edited_config_applies_while_serve_runs() {
 #[test]
 fn malformed_requests_get_invalid_params_that_say_what_is_wrong() {
     let setup = Setup::new("");
-    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
     let cases = [
         (
             json!({"name": "tickets__search", "arguments": "login"}),
@@ -1224,7 +1097,7 @@ fn a_listen_stream_gets_updates_of_the_resources_it_subscribed_to() {
         format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"),
     )
     .unwrap();
-    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = stateless_meta();
     c.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": {"_meta": meta}}),
@@ -1300,7 +1173,7 @@ fn a_resource_link_from_a_tool_result_is_readable_through_serve() {
     let setup = Setup::new(&format!(
         "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"
     ));
-    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
     let r = c.call(1, "everything__get-resource-links", json!({"count": 2}));
     let link = r["content"]
         .as_array()
@@ -1332,7 +1205,7 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
     let mut outcomes = Vec::new();
     let mut logs = Vec::new();
     for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
-        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2025-11-25");
         let tools = c.request(1, "tools/list", json!({}));
         let names: Vec<String> = tools["result"]["tools"]
             .as_array()
@@ -1395,7 +1268,7 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
         outcomes.push(seen);
         logs.push(c.finish());
         // A client asking for 2026-07-28 reads what the session path gives it.
-        let mut c = LineClient::start(&setup, env, "2026-07-28");
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2026-07-28");
         let r = c.call(1, &echo, json!({"message": "new"}));
         assert_eq!(r["content"][0]["text"], json!("Echo: new"), "{r}");
         outcomes.last_mut().unwrap().push(r);
@@ -1445,7 +1318,7 @@ fn malformed_results_and_duplicate_tools_read_the_same_on_both_paths() {
     let mut outcomes = Vec::new();
     let log = ("RUST_LOG", "warn,switchboard_gateway::passthrough=debug");
     for env in [&[log][..], &[log, ("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
-        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2025-11-25");
         let tools = c.request(1, "tools/list", json!({}));
         let echoes: Vec<&Value> = tools["result"]["tools"]
             .as_array()
@@ -1473,7 +1346,7 @@ fn malformed_results_and_duplicate_tools_read_the_same_on_both_paths() {
         outcomes.push(seen);
     }
     // The facade finds the tool listed twice once.
-    let mut c = LineClient::start_with(&setup, &[], "2025-11-25", &["--expose", "facade"]);
+    let mut c = LineClient::start(setup.stdio(&[], &["--expose", "facade"]), "2025-11-25");
     let found = c.call(
         1,
         "search_tools",
@@ -1943,7 +1816,7 @@ fn a_misbehaving_server_gets_prompt_errors_and_the_rest_keeps_working() {
         ("storm", false, "after a storm"),
     ];
     for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
-        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2025-11-25");
         let mut id = 1;
         for (tool, is_error, says) in cases {
             let started = Instant::now();
@@ -2027,7 +1900,7 @@ fn a_result_over_max_result_tokens_is_cut_on_every_serve_path() {
     ] {
         for version in ["2025-11-25", "2026-07-28"] {
             let path = format!("stdio {version} {env:?}");
-            let mut c = LineClient::start(&setup, env, version);
+            let mut c = LineClient::start(setup.stdio(env, &[]), version);
             let cut = c.call(1, "everything__echo", json!({"message": long}));
             check(&cut, &path);
             let short = c.call(2, "everything__echo", json!({"message": "short"}));
@@ -2085,7 +1958,7 @@ fn a_legacy_sse_server_works_by_type_or_by_fallback_and_comes_back_after_a_resta
         assert!(server["tools"].as_u64().unwrap_or(0) > 5, "{server}");
     }
 
-    let mut c = LineClient::start(&setup, &[("RUST_LOG", "warn")], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[("RUST_LOG", "warn")], &[]), "2025-11-25");
     let r = c.call(1, "typed__echo", json!({"message": "over sse"}));
     assert_eq!(r["content"][0]["text"], json!("Echo: over sse"), "{r}");
     c.notes.clear();
@@ -2158,44 +2031,22 @@ fn children(pid: u32) -> Vec<u32> {
     out
 }
 
-impl LineClient {
-    /// The first notification (already read or still to come, within `limit`) that `wanted`
-    /// picks; it is taken out of the notes.
-    fn await_note(&mut self, limit: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(i) = self.notes.iter().position(&wanted) {
-                return self.notes.remove(i);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "not seen within {limit:?}; notes: {:?}",
-                self.notes
-            );
-            if let Ok(m) = self.lines.recv_timeout(Duration::from_millis(200)) {
-                self.notes.push(m);
-            }
+/// Call server-everything's `toggle-subscriber-updates` until a process that had them off
+/// answers ("Started ..."): the upstream is back after a restart, its updates now on.
+fn start_updates(c: &mut LineClient, id: &mut i64, meta: Option<&Value>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        *id += 1;
+        let mut params = json!({"name": "everything__toggle-subscriber-updates", "arguments": {}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta.clone();
         }
-    }
-
-    /// Call server-everything's `toggle-subscriber-updates` until a process that had them off
-    /// answers ("Started ..."): the upstream is back after a restart, its updates now on.
-    fn start_updates(&mut self, id: &mut i64, meta: Option<&Value>) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            *id += 1;
-            let mut params =
-                json!({"name": "everything__toggle-subscriber-updates", "arguments": {}});
-            if let Some(meta) = meta {
-                params["_meta"] = meta.clone();
-            }
-            let r = self.request(*id, "tools/call", params);
-            if r.to_string().contains("Started simulated resource updated") {
-                return;
-            }
-            assert!(Instant::now() < deadline, "updates never started: {r}");
-            std::thread::sleep(Duration::from_millis(250));
+        let r = c.request(*id, "tools/call", params);
+        if r.to_string().contains("Started simulated resource updated") {
+            return;
         }
+        assert!(Instant::now() < deadline, "updates never started: {r}");
+        std::thread::sleep(Duration::from_millis(250));
     }
 }
 
@@ -2213,7 +2064,7 @@ fn a_subscription_is_made_again_when_its_server_restarts() {
     let setup = Setup::new("");
     everything_only(&setup, "");
     let log = [("RUST_LOG", "switchboard_gateway=info")];
-    let mut c = LineClient::start(&setup, &log, "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&log, &[]), "2025-11-25");
     let listed = c.request(1, "resources/list", json!({}));
     let public = listed["result"]["resources"][0]["uri"]
         .as_str()
@@ -2222,8 +2073,8 @@ fn a_subscription_is_made_again_when_its_server_restarts() {
     let r = c.request(2, "resources/subscribe", json!({"uri": public}));
     assert!(r.get("result").is_some(), "{r}");
     let mut id = 2;
-    c.start_updates(&mut id, None);
-    c.await_note(Duration::from_secs(30), is_update_of(&public));
+    start_updates(&mut c, &mut id, None);
+    c.await_note("an update", is_update_of(&public));
 
     // The upstream dies; the supervisor starts a new process.
     let upstream = children(c.child.id());
@@ -2233,9 +2084,9 @@ fn a_subscription_is_made_again_when_its_server_restarts() {
         .status()
         .unwrap();
     assert!(killed.success());
-    c.start_updates(&mut id, None);
+    start_updates(&mut c, &mut id, None);
     c.notes.retain(|n| !is_update_of(&public)(n));
-    c.await_note(Duration::from_secs(20), is_update_of(&public));
+    c.await_note("an update after the restart", is_update_of(&public));
     let stderr = c.finish();
     assert!(stderr.contains("subscribed again"), "{stderr}");
 }
@@ -2248,7 +2099,7 @@ fn a_listen_streams_resources_are_subscribed_again_after_a_reload_restarts_their
     let setup = Setup::new("");
     everything_only(&setup, "env = { RUN = \"1\" }");
     let log = [("RUST_LOG", "switchboard_gateway=info")];
-    let mut c = LineClient::spawn(&setup, &log, &[]);
+    let mut c = LineClient::spawn(setup.stdio(&log, &[]));
     let meta = stateless_meta();
     let listed = c.request(1, "resources/list", json!({"_meta": meta}));
     let public = listed["result"]["resources"][0]["uri"]
@@ -2260,13 +2111,13 @@ fn a_listen_streams_resources_are_subscribed_again_after_a_reload_restarts_their
             "_meta": meta, "notifications": {"resourceSubscriptions": [public]}
         }}),
     );
-    let ack = c.await_note(Duration::from_secs(30), |n| {
+    let ack = c.await_note("the stream's acknowledgement", |n| {
         n["method"] == json!("notifications/subscriptions/acknowledged")
     });
     assert!(ack.to_string().contains(&public), "{ack}");
     let mut id = 2;
-    c.start_updates(&mut id, Some(&meta));
-    c.await_note(Duration::from_secs(30), is_update_of(&public));
+    start_updates(&mut c, &mut id, Some(&meta));
+    c.await_note("an update on the stream", is_update_of(&public));
 
     // A changed entry restarts the server: a new process, whose updates are then started (a
     // toggle that reached the old one could be taken for that).
@@ -2277,9 +2128,12 @@ fn a_listen_streams_resources_are_subscribed_again_after_a_reload_restarts_their
         assert!(Instant::now() < deadline, "the server was not restarted");
         std::thread::sleep(Duration::from_millis(50));
     }
-    c.start_updates(&mut id, Some(&meta));
+    start_updates(&mut c, &mut id, Some(&meta));
     c.notes.retain(|n| !is_update_of(&public)(n));
-    let update = c.await_note(Duration::from_secs(20), is_update_of(&public));
+    let update = c.await_note(
+        "an update on the stream after the restart",
+        is_update_of(&public),
+    );
     assert_eq!(
         update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         json!(2),
@@ -2297,7 +2151,7 @@ fn a_listen_streams_resources_are_subscribed_again_after_a_reload_restarts_their
 fn a_stateless_request_that_asks_for_logs_gets_the_upstreams_log_messages() {
     let setup = Setup::new("");
     everything_only(&setup, "");
-    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = stateless_meta();
     let mut logged = meta.clone();
     logged["io.modelcontextprotocol/logLevel"] = json!("debug");
@@ -2420,7 +2274,7 @@ fn a_server_added_by_a_reload_gets_the_clients_log_level() {
         "RUST_LOG",
         "switchboard_mcp=debug,switchboard_gateway=debug",
     )];
-    let mut c = LineClient::start(&setup, &log, "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&log, &[]), "2025-11-25");
     let r = c.request(1, "logging/setLevel", json!({"level": "error"}));
     assert!(r.get("result").is_some(), "{r}");
     let config = std::fs::read_to_string(setup.config()).unwrap();
@@ -2485,13 +2339,13 @@ fn subscribers_are_told_when_a_restarted_server_no_longer_offers_subscriptions()
     // A legacy client.
     let setup = Setup::new("");
     notes_only(&setup, "1");
-    let mut c = LineClient::start(&setup, &[], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
     let r = c.request(1, "resources/subscribe", json!({"uri": PUBLIC}));
     assert!(r.get("result").is_some(), "{r}");
     c.call(2, "notes__touch", json!({}));
-    c.await_note(Duration::from_secs(10), is_update);
+    c.await_note("an update", is_update);
     notes_only(&setup, "0");
-    let told = c.await_note(Duration::from_secs(20), |n| {
+    let told = c.await_note("the warning", |n| {
         n["method"] == json!("notifications/message")
             && n.to_string().contains("no longer takes a subscription")
     });
@@ -2502,14 +2356,14 @@ fn subscribers_are_told_when_a_restarted_server_no_longer_offers_subscriptions()
     // A stateless client's listen stream.
     let setup = Setup::new("");
     notes_only(&setup, "1");
-    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = stateless_meta();
     c.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
             "_meta": meta, "notifications": {"resourceSubscriptions": [PUBLIC]}
         }}),
     );
-    let ack = c.await_note(Duration::from_secs(30), |n| {
+    let ack = c.await_note("the stream's acknowledgement", |n| {
         n["method"] == json!("notifications/subscriptions/acknowledged")
     });
     assert!(ack.to_string().contains(PUBLIC), "{ack}");
@@ -2525,7 +2379,7 @@ fn subscribers_are_told_when_a_restarted_server_no_longer_offers_subscriptions()
             "_meta": meta, "notifications": {"resourceSubscriptions": [PUBLIC]}
         }}),
     );
-    let ack = c.await_note(Duration::from_secs(30), |n| {
+    let ack = c.await_note("the second acknowledgement", |n| {
         n["method"] == json!("notifications/subscriptions/acknowledged")
             && n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == json!(2)
     });
@@ -2541,7 +2395,7 @@ fn a_listen_stream_hears_of_a_server_a_reload_adds() {
     let config = std::fs::read_to_string(setup.config()).unwrap();
     let tickets = config.split("[servers.docs]").next().unwrap().to_string();
     std::fs::write(setup.config(), &tickets).unwrap();
-    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = stateless_meta();
     // Once the first start-up is over (a list waits for it), so what follows is the reload's.
     let names = listed(&c.request(3, "tools/list", json!({"_meta": meta})));
@@ -2551,11 +2405,11 @@ fn a_listen_stream_hears_of_a_server_a_reload_adds() {
             "_meta": meta, "notifications": {"toolsListChanged": true}
         }}),
     );
-    c.await_note(Duration::from_secs(30), |n| {
+    c.await_note("the stream's acknowledgement", |n| {
         n["method"] == json!("notifications/subscriptions/acknowledged")
     });
     std::fs::write(setup.config(), &config).unwrap();
-    let changed = c.await_note(Duration::from_secs(30), |n| {
+    let changed = c.await_note("list_changed on the stream", |n| {
         n["method"] == json!("notifications/tools/list_changed")
     });
     assert_eq!(
@@ -2608,7 +2462,7 @@ fn a_misbehaving_http_server_gets_prompt_errors_and_keeps_its_session() {
             json = fixture.url,
             sse = fixture.sse_url(),
         ));
-        let mut c = LineClient::start(&setup, env, "2025-11-25");
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2025-11-25");
         let mut id = 1;
         for server in ["h", "s"] {
             for (tool, is_error, says) in cases {
@@ -2729,7 +2583,7 @@ fn a_listen_stream_opened_while_its_server_starts_gets_updates_once_it_is_up() {
         ),
     )
     .unwrap();
-    let mut c = LineClient::spawn(&setup, &[], &["--startup-wait", "1"]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &["--startup-wait", "1"]));
     let meta = stateless_meta();
     c.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
@@ -2796,7 +2650,7 @@ fn a_listen_stream_opened_while_its_server_starts_gets_updates_once_it_is_up() {
 #[test]
 fn a_killed_stdio_server_is_reported_with_the_signal_that_ended_it() {
     let setup = Setup::new("");
-    let mut c = LineClient::start(&setup, &[("RUST_LOG", "warn")], "2025-11-25");
+    let mut c = LineClient::start(setup.stdio(&[("RUST_LOG", "warn")], &[]), "2025-11-25");
     let search = json!({"query": "login"});
     let r = c.call(1, "tickets__search", search.clone());
     assert_ne!(r["isError"], json!(true), "{r}");

@@ -3,12 +3,12 @@
 //! reloads that rename a server's resources, a search model installed while serve runs. Real
 //! subprocesses: serve and the embedded demo servers.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use switchboard_test_support::line_client::LineClient;
 use switchboard_test_support::listening::listening;
 use switchboard_test_support::peers::{node, peer, repo_root};
 use switchboard_test_support::raw_http::post;
@@ -60,139 +60,15 @@ impl Setup {
             .env("NO_COLOR", "1");
         c
     }
-}
 
-/// A client that writes lines to `serve`'s stdin by hand and reads its stdout as JSON lines.
-struct LineClient {
-    child: Child,
-    stdin: ChildStdin,
-    lines: std::sync::mpsc::Receiver<Value>,
-    /// Notifications read while waiting for responses.
-    notes: Vec<Value>,
-    /// serve's stderr, as it comes.
-    log: std::sync::Arc<std::sync::Mutex<String>>,
-}
-
-impl LineClient {
-    /// serve, initialized as a 2025-11-25 client that takes no upcalls.
-    fn start(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
-        let mut client = Self::spawn(setup, env, flags);
-        let init = client.request(
-            0,
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "lines", "version": "0"}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        client
-    }
-
-    /// serve, with nothing sent yet (a stateless 2026-07-28 client sends no `initialize`).
-    fn spawn(setup: &Setup, env: &[(&str, &str)], flags: &[&str]) -> LineClient {
-        let mut cmd = setup.command(flags);
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+    /// serve over stdio with `flags` and `env`, for a [`LineClient`].
+    fn stdio(&self, env: &[(&str, &str)], flags: &[&str]) -> Command {
+        let mut c = self.command(flags);
         for (k, v) in env {
-            cmd.env(k, v);
+            c.env(k, v);
         }
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("serve wrote a line that is not JSON ({e}): {line}")
-                });
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        let log = drain(child.stderr.take().unwrap());
-        LineClient {
-            child,
-            stdin,
-            lines,
-            notes: Vec::new(),
-            log,
-        }
+        c
     }
-
-    fn send_raw(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn next(&mut self, what: &str) -> Value {
-        self.lines
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("nothing from serve within 60 s ({what})"))
-    }
-
-    /// The response to `id`, keeping notifications read on the way.
-    fn response(&mut self, id: Value) -> Value {
-        loop {
-            let message = self.next(&format!("waiting for the answer to {id}"));
-            if message.get("method").is_some() {
-                self.notes.push(message);
-                continue;
-            }
-            assert_eq!(message["id"], id, "another answer came first: {message}");
-            return message;
-        }
-    }
-
-    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send_raw(
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
-        );
-        self.response(json!(id))
-    }
-
-    /// The first notification (read already or within 60 s) that `wanted` picks, taken out of
-    /// the notes.
-    fn await_note(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(i) = self.notes.iter().position(&wanted) {
-                return self.notes.remove(i);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what}: not seen within 60 s; notes: {:?}\nstderr:\n{}",
-                self.notes,
-                self.log.lock().unwrap()
-            );
-            if let Ok(m) = self.lines.recv_timeout(Duration::from_millis(200)) {
-                self.notes.push(m);
-            }
-        }
-    }
-}
-
-impl Drop for LineClient {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Read a child's stderr on a thread, kept as it comes.
-fn drain(stderr: impl Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
-    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let sink = log.clone();
-    std::thread::spawn(move || {
-        let mut stderr = BufReader::new(stderr);
-        let mut line = String::new();
-        while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
-            sink.lock().unwrap().push_str(&line);
-            line.clear();
-        }
-    });
-    log
 }
 
 /// The JSON-RPC error a client gets for lines that are not messages: each answer's code, id
@@ -218,7 +94,7 @@ fn check_error(answer: &Value, code: i64, id: Value, what: &str) {
 fn lines_that_are_not_json_rpc_get_json_rpc_errors_and_the_session_goes_on() {
     let setup = Setup::new("");
     for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
-        let mut c = LineClient::start(&setup, env, &[]);
+        let mut c = LineClient::start(setup.stdio(env, &[]), "2025-11-25");
         let what = format!("{env:?}");
         c.send_raw("this is not json");
         let a = c.next(&what);
@@ -453,7 +329,7 @@ fn a_reload_that_changes_an_alias_tells_the_subscribers_of_the_old_uris() {
     const NEW: &str = "switchboard://n2/note://one";
     let setup = Setup::new("");
     notes_as(&setup, "n1");
-    let mut c = LineClient::start(&setup, &[], &[]);
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
     let r = c.request(1, "resources/subscribe", json!({"uri": OLD}));
     assert!(r.get("result").is_some(), "{r}");
     let r = c.request(
@@ -500,7 +376,7 @@ fn a_reload_that_changes_an_alias_tells_the_subscribers_of_the_old_uris() {
     // A stateless client's listen stream.
     let setup = Setup::new("");
     notes_as(&setup, "n1");
-    let mut c = LineClient::spawn(&setup, &[], &[]);
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -593,7 +469,7 @@ fn a_facade_started_before_the_model_was_installed_picks_it_up() {
         model.display().to_string()
     );
     setup.write(&settings);
-    let mut c = LineClient::start(&setup, &log, &["--expose", "facade"]);
+    let mut c = LineClient::start(setup.stdio(&log, &["--expose", "facade"]), "2025-11-25");
     assert_eq!(
         search(&mut c, 1, QUERY),
         Vec::<String>::new(),
@@ -649,7 +525,7 @@ fn a_facade_started_before_the_model_was_installed_picks_it_up() {
         "[settings]\nsearch_model = {:?}\n",
         moved.display().to_string()
     ));
-    let mut c = LineClient::start(&setup, &log, &["--expose", "facade"]);
+    let mut c = LineClient::start(setup.stdio(&log, &["--expose", "facade"]), "2025-11-25");
     assert_eq!(
         search(&mut c, 1, QUERY),
         Vec::<String>::new(),

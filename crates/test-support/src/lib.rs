@@ -2,6 +2,7 @@
 
 pub mod changing_tools;
 pub mod hostile;
+pub mod line_client;
 pub mod lint_fixture;
 pub mod listening;
 pub mod peers;
