@@ -1,7 +1,7 @@
 //! End-to-end tests of `switchboard serve` (and `auth status`) at the edges a demanding user
 //! reaches: lines and POST bodies that are not JSON-RPC, a legacy SSE entry in `auth status`,
-//! reloads that rename a server's resources, a search model installed while serve runs. Real
-//! subprocesses: serve and the embedded demo servers.
+//! reloads that rename a server's resources, a search model installed while serve runs or
+//! changed by a reload. Real subprocesses: serve and the embedded demo servers.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -552,4 +552,152 @@ fn a_facade_started_before_the_model_was_installed_picks_it_up() {
         "{stderr}"
     );
     assert!(stderr.contains("a search"), "{stderr}");
+}
+
+/// What a model directory made for a test holds as its weights.
+enum Weights {
+    /// A symlink to the installed model's.
+    Linked,
+    /// A copy of them (so the test can change the file).
+    Copied,
+    /// Bytes that are no model.
+    Broken,
+}
+
+/// A model directory at `dir`: symlinks to every file of the installed model (scripts/peers),
+/// the weights as `weights` says.
+fn model_at(dir: &std::path::Path, weights: Weights) {
+    let model = peer("model_dir");
+    std::fs::create_dir_all(dir).unwrap();
+    for entry in std::fs::read_dir(&model).unwrap() {
+        let name = entry.unwrap().file_name();
+        if name != "model.safetensors" {
+            std::os::unix::fs::symlink(model.join(&name), dir.join(&name)).unwrap();
+        }
+    }
+    let (from, to) = (
+        model.join("model.safetensors"),
+        dir.join("model.safetensors"),
+    );
+    match weights {
+        Weights::Linked => std::os::unix::fs::symlink(from, to).unwrap(),
+        Weights::Copied => {
+            std::fs::copy(from, to).unwrap();
+        }
+        Weights::Broken => std::fs::write(to, b"these bytes are not a safetensors file").unwrap(),
+    }
+}
+
+/// Wait (up to 120 s) until serve's stderr says `text` `times` times.
+fn await_log(c: &LineClient, text: &str, times: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while c.log.lock().unwrap().matches(text).count() < times {
+        assert!(
+            Instant::now() < deadline,
+            "{text:?} not said {times} times; stderr:\n{}",
+            c.log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The first line of serve's stderr that says `text` (empty when none does).
+fn line_saying(c: &LineClient, text: &str) -> String {
+    let log = c.log.lock().unwrap();
+    log.lines()
+        .find(|l| l.contains(text))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A reload makes the facade's model the one `search_model` leads to now: another model
+/// directory is loaded in the old one's place (info), and so are changed weights (size or
+/// time) in the same directory; weights that do not load leave the loaded model searching,
+/// with one warning, and are not tried again at the next reload; a directory with no model
+/// makes the search lexical, with a warning, and it still answers; a model there again is
+/// loaded again. Before, a facade that had a model kept it whatever a reload said.
+#[test]
+fn a_reload_that_changes_the_search_model_swaps_the_facades_model() {
+    // Shares no word with close_ticket's name or description: found by meaning only.
+    const QUERY: &str = "shut a complaint that has been dealt with";
+    const FOUND: &str = "tickets__close_ticket";
+    const RELOADED: &str = "switchboard serve: reloaded";
+    let log = [("RUST_LOG", "switchboard_gateway=info,switchboard_host=info")];
+    let setup = Setup::new("");
+    let (first, second, broken, none) = (
+        setup.path("first"),
+        setup.path("second"),
+        setup.path("broken"),
+        setup.path("none"),
+    );
+    model_at(&first, Weights::Linked);
+    model_at(&second, Weights::Copied);
+    model_at(&broken, Weights::Broken);
+    std::fs::create_dir(&none).unwrap();
+    let point_at = |dir: &std::path::Path, edit: &str| {
+        setup.write(&format!(
+            "[settings]\nsearch_model = {:?}\n{edit}",
+            dir.display().to_string()
+        ))
+    };
+    point_at(&first, "");
+    let mut c = LineClient::start(setup.stdio(&log, &["--expose", "facade"]), "2025-11-25");
+    let mut id = 0;
+    let mut finds = |c: &mut LineClient, query: &str| {
+        id += 1;
+        search(c, id, query).iter().any(|n| n == FOUND)
+    };
+    assert!(finds(&mut c, QUERY), "hybrid from the start");
+
+    // Weights that do not load: the loaded model goes on searching.
+    point_at(&broken, "");
+    await_log(&c, "did not load", 1);
+    let warned = line_saying(&c, "did not load");
+    assert!(
+        warned.contains("WARN") && warned.contains("keeps the model loaded before"),
+        "{warned}"
+    );
+    assert!(finds(&mut c, QUERY), "the loaded model stays");
+    // The same broken files at the next reload are not tried (nor warned about) again.
+    point_at(&broken, "# edited\n");
+    await_log(&c, RELOADED, 2);
+
+    // Another model directory: loaded in the old one's place.
+    point_at(&second, "");
+    await_log(&c, "the search model changed", 1);
+    assert!(line_saying(&c, "the search model changed").contains("INFO"));
+    assert_eq!(
+        c.log.lock().unwrap().matches("did not load").count(),
+        1,
+        "warned once; stderr:\n{}",
+        c.log.lock().unwrap()
+    );
+    assert!(finds(&mut c, QUERY), "with the second model");
+
+    // The same directory with its weights changed (their time here): loaded again.
+    let weights = std::fs::File::options()
+        .write(true)
+        .open(second.join("model.safetensors"))
+        .unwrap();
+    weights
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    drop(weights);
+    point_at(&second, "# the weights changed\n");
+    await_log(&c, "the search model changed", 2);
+    assert!(finds(&mut c, QUERY), "with the changed weights");
+
+    // A directory with no model: lexical from now on, said as a warning; searches still
+    // answer (by words).
+    point_at(&none, "");
+    await_log(&c, "leads to no search model now", 1);
+    let warned = line_saying(&c, "leads to no search model now");
+    assert!(warned.contains("WARN"), "{warned}");
+    assert!(!finds(&mut c, QUERY), "lexical: no word in common, no hit");
+    assert!(finds(&mut c, "close ticket"), "lexical: found by its words");
+
+    // A model there again: loaded again.
+    point_at(&first, "");
+    await_log(&c, "leads to a search model again", 1);
+    assert!(finds(&mut c, QUERY), "hybrid again");
 }

@@ -174,11 +174,12 @@ pub struct Gateway {
     reconfigured: watch::Sender<u64>,
     pins: Option<PinStore>,
     /// The facade's ranking (`None` without the facade); replaced when a model is installed
-    /// after a start without one (see [`Gateway::pick_up_model`]).
+    /// after a start without one, and when a reload leads `search_model` to another model or
+    /// to none (see [`Gateway::pick_up_model`]).
     finder: RwLock<Option<Arc<Finder>>>,
     /// Moves when `finder` is replaced, so the next rebuild indexes again.
     finder_gen: AtomicU64,
-    /// Where a model that was missing may appear, and when to look again.
+    /// Where the model is to be found, which one the finder has, and when to look again.
     model: Mutex<ModelWatch>,
     /// One model load at a time.
     loading_model: tokio::sync::Mutex<()>,
@@ -222,13 +223,19 @@ impl Gateway {
         let sessions = Sessions::launch(specs);
         let ready_by = tokio::time::Instant::now() + options.startup_wait.unwrap_or(STARTUP_WAIT);
         let (set_ready, ready) = watch::channel(false);
+        let facade = options.expose == Expose::Facade;
+        // The files the facade's own finder loads (at its first index); a finder the caller
+        // passed has none the gateway knows of.
+        let loaded = (facade && options.finder.is_none())
+            .then(|| ModelFiles::find(config.settings.search_model.as_deref()))
+            .flatten();
         let gateway = Arc::new(Gateway {
             servers: RwLock::new(Arc::new(ServerTable::new(&config.servers))),
             disabled: RwLock::new(disabled(config)),
             reconfigured: watch::Sender::new(0),
             sessions,
             pins: options.pins,
-            finder: RwLock::new((options.expose == Expose::Facade).then(|| {
+            finder: RwLock::new(facade.then(|| {
                 options.finder.unwrap_or_else(|| {
                     Arc::new(Finder::locate(config.settings.search_model.as_deref()))
                 })
@@ -237,6 +244,8 @@ impl Gateway {
             model: Mutex::new(ModelWatch {
                 setting: config.settings.search_model.clone(),
                 next_check: None,
+                loaded,
+                dropped: false,
                 failed: None,
             }),
             loading_model: tokio::sync::Mutex::new(()),
@@ -322,7 +331,8 @@ impl Gateway {
     /// keep running, new ones start, removed ones close, changed ones restart). Their policy,
     /// approvals, aliases and pins apply from the next view, which clients hear of by
     /// `list_changed` like any other change. The gateway's own settings (exposure, pin store,
-    /// search model, instructions) stay as they were at the start.
+    /// instructions) stay as they were at the start; the facade's model follows
+    /// `search_model` (see [`Gateway::pick_up_model`]).
     pub fn reconfigure(&self, config: &Config) -> Reconfigured {
         let table = Arc::new(ServerTable::new(&config.servers));
         let old = std::mem::replace(
@@ -334,7 +344,8 @@ impl Gateway {
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         let outcome = self.sessions.reconfigure(specs);
         {
-            // A model installed since is looked for at once (see `refresh`).
+            // A model installed since, or another one the setting leads to, is looked for at
+            // once (see `refresh`).
             let mut model = lock(&self.model);
             model.setting = config.settings.search_model.clone();
             model.next_check = None;
@@ -598,12 +609,15 @@ impl Gateway {
                 _ => None,
             })
             .collect();
+        // The generation before the finder: a finder replaced in between is read with the old
+        // generation, so the next rebuild indexes again (never a new generation with the old
+        // finder, which would be kept).
+        let finder_gen = self.finder_gen.load(Ordering::SeqCst);
         let finder = self
             .finder
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let finder_gen = self.finder_gen.load(Ordering::SeqCst);
         let search = finder.as_ref().map(|finder| {
             // One document per listed tool: a server's second tool of the same name is not
             // listed (see `View::build`), so it is not searched either.
@@ -808,7 +822,7 @@ async fn refresh(gateway: Weak<Gateway>, stop: CancellationToken, set_ready: wat
             _ = tokio::time::sleep(PIN_POLL) => (false, false, false),
         };
         let Some(g) = gateway.upgrade() else { return };
-        if reloaded && g.searches_without_model() {
+        if reloaded && g.model_may_differ() {
             // On a task of its own: loading takes a moment, and waits for a rebuild here.
             let g = g.clone();
             tokio::spawn(async move { g.pick_up_model("a config reload").await });
@@ -1023,12 +1037,19 @@ impl Gateway {
 /// How often a search may look for a model that was missing when the facade started.
 const MODEL_CHECK: Duration = Duration::from_secs(10);
 
-/// Where the facade's missing model may appear.
+/// Where the facade's model is to be found, and which one its finder has.
 struct ModelWatch {
     /// `[settings] search_model`, as of the start or the last reload.
     setting: Option<std::path::PathBuf>,
     /// No look before this (`None`: look at the next chance).
     next_check: Option<tokio::time::Instant>,
+    /// The model files the facade's finder has (at the start: the ones it loads at its first
+    /// index); `None` when it has none from a directory (lexical, or a finder the caller
+    /// passed). A reload that leads to other files loads those.
+    loaded: Option<ModelFiles>,
+    /// Whether the facade searches lexically because a reload led `search_model` to no model
+    /// (rather than because none was there when it looked), for the message when one is found.
+    dropped: bool,
     /// The model files a load last failed on, so that the same files are not loaded (and
     /// warned about) again at every look.
     failed: Option<ModelFiles>,
@@ -1059,80 +1080,191 @@ impl ModelFiles {
 }
 
 impl Gateway {
-    /// Whether the facade searches lexically because its model could not be loaded (none was
-    /// installed when it looked).
-    fn searches_without_model(&self) -> bool {
+    /// The facade's finder (`None` without the facade).
+    fn current_finder(&self) -> Option<Arc<Finder>> {
         self.finder
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .is_some_and(|f| !f.may_have_model())
+            .clone()
+    }
+
+    /// Whether the facade searches lexically because its model could not be loaded (none was
+    /// installed when it looked, or a reload led `search_model` to none).
+    fn searches_without_model(&self) -> bool {
+        self.current_finder().is_some_and(|f| !f.may_have_model())
+    }
+
+    /// After a reload: whether the facade's model may not be the one `search_model` leads to
+    /// now (a few `stat`s): it searches without one, or the model files found are not the
+    /// ones loaded (another directory, or the weights' size or time changed) and are not the
+    /// ones a load already failed on.
+    fn model_may_differ(&self) -> bool {
+        let Some(finder) = self.current_finder() else {
+            return false;
+        };
+        if !finder.may_have_model() {
+            return true;
+        }
+        let (setting, loaded, failed) = {
+            let model = lock(&self.model);
+            (
+                model.setting.clone(),
+                model.loaded.clone(),
+                model.failed.clone(),
+            )
+        };
+        let found = ModelFiles::find(setting.as_deref());
+        found != loaded && (found.is_none() || found != failed)
     }
 
     /// Before a search: when the facade searches without a model, look (at most every
     /// [`MODEL_CHECK`], a few `stat`s) whether one has been installed since, and if so load it
-    /// as a config reload does.
+    /// as a config reload does. Then wait (no longer than a search waits for its index) for
+    /// the index of a finder swapped in moments ago, so the search uses the new one.
     pub(crate) async fn model_before_search(&self) {
-        if !self.searches_without_model() {
-            return;
-        }
-        {
+        let look = self.searches_without_model() && {
             let mut model = lock(&self.model);
             let now = tokio::time::Instant::now();
-            if model.next_check.is_some_and(|at| now < at) {
-                return;
+            let due = model.next_check.is_none_or(|at| now >= at);
+            if due {
+                model.next_check = Some(now + MODEL_CHECK);
             }
-            model.next_check = Some(now + MODEL_CHECK);
-        }
-        let _ = tokio::time::timeout(SEARCH_WAIT, self.pick_up_model("a search")).await;
+            due
+        };
+        let _ = tokio::time::timeout(SEARCH_WAIT, async {
+            if look {
+                self.pick_up_model("a search").await;
+            }
+            self.finder_indexed().await;
+        })
+        .await;
     }
 
-    /// Load the search model if one is installed now and the facade runs without one: a new
-    /// finder takes the old one's place, the index is built again (lexical at once, hybrid
-    /// when the tools are embedded), and the log says so at info. Returns once the view has
-    /// been rebuilt with it, or at once when there is nothing to load.
+    /// Make the facade's model the one `search_model` leads to now. When the facade runs
+    /// without one and one is installed now, or the model files found are not the loaded ones
+    /// (another directory, or the weights' size or time changed), load them: a new finder
+    /// takes the old one's place, the index is built again (lexical at once, hybrid when the
+    /// tools are embedded), and the log says so at info. When the setting leads to no model
+    /// any more, search lexically from now on, with a warning. When a load fails, the finder
+    /// stays as it was, with one warning; the same files are not tried again. Returns once
+    /// the view has been rebuilt with the new finder, or at once when nothing changes.
     async fn pick_up_model(&self, on: &str) {
         let _one = self.loading_model.lock().await;
-        if !self.searches_without_model() {
+        let Some(current) = self.current_finder() else {
             return;
-        }
-        let (setting, failed) = {
+        };
+        let without = !current.may_have_model();
+        drop(current);
+        let (setting, loaded, failed, dropped) = {
             let model = lock(&self.model);
-            (model.setting.clone(), model.failed.clone())
+            (
+                model.setting.clone(),
+                model.loaded.clone(),
+                model.failed.clone(),
+                model.dropped,
+            )
         };
         let Some(files) = ModelFiles::find(setting.as_deref()) else {
-            tracing::debug!(
-                on,
-                "no search model installed yet; tool search stays lexical"
-            );
+            if without {
+                tracing::debug!(
+                    on,
+                    "no search model installed yet; tool search stays lexical"
+                );
+            } else if let Some(old) = loaded {
+                // Lexical rather than a model the config no longer leads to; a model that
+                // appears there later is picked up as after a start without one.
+                self.swap_finder(Finder::lexical(), None);
+                tracing::warn!(old = %old.dir.display(), on, "[settings] search_model leads to no search model now: dropped the one loaded, tool search is lexical from now on");
+                self.finder_indexed().await;
+            }
             return;
         };
-        if failed.as_ref() == Some(&files) {
+        if failed.as_ref() == Some(&files) || (!without && loaded.as_ref() == Some(&files)) {
             return;
         }
-        let loaded = tokio::task::spawn_blocking(move || {
-            let finder = Finder::locate(setting.as_deref());
-            finder.embedder().is_some().then_some(finder)
-        })
-        .await
-        .ok()
-        .flatten();
-        let Some(finder) = loaded else {
-            lock(&self.model).failed = Some(files);
-            return;
+        let load = setting.clone();
+        let finder = match tokio::task::spawn_blocking(move || Finder::load(load.as_deref())).await
+        {
+            Ok(Ok(finder)) => finder,
+            Ok(Err(e)) => {
+                self.model_failed(files, without, loaded.as_ref(), &e, on);
+                return;
+            }
+            Err(e) => {
+                self.model_failed(files, without, loaded.as_ref(), &e.to_string(), on);
+                return;
+            }
         };
-        tracing::info!(model = %files.dir.display(), on, "a search model was installed after serve started: loaded it, tool search is hybrid from now on");
-        let mut rebuilt = self.rebuilt.subscribe();
+        let dir = files.dir.clone();
+        self.swap_finder(finder, Some(files));
+        match loaded.filter(|_| !without) {
+            Some(old) => {
+                tracing::info!(model = %dir.display(), old = %old.dir.display(), on, "the search model changed: loaded the new one in the old one's place, tool search is hybrid with it from now on")
+            }
+            None if without && dropped => {
+                tracing::info!(model = %dir.display(), on, "[settings] search_model leads to a search model again: loaded it, tool search is hybrid from now on")
+            }
+            None if without => {
+                tracing::info!(model = %dir.display(), on, "a search model was installed after serve started: loaded it, tool search is hybrid from now on")
+            }
+            None => {
+                tracing::info!(model = %dir.display(), on, "loaded the search model where [settings] search_model leads now, in place of the one serve was given")
+            }
+        }
+        self.finder_indexed().await;
+    }
+
+    /// A load of `files` failed: remember them (so they are not tried again until they
+    /// change) and say so once, with what the facade searches with meanwhile.
+    fn model_failed(
+        &self,
+        files: ModelFiles,
+        without: bool,
+        loaded: Option<&ModelFiles>,
+        error: &str,
+        on: &str,
+    ) {
+        let dir = files.dir.display().to_string();
+        lock(&self.model).failed = Some(files);
+        match loaded {
+            _ if without => {
+                tracing::warn!(model = %dir, on, "tool search stays lexical: the search model did not load: {error}")
+            }
+            Some(old) => {
+                tracing::warn!(model = %dir, old = %old.dir.display(), on, "the search model where [settings] search_model leads now did not load: {error}; tool search keeps the model loaded before")
+            }
+            None => {
+                tracing::warn!(model = %dir, on, "the search model where [settings] search_model leads now did not load: {error}; tool search keeps the model it had")
+            }
+        }
+    }
+
+    /// Put `finder` in the facade's old one's place, with the model files it has (`None`: it
+    /// searches lexically because the setting leads to no model), and have the refresher
+    /// rebuild the view with it (the view is otherwise unchanged, so clients hear nothing of
+    /// it). Searches from now on wait for that (see [`Self::finder_indexed`]).
+    fn swap_finder(&self, finder: Finder, files: Option<ModelFiles>) {
         *self.finder.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(finder));
-        let generation = self.finder_gen.fetch_add(1, Ordering::SeqCst) + 1;
+        {
+            let mut model = lock(&self.model);
+            model.dropped = files.is_none();
+            model.loaded = files;
+        }
+        self.finder_gen.fetch_add(1, Ordering::SeqCst);
         self.reconfigured.send_modify(|v| *v += 1);
-        // Wait for the refresher's rebuild with the new finder (the view is otherwise
-        // unchanged, so clients hear nothing of it).
+    }
+
+    /// Return once the view's search index is of the facade's newest finder (at once unless
+    /// one was swapped in since the last rebuild), so that a search after a swap searches
+    /// with the new finder.
+    async fn finder_indexed(&self) {
+        let generation = self.finder_gen.load(Ordering::SeqCst);
+        let mut rebuilt = self.rebuilt.subscribe();
         while self
             .snapshot()
             .search
             .as_ref()
-            .is_none_or(|slot| slot.finder_gen < generation)
+            .is_some_and(|slot| slot.finder_gen < generation)
         {
             if rebuilt.changed().await.is_err() {
                 return;

@@ -88,6 +88,26 @@ impl Finder {
         }
     }
 
+    /// A finder with the model that [`model_dir`] finds for `setting` loaded now, or why it
+    /// could not be loaded. Logs nothing: the caller, which may keep another model when this
+    /// one fails, says what it did.
+    pub fn load(setting: Option<&Path>) -> Result<Self, String> {
+        let Some((dir, origin)) = model_dir(setting) else {
+            return Err(format!(
+                "no model directory (no [settings] search_model, no {MODEL_ENV}, no user data directory)"
+            ));
+        };
+        let embedder = Embedder::load(&dir).map_err(|e| e.to_string())?;
+        let cell = OnceLock::new();
+        let _ = cell.set(Some(embedder));
+        Ok(Self {
+            dir: Some((dir, origin)),
+            cache: EmbeddingCache::default_dir().map(EmbeddingCache::in_dir),
+            embedder: cell,
+            building: Mutex::new(()),
+        })
+    }
+
     /// A finder that never uses a model.
     pub fn lexical() -> Self {
         let embedder = OnceLock::new();
@@ -317,6 +337,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let finder = Finder::locate(Some(&dir.path().join("no-model")));
         assert!(finder.may_have_model());
+        let why = Finder::load(Some(&dir.path().join("no-model"))).expect_err("no model there");
+        assert!(!why.is_empty());
         let docs = vec![
             Doc::new("mail", "send_email", "Send an email to someone", &[]),
             Doc::new("files", "read_file", "Read a file from disk", &[]),
