@@ -101,7 +101,8 @@ fn show(global: &Global, flag: Option<&Path>) -> anyhow::Result<ExitCode> {
         let value = match &loaded {
             Ok(e) => json!({
                 "dir": dir, "from": origin, "loads": true, "id": e.id(),
-                "precision": format!("{:?}", e.precision()).to_lowercase(), "dim": e.dim(),
+                "precision": e.precision().name(), "dim": e.dim(),
+                "architecture": e.architecture(), "pooling": e.pooling().name(),
             }),
             Err(e) => json!({
                 "dir": dir, "from": origin, "loads": false, "error": e.to_string(),
@@ -112,10 +113,12 @@ fn show(global: &Global, flag: Option<&Path>) -> anyhow::Result<ExitCode> {
         println!("model directory: {} (from {origin})", dir.display());
         match &loaded {
             Ok(e) => println!(
-                "loads: yes, {} ({}-dimensional, {:?} encoder); tool search is hybrid",
+                "loads: yes, {} ({}, {}-dimensional, {} pooling, {} encoder); tool search is hybrid",
                 e.id(),
+                e.architecture(),
                 e.dim(),
-                e.precision()
+                e.pooling().name(),
+                e.precision().name()
             ),
             Err(e) => {
                 println!("loads: no: {e}");

@@ -1148,6 +1148,9 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     let shown = json(&sb(&["model", "show", "--json"]));
     assert_eq!(shown["loads"], true, "{shown}");
     assert_eq!(shown["from"], "the default model location", "{shown}");
+    assert_eq!(shown["architecture"], "bert", "{shown}");
+    assert_eq!(shown["pooling"], "mean", "{shown}");
+    assert_eq!(shown["dim"], 384, "{shown}");
     let found = json(&sb(&["search", "close", "a", "ticket", "--json"]));
     assert_eq!(found["effective_method"], "hybrid", "{found}");
     assert_eq!(found["hits"][0]["tool"], "close_ticket", "{found}");

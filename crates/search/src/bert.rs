@@ -24,6 +24,16 @@ pub enum Precision {
     Int8,
 }
 
+impl Pooling {
+    /// The name used on the command line and in JSON: `mean` or `cls`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::Cls => "cls",
+        }
+    }
+}
+
 impl Precision {
     /// The name used in model ids and on the command line: `f32` or `int8`.
     pub fn name(self) -> &'static str {
@@ -378,6 +388,16 @@ impl Bert {
     /// How the big matrices are multiplied.
     pub fn precision(&self) -> Precision {
         self.precision
+    }
+
+    /// The model family, as `config.json`'s `model_type` names it: `bert` or `mpnet`.
+    pub fn architecture(&self) -> &str {
+        &self.cfg.model_type
+    }
+
+    /// How token vectors become the sentence vector.
+    pub fn pooling(&self) -> Pooling {
+        self.pooling
     }
 
     /// Embedding width.

@@ -196,6 +196,16 @@ impl Embedder {
         self.inner.dim
     }
 
+    /// The model family: `bert` or `mpnet`.
+    pub fn architecture(&self) -> &str {
+        self.inner.model.architecture()
+    }
+
+    /// How the model pools token vectors into the sentence vector.
+    pub fn pooling(&self) -> Pooling {
+        self.inner.model.pooling()
+    }
+
     /// The directory the model came from.
     pub fn dir(&self) -> &Path {
         &self.inner.dir

@@ -5,7 +5,7 @@
 
 use switchboard_search::Embedder;
 use switchboard_search::bert::{Bert, Config};
-use switchboard_search::embed::{Precision, dot};
+use switchboard_search::embed::{Pooling, Precision, dot};
 
 /// `fixtures/tiny-mpnet/`: a two-layer MPNet with random weights and transformers' vectors of
 /// token id sequences up to the longest its positions allow (`fixtures/tiny_mpnet.py` wrote
@@ -90,6 +90,8 @@ fn mpnet_vectors_match_the_reference_implementation() {
     let f32e = Embedder::load_with(&dir, Precision::F32).unwrap();
     let int8e = Embedder::load_with(&dir, Precision::Int8).unwrap();
     assert_eq!(f32e.dim(), 768);
+    assert_eq!(f32e.architecture(), "mpnet");
+    assert_eq!(f32e.pooling(), Pooling::Mean);
     let texts: Vec<&str> = want.texts.iter().map(String::as_str).collect();
     let a = f32e.embed(&texts, &mut |_| {}).unwrap();
     let b = int8e.embed(&texts, &mut |_| {}).unwrap();
