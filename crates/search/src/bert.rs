@@ -423,7 +423,7 @@ impl Bert {
     }
 
     /// [`Self::embed`]'s pooled vectors (the same bits) and, for each sequence, its final-layer
-    /// token vectors, the rows mean pooling averages: `len × hidden` floats, row-major, one row
+    /// token vectors, the rows pooling reads: `len × hidden` floats, row-major, one row
     /// per token id (special tokens included), not normalized.
     pub fn embed_tokens(&self, seqs: &[&[u32]]) -> Result<Vec<PooledAndTokens>, String> {
         self.check(seqs)?;

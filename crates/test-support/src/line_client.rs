@@ -53,18 +53,7 @@ impl LineClient {
                 }
             }
         });
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = log.clone();
-        let drained = std::thread::spawn(move || {
-            let mut stderr = BufReader::new(stderr);
-            let mut line = String::new();
-            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&line);
-                line.clear();
-            }
-        });
+        let (log, drained) = crate::listening::collect(BufReader::new(stderr));
         LineClient {
             child,
             stdin: Some(stdin),

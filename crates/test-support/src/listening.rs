@@ -3,6 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::Child;
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// What serve printed before it listened is in the panic message; what it prints afterwards is
@@ -42,16 +43,24 @@ pub fn listening(child: &mut Child) -> Listening {
         }
         seen.push_str(&line);
     };
+    let (log, _) = collect(stderr);
+    Listening { url, log }
+}
+
+/// Keep everything `reader` (a child's stderr) gives from now on in a string, read by a thread
+/// of its own until the pipe closes, so the child never blocks on a full pipe. The thread's
+/// handle tells when all of it is in.
+pub fn collect<R: BufRead + Send + 'static>(mut reader: R) -> (Arc<Mutex<String>>, JoinHandle<()>) {
     let log = Arc::new(Mutex::new(String::new()));
     let sink = log.clone();
-    std::thread::spawn(move || {
+    let drained = std::thread::spawn(move || {
         let mut line = String::new();
-        while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+        while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
             sink.lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push_str(&line);
             line.clear();
         }
     });
-    Listening { url, log }
+    (log, drained)
 }
