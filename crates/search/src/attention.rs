@@ -158,7 +158,7 @@ pub(crate) fn attend<S: Simd>(
         s.a.resize(blocks * len * MR, 0.0);
         for (i, row) in s.p.chunks_exact_mut(lp).enumerate() {
             if let Some(b) = bias {
-                lanes_add(&mut row[..len], b.row(head, i, len));
+                crate::lanes::add_assign(simd, &mut row[..len], b.row(head, i, len));
             }
             softmax(simd, row, len);
             let (blk, r) = (i / MR, i % MR);
@@ -192,14 +192,6 @@ pub(crate) fn attend<S: Simd>(
                 }
             }
         }
-    }
-}
-
-/// `dst += src`, element by element (a few hundred scores: the compiler vectorizes it).
-#[inline(always)]
-fn lanes_add(dst: &mut [f32], src: &[f32]) {
-    for (d, &v) in dst.iter_mut().zip(src) {
-        *d += v;
     }
 }
 

@@ -1,7 +1,8 @@
 //! A BERT encoder in plain Rust over a safetensors file: token, position and type embeddings, the
 //! transformer layers (fused QKV projection, softmax attention, erf-GELU feed-forward, LayerNorm),
-//! and sentence-transformers mean pooling with L2 normalization. Sequences in a batch are
-//! processed back to back without padding, so a text's vector does not depend on its batch.
+//! and sentence-transformers pooling (mean or first token) with L2 normalization. Sequences in a
+//! batch are processed back to back without padding, so a text's vector does not depend on its
+//! batch.
 //! MPNet (all-mpnet-base-v2) runs on the same pass: it has no token types, counts positions
 //! from after its padding id, and adds a learned relative-position bias to attention scores.
 
@@ -22,16 +23,6 @@ pub enum Precision {
     /// token), multiplied exactly in int32: about twice as fast, vectors within ~1e-3 cosine.
     #[default]
     Int8,
-}
-
-impl Pooling {
-    /// The name used on the command line and in JSON: `mean` or `cls`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Mean => "mean",
-            Self::Cls => "cls",
-        }
-    }
 }
 
 impl Precision {
@@ -63,6 +54,16 @@ pub enum Pooling {
     Mean,
     /// The first token's vector ([CLS]; the BGE models).
     Cls,
+}
+
+impl Pooling {
+    /// The name used on the command line and in JSON: `mean` or `cls`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::Cls => "cls",
+        }
+    }
 }
 
 /// A dense layer in either precision.
@@ -494,19 +495,17 @@ impl Bert {
         let mut rows = x.chunks_exact(h);
         for &len in lens {
             let mut v = vec![0f32; h];
+            let mut seq = (&mut rows).take(len);
             match self.pooling {
                 Pooling::Mean => {
-                    for r in (&mut rows).take(len) {
-                        lanes::add_assign(simd, &mut v, r);
-                    }
+                    seq.for_each(|r| lanes::add_assign(simd, &mut v, r));
                     lanes::div_assign(simd, &mut v, len.max(1) as f32);
                 }
                 Pooling::Cls => {
-                    for (i, r) in (&mut rows).take(len).enumerate() {
-                        if i == 0 {
-                            v.copy_from_slice(r);
-                        }
+                    if let Some(first) = seq.next() {
+                        v.copy_from_slice(first);
                     }
+                    seq.for_each(drop);
                 }
             }
             let norm = lanes::dot(simd, &v, &v).sqrt().max(1e-12);

@@ -1,7 +1,7 @@
 //! Sentence embeddings in Rust: a BERT or MPNet sentence-transformers model (all-MiniLM-L6-v2,
 //! all-mpnet-base-v2 or another such directory with model.safetensors, tokenizer.json and
-//! config.json), mean pooling
-//! over real tokens and L2 normalization, as sentence-transformers does. CPU only; the encoder
+//! config.json), pooled as its sentence-transformers Pooling module says (mean over the tokens,
+//! or the first token) and L2-normalized, as sentence-transformers does. CPU only; the encoder
 //! is [`crate::bert`], a plain-Rust forward pass, by default with int8 matrices
 //! ([`Precision::Int8`]); `SWITCHBOARD_ENCODER=f32` (or [`Embedder::load_with`]) selects the
 //! f32 reference. The two give slightly different vectors, so they have different model ids and
