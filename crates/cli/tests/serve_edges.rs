@@ -701,3 +701,47 @@ fn a_reload_that_changes_the_search_model_swaps_the_facades_model() {
     await_log(&c, "leads to a search model again", 1);
     assert!(finds(&mut c, QUERY), "hybrid again");
 }
+
+/// A model at the default location that does not load: the first index's warning that tool
+/// search is lexical says what to run, and so does the facade's own look for a model at a later
+/// search (before, that second warning lost the hint).
+#[test]
+fn a_broken_model_at_the_default_location_says_what_to_run() {
+    const HINT: &str = "run `switchboard model install`";
+    let log = [("RUST_LOG", "switchboard_gateway=info,switchboard_host=info")];
+    let setup = Setup::new("");
+    // XDG_DATA_HOME is the setup's data folder (see Setup::command).
+    model_at(
+        &setup.path("data/switchboard/models/all-MiniLM-L6-v2"),
+        Weights::Broken,
+    );
+    let mut c = LineClient::start(setup.stdio(&log, &["--expose", "facade"]), "2025-11-25");
+    let found = |c: &mut LineClient, id| {
+        search(c, id, "close ticket")
+            .iter()
+            .any(|n| n == "tickets__close_ticket")
+    };
+    assert!(found(&mut c, 1), "lexical search answers");
+    await_log(&c, "tool search is lexical only", 1);
+    let first = line_saying(&c, "tool search is lexical only");
+    assert!(first.contains("WARN") && first.contains(HINT), "{first}");
+    // The facade searches without a model now, so the next search looks for one (at most every
+    // 10 s) and tries the files again.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut id = 1;
+    while !c.log.lock().unwrap().contains("stays lexical") {
+        assert!(
+            Instant::now() < deadline,
+            "no search looked again; stderr:\n{}",
+            c.log.lock().unwrap()
+        );
+        id += 1;
+        assert!(found(&mut c, id), "lexical search answers");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let warned = line_saying(&c, "stays lexical");
+    assert!(
+        warned.contains("WARN") && warned.contains("did not load") && warned.contains(HINT),
+        "{warned}"
+    );
+}

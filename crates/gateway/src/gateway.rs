@@ -1164,6 +1164,9 @@ impl Gateway {
                 model.dropped,
             )
         };
+        // At the default location, a warning that no model loaded says what to run.
+        let hint = switchboard_host::finder::model_dir(setting.as_deref())
+            .map_or("", |(_, origin)| origin.install_hint());
         let Some(files) = ModelFiles::find(setting.as_deref()) else {
             if without {
                 tracing::debug!(
@@ -1174,7 +1177,7 @@ impl Gateway {
                 // Lexical rather than a model the config no longer leads to; a model that
                 // appears there later is picked up as after a start without one.
                 self.swap_finder(Finder::lexical(), None);
-                tracing::warn!(old = %old.dir.display(), on, "[settings] search_model leads to no search model now: dropped the one loaded, tool search is lexical from now on");
+                tracing::warn!(old = %old.dir.display(), on, "[settings] search_model leads to no search model now: dropped the one loaded, tool search is lexical from now on{hint}");
                 self.finder_indexed().await;
             }
             return;
@@ -1187,11 +1190,11 @@ impl Gateway {
         {
             Ok(Ok(finder)) => finder,
             Ok(Err(e)) => {
-                self.model_failed(files, without, loaded.as_ref(), &e, on);
+                self.model_failed(files, without, loaded.as_ref(), &e, hint, on);
                 return;
             }
             Err(e) => {
-                self.model_failed(files, without, loaded.as_ref(), &e.to_string(), on);
+                self.model_failed(files, without, loaded.as_ref(), &e.to_string(), hint, on);
                 return;
             }
         };
@@ -1215,20 +1218,22 @@ impl Gateway {
     }
 
     /// A load of `files` failed: remember them (so they are not tried again until they
-    /// change) and say so once, with what the facade searches with meanwhile.
+    /// change) and say so once, with what the facade searches with meanwhile and, when that
+    /// is lexical, `hint` ([`switchboard_host::finder::ModelOrigin::install_hint`]).
     fn model_failed(
         &self,
         files: ModelFiles,
         without: bool,
         loaded: Option<&ModelFiles>,
         error: &str,
+        hint: &str,
         on: &str,
     ) {
         let dir = files.dir.display().to_string();
         lock(&self.model).failed = Some(files);
         match loaded {
             _ if without => {
-                tracing::warn!(model = %dir, on, "tool search stays lexical: the search model did not load: {error}")
+                tracing::warn!(model = %dir, on, "tool search stays lexical: the search model did not load: {error}{hint}")
             }
             Some(old) => {
                 tracing::warn!(model = %dir, old = %old.dir.display(), on, "the search model where [settings] search_model leads now did not load: {error}; tool search keeps the model loaded before")

@@ -40,7 +40,20 @@ impl ModelOrigin {
             ModelOrigin::Default => "the default model location",
         }
     }
+
+    /// The end of a warning that no model loaded from a directory found this way: at the
+    /// default location, what to run to put one there (starting with `; `); nothing for a
+    /// directory the user named, which they know how to fill.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            ModelOrigin::Default => INSTALL_HINT,
+            ModelOrigin::Setting | ModelOrigin::Env => "",
+        }
+    }
 }
+
+/// What a warning about a missing model at the default location ends with.
+const INSTALL_HINT: &str = "; run `switchboard model install`, or set [settings] search_model or SWITCHBOARD_MODEL_DIR to a sentence-transformers directory, for semantic ranking";
 
 /// The model directory to use: the setting, else `$SWITCHBOARD_MODEL_DIR`, else
 /// `<user data dir>/switchboard/models/all-MiniLM-L6-v2`. `None` only when there is no user
@@ -151,13 +164,7 @@ impl Finder {
                         Some(e)
                     }
                     Err(e) => {
-                        let hint = if *origin == ModelOrigin::Default {
-                            format!(
-                                "; run `switchboard model install`, or set [settings] search_model or {MODEL_ENV} to a sentence-transformers directory, for semantic ranking"
-                            )
-                        } else {
-                            String::new()
-                        };
+                        let hint = origin.install_hint();
                         tracing::warn!("tool search is lexical only: {e}{hint}");
                         None
                     }
@@ -291,6 +298,16 @@ impl SearchArgs {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Only the default location's warnings say what to run; the hint names the variable
+    /// the finder reads.
+    #[test]
+    fn the_install_hint_is_for_the_default_location() {
+        let hint = ModelOrigin::Default.install_hint();
+        assert!(hint.contains("switchboard model install") && hint.contains(MODEL_ENV));
+        assert_eq!(ModelOrigin::Setting.install_hint(), "");
+        assert_eq!(ModelOrigin::Env.install_hint(), "");
+    }
 
     #[test]
     fn arguments_are_read_once_for_everyone() {
