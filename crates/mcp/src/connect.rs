@@ -145,117 +145,178 @@ pub(crate) async fn connect<'h>(
         }
         TransportSpec::Http { url, headers } => {
             let config = http_config(&spec.name, url, headers)?;
-            let http = http();
-            // Kept for the legacy SSE transport, tried when the URL refuses Streamable HTTP.
-            let fallback = handler.clone();
-            let options = options::current();
-            // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
-            // revision is asked for: against a 2026-07-28 server a stateless session's
-            // list_changed notifications only arrive on a `subscriptions/listen` stream, which
-            // this layer does not open yet; rmcp servers still accept `initialize`.
-            let lifecycle = match options.lifecycle {
-                Lifecycle::Initialize => ClientLifecycleMode::Initialize,
-                Lifecycle::Modern => ClientLifecycleMode::Auto {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                    legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
-                },
-            };
-            let started = if config.auth_header.is_some() {
-                // The entry brings its own bearer token: send it and nothing else.
-                let client = ScreenedHttp::new(http.clone());
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                let transport = InOrder::new(transport, handler.relays());
-                handler.serve_with_lifecycle(transport, lifecycle).await
-            } else {
-                let oauth = options::oauth_for(&spec.name, &options.oauth);
-                let client = OAuthHttp::new(http.clone(), url, &oauth);
-                let stream = client.stream_watch();
-                let client = ScreenedHttp::new(client);
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                let transport = InOrder::new(transport, handler.relays());
-                let started = handler.serve_with_lifecycle(transport, lifecycle).await;
-                if started.is_ok() {
-                    stream.settle(STREAM_SETTLE).await;
-                }
-                started
-            };
-            // Why the legacy transport did not work either, when it was tried.
-            let mut legacy_failed = None;
-            let started = match started {
-                Err(e) if refused_post(&e) => {
-                    match legacy_sse(fallback, http, url, headers, &spec.name).await {
-                        Ok(service) => {
-                            tracing::info!(server = %spec.name, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
-                            return Ok(Connected {
-                                service,
-                                raw: None,
-                                legacy_sse: true,
-                            });
-                        }
-                        Err(why) => {
-                            legacy_failed = Some(why);
-                            Err(e)
-                        }
-                    }
-                }
-                other => other,
-            };
-            let started = started.map(|service| Connected {
-                service,
-                raw: None,
-                legacy_sse: false,
-            });
-            started.map_err(|e| {
-                if let Some(detail) = auth_detail(&e, &spec.name) {
-                    return SessionError::Auth {
-                        server: spec.name.clone(),
-                        detail,
-                    };
-                }
-                match e {
-                    ClientInitializeError::TransportError { error, .. } => {
-                        let mut detail = http_detail(error.error.as_ref());
-                        if let Some(why) = legacy_failed {
-                            detail.push_str(&format!(
-                                "; tried as a legacy HTTP+SSE endpoint too: {why}"
-                            ));
-                        }
-                        SessionError::Connect {
-                            server: spec.name.clone(),
-                            url: switchboard_core::redact_url(url),
-                            detail: switchboard_core::redact_urls_in(&detail),
-                        }
-                    }
-                    other => SessionError::Handshake {
-                        server: spec.name.clone(),
-                        detail: init_detail(&other),
-                        stderr_tail: Vec::new(),
-                    },
-                }
-            })
+            open_http(
+                &spec.name,
+                url,
+                headers,
+                config,
+                handler,
+                http(),
+                HttpAuth::Session,
+            )
+            .await
+            .map_err(|failure| failure.into_error(&spec.name, url))
         }
+    }
+}
+
+/// Who authorizes an HTTP session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HttpAuth {
+    /// A session's: the entry's own `Authorization: Bearer` header, else OAuth with the stored
+    /// tokens (see `auth`).
+    Session,
+    /// A probe's (see `probe`): the entry's headers and nothing else. No stored token is read
+    /// or sent and no authorization is started.
+    Anonymous,
+}
+
+/// Why an HTTP session could not be opened, before it is put in words for the user
+/// ([`HttpFailure::into_error`]), so a probe can tell a login challenge from a dead server.
+pub(crate) struct HttpFailure {
+    /// How the Streamable HTTP handshake failed.
+    pub(crate) error: ClientInitializeError,
+    /// Why the legacy HTTP+SSE transport did not work either, when it was tried.
+    pub(crate) legacy_failed: Option<String>,
+}
+
+impl HttpFailure {
+    /// The failure as the session error a caller reports for server `server` at `url`.
+    pub(crate) fn into_error(self, server: &str, url: &str) -> SessionError {
+        if let Some(detail) = auth_detail(&self.error, server) {
+            return SessionError::Auth {
+                server: server.to_string(),
+                detail,
+            };
+        }
+        match self.error {
+            ClientInitializeError::TransportError { error, .. } => {
+                let mut detail = http_detail(error.error.as_ref());
+                if let Some(why) = self.legacy_failed {
+                    detail.push_str(&format!("; tried as a legacy HTTP+SSE endpoint too: {why}"));
+                }
+                SessionError::Connect {
+                    server: server.to_string(),
+                    url: switchboard_core::redact_url(url),
+                    detail: switchboard_core::redact_urls_in(&detail),
+                }
+            }
+            other => SessionError::Handshake {
+                server: server.to_string(),
+                detail: init_detail(&other),
+                stderr_tail: Vec::new(),
+            },
+        }
+    }
+}
+
+/// Open a Streamable HTTP session to `url` with `config` (from [`http_config`]), falling back
+/// to the legacy HTTP+SSE transport when the URL refuses the POST; `auth` says whether OAuth
+/// takes part.
+pub(crate) async fn open_http(
+    server: &str,
+    url: &str,
+    headers: &[(String, Secret)],
+    config: StreamableHttpClientTransportConfig,
+    handler: Handler,
+    http: &reqwest::Client,
+    auth: HttpAuth,
+) -> Result<Connected, HttpFailure> {
+    // Kept for the legacy SSE transport, tried when the URL refuses Streamable HTTP.
+    let fallback = handler.clone();
+    let options = options::current();
+    // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
+    // revision is asked for: against a 2026-07-28 server a stateless session's
+    // list_changed notifications only arrive on a `subscriptions/listen` stream, which
+    // this layer does not open yet; rmcp servers still accept `initialize`.
+    let lifecycle = match options.lifecycle {
+        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+        Lifecycle::Modern => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        },
+    };
+    let started = if config.auth_header.is_some() || auth == HttpAuth::Anonymous {
+        // The entry brings its own bearer token (send it and nothing else), or this is a
+        // probe, which sends only what the entry says.
+        let client = ScreenedHttp::new(http.clone());
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        let transport = InOrder::new(transport, handler.relays());
+        handler.serve_with_lifecycle(transport, lifecycle).await
+    } else {
+        let oauth = options::oauth_for(server, &options.oauth);
+        let client = OAuthHttp::new(http.clone(), url, &oauth);
+        let stream = client.stream_watch();
+        let client = ScreenedHttp::new(client);
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        let transport = InOrder::new(transport, handler.relays());
+        let started = handler.serve_with_lifecycle(transport, lifecycle).await;
+        if started.is_ok() {
+            stream.settle(STREAM_SETTLE).await;
+        }
+        started
+    };
+    match started {
+        Ok(service) => Ok(Connected {
+            service,
+            raw: None,
+            legacy_sse: false,
+        }),
+        Err(error) if refused_post(&error) => {
+            match legacy_sse(fallback, http, url, headers, server).await {
+                Ok(service) => {
+                    tracing::info!(%server, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
+                    Ok(Connected {
+                        service,
+                        raw: None,
+                        legacy_sse: true,
+                    })
+                }
+                Err(why) => Err(HttpFailure {
+                    error,
+                    legacy_failed: Some(why),
+                }),
+            }
+        }
+        Err(error) => Err(HttpFailure {
+            error,
+            legacy_failed: None,
+        }),
+    }
+}
+
+/// The Streamable HTTP client error a handshake failed with, if that is how it failed.
+pub(crate) fn http_error(
+    e: &ClientInitializeError,
+) -> Option<&StreamableHttpError<reqwest::Error>> {
+    match e {
+        ClientInitializeError::TransportError { error, .. } => error
+            .error
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+        _ => None,
+    }
+}
+
+/// The HTTP status a Streamable HTTP client error reports, when it is about one.
+pub(crate) fn http_status(e: &StreamableHttpError<reqwest::Error>) -> Option<u16> {
+    match e {
+        StreamableHttpError::HttpStatus(status) => Some(status.status),
+        StreamableHttpError::UnexpectedServerResponse(message) => message
+            .strip_prefix("HTTP ")
+            .and_then(|rest| rest.get(..3))
+            .and_then(|code| code.parse().ok()),
+        StreamableHttpError::AuthRequired(_) => Some(401),
+        StreamableHttpError::InsufficientScope(_) => Some(403),
+        _ => None,
     }
 }
 
 /// Whether a Streamable HTTP handshake failed because the URL refused the POST with a 4xx
 /// other than 401/403, which is how a server of the legacy HTTP+SSE transport answers it.
 fn refused_post(e: &ClientInitializeError) -> bool {
-    let ClientInitializeError::TransportError { error, .. } = e else {
-        return false;
-    };
-    let refused = |status: u16| (400..500).contains(&status) && status != 401 && status != 403;
-    match error
-        .error
-        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-    {
-        Some(StreamableHttpError::HttpStatus(status)) => refused(status.status),
-        Some(StreamableHttpError::UnexpectedServerResponse(message)) => message
-            .strip_prefix("HTTP ")
-            .and_then(|rest| rest.get(..3))
-            .and_then(|code| code.parse().ok())
-            .is_some_and(refused),
-        _ => false,
-    }
+    http_error(e)
+        .and_then(http_status)
+        .is_some_and(|status| (400..500).contains(&status) && status != 401 && status != 403)
 }
 
 /// Open a session over the legacy HTTP+SSE transport (see `legacy_sse`).
@@ -356,7 +417,7 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
 
 /// Said after an answer that shows the URL is not a Streamable HTTP MCP endpoint (a web page, a
 /// path the server does not serve).
-const NOT_AN_ENDPOINT: &str = "; is this the server's MCP endpoint? Streamable HTTP servers \
+pub(crate) const NOT_AN_ENDPOINT: &str = "; is this the server's MCP endpoint? Streamable HTTP servers \
     usually serve it at /mcp, legacy HTTP+SSE servers at /sse";
 
 /// Said after a 401 or 403 that does not ask for OAuth.
@@ -400,7 +461,7 @@ fn malformed_init(answer: &serde_json::Value) -> String {
 /// The transport config for an HTTP server. `Authorization: Bearer x` goes through rmcp's
 /// `auth_header`; every other header (other Authorization schemes too) is a custom header.
 /// Values are marked sensitive so they stay out of debug output.
-fn http_config(
+pub(crate) fn http_config(
     server: &str,
     url: &str,
     headers: &[(String, Secret)],

@@ -124,6 +124,15 @@ pub enum SessionError {
         /// What went wrong, with the next step where there is one.
         detail: String,
     },
+    /// A probe of an HTTP server ([`crate::probe`]) had no answer to `initialize` within its
+    /// limit.
+    #[error("no answer within {}", human(after))]
+    ProbeTimeout {
+        /// The configured server name.
+        server: String,
+        /// The limit.
+        after: Duration,
+    },
     /// The server answered with something this host cannot use (unexpected result kind,
     /// an input-required or task reply to a plain call).
     #[error("server \"{server}\" sent an unexpected reply: {detail}")]
@@ -151,6 +160,7 @@ impl SessionError {
             | SessionError::StartupTimeout { server, .. }
             | SessionError::Config { server, .. }
             | SessionError::Auth { server, .. }
+            | SessionError::ProbeTimeout { server, .. }
             | SessionError::Protocol { server, .. } => server,
         }
     }

@@ -21,6 +21,8 @@
 //! - A call in flight when its server dies ends with `Closed`; a call that times out, or whose
 //!   future is dropped, is cancelled on the wire (`notifications/cancelled`).
 //! - The catalog's generation rises only when some server's listing really changed.
+//! - [`probe`] asks one HTTP server, without credentials, whether it needs a login at all; it
+//!   never starts an authorization and closes the session it opened.
 
 pub mod auth;
 mod connect;
@@ -33,6 +35,7 @@ mod legacy_sse;
 mod listing;
 mod mrtr;
 mod options;
+mod probe;
 mod raw;
 mod relay;
 mod request;
@@ -49,6 +52,7 @@ pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
     configure, configure_server_oauth,
 };
+pub use probe::{Access, probe};
 #[cfg(unix)]
 pub use raw::WaitingFd;
 pub use raw::{
