@@ -1,7 +1,8 @@
 //! `switchboard auth login|logout|status`: OAuth for HTTP servers. `login` runs the
 //! authorization-code flow with PKCE in the user's browser and catches the redirect on a
 //! loopback port; tokens are stored in the user's data directory (0600) where every session
-//! finds them, and sessions refresh them as they expire.
+//! finds them, and sessions refresh them as they expire. `status` also asks each server, without
+//! credentials, whether it needs a login at all (`switchboard_mcp::probe`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,17 +10,21 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::json;
-use switchboard_core::{TransportSpec, redact_url};
-use switchboard_mcp::auth::{self, LoginAgent};
-use switchboard_mcp::{OAuthOptions, ServerOAuth, TokenStorage};
+use switchboard_core::{ServerSpec, TransportSpec, redact_url};
+use switchboard_host::{Config, ServerConfig};
+use switchboard_mcp::auth::{self, LoginAgent, StoredLogin};
+use switchboard_mcp::{Access, OAuthOptions, ServerOAuth, SessionError, TokenStorage};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 
-use crate::output::{print_json, styled_table};
+use crate::output::{self, print_json, styled_table};
 use crate::{Global, source};
 
 /// How long `login` waits for the browser to come back.
 const LOGIN_WAIT: Duration = Duration::from_secs(300);
+
+/// How long `status` waits for each server's answer; all are asked at once.
+const PROBE_LIMIT: Duration = Duration::from_secs(5);
 
 /// Arguments of `switchboard auth`.
 #[derive(clap::Args, Debug)]
@@ -50,10 +55,31 @@ enum AuthCommand {
         /// A configured HTTP server, or its URL.
         server: String,
     },
-    /// Show what is stored for each HTTP server (or one): client, scopes, expiry.
+    /// Show what each HTTP server (or one) needs, and what is stored for it.
+    ///
+    /// Every server is asked at once, for at most 5 s, to answer MCP `initialize` without
+    /// credentials (nothing is logged in or stored, and a session it opens is closed). PROBE
+    /// says what it answered; --json's "needs" sums it up: "login" (an OAuth challenge: run
+    /// `switchboard auth login NAME`), "nothing" (it answered without a login; legacy SSE
+    /// servers too), "credentials" (401 or 403 without an OAuth challenge: its entry needs the
+    /// header the server expects, such as an API key), "unknown" (unreachable or not an MCP
+    /// endpoint, with the reason in "probe"; also under --offline). STATE is what is stored:
+    /// "logged in, 42 min left", "not logged in", or "no login needed" when nothing is and the
+    /// server answered without one.
+    ///
+    /// Exits 0 whenever the config and the stored tokens could be read, whatever the servers
+    /// need (script on --json: "needs" and "logged_in"); 2 on a usage or config error.
+    #[command(after_help = "Examples:
+  switchboard auth status
+  switchboard auth status github --json
+  switchboard auth status --offline")]
     Status {
         /// A configured HTTP server, or its URL (default: every HTTP server in the config).
         server: Option<String>,
+        /// Do not contact the servers: show only what is stored (no PROBE column; "needs" is
+        /// "unknown").
+        #[arg(long)]
+        offline: bool,
     },
 }
 
@@ -99,13 +125,13 @@ pub async fn run(global: &Global, args: AuthArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        AuthCommand::Status { server } => status(global, &options, server).await,
+        AuthCommand::Status { server, offline } => status(global, &options, server, offline).await,
     }
 }
 
 /// A configured server name (or a URL) to `(name, url, its own OAuth settings)`.
 fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String, ServerOAuth)> {
-    if server.starts_with("http://") || server.starts_with("https://") {
+    if is_url(server) {
         // Named by its URL: shown redacted, used as given.
         return Ok((
             redact_url(server),
@@ -114,6 +140,20 @@ fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String, Ser
         ));
     }
     let config = source::load_config(global)?;
+    let (entry, url) = http_entry(&config, server)?;
+    Ok((
+        server.to_string(),
+        url.to_string(),
+        entry.oauth.clone().unwrap_or_default(),
+    ))
+}
+
+fn is_url(server: &str) -> bool {
+    server.starts_with("http://") || server.starts_with("https://")
+}
+
+/// The configured HTTP server named `server`, and its URL.
+fn http_entry<'c>(config: &'c Config, server: &str) -> anyhow::Result<(&'c ServerConfig, &'c str)> {
     let Some(entry) = config.servers.iter().find(|s| s.name() == server) else {
         let names: Vec<&str> = config.server_names().collect();
         bail!(
@@ -126,105 +166,279 @@ fn resolve(global: &Global, server: &str) -> anyhow::Result<(String, String, Ser
         );
     };
     match &entry.spec.transport {
-        TransportSpec::Http { url, .. } => Ok((
-            server.to_string(),
-            url.clone(),
-            entry.oauth.clone().unwrap_or_default(),
-        )),
+        TransportSpec::Http { url, .. } => Ok((entry, url)),
         TransportSpec::Stdio { .. } => {
             bail!("server {server:?} runs over stdio; OAuth applies to HTTP servers only")
         }
     }
 }
 
+/// One server `status` reports on.
+struct Target {
+    name: String,
+    url: String,
+    /// What the probe connects with: the entry (its headers), or the bare URL.
+    spec: ServerSpec,
+    /// The entry says `type = "sse"`: the legacy HTTP+SSE transport, which has no OAuth.
+    legacy: bool,
+}
+
+impl Target {
+    fn of(entry: &ServerConfig, url: &str) -> Self {
+        Self {
+            name: entry.name().to_string(),
+            url: url.to_string(),
+            spec: entry.spec.clone(),
+            legacy: entry.legacy_sse,
+        }
+    }
+}
+
+/// What a server needs, summed up from a probe: the `needs` JSON value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    Login,
+    Nothing,
+    Credentials,
+    Unknown,
+}
+
+impl Needs {
+    fn as_str(self) -> &'static str {
+        match self {
+            Needs::Login => "login",
+            Needs::Nothing => "nothing",
+            Needs::Credentials => "credentials",
+            Needs::Unknown => "unknown",
+        }
+    }
+}
+
+/// What the probe found, in words (the PROBE column and the "probe" key).
+struct Found {
+    needs: Needs,
+    /// The server answered over the legacy HTTP+SSE transport.
+    legacy: bool,
+    text: String,
+}
+
+impl Found {
+    /// `own_header`: the entry sets an `Authorization` header of its own.
+    fn new(probed: Result<Access, SessionError>, own_header: bool) -> Self {
+        let (needs, legacy, text) = match probed {
+            Ok(Access::Open { legacy_sse: true }) => {
+                (Needs::Nothing, true, "legacy SSE: no OAuth".to_string())
+            }
+            Ok(Access::Open { .. }) => (Needs::Nothing, false, "no login needed".to_string()),
+            Ok(Access::Login { .. }) => (Needs::Login, false, "login required".to_string()),
+            Ok(Access::Credentials { status, challenge }) => {
+                let why = match challenge {
+                    Some(_) if own_header => {
+                        "the entry's Authorization header was refused".to_string()
+                    }
+                    Some(c) => format!(
+                        "it asks for {} authentication; give the entry that header",
+                        c.split_whitespace().next().unwrap_or("other")
+                    ),
+                    None => "no OAuth challenge; give the entry the header it expects".to_string(),
+                };
+                (
+                    Needs::Credentials,
+                    false,
+                    format!("credentials: HTTP {status}, {why}"),
+                )
+            }
+            Ok(_) => (
+                Needs::Unknown,
+                false,
+                "error: an answer this version does not know".to_string(),
+            ),
+            Err(e) => (Needs::Unknown, false, failure_text(&e)),
+        };
+        Self {
+            needs,
+            legacy,
+            text,
+        }
+    }
+}
+
+/// Why a probe learned nothing, short: "unreachable: ..." or "error: ...", the first clause.
+fn failure_text(e: &SessionError) -> String {
+    let (kind, detail) = match e {
+        SessionError::Connect { detail, .. } => ("unreachable", detail.clone()),
+        SessionError::ProbeTimeout { .. } => ("unreachable", e.to_string()),
+        SessionError::Handshake { detail, .. } => ("error", detail.clone()),
+        other => ("error", other.to_string()),
+    };
+    // One line: the hints after the first `; ` (is this the MCP endpoint? ...) and whatever a
+    // server put in its answer do not fit a table row.
+    let first = detail
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split("; ")
+        .next()
+        .unwrap_or_default();
+    let mut text = format!("{kind}: {first}");
+    if let Some((cut, _)) = text.char_indices().nth(FAILURE_CHARS) {
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    text
+}
+
+/// The longest failure shown in a PROBE cell, in characters.
+const FAILURE_CHARS: usize = 100;
+
 async fn status(
     global: &Global,
     options: &OAuthOptions,
     server: Option<String>,
+    offline: bool,
 ) -> anyhow::Result<ExitCode> {
-    // (name, URL, whether the entry is of the legacy HTTP+SSE transport, which has no OAuth)
-    let targets: Vec<(String, String, bool)> = match server {
+    let targets: Vec<Target> = match server {
+        // Named by its URL: shown redacted, used as given.
+        Some(s) if is_url(&s) => vec![Target {
+            name: redact_url(&s),
+            spec: ServerSpec::http(redact_url(&s), s.clone()),
+            url: s,
+            legacy: false,
+        }],
         Some(s) => {
-            let (name, url, _) = resolve(global, &s)?;
-            let legacy = !s.starts_with("http://")
-                && !s.starts_with("https://")
-                && source::load_config(global)?
-                    .servers
-                    .iter()
-                    .any(|e| e.name() == s && e.legacy_sse);
-            vec![(name, url, legacy)]
+            let config = source::load_config(global)?;
+            let (entry, url) = http_entry(&config, &s)?;
+            vec![Target::of(entry, url)]
         }
         None => source::load_config(global)?
             .servers
             .iter()
             .filter_map(|s| match &s.spec.transport {
-                TransportSpec::Http { url, .. } => {
-                    Some((s.name().to_string(), url.clone(), s.legacy_sse))
-                }
+                TransportSpec::Http { url, .. } => Some(Target::of(s, url)),
                 TransportSpec::Stdio { .. } => None,
             })
             .collect(),
+    };
+    let found: Vec<Option<Found>> = if offline || targets.is_empty() {
+        targets.iter().map(|_| None).collect()
+    } else {
+        let pb = output::spinner(format!("asking {} server(s) what they need", targets.len()));
+        let probes = targets.iter().map(|t| async {
+            Found::new(
+                switchboard_mcp::probe(&t.spec, PROBE_LIMIT).await,
+                own_authorization(&t.spec),
+            )
+        });
+        let found = futures::future::join_all(probes).await;
+        pb.finish_and_clear();
+        found.into_iter().map(Some).collect()
     };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let mut rows = Vec::new();
     let mut items = Vec::new();
-    for (name, url, legacy) in targets {
+    for (target, found) in targets.into_iter().zip(found) {
+        let Target {
+            name, url, legacy, ..
+        } = target;
+        let needs = found.as_ref().map_or(Needs::Unknown, |f| f.needs);
+        let probe = found
+            .as_ref()
+            .map_or("not probed (--offline)", |f| f.text.as_str());
+        let shown = redact_url(&url);
+        // What the server answered decides; the entry's `type = "sse"` only when it did not.
+        let legacy = match &found {
+            Some(f) if f.needs != Needs::Unknown => f.legacy,
+            _ => legacy,
+        };
         if legacy {
             // The legacy transport sends the configured headers and nothing else: no OAuth is
             // ever tried, so "not logged in" would send the user to `auth login` for nothing.
             items.push(json!({
-                "server": name, "url": redact_url(&url), "transport": "sse", "oauth": false,
+                "server": name, "url": shown, "transport": "sse", "oauth": false,
                 "logged_in": false, "state": "legacy SSE: no OAuth",
+                "needs": needs.as_str(), "probe": probe,
             }));
-            rows.push(vec![
-                name,
-                redact_url(&url),
-                "legacy SSE: no OAuth".to_string(),
-                String::new(),
-            ]);
+            let mut row = vec![name, shown, "legacy SSE: no OAuth".to_string()];
+            if found.is_some() {
+                row.push(probe.to_string());
+            }
+            row.push(String::new());
+            rows.push(row);
             continue;
         }
         let stored = auth::stored_login(&url, options).await?;
+        let logged_in = stored.as_ref().is_some_and(|s| s.has_token);
         let expires = stored.as_ref().and_then(|s| {
             let left = (s.received_at? + s.expires_in?) as i64 - now as i64;
             Some(left)
         });
-        let state = match &stored {
-            Some(s) if s.has_token => match expires {
-                Some(left) if left <= 0 && s.can_refresh => "expired (will refresh)".to_string(),
-                Some(left) if left <= 0 => "expired: log in again".to_string(),
-                Some(left) => format!("logged in, {} min left", left / 60),
-                None => "logged in".to_string(),
-            },
+        let state = match (&stored, needs) {
+            (Some(s), _) if s.has_token => stored_state(s, expires),
+            (_, Needs::Nothing) => "no login needed".to_string(),
             _ => "not logged in".to_string(),
         };
+        // The stored tokens of a server that answers without them are not needed.
+        let probe = if logged_in && needs == Needs::Nothing {
+            format!("{probe} (it answers without the stored tokens)")
+        } else {
+            probe.to_string()
+        };
+        // Without a probe, OAuth is assumed to apply, as sessions assume it.
+        let oauth = matches!(needs, Needs::Login | Needs::Unknown);
         items.push(json!({
-            "server": name, "url": redact_url(&url), "transport": "http", "oauth": true,
-            "logged_in": stored.as_ref().is_some_and(|s| s.has_token),
+            "server": name, "url": shown, "transport": "http", "oauth": oauth,
+            "logged_in": logged_in,
             "client_id": stored.as_ref().map(|s| &s.client_id),
             "scopes": stored.as_ref().map(|s| &s.scopes),
             "can_refresh": stored.as_ref().is_some_and(|s| s.can_refresh),
             "expires_in_s": expires,
             "path": stored.as_ref().and_then(|s| s.path.clone()),
             "state": state,
+            "needs": needs.as_str(), "probe": probe,
         }));
         let scopes = stored.map(|s| s.scopes.join(" ")).unwrap_or_default();
-        rows.push(vec![name, redact_url(&url), state, scopes]);
+        let mut row = vec![name, shown, state];
+        if found.is_some() {
+            row.push(probe);
+        }
+        row.push(scopes);
+        rows.push(row);
     }
     if global.json {
         print_json(&json!({ "servers": items }));
     } else if rows.is_empty() {
         println!("no HTTP servers in the config");
     } else {
-        print!(
-            "{}",
-            styled_table(&["SERVER", "URL", "STATE", "SCOPES"], &rows, &|_, _, c| c
-                .to_string())
-        );
+        let header: &[&str] = if offline {
+            &["SERVER", "URL", "STATE", "SCOPES"]
+        } else {
+            &["SERVER", "URL", "STATE", "PROBE", "SCOPES"]
+        };
+        print!("{}", styled_table(header, &rows, &|_, _, c| c.to_string()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether an entry sets an `Authorization` header of its own.
+fn own_authorization(spec: &ServerSpec) -> bool {
+    match &spec.transport {
+        TransportSpec::Http { headers, .. } => headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("authorization")),
+        TransportSpec::Stdio { .. } => false,
+    }
+}
+
+/// What is stored, in words: "logged in, 42 min left", "expired (will refresh)", ...
+fn stored_state(stored: &StoredLogin, expires: Option<i64>) -> String {
+    match expires {
+        Some(left) if left <= 0 && stored.can_refresh => "expired (will refresh)".to_string(),
+        Some(left) if left <= 0 => "expired: log in again".to_string(),
+        Some(left) => format!("logged in, {} min left", left / 60),
+        None => "logged in".to_string(),
+    }
 }
 
 /// The user agent for `login`: the person's browser, and a loopback listener for the redirect.

@@ -160,11 +160,13 @@ enum Command {
   switchboard eval retrieval --catalog tools.json --queries queries.jsonl --misses 10
   switchboard eval retrieval --catalog tools.json --queries queries.jsonl --json")]
     Eval(eval::EvalArgs),
-    /// OAuth for HTTP servers: log in with your browser, log out, show what is stored.
+    /// OAuth for HTTP servers: log in with your browser, log out, show what each server needs
+    /// and what is stored.
     ///
     /// Tokens live in your user data directory (readable by you only); sessions send them and
     /// refresh them as they expire. A server that needs authorization and has none stored
-    /// fails with a message naming this command.
+    /// fails with a message naming this command; `auth status` asks each server whether it
+    /// needs a login at all.
     #[command(after_help = "Examples:
   switchboard auth login github
   switchboard auth status --json")]

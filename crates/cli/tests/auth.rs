@@ -5,16 +5,23 @@
 //! `auth login`'s loopback listener. Then a session uses the stored token, and after `logout`
 //! a session fails with a message naming `auth login`.
 //!
-//! Needs Node 22 and the harness, which `scripts/conformance` installs into .peers/.
+//! `auth status` asks each server what it needs: the harness's server (a login), server-everything
+//! over Streamable HTTP (nothing) and over the legacy HTTP+SSE transport given as a plain URL
+//! (nothing: legacy SSE), a dead port and servers that never answer (unreachable), a path that
+//! is not an endpoint (an error), all at once; with --offline it connects to nothing.
+//!
+//! Needs Node 22 and the harness, which `scripts/conformance` installs into .peers/, and
+//! server-everything (`scripts/peers`).
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use switchboard_test_support::peers::repo_root;
+use serde_json::{Value, json};
+use switchboard_test_support::peers::{node, peer, repo_root};
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -259,4 +266,319 @@ fn login_uses_the_servers_own_redirect_port_and_scopes() {
     assert_eq!(status, 200, "auth login listens on the configured port");
     let out = login.wait_with_output().unwrap();
     assert!(out.status.success(), "auth login failed");
+}
+
+/// server-everything serving `mode` (`streamableHttp`, or `sse` for the legacy transport) on a
+/// free port; killed on drop.
+struct Everything {
+    child: Child,
+    port: u16,
+}
+
+impl Everything {
+    fn start(mode: &str) -> Everything {
+        let port = free_port();
+        let child = Command::new(node())
+            .arg(peer("everything"))
+            .arg(mode)
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn server-everything {mode} ({e}); run scripts/peers"));
+        let everything = Everything { child, port };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "server-everything {mode} did not listen on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        everything
+    }
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port nothing listens on (bound, noted, closed).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `switchboard --config CONFIG ARGS...` with its data (tokens) under `data`; its stdout,
+/// after checking it exited 0.
+fn status(data: &Path, config: &Path, args: &[&str]) -> String {
+    let mut all = vec!["--config", config.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = switchboard(data, &all);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{args:?} exited {:?}: {text}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The entry of `name` in `auth status --json` output.
+fn entry(json: &Value, name: &str) -> Value {
+    json["servers"]
+        .as_array()
+        .expect("servers array")
+        .iter()
+        .find(|s| s["server"] == json!(name))
+        .unwrap_or_else(|| panic!("no {name} in {json}"))
+        .clone()
+}
+
+#[test]
+fn status_asks_every_server_at_once_what_it_needs() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_harness, mock) = mock_server("auth/metadata-default");
+    let open = Everything::start("streamableHttp");
+    let old = Everything::start("sse");
+    // Accept connections and never answer: three of them, so asking one after the other would
+    // take three probe limits.
+    let silent: Vec<TcpListener> = (0..3)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let data = tempfile::tempdir().unwrap();
+    let config = data.path().join("switchboard.toml");
+    let mut toml = format!(
+        "[servers.mock]\nurl = \"{mock}\"\n\n\
+         [servers.open]\nurl = \"http://127.0.0.1:{}/mcp\"\n\n\
+         [servers.old]\nurl = \"http://127.0.0.1:{}/sse\"\n\n\
+         [servers.gone]\nurl = \"http://127.0.0.1:{}/mcp\"\n\n\
+         [servers.page]\nurl = \"http://127.0.0.1:{}/nope\"\n\n\
+         [servers.local]\ncommand = \"true\"\n",
+        open.port,
+        old.port,
+        free_port(),
+        open.port
+    );
+    for (i, l) in silent.iter().enumerate() {
+        toml.push_str(&format!(
+            "\n[servers.silent{i}]\nurl = \"http://127.0.0.1:{}/mcp\"\n",
+            l.local_addr().unwrap().port()
+        ));
+    }
+    std::fs::write(&config, toml).unwrap();
+
+    let started = Instant::now();
+    let json: Value =
+        serde_json::from_str(&status(data.path(), &config, &["--json", "auth", "status"])).unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(10),
+        "the servers were not asked at once: {took:?}"
+    );
+    assert_eq!(json["servers"].as_array().unwrap().len(), 8, "{json}");
+
+    // The OAuth-protected conformance server: a login, which is not there.
+    let e = entry(&json, "mock");
+    assert_eq!(e["needs"], "login", "{e}");
+    assert_eq!(e["probe"], "login required", "{e}");
+    assert_eq!(e["logged_in"], false, "{e}");
+    assert_eq!(e["state"], "not logged in", "{e}");
+    assert_eq!(e["oauth"], true, "{e}");
+    assert_eq!(e["transport"], "http", "{e}");
+
+    // server-everything over Streamable HTTP answers without credentials.
+    let e = entry(&json, "open");
+    assert_eq!(e["needs"], "nothing", "{e}");
+    assert_eq!(e["probe"], "no login needed", "{e}");
+    assert_eq!(e["state"], "no login needed", "{e}");
+    assert_eq!(e["logged_in"], false, "{e}");
+    assert_eq!(e["oauth"], false, "{e}");
+    assert_eq!(e["transport"], "http", "{e}");
+
+    // A plain URL that turns out to be the legacy HTTP+SSE transport.
+    let e = entry(&json, "old");
+    assert_eq!(e["needs"], "nothing", "{e}");
+    assert_eq!(e["probe"], "legacy SSE: no OAuth", "{e}");
+    assert_eq!(e["state"], "legacy SSE: no OAuth", "{e}");
+    assert_eq!(e["transport"], "sse", "{e}");
+    assert_eq!(e["oauth"], false, "{e}");
+
+    // Nothing listens: unreachable, and the others are still listed.
+    let e = entry(&json, "gone");
+    assert_eq!(e["needs"], "unknown", "{e}");
+    let probe = e["probe"].as_str().unwrap();
+    assert!(probe.starts_with("unreachable: cannot connect"), "{e}");
+    assert_eq!(e["state"], "not logged in", "{e}");
+    // A path the server does not serve: its status, without the web page it came with.
+    let e = entry(&json, "page");
+    assert_eq!(e["needs"], "unknown", "{e}");
+    assert_eq!(e["probe"], "error: HTTP 404 Not Found", "{e}");
+    for i in 0..3 {
+        let e = entry(&json, &format!("silent{i}"));
+        assert_eq!(e["needs"], "unknown", "{e}");
+        assert_eq!(e["probe"], "unreachable: no answer within 5 s", "{e}");
+    }
+    // A stdio server has no OAuth and is not listed.
+    assert!(
+        !json["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["server"] == "local"),
+        "{json}"
+    );
+
+    // The table says the same, one line each, in a PROBE column.
+    let text = status(data.path(), &config, &["auth", "status"]);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .to_string()
+    };
+    let header = text.lines().next().unwrap();
+    for column in ["SERVER", "URL", "STATE", "PROBE", "SCOPES"] {
+        assert!(header.contains(column), "{text}");
+    }
+    assert!(
+        line("mock").contains("not logged in") && line("mock").contains("login required"),
+        "{text}"
+    );
+    assert!(line("open").contains("no login needed"), "{text}");
+    assert!(!line("open").contains("not logged in"), "{text}");
+    assert!(line("old").contains("legacy SSE: no OAuth"), "{text}");
+    assert!(
+        line("gone").contains("unreachable: cannot connect"),
+        "{text}"
+    );
+    assert!(line("page").contains("error: HTTP 404 Not Found"), "{text}");
+    // One line per server: no answer spills over.
+    assert_eq!(text.lines().count(), 1 + 8, "{text}");
+    assert!(
+        line("silent0").contains("unreachable: no answer within 5 s"),
+        "{text}"
+    );
+    drop(silent);
+}
+
+#[test]
+fn status_offline_connects_to_nothing_and_shows_what_is_stored() {
+    // A listener that counts as a server: nothing may connect to it.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let data = tempfile::tempdir().unwrap();
+    let config = data.path().join("switchboard.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.remote]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
+             [servers.old]\ntype = \"sse\"\nurl = \"http://127.0.0.1:{port}/sse\"\n"
+        ),
+    )
+    .unwrap();
+    let json: Value = serde_json::from_str(&status(
+        data.path(),
+        &config,
+        &["--json", "auth", "status", "--offline"],
+    ))
+    .unwrap();
+    let text = status(data.path(), &config, &["auth", "status", "--offline"]);
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("--offline connected to the server: {other:?}"),
+    }
+    // Today's answer, from what is stored only.
+    let e = entry(&json, "remote");
+    assert_eq!(e["state"], "not logged in", "{e}");
+    assert_eq!(e["logged_in"], false, "{e}");
+    assert_eq!(e["oauth"], true, "{e}");
+    assert_eq!(e["transport"], "http", "{e}");
+    assert_eq!(e["needs"], "unknown", "{e}");
+    assert_eq!(e["probe"], "not probed (--offline)", "{e}");
+    let e = entry(&json, "old");
+    assert_eq!(e["state"], "legacy SSE: no OAuth", "{e}");
+    assert_eq!(e["transport"], "sse", "{e}");
+    assert_eq!(e["oauth"], false, "{e}");
+    let header = text.lines().next().unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["SERVER", "URL", "STATE", "SCOPES"],
+        "{text}"
+    );
+    assert!(text.contains("not logged in"), "{text}");
+}
+
+#[test]
+fn status_says_when_stored_tokens_are_needed_and_when_the_server_answers_without_them() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_harness, mock) = mock_server("auth/metadata-default");
+    let open = Everything::start("streamableHttp");
+    let open_url = format!("http://127.0.0.1:{}/mcp", open.port);
+    let data = tempfile::tempdir().unwrap();
+    let config = data.path().join("switchboard.toml");
+    std::fs::write(
+        &config,
+        format!("[servers.mock]\nurl = \"{mock}\"\n\n[servers.open]\nurl = \"{open_url}\"\n"),
+    )
+    .unwrap();
+
+    // Log in to the OAuth server; the test is the browser.
+    let (login, auth_url) = start_login(config.to_str().unwrap(), data.path());
+    let (_, location) = get(&auth_url);
+    let (status_code, _) = get(&location.expect("redirect location"));
+    assert_eq!(status_code, 200);
+    let out = login.wait_with_output().unwrap();
+    assert!(out.status.success(), "auth login failed");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let saved = PathBuf::from(report["saved_to"].as_str().expect("saved_to"));
+    // The same tokens, stored for the open server too (as a login to it would have left them):
+    // the token store keeps one file per URL, named by the URL's hash.
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    file["url"] = json!(open_url);
+    let name = format!(
+        "{}.json",
+        switchboard_core::ContentHash::of_bytes(open_url.as_bytes()).short(24)
+    );
+    std::fs::write(saved.with_file_name(name), file.to_string()).unwrap();
+    let tokens = |dir: &Path| {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let bytes = std::fs::read(&path).unwrap();
+                (path, bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let tokens_before = tokens(saved.parent().unwrap());
+
+    let json: Value =
+        serde_json::from_str(&status(data.path(), &config, &["--json", "auth", "status"])).unwrap();
+    let e = entry(&json, "mock");
+    assert_eq!(e["needs"], "login", "{e}");
+    assert_eq!(e["logged_in"], true, "{e}");
+    assert!(e["state"].as_str().unwrap().starts_with("logged in"), "{e}");
+    assert_eq!(e["probe"], "login required", "{e}");
+    let e = entry(&json, "open");
+    assert_eq!(e["needs"], "nothing", "{e}");
+    assert_eq!(e["logged_in"], true, "{e}");
+    assert!(e["state"].as_str().unwrap().starts_with("logged in"), "{e}");
+    assert_eq!(
+        e["probe"], "no login needed (it answers without the stored tokens)",
+        "{e}"
+    );
+    // The probe wrote nothing: the stored tokens are as they were.
+    assert_eq!(tokens_before, tokens(saved.parent().unwrap()));
 }
