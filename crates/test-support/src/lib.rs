@@ -1,6 +1,7 @@
 //! switchboard-test-support: fakes, validators and fixtures for tests. Dev-dependency only.
 
 pub mod changing_tools;
+pub mod everything;
 pub mod hostile;
 pub mod line_client;
 pub mod lint_fixture;
