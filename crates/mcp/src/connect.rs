@@ -395,8 +395,9 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
             format!("HTTP 501 Not Implemented{NOT_AN_ENDPOINT}")
         }
         Some(StreamableHttpError::UnexpectedServerResponse(message)) => {
-            // rmcp words a JSON body that is not JSON-RPC after its own type name.
-            let message = message.replace("as ServerJsonRpcMessage", "as JSON-RPC");
+            // rmcp words a JSON body that is not JSON-RPC after its own type name, and quotes
+            // an error status's whole body (often a web page of many lines).
+            let message = condensed(&message.replace("as ServerJsonRpcMessage", "as JSON-RPC"));
             if ["HTTP 404", "HTTP 405"]
                 .iter()
                 .any(|status| message.starts_with(status))
@@ -412,6 +413,55 @@ fn http_detail(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Strin
         }
         Some(other) => chain(other),
         None => chain(error),
+    }
+}
+
+/// How much of a body an error message quotes.
+const BODY_CHARS: usize = 200;
+
+/// rmcp's "HTTP 404 Not Found: BODY" with BODY made one short line: a web page becomes its
+/// title, anything else has its whitespace folded and is cut at [`BODY_CHARS`].
+fn condensed(message: &str) -> String {
+    let Some((head, body)) = message.split_once(": ") else {
+        return message.to_string();
+    };
+    if !head.starts_with("HTTP ") {
+        return message.to_string();
+    }
+    let body = body.trim();
+    let lower = body.to_ascii_lowercase();
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.contains("<body")
+    {
+        let title = lower
+            .find("<title")
+            .and_then(|at| Some(at + lower[at..].find('>')? + 1))
+            .and_then(|from| Some((from, from + lower[from..].find("</title")?)))
+            .map(|(from, to)| one_line(&body[from..to]))
+            .filter(|t| !t.is_empty());
+        return match title {
+            Some(title) => format!("{head}: a web page titled {title:?}"),
+            None => format!("{head}: a web page"),
+        };
+    }
+    let line = one_line(body);
+    if line.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}: {line}")
+    }
+}
+
+/// `text` with every run of whitespace made one space, cut at [`BODY_CHARS`] characters.
+fn one_line(text: &str) -> String {
+    let mut words = text.split_whitespace();
+    let mut line = words.next().unwrap_or_default().to_string();
+    for word in words {
+        line.push(' ');
+        line.push_str(word);
+    }
+    match line.char_indices().nth(BODY_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
     }
 }
 
@@ -525,6 +575,33 @@ fn bearer_token(value: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_page_is_quoted_as_its_title_and_other_bodies_as_one_short_line() {
+        let page = "HTTP 404 Not Found: <!DOCTYPE html>\n<html>\n<head><TITLE>\n 404  Not Found\n</TITLE></head>\n<body>\n<h1>Not Found</h1>\n</body>\n</html>\n";
+        assert_eq!(
+            condensed(page),
+            "HTTP 404 Not Found: a web page titled \"404 Not Found\""
+        );
+        let untitled = "HTTP 405 Method Not Allowed: <html><body><p>no</p></body></html>";
+        assert_eq!(
+            condensed(untitled),
+            "HTTP 405 Method Not Allowed: a web page"
+        );
+        let json = "HTTP 400 Bad Request: {\n  \"error\": \"bad\"\n}";
+        assert_eq!(
+            condensed(json),
+            "HTTP 400 Bad Request: { \"error\": \"bad\" }"
+        );
+        let long = format!("HTTP 500 Internal Server Error: {}", "é".repeat(300));
+        let cut = condensed(&long);
+        assert!(cut.ends_with('…') && cut.chars().count() < 250, "{cut}");
+        assert_eq!(
+            condensed("HTTP 502 Bad Gateway:   \n "),
+            "HTTP 502 Bad Gateway"
+        );
+        assert_eq!(condensed("could not parse: x\ny"), "could not parse: x\ny");
+    }
 
     fn headers(pairs: &[(&str, &str)]) -> Vec<(String, Secret)> {
         pairs

@@ -727,8 +727,9 @@ async fn reconfigure_keeps_unchanged_servers_and_starts_stops_and_restarts_the_r
 
 /// A plain HTTP server on a free port that answers every request with `status`, `content_type`
 /// and `body`: a URL that is not an MCP endpoint.
-fn canned_http(status: &'static str, content_type: &'static str, body: &'static str) -> u16 {
+fn canned_http(status: &'static str, content_type: &'static str, body: &str) -> u16 {
     use std::io::{BufRead, BufReader, Read, Write};
+    let body = body.to_string();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -765,6 +766,15 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
         "<!doctype html><html><body>Please sign in</body></html>",
     );
     let missing = canned_http("404 Not Found", "text/plain", "Not Found");
+    // A web server's own error page: many lines, of which the user needs the title.
+    let page = canned_http(
+        "404 Not Found",
+        "text/html",
+        &format!(
+            "<!DOCTYPE html>\n<html>\n<head><title>404 Not Found</title></head>\n<body>\n{}</body>\n</html>\n",
+            "<p>The requested URL was not found on this server.</p>\n".repeat(40)
+        ),
+    );
     let sse_only = canned_http("405 Method Not Allowed", "text/plain", "Method Not Allowed");
     let unimplemented = canned_http(
         "501 Not Implemented",
@@ -785,6 +795,7 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
     let sessions = Sessions::start(vec![
         spec("html", html),
         spec("missing", missing),
+        spec("page", page),
         spec("sse_only", sse_only),
         spec("unimplemented", unimplemented),
         spec("not_rpc", not_rpc),
@@ -818,6 +829,14 @@ async fn a_url_that_is_not_an_mcp_endpoint_says_so_in_plain_words() {
         );
         if status.name == "html" {
             assert!(reason.contains("text/html; charset=utf-8"), "{reason}");
+        }
+        if status.name == "page" {
+            assert!(
+                reason.contains("HTTP 404 Not Found: a web page titled \"404 Not Found\"")
+                    && !reason.contains('\n')
+                    && !reason.contains("requested URL"),
+                "{reason}"
+            );
         }
     }
     sessions.shutdown().await;
