@@ -1,5 +1,5 @@
-//! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments) or
-//! goose YAML, with `${VAR}` expansion.
+//! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
+//! goose or Continue YAML, OpenCode or Crush JSON, with each format's variable expansion.
 #![no_main]
 
 use std::path::Path;
@@ -7,12 +7,14 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 5] = [
+const NAMES: [&str; 7] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
     "config",
     ".codex/config.toml",
+    "opencode.jsonc",
+    "crush.json",
 ];
 
 fuzz_target!(|data: &[u8]| {

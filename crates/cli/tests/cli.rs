@@ -144,6 +144,34 @@ fn other_hosts_config_files_run_their_servers_as_written() {
             ),
         ),
         (
+            // OpenCode 1, with a comment and its command as one list
+            "opencode.jsonc",
+            format!(
+                "// opencode\n{{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {{\n    \"tickets\": {{\"type\": \"local\", \"command\": [{exe}, \"demo-server\", \"tickets\"], \"timeout\": 20000}},\n  }},\n}}\n"
+            ),
+        ),
+        (
+            // OpenCode 2
+            "opencode.json",
+            format!(
+                "{{\"mcp\": {{\"servers\": {{\"tickets\": {{\"type\": \"local\", \"command\": [{exe}, \"demo-server\", \"tickets\"]}}}}}}}}\n"
+            ),
+        ),
+        (
+            // Crush
+            "crush.json",
+            format!(
+                "{{\"$schema\": \"https://charm.land/crush.json\", \"mcp\": {{\"tickets\": {{\"type\": \"stdio\", \"command\": {exe}, \"args\": [\"demo-server\", \"$SWITCHBOARD_TEST_DEMO\"], \"timeout\": 20}}}}}}\n"
+            ),
+        ),
+        (
+            // Continue
+            "continue.yaml",
+            format!(
+                "name: mine\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: tickets\n    command: {exe}\n    args: [demo-server, tickets]\n"
+            ),
+        ),
+        (
             // VS Code, with a comment and trailing commas
             "mcp.json",
             format!(
@@ -153,7 +181,11 @@ fn other_hosts_config_files_run_their_servers_as_written() {
     ];
     for (file, text) in files {
         std::fs::write(dir.path().join(file), text).unwrap();
-        let out = run(dir.path(), &["--config", file, "servers", "--json"]);
+        let out = run_env(
+            dir.path(),
+            &["--config", file, "servers", "--json"],
+            &[("SWITCHBOARD_TEST_DEMO", Path::new("tickets"))],
+        );
         assert_eq!(
             out.status.code(),
             Some(0),

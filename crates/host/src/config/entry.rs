@@ -625,3 +625,27 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     prev[b.len()]
 }
+
+/// Rewrite every string value inside `value` (not the keys) with `f`, for the readers of formats
+/// whose variable syntax differs from switchboard's `${VAR}`: they turn their own references
+/// into `${VAR}` and escape a `${` that is literal in their format as `$${`.
+pub fn rewrite_strings(
+    value: &mut serde_json::Value,
+    f: &mut dyn FnMut(&str) -> Result<String, String>,
+) -> Result<(), String> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            *s = f(s)?;
+            Ok(())
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(|v| rewrite_strings(v, f)),
+        Value::Object(map) => map.values_mut().try_for_each(|v| rewrite_strings(v, f)),
+        _ => Ok(()),
+    }
+}
+
+/// `s` with every `${` escaped as `$${`, so switchboard's expansion leaves it as written.
+pub fn literal_dollar_braces(s: &str) -> String {
+    s.replace("${", "$${")
+}

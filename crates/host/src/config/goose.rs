@@ -9,22 +9,12 @@ use super::entry::{self, Context};
 use super::position::line_col;
 use crate::error::HostError;
 
-pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
-    let root: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(text).map_err(|e| HostError::ConfigSyntax {
-            path: ctx.path.to_path_buf(),
-            line: e.location().map_or(1, |l| l.line()),
-            column: e.location().map_or(1, |l| l.column()),
-            message: e.to_string(),
-        })?;
-    let shape = || HostError::ConfigShape {
-        path: ctx.path.to_path_buf(),
-        message: "expected goose's config.yaml, with an `extensions:` mapping".into(),
-    };
-    let root = serde_json::to_value(&root).map_err(|_| shape())?;
-    let Some(extensions) = root.get("extensions").and_then(Value::as_object) else {
-        return Err(shape());
-    };
+/// The servers of goose's `extensions:` mapping (`text` is the file as written, for positions).
+pub fn parse(
+    ctx: &Context<'_>,
+    text: &str,
+    extensions: &Map<String, Value>,
+) -> Result<Config, HostError> {
     let mut entries: Vec<(usize, &String, &Value)> = extensions
         .iter()
         .map(|(name, v)| (key_offset(text, name).unwrap_or(usize::MAX), name, v))

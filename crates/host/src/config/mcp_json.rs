@@ -1,7 +1,9 @@
 //! The JSON configs other hosts already use, read as-is: `mcpServers` (Claude Desktop, Cursor,
-//! Claude Code's `.mcp.json`, Gemini CLI, Windsurf), `servers` (VS Code's `mcp.json`, comments
-//! and trailing commas included) and `context_servers` (Zed's settings). Keys those hosts define that
-//! switchboard does not use (`autoApprove`, `alwaysAllow`, ...) are ignored, not errors.
+//! Claude Code's `.mcp.json`, Gemini CLI, Windsurf; Continue's list form goes to
+//! `continue_dev`), `servers` (VS Code's `mcp.json`, comments and trailing commas included),
+//! `context_servers` (Zed's settings) and `mcp` (OpenCode's and Crush's, each entry translated by
+//! `opencode` or `crush`). Keys those hosts define that switchboard does not use (`autoApprove`,
+//! `alwaysAllow`, ...) are ignored, not errors.
 
 use serde_json::Value;
 
@@ -11,7 +13,8 @@ use super::position::{find_json_key, line_col};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
-    // VS Code's and Zed's files may hold comments and trailing commas; offsets are kept.
+    // VS Code's, Zed's and OpenCode's files may hold comments and trailing commas; offsets are
+    // kept.
     let text = &*super::jsonc::to_json(text);
     let root: Value = serde_json::from_str(text).map_err(|e| HostError::ConfigSyntax {
         path: ctx.path.to_path_buf(),
@@ -19,14 +22,46 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         column: e.column().max(1),
         message: e.to_string(),
     })?;
-    let (key, map) = ["mcpServers", "servers", "context_servers"]
+    // Continue's older config.json lists its servers instead of naming them as keys.
+    if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {
+        return super::continue_dev::parse(ctx, text, list);
+    }
+    let (key, map) = ["mcpServers", "servers", "context_servers", "mcp"]
         .into_iter()
         .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
         .ok_or_else(|| HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
-            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), \"servers\" (VS Code) or \"context_servers\" (Zed)".into(),
+            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush)".into(),
         })?;
-    let section = find_json_key(text, 0, key).unwrap_or(0);
+    let mut section = find_json_key(text, 0, key).unwrap_or(0);
+    let mut map = map;
+    let dialect = if key == "mcp" {
+        // OpenCode 2 keeps its servers one level down, under `mcp.servers`; a server that happens
+        // to be named "servers" has the settings of one.
+        if let Some(inner) = map.get("servers").and_then(Value::as_object)
+            && !["type", "command", "url"]
+                .iter()
+                .any(|k| inner.contains_key(*k))
+        {
+            section = find_json_key(text, section, "servers").unwrap_or(section);
+            map = inner;
+        }
+        let schema = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+        let file = ctx
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().to_lowercase());
+        let file = file.as_deref().unwrap_or("");
+        if schema.contains("opencode") || file.contains("opencode") {
+            Dialect::OpenCode
+        } else if schema.contains("charm.land") || file.contains("crush") {
+            Dialect::Crush
+        } else {
+            Dialect::Guess
+        }
+    } else {
+        Dialect::Claude
+    };
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
@@ -54,11 +89,37 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             if !value.is_object() {
                 return Err(fail(None, "must be an object".into()));
             }
-            let value: &Value = &zed_command(value);
-            let raw: RawServer = entry::raw_server(value.clone())
+            let opencode = match dialect {
+                Dialect::OpenCode => true,
+                Dialect::Guess => super::opencode::is_opencode_entry(value),
+                Dialect::Claude | Dialect::Crush => false,
+            };
+            let translated = match dialect {
+                Dialect::Claude => zed_command(value),
+                _ if opencode => std::borrow::Cow::Owned(
+                    super::opencode::to_entry(ctx, value)
+                        .map_err(|(key, message)| fail(key.as_deref(), message))?,
+                ),
+                _ => std::borrow::Cow::Owned(
+                    super::crush::to_entry(value)
+                        .map_err(|(key, message)| fail(key.as_deref(), message))?,
+                ),
+            };
+            let raw: RawServer = entry::raw_server(translated.into_owned())
                 .map_err(|(key, message)| fail(key.as_deref(), message))?;
-            if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
-                let offset = find_json_key(text, entry_at, "client_secret").unwrap_or(entry_at);
+            // OpenCode's secret is read from the file as written: a `{env:...}` there is already
+            // substituted in `raw`.
+            let (secret_key, written) = if opencode {
+                let written = value
+                    .pointer("/oauth/clientSecret")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.contains("{env:") && !s.contains("{file:"));
+                ("clientSecret", written)
+            } else {
+                ("client_secret", true)
+            };
+            if written && let Some(w) = entry::literal_client_secret(name, &raw, secret_key) {
+                let offset = find_json_key(text, entry_at, secret_key).unwrap_or(entry_at);
                 let (line, column) = line_col(text, offset);
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
@@ -67,12 +128,28 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         entry::record(
             name,
             result,
-            "disabled in the config (\"disabled\": true)",
+            match dialect {
+                Dialect::Claude | Dialect::Crush => "disabled in the config (\"disabled\": true)",
+                _ => "disabled in the config",
+            },
             &mut servers,
             &mut disabled,
         );
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// Whose entries a file's servers are written as.
+#[derive(Clone, Copy)]
+enum Dialect {
+    /// `mcpServers`, `servers`, `context_servers`: Claude Desktop's form and its relatives.
+    Claude,
+    /// `mcp` in a file that says it is OpenCode's.
+    OpenCode,
+    /// `mcp` in a file that says it is Crush's.
+    Crush,
+    /// `mcp` in a file that does not say: each entry by its shape.
+    Guess,
 }
 
 /// Zed's older entry form, `"command": {"path": ..., "args": [...], "env": {...}}`, as the flat

@@ -4,12 +4,15 @@
 //! line and column; the other servers still start.
 
 mod codex;
+mod continue_dev;
+mod crush;
 mod entry;
 pub mod expand;
 mod goose;
 mod jsonc;
 mod mcp_json;
 mod native;
+mod opencode;
 mod position;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -203,7 +206,7 @@ impl Config {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let ext = path.extension().and_then(|e| e.to_str());
         let is_json = match ext {
-            Some("json") => true,
+            Some("json" | "jsonc") => true,
             Some("toml") => false,
             _ => text.trim_start().starts_with('{'),
         };
@@ -213,7 +216,7 @@ impl Config {
             env,
         };
         if matches!(ext, Some("yaml" | "yml")) {
-            goose::parse(&ctx, text)
+            parse_yaml(&ctx, text)
         } else if is_json {
             mcp_json::parse(&ctx, text)
         } else {
@@ -327,6 +330,34 @@ impl Config {
             .iter()
             .map(ServerConfig::name)
             .chain(self.disabled.iter().map(|d| d.name.as_str()))
+    }
+}
+
+/// A YAML config: goose's `config.yaml` (`extensions:`) or Continue's (`mcpServers:`, a list).
+fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError> {
+    let root: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(text).map_err(|e| HostError::ConfigSyntax {
+            path: ctx.path.to_path_buf(),
+            line: e.location().map_or(1, |l| l.line()),
+            column: e.location().map_or(1, |l| l.column()),
+            message: e.to_string(),
+        })?;
+    let shape = || {
+        HostError::ConfigShape {
+        path: ctx.path.to_path_buf(),
+        message: "expected goose's config.yaml, with an `extensions:` mapping, or Continue's, with an `mcpServers:` list".into(),
+    }
+    };
+    let root = serde_json::to_value(&root).map_err(|_| shape())?;
+    if let Some(extensions) = root
+        .get("extensions")
+        .and_then(serde_json::Value::as_object)
+    {
+        goose::parse(ctx, text, extensions)
+    } else if let Some(list) = root.get("mcpServers").and_then(serde_json::Value::as_array) {
+        continue_dev::parse(ctx, text, list)
+    } else {
+        Err(shape())
     }
 }
 

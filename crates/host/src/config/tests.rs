@@ -821,3 +821,294 @@ fn a_value_of_the_wrong_type_is_named_and_pointed_at_on_its_own_line() {
         reason(&c, "a")
     );
 }
+
+/// Each server's transport as (command or URL, args or header names), for the readers' tests.
+fn transports(c: &Config) -> Vec<(String, Vec<String>)> {
+    c.servers
+        .iter()
+        .map(|s| match &s.spec.transport {
+            TransportSpec::Stdio { command, args, .. } => (command.clone(), args.clone()),
+            TransportSpec::Http { url, headers } => (
+                url.clone(),
+                headers.iter().map(|(k, _)| k.clone()).collect(),
+            ),
+        })
+        .collect()
+}
+
+fn env_of(s: &ServerConfig) -> Vec<(String, String)> {
+    match &s.spec.transport {
+        TransportSpec::Stdio { env, .. } => env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.expose().to_string()))
+            .collect(),
+        TransportSpec::Http { headers, .. } => headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.expose().to_string()))
+            .collect(),
+    }
+}
+
+#[test]
+fn an_opencode_config_is_read_as_opencode_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token.txt"), "file-secret\n").unwrap();
+    let text = r#"{
+  // OpenCode 1: servers right under `mcp`.
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "github": {
+      "type": "local",
+      "command": ["npx", "-y", "@modelcontextprotocol/server-github", "${NOT_A_VARIABLE}"],
+      "environment": {"GITHUB_PERSONAL_ACCESS_TOKEN": "{env:GITHUB_TOKEN}"},
+      "timeout": 8000,
+    },
+    "sentry": {
+      "type": "remote",
+      "url": "https://mcp.sentry.dev/mcp",
+      "headers": {"Authorization": "Bearer {file:token.txt}"},
+      "oauth": false,
+    },
+    "linear": {
+      "type": "remote",
+      "url": "https://mcp.linear.app/mcp",
+      "oauth": {"clientId": "abc", "clientSecret": "written-here", "scope": "read write"},
+    },
+    "off": {"type": "local", "command": ["x"], "enabled": false},
+    "unset": {"type": "local", "command": ["x"], "environment": {"K": "{env:NOPE}"}},
+    "empty": {"type": "local", "command": []},
+  },
+}"#;
+    let path = dir.path().join("opencode.jsonc");
+    let c = Config::parse(&path, text, &env).unwrap();
+    assert_eq!(
+        transports(&c),
+        [
+            (
+                "npx".to_string(),
+                vec![
+                    "-y".to_string(),
+                    "@modelcontextprotocol/server-github".to_string(),
+                    // A `${` means nothing to OpenCode, so it stays as written.
+                    "${NOT_A_VARIABLE}".to_string()
+                ]
+            ),
+            (
+                "https://mcp.sentry.dev/mcp".to_string(),
+                vec!["Authorization".to_string()]
+            ),
+            ("https://mcp.linear.app/mcp".to_string(), vec![]),
+        ],
+        "{:?}",
+        c.disabled
+    );
+    let github = &c.servers[0];
+    assert_eq!(
+        env_of(github),
+        [(
+            "GITHUB_PERSONAL_ACCESS_TOKEN".to_string(),
+            "ghp_secret_value".to_string()
+        )]
+    );
+    assert_eq!(
+        github.spec.startup_timeout,
+        std::time::Duration::from_secs(8)
+    );
+    assert_eq!(
+        env_of(&c.servers[1]),
+        [(
+            "Authorization".to_string(),
+            "Bearer file-secret".to_string()
+        )]
+    );
+    let oauth = c.servers[2].oauth.as_ref().unwrap();
+    assert_eq!(oauth.client_id.as_deref(), Some("abc"));
+    assert_eq!(oauth.scopes, ["read", "write"]);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].contains("\"linear\"") && c.warnings[0].contains("clientSecret"),
+        "{:?}",
+        c.warnings
+    );
+    assert!(!c.warnings[0].contains("written-here"));
+    assert_eq!(reason(&c, "off"), "disabled in the config");
+    assert!(reason(&c, "unset").contains("NOPE is not set"), "{c:?}");
+    assert!(reason(&c, "empty").contains("empty list"), "{c:?}");
+    // A `{file:...}` that cannot be read names the path, never any contents.
+    let missing = r#"{"mcp": {"a": {"type": "remote", "url": "https://a.example/mcp", "headers": {"X": "{file:nowhere.txt}"}}}}"#;
+    let c = Config::parse(&path, missing, &env).unwrap();
+    assert!(
+        reason(&c, "a").contains("{file:nowhere.txt}: cannot read"),
+        "{c:?}"
+    );
+}
+
+#[test]
+fn opencode_2_servers_under_mcp_servers_are_read() {
+    let text = r#"{
+  "$schema": "https://opencode.ai/config.json",
+  "mcp": {
+    "servers": {
+      "everything": {"type": "local", "command": ["npx", "-y", "srv"], "cwd": "sub"},
+      "parked": {"type": "local", "command": ["npx"], "disabled": true}
+    }
+  }
+}"#;
+    let c = parse("/p/opencode.json", text).unwrap();
+    assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
+    match &c.servers[0].spec.transport {
+        TransportSpec::Stdio { command, cwd, .. } => {
+            assert_eq!(command, "npx");
+            assert_eq!(cwd.as_deref(), Some(Path::new("/p/sub")));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(reason(&c, "parked"), "disabled in the config");
+    // A server that happens to be named "servers" is still one server.
+    let named = r#"{"mcp": {"servers": {"type": "local", "command": ["srv"]}}}"#;
+    let c = parse("opencode.json", named).unwrap();
+    assert_eq!(c.servers[0].name(), "servers");
+}
+
+#[test]
+fn a_crush_config_is_read_as_crush_writes_it() {
+    let text = r#"{
+  "$schema": "https://charm.land/crush.json",
+  "mcp": {
+    "filesystem": {
+      "type": "stdio",
+      "command": "$HOME/bin/fs-server",
+      "args": ["--root", "${HOME}/src", "cost: 5$"],
+      "timeout": 120,
+      "disabled_tools": ["write_file"],
+      "env": {"TOKEN": "$GITHUB_TOKEN"}
+    },
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": {"Authorization": "Bearer $GITHUB_TOKEN"}
+    },
+    "stream": {"type": "sse", "url": "https://example.com/mcp/sse"},
+    "shell": {"type": "http", "url": "https://x.example/mcp", "headers": {"API-Key": "$(cat /secret/key)"}},
+    "off": {"type": "stdio", "command": "x", "disabled": true}
+  }
+}"#;
+    let c = parse("crush.json", text).unwrap();
+    assert_eq!(
+        transports(&c),
+        [
+            (
+                "/home/u/bin/fs-server".to_string(),
+                vec![
+                    "--root".to_string(),
+                    "/home/u/src".to_string(),
+                    "cost: 5$".to_string()
+                ]
+            ),
+            (
+                "https://api.githubcopilot.com/mcp/".to_string(),
+                vec!["Authorization".to_string()]
+            ),
+            ("https://example.com/mcp/sse".to_string(), vec![]),
+        ],
+        "{:?}",
+        c.disabled
+    );
+    let fs = &c.servers[0];
+    assert_eq!(fs.spec.startup_timeout, std::time::Duration::from_secs(120));
+    assert_eq!(fs.spec.call_timeout, std::time::Duration::from_secs(120));
+    assert!(fs.filter.permits("read_file") && !fs.filter.permits("write_file"));
+    assert_eq!(
+        env_of(fs),
+        [("TOKEN".to_string(), "ghp_secret_value".to_string())]
+    );
+    assert_eq!(
+        env_of(&c.servers[1]),
+        [(
+            "Authorization".to_string(),
+            "Bearer ghp_secret_value".to_string()
+        )]
+    );
+    assert!(c.servers[2].legacy_sse);
+    let shell = reason(&c, "shell");
+    assert!(shell.contains("$(...)"), "{shell}");
+    assert!(!shell.contains("/secret/key"), "{shell}");
+    assert!(reason(&c, "off").contains("disabled"));
+}
+
+#[test]
+fn a_continue_config_yaml_and_its_json_list_are_read_as_continue_writes_them() {
+    let text = r#"name: My Config
+version: 0.0.1
+schema: v1
+models: []
+mcpServers:
+  - name: SQLite MCP
+    command: npx
+    args:
+      - "-y"
+      - "mcp-sqlite"
+    env:
+      TOKEN: ${{ secrets.GITHUB_TOKEN }}
+      PRICE: "${NOT_A_VARIABLE}"
+  - name: Remote
+    type: streamable-http
+    url: https://r.example/mcp
+    connectionTimeout: 3000
+    requestOptions:
+      headers:
+        Authorization: Bearer ${{ inputs.GITHUB_TOKEN }}
+  - name: SQLite MCP
+    command: other
+  - command: nameless
+"#;
+    let c = parse("config.yaml", text).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["SQLite MCP", "Remote"], "{:?}", c.disabled);
+    assert_eq!(
+        env_of(&c.servers[0]),
+        [
+            ("PRICE".to_string(), "${NOT_A_VARIABLE}".to_string()),
+            ("TOKEN".to_string(), "ghp_secret_value".to_string()),
+        ]
+    );
+    assert_eq!(
+        env_of(&c.servers[1]),
+        [(
+            "Authorization".to_string(),
+            "Bearer ghp_secret_value".to_string()
+        )]
+    );
+    assert_eq!(
+        c.servers[1].spec.startup_timeout,
+        std::time::Duration::from_secs(3)
+    );
+    // The second "SQLite MCP" is refused and pointed at; so is the item without a name.
+    let twice = c.disabled.iter().find(|d| d.name == "SQLite MCP").unwrap();
+    assert!(
+        twice.reason.starts_with("config.yaml:21:5:"),
+        "{}",
+        twice.reason
+    );
+    assert!(twice.reason.contains("a second server"), "{}", twice.reason);
+    assert!(reason(&c, "mcpServers[3]").contains("has no `name`"));
+
+    let json =
+        r#"{"models": [], "mcpServers": [{"name": "fs", "command": "npx", "args": ["srv"]}]}"#;
+    let c = parse("config.json", json).unwrap();
+    assert_eq!(
+        transports(&c),
+        [("npx".to_string(), vec!["srv".to_string()])]
+    );
+    // A YAML file that is neither goose's nor Continue's says what it expected.
+    let e = parse("config.yaml", "models: []\n").unwrap_err();
+    assert!(e.to_string().contains("Continue's"), "{e}");
+}
+
+#[test]
+fn a_jsonc_file_that_opens_with_a_comment_is_read_as_json() {
+    let text = "// my servers\n{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}";
+    let c = parse("mcp.jsonc", text).unwrap();
+    assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
+}
