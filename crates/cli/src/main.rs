@@ -32,7 +32,11 @@ use clap::{Parser, Subcommand};
 /// works on a fresh machine. Config is read from --config, else ./switchboard.toml, else
 /// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. The files
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
-/// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose `config.yaml`.
+/// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose and Continue
+/// `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`. `--config cursor` (or
+/// claude-desktop, claude-code, vscode, windsurf, gemini, zed, codex, goose, opencode, crush,
+/// continue) opens that host's file where it keeps it; `switchboard servers` without a config
+/// lists the ones on this machine.
 #[derive(Parser, Debug)]
 #[command(
     name = "switchboard",
@@ -55,8 +59,9 @@ struct Cli {
 /// Flags every command takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Global {
-    /// Config file: switchboard.toml, or another host's (mcpServers / VS Code / Zed JSON, Codex
-    /// config.toml, goose config.yaml).
+    /// Config file: switchboard.toml, or another host's (mcpServers / VS Code / Zed / OpenCode /
+    /// Crush JSON, Codex config.toml, goose or Continue config.yaml), or a host's name (cursor,
+    /// claude-desktop, codex, ...) for that host's file.
     #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
     config: Option<PathBuf>,
     /// Use only the servers and tools of this [profiles.NAME] entry of the config.

@@ -84,7 +84,7 @@ impl Row {
 pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut rows = Vec::new();
-    let source_json;
+    let mut source_json;
     if !global.catalog.is_empty() {
         let catalog = source::load_catalog_files(&global.catalog)?;
         source_json = json!({"kind": "catalog", "files": global.catalog});
@@ -107,6 +107,11 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
     } else {
         let config = source::load_config(global)?;
         source_json = serde_json::to_value(&config.source)?;
+        if matches!(config.source, switchboard_host::config::ConfigSource::Demo)
+            && let Some(obj) = source_json.as_object_mut()
+        {
+            obj.insert("other_hosts".into(), other_hosts_json());
+        }
         let sessions = source::connect(&config).await;
         let catalog = sessions.catalog();
         rows.extend(sessions.statuses().into_iter().map(|status| {
@@ -160,6 +165,7 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
             println!(
                 "\n(no config found: these are the embedded demo servers; see --help for where config is read)"
             );
+            print!("{}", other_hosts_note());
         }
     }
     Ok(if all_ok {
@@ -255,6 +261,43 @@ const HEADER: &[&str] = &[
     "PROMPTS",
     "CONNECT",
 ];
+
+/// Other hosts' config files on this machine, as `config.other_hosts` of the demo's JSON.
+fn other_hosts_json() -> Value {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    Value::Array(
+        switchboard_host::Config::other_hosts(&cwd)
+            .into_iter()
+            .map(|f| json!({"host": f.host, "name": f.name, "path": f.path, "servers": f.servers}))
+            .collect(),
+    )
+}
+
+/// The lines that tell a user without a config which other hosts' files they could use.
+fn other_hosts_note() -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let found = switchboard_host::Config::other_hosts(&cwd);
+    let Some(first) = found.first() else {
+        return String::new();
+    };
+    let mut out =
+        String::from("Config files of other hosts here, read as they are with --config:\n");
+    let width = found.iter().map(|f| f.host.len()).max().unwrap_or(0);
+    for f in &found {
+        let plural = if f.servers == 1 { "" } else { "s" };
+        out.push_str(&format!(
+            "  {:width$}  {} ({} server{plural})\n",
+            f.host,
+            f.path.display(),
+            f.servers
+        ));
+    }
+    out.push_str(&format!(
+        "For example: switchboard --config {} servers\n",
+        first.name
+    ));
+    out
+}
 
 #[cfg(test)]
 mod tests {

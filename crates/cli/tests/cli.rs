@@ -199,6 +199,55 @@ fn other_hosts_config_files_run_their_servers_as_written() {
 }
 
 #[test]
+fn without_a_config_the_demo_names_other_hosts_files_and_a_hosts_name_opens_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cursor = dir.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cursor,
+        format!(
+            "{{\"mcpServers\": {{\"tickets\": {{\"command\": {}, \"args\": [\"demo-server\", \"tickets\"]}}}}}}",
+            toml_str(Path::new(exe()))
+        ),
+    )
+    .unwrap();
+    // A Claude Code state file without servers is not worth naming.
+    std::fs::write(dir.path().join(".claude.json"), "{\"numStartups\": 3}").unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let home = [("HOME", dir.path())];
+    let out = run_env(&work, &["servers"], &home);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("embedded demo servers"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("Cursor  {} (1 server)", cursor.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("switchboard --config cursor servers"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(".claude.json"), "{stdout}");
+    let v = json(&run_env(&work, &["servers", "--json"], &home));
+    assert_eq!(v["config"]["kind"], "demo");
+    assert_eq!(v["config"]["other_hosts"][0]["name"], "cursor");
+    assert_eq!(v["config"]["other_hosts"][0]["servers"], 1);
+    // `--config cursor` is Cursor's file.
+    let v = json(&run_env(
+        &work,
+        &["--config", "cursor", "servers", "--json"],
+        &home,
+    ));
+    assert_eq!(v["config"]["path"], cursor.display().to_string());
+    assert_eq!(server(&v, "tickets")["state"], "ready");
+    // A host with no file here: the read error names where it looked.
+    let out = run_env(&work, &["--config", "crush", "servers"], &home);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(".crush.json"), "{stderr}");
+}
+
+#[test]
 fn a_server_that_cannot_start_is_reported_once_on_stderr() {
     // Regression: the session layer logged "server did not start" and "server failed" with
     // the same reason, so every failure was printed twice before the table showed it again.

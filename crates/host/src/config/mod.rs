@@ -9,6 +9,7 @@ mod crush;
 mod entry;
 pub mod expand;
 mod goose;
+pub mod hosts;
 mod jsonc;
 mod mcp_json;
 mod native;
@@ -173,8 +174,24 @@ pub const MCP_JSON_FILE: &str = ".mcp.json";
 impl Config {
     /// Find the config to use: `explicit` if given, else `./switchboard.toml`, else
     /// `./.mcp.json`, else `switchboard.toml` in the user config dir. `None` means: use the demo.
+    ///
+    /// An `explicit` that is not a file but a host's name (`cursor`, `claude-desktop`, `codex`,
+    /// ...: [`hosts::names`]) means that host's config file.
     pub fn locate(explicit: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
         if let Some(p) = explicit {
+            if !p.exists()
+                && let Some(name) = p.to_str()
+                && let Some(dirs) = directories::BaseDirs::new()
+            {
+                let folders = hosts::Folders {
+                    home: dirs.home_dir(),
+                    config: dirs.config_dir(),
+                    cwd,
+                };
+                if let Some(file) = hosts::resolve(name, &folders) {
+                    return Some(file);
+                }
+            }
             return Some(p.to_path_buf());
         }
         let user = directories::ProjectDirs::from("", "", "switchboard")
@@ -183,6 +200,26 @@ impl Config {
             .into_iter()
             .chain(user)
             .find(|p| p.is_file())
+    }
+
+    /// The config files of other hosts on this machine (project files in `cwd` first) that
+    /// `--config` reads as they are and that name at least one server.
+    pub fn other_hosts(cwd: &Path) -> Vec<hosts::Found> {
+        let Some(dirs) = directories::BaseDirs::new() else {
+            return Vec::new();
+        };
+        hosts::found(&hosts::Folders {
+            home: dirs.home_dir(),
+            config: dirs.config_dir(),
+            cwd,
+        })
+        .into_iter()
+        .filter_map(|mut found| {
+            let config = Config::load(&found.path).ok()?;
+            found.servers = config.servers.len() + config.disabled.len();
+            (found.servers > 0).then_some(found)
+        })
+        .collect()
     }
 
     /// Read and parse a config file. Fails only when the whole file is unusable (unreadable,

@@ -1,6 +1,6 @@
 //! Config tests: one `check` per case, each naming what it proves.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use switchboard_core::TransportSpec;
 
@@ -1111,4 +1111,61 @@ fn a_jsonc_file_that_opens_with_a_comment_is_read_as_json() {
     let text = "// my servers\n{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}";
     let c = parse("mcp.jsonc", text).unwrap();
     assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
+}
+
+#[test]
+fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, config, cwd) = (
+        dir.path().join("home"),
+        dir.path().join("home/.config"),
+        dir.path().join("work"),
+    );
+    let folders = hosts::Folders {
+        home: &home,
+        config: &config,
+        cwd: &cwd,
+    };
+    // Nothing there: the first place, so the read error says where it looked.
+    assert_eq!(
+        hosts::resolve("Cursor", &folders),
+        Some(cwd.join(".cursor/mcp.json"))
+    );
+    assert_eq!(hosts::resolve("no-such-host", &folders), None);
+    for file in [
+        home.join(".cursor/mcp.json"),
+        config.join("Claude/claude_desktop_config.json"),
+        // goose's two places are the same file on Linux: listed once.
+        home.join(".config/goose/config.yaml"),
+    ] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "{}").unwrap();
+    }
+    assert_eq!(
+        hosts::resolve("cursor", &folders),
+        Some(home.join(".cursor/mcp.json"))
+    );
+    std::fs::create_dir_all(cwd.join(".cursor")).unwrap();
+    std::fs::write(cwd.join(".cursor/mcp.json"), "{}").unwrap();
+    assert_eq!(
+        hosts::resolve("cursor", &folders),
+        Some(cwd.join(".cursor/mcp.json"))
+    );
+    let found: Vec<(&str, PathBuf)> = hosts::found(&folders)
+        .into_iter()
+        .map(|f| (f.name, f.path))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "claude-desktop",
+                config.join("Claude/claude_desktop_config.json")
+            ),
+            ("cursor", cwd.join(".cursor/mcp.json")),
+            ("cursor", home.join(".cursor/mcp.json")),
+            ("goose", home.join(".config/goose/config.yaml")),
+        ]
+    );
+    assert!(hosts::names().any(|n| n == "opencode"));
 }

@@ -1,0 +1,174 @@
+//! Where other hosts keep their MCP servers, so `--config cursor` opens Cursor's file and a user
+//! without a config of switchboard's own hears which of those files are on this machine.
+
+use std::path::{Path, PathBuf};
+
+/// The folders the places are relative to: the user's home, the platform's user config folder
+/// (`~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows) and
+/// the working directory (for project files).
+pub struct Folders<'a> {
+    pub home: &'a Path,
+    pub config: &'a Path,
+    pub cwd: &'a Path,
+}
+
+/// One host: the names `--config` takes for it, what to call it, and where its files are, the
+/// project's before the user's.
+struct Host {
+    names: &'static [&'static str],
+    label: &'static str,
+    places: fn(&Folders<'_>) -> Vec<PathBuf>,
+}
+
+const HOSTS: &[Host] = &[
+    Host {
+        names: &["claude-desktop", "claude"],
+        label: "Claude Desktop",
+        places: |f| vec![f.config.join("Claude/claude_desktop_config.json")],
+    },
+    Host {
+        names: &["claude-code"],
+        label: "Claude Code",
+        places: |f| vec![f.cwd.join(".mcp.json"), f.home.join(".claude.json")],
+    },
+    Host {
+        names: &["cursor"],
+        label: "Cursor",
+        places: |f| {
+            vec![
+                f.cwd.join(".cursor/mcp.json"),
+                f.home.join(".cursor/mcp.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["vscode", "code"],
+        label: "VS Code",
+        places: |f| {
+            vec![
+                f.cwd.join(".vscode/mcp.json"),
+                f.config.join("Code/User/mcp.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["windsurf"],
+        label: "Windsurf",
+        places: |f| vec![f.home.join(".codeium/windsurf/mcp_config.json")],
+    },
+    Host {
+        names: &["gemini"],
+        label: "Gemini CLI",
+        places: |f| {
+            vec![
+                f.cwd.join(".gemini/settings.json"),
+                f.home.join(".gemini/settings.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["zed"],
+        label: "Zed",
+        places: |f| {
+            vec![
+                f.cwd.join(".zed/settings.json"),
+                f.home.join(".config/zed/settings.json"),
+                f.config.join("zed/settings.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["codex"],
+        label: "Codex CLI",
+        places: |f| vec![f.home.join(".codex/config.toml")],
+    },
+    Host {
+        names: &["goose"],
+        label: "goose",
+        places: |f| {
+            vec![
+                f.home.join(".config/goose/config.yaml"),
+                f.config.join("goose/config.yaml"),
+            ]
+        },
+    },
+    Host {
+        names: &["opencode"],
+        label: "OpenCode",
+        places: |f| {
+            vec![
+                f.cwd.join("opencode.jsonc"),
+                f.cwd.join("opencode.json"),
+                f.home.join(".config/opencode/opencode.jsonc"),
+                f.home.join(".config/opencode/opencode.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["crush"],
+        label: "Crush",
+        places: |f| {
+            vec![
+                f.cwd.join(".crush.json"),
+                f.cwd.join("crush.json"),
+                f.home.join(".config/crush/crush.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["continue"],
+        label: "Continue",
+        places: |f| {
+            vec![
+                f.home.join(".continue/config.yaml"),
+                f.home.join(".continue/config.json"),
+            ]
+        },
+    },
+];
+
+/// The names `--config` takes for other hosts' files, for help and errors.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    HOSTS.iter().map(|h| h.names[0])
+}
+
+/// The file `--config NAME` means when NAME is a host's name rather than a path: the first of
+/// the host's places that exists, else the first place (so the error says where it looked).
+/// `None` when NAME is no host's.
+pub fn resolve(name: &str, folders: &Folders<'_>) -> Option<PathBuf> {
+    let name = name.to_ascii_lowercase();
+    let host = HOSTS.iter().find(|h| h.names.contains(&name.as_str()))?;
+    let places = (host.places)(folders);
+    let first = places.first().cloned();
+    places.into_iter().find(|p| p.is_file()).or(first)
+}
+
+/// A host's config file that exists here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The host, as people call it ("Cursor").
+    pub host: &'static str,
+    /// The name `--config` takes for it ("cursor").
+    pub name: &'static str,
+    pub path: PathBuf,
+    /// How many servers it names (usable or not); filled in by `Config::other_hosts`.
+    pub servers: usize,
+}
+
+/// Every host config file that exists here, in the order of [`HOSTS`], each path once.
+pub fn found(folders: &Folders<'_>) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
+    for host in HOSTS {
+        for path in (host.places)(folders) {
+            if path.is_file() && !out.iter().any(|f| f.path == path) {
+                out.push(Found {
+                    host: host.label,
+                    name: host.names[0],
+                    path,
+                    servers: 0,
+                });
+            }
+        }
+    }
+    out
+}
