@@ -14,11 +14,15 @@ use super::expand::expand;
 use super::{Config, ConfigSource, DisabledServer, ServerConfig, Settings};
 use crate::error::HostError;
 
-/// What the readers share: the file, the folder relative paths start from, and the environment.
+/// What the readers share: the file, the folder relative paths start from, the environment and
+/// the working directory.
 pub struct Context<'a> {
     pub path: &'a Path,
     pub base: &'a Path,
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The working directory, for configs that keep servers per project (Claude Code's
+    /// `~/.claude.json`).
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 impl Context<'_> {

@@ -29,7 +29,8 @@ const HOSTS: &[Host] = &[
     Host {
         names: &["claude-code"],
         label: "Claude Code",
-        places: |f| vec![f.cwd.join(".mcp.json"), f.home.join(".claude.json")],
+        // The state file holds the user's servers and each project's `claude mcp add` ones.
+        places: |f| vec![f.home.join(".claude.json"), f.cwd.join(".mcp.json")],
     },
     Host {
         names: &["cursor"],

@@ -26,14 +26,35 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {
         return super::continue_dev::parse(ctx, text, list);
     }
-    let (key, map) = ["mcpServers", "servers", "context_servers", "mcp"]
-        .into_iter()
-        .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
-        .ok_or_else(|| HostError::ConfigShape {
-            path: ctx.path.to_path_buf(),
-            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush)".into(),
-        })?;
-    let mut section = find_json_key(text, 0, key).unwrap_or(0);
+    let claude_code = match claude_code_scopes(ctx, text, &root) {
+        Some(scopes) if scopes.is_empty() => {
+            return Err(HostError::ConfigShape {
+                path: ctx.path.to_path_buf(),
+                message: format!(
+                    "Claude Code's state file names no servers for the user or for a project holding {}; add one with `claude mcp add`, or pass the project's .mcp.json",
+                    ctx.cwd
+                        .as_deref()
+                        .map_or("this folder".into(), |d| d.display().to_string())
+                ),
+            });
+        }
+        Some(scopes) => scopes,
+        None => Vec::new(),
+    };
+    let (key, map) = match claude_code.first() {
+        Some(&(_, map)) => ("mcpServers", map),
+        None => ["mcpServers", "servers", "context_servers", "mcp"]
+            .into_iter()
+            .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
+            .ok_or_else(|| HostError::ConfigShape {
+                path: ctx.path.to_path_buf(),
+                message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush)".into(),
+            })?,
+    };
+    let mut section = match claude_code.first() {
+        Some(&(at, _)) => at,
+        None => find_json_key(text, 0, key).unwrap_or(0),
+    };
     let mut map = map;
     let dialect = if key == "mcp" {
         // OpenCode 2 keeps its servers one level down, under `mcp.servers`; a server that happens
@@ -65,20 +86,28 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
-    // serde_json's Map is sorted by key; list servers in file order instead.
-    let mut entries: Vec<(usize, &String, &Value)> = map
-        .iter()
-        .map(|(name, v)| {
-            (
-                find_json_key(text, section, name).unwrap_or(usize::MAX),
-                name,
-                v,
-            )
-        })
+    // Each server where it is written (Claude Code's local scope, later in `scopes`, replaces a
+    // user-scope server of the same name); serde_json's Map is sorted by key, so list servers in
+    // file order instead.
+    let scopes: Vec<(usize, &serde_json::Map<String, Value>)> = if claude_code.is_empty() {
+        vec![(section, map)]
+    } else {
+        claude_code
+    };
+    let mut by_name: std::collections::BTreeMap<&String, (usize, &Value)> = Default::default();
+    for (section, map) in scopes {
+        for (name, v) in map {
+            let at = find_json_key(text, section, name).unwrap_or(usize::MAX);
+            by_name.insert(name, (at, v));
+        }
+    }
+    let mut entries: Vec<(usize, &String, &Value)> = by_name
+        .into_iter()
+        .map(|(name, (at, v))| (at, name, v))
         .collect();
     entries.sort_by_key(|(pos, name, _)| (*pos, (*name).clone()));
     for (pos, name, value) in entries {
-        let entry_at = if pos == usize::MAX { section } else { pos };
+        let entry_at = if pos == usize::MAX { 0 } else { pos };
         let fail = |field: Option<&str>, message: String| {
             let offset = field
                 .and_then(|f| find_json_key(text, entry_at, f))
@@ -137,6 +166,41 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         );
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// Claude Code's `~/.claude.json`: its user-scope servers (top-level `mcpServers`) and then the
+/// local-scope ones of the project the working directory is in (`projects.PATH.mcpServers`, the
+/// deepest PATH holding it), each with where its `mcpServers` key is written. `None` for any
+/// other file.
+fn claude_code_scopes<'a>(
+    ctx: &Context<'_>,
+    text: &str,
+    root: &'a Value,
+) -> Option<Vec<(usize, &'a serde_json::Map<String, Value>)>> {
+    let is_state_file = ctx.path.file_name().is_some_and(|f| f == ".claude.json");
+    let projects = root
+        .get("projects")
+        .and_then(Value::as_object)
+        .filter(|_| is_state_file)?;
+    let mut scopes = Vec::new();
+    if let Some(user) = root.get("mcpServers").and_then(Value::as_object) {
+        scopes.push((find_json_key(text, 0, "mcpServers").unwrap_or(0), user));
+    }
+    let project = ctx.cwd.as_deref().and_then(|cwd| {
+        projects
+            .iter()
+            .filter(|(dir, _)| cwd.starts_with(std::path::Path::new(dir)))
+            .max_by_key(|(dir, _)| dir.len())
+    });
+    if let Some((dir, settings)) = project
+        && let Some(local) = settings.get("mcpServers").and_then(Value::as_object)
+    {
+        let at = find_json_key(text, 0, dir)
+            .and_then(|at| find_json_key(text, at, "mcpServers"))
+            .unwrap_or(0);
+        scopes.push((at, local));
+    }
+    Some(scopes)
 }
 
 /// Whose entries a file's servers are written as.

@@ -251,6 +251,7 @@ impl Config {
             path,
             base: path.parent().unwrap_or(Path::new(".")),
             env,
+            cwd: std::env::current_dir().ok(),
         };
         if matches!(ext, Some("yaml" | "yml")) {
             parse_yaml(&ctx, text)

@@ -1169,3 +1169,67 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
     );
     assert!(hosts::names().any(|n| n == "opencode"));
 }
+
+#[test]
+fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
+    let cwd = std::env::current_dir().unwrap();
+    let parent = cwd.parent().unwrap();
+    let text = serde_json::to_string_pretty(&serde_json::json!({
+        "numStartups": 12,
+        "mcpServers": {
+            "mine": {"command": "user-server"},
+            "shared": {"command": "user-version"}
+        },
+        "projects": {
+            parent.display().to_string(): {"mcpServers": {"outer": {"command": "outer-server"}}},
+            cwd.display().to_string(): {
+                "allowedTools": [],
+                "mcpServers": {
+                    "local": {"type": "stdio", "command": "local-server"},
+                    "shared": {"command": "local-version"}
+                }
+            },
+            "/somewhere/else": {"mcpServers": {"other": {"command": "x"}}}
+        }
+    }))
+    .unwrap();
+    let c = parse("/home/u/.claude.json", &text).unwrap();
+    let mut got: Vec<(String, String)> = c
+        .servers
+        .iter()
+        .map(|s| match &s.spec.transport {
+            TransportSpec::Stdio { command, .. } => (s.name().to_string(), command.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    got.sort();
+    // The deepest project holding the working directory counts; its servers replace the
+    // user's of the same name.
+    assert_eq!(
+        got,
+        [
+            ("local".to_string(), "local-server".to_string()),
+            ("mine".to_string(), "user-server".to_string()),
+            ("shared".to_string(), "local-version".to_string()),
+        ]
+    );
+    // A bad local entry is pointed at in the project's section.
+    let bad = text.replace("\"local-server\"", "3");
+    let c = parse("/home/u/.claude.json", &bad).unwrap();
+    let line = bad[..bad.find("\"command\": 3").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    assert!(
+        reason(&c, "local").starts_with(&format!("/home/u/.claude.json:{line}:")),
+        "{}",
+        reason(&c, "local")
+    );
+    // A state file with no servers here says so.
+    let none = r#"{"projects": {"/elsewhere": {"mcpServers": {}}}}"#;
+    let e = parse("/home/u/.claude.json", none).unwrap_err();
+    assert!(e.to_string().contains("claude mcp add"), "{e}");
+    // Any other file with a `projects` key is an ordinary mcpServers file.
+    let plain = r#"{"projects": {}, "mcpServers": {"a": {"command": "x"}}}"#;
+    assert_eq!(parse("mcp.json", plain).unwrap().servers.len(), 1);
+}
