@@ -205,7 +205,7 @@ const WATCH_SETTLE: Duration = Duration::from_millis(200);
 /// config file is small) or on SIGHUP, and apply it to the gateway.
 async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
-    let mut text = std::fs::read(&path).ok();
+    let mut text = snapshot(&path);
     loop {
         let signalled = tokio::select! {
             _ = tokio::time::sleep(WATCH_POLL) => false,
@@ -216,20 +216,41 @@ async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
                 }
             } => true,
         };
-        let now = std::fs::read(&path).ok();
+        let now = snapshot(&path);
         if !signalled {
             if now == text {
                 continue;
             }
             // Wait for the writes to stop before applying.
             tokio::time::sleep(WATCH_SETTLE).await;
-            if std::fs::read(&path).ok() != now {
+            if snapshot(&path) != now {
                 continue;
             }
         }
         text = now;
         reload(&gateway, &global, &path);
     }
+}
+
+/// What the config is now, to compare with what it was: the file's bytes, or for a folder of
+/// server files each file's name and bytes.
+fn snapshot(path: &Path) -> Option<Vec<u8>> {
+    if !path.is_dir() {
+        return std::fs::read(path).ok();
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    let mut all = Vec::new();
+    for file in files {
+        all.extend_from_slice(file.as_os_str().as_encoded_bytes());
+        all.push(0);
+        all.extend(std::fs::read(&file).unwrap_or_default());
+        all.push(0);
+    }
+    Some(all)
 }
 
 /// Read the config again and apply it, or say why not and keep the servers as they are.

@@ -1041,6 +1041,48 @@ fn an_edited_config_applies_while_serve_runs() {
     assert!(stderr.contains("was not applied"), "{stderr}");
 }
 
+/// A folder of server files (Continue's `.continue/mcpServers/`) is a config: a file added to it
+/// while serve runs adds its server, and a file removed removes it.
+#[test]
+fn a_folder_config_applies_files_added_and_removed_while_serve_runs() {
+    let setup = Setup::new("");
+    let folder = setup.path(".continue/mcpServers");
+    std::fs::create_dir_all(&folder).unwrap();
+    let block = |name: &str| {
+        format!(
+            "name: {name}\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: {name}\n    command: {exe:?}\n    args: [demo-server, {name}]\n",
+            exe = exe()
+        )
+    };
+    std::fs::write(folder.join("tickets.yaml"), block("tickets")).unwrap();
+    let mut cmd = setup.command(exe());
+    cmd.args([
+        "--config",
+        &folder.display().to_string(),
+        "serve",
+        "--pins",
+        &setup.pins(),
+    ]);
+    let mut c = LineClient::start(cmd, "2025-11-25");
+    let mut id = 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(names.iter().any(|n| n.starts_with("tickets")), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    std::fs::write(folder.join("docs.yaml"), block("docs")).unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(names.iter().any(|n| n == "docs__search"), "{names:?}");
+    std::fs::remove_file(folder.join("tickets.yaml")).unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(!names.iter().any(|n| n.starts_with("tickets")), "{names:?}");
+    let stderr = c.finish();
+    assert!(stderr.contains("started docs"), "{stderr}");
+    assert!(stderr.contains("stopped tickets"), "{stderr}");
+}
+
 /// A request of a method MCP defines whose params are wrong gets "invalid params" saying what
 /// is wrong (rmcp's default answer was "method not found" with the bare method name), and an
 /// unknown method still gets "method not found".

@@ -12,8 +12,8 @@ pub struct Folders<'a> {
     pub cwd: &'a Path,
 }
 
-/// One host: the names `--config` takes for it, what to call it, and where its files are, the
-/// project's before the user's.
+/// One host: the names `--config` takes for it, what to call it, and where its files (or, for
+/// Continue, folders of files) are, the project's before the user's.
 struct Host {
     names: &'static [&'static str],
     label: &'static str,
@@ -121,8 +121,10 @@ const HOSTS: &[Host] = &[
         label: "Continue",
         places: |f| {
             vec![
+                f.cwd.join(".continue/mcpServers"),
                 f.home.join(".continue/config.yaml"),
                 f.home.join(".continue/config.json"),
+                f.home.join(".continue/mcpServers"),
             ]
         },
     },
@@ -141,7 +143,7 @@ pub fn resolve(name: &str, folders: &Folders<'_>) -> Option<PathBuf> {
     let host = HOSTS.iter().find(|h| h.names.contains(&name.as_str()))?;
     let places = (host.places)(folders);
     let first = places.first().cloned();
-    places.into_iter().find(|p| p.is_file()).or(first)
+    places.into_iter().find(|p| p.exists()).or(first)
 }
 
 /// A host's config file that exists here.
@@ -161,7 +163,7 @@ pub fn found(folders: &Folders<'_>) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     for host in HOSTS {
         for path in (host.places)(folders) {
-            if path.is_file() && !out.iter().any(|f| f.path == path) {
+            if path.exists() && !out.iter().any(|f| f.path == path) {
                 out.push(Found {
                     host: host.label,
                     name: host.names[0],

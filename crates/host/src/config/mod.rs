@@ -224,12 +224,96 @@ impl Config {
 
     /// Read and parse a config file. Fails only when the whole file is unusable (unreadable,
     /// syntax error, wrong shape); a bad server entry lands in `disabled` instead.
+    ///
+    /// A folder is read as Continue's `.continue/mcpServers/`: each `.yaml`, `.yml`, `.json` and
+    /// `.jsonc` file in it, in name order. A file that cannot be read is a warning and the
+    /// others still count; a second server of a name already taken is disabled.
     pub fn load(path: &Path) -> Result<Config, HostError> {
+        if path.is_dir() {
+            return Self::load_folder(path);
+        }
         let text = std::fs::read_to_string(path).map_err(|source| HostError::ConfigRead {
             path: path.to_path_buf(),
             source,
         })?;
         Self::parse(path, &text, &|name| std::env::var(name).ok())
+    }
+
+    fn load_folder(dir: &Path) -> Result<Config, HostError> {
+        let read_error = |source| HostError::ConfigRead {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(read_error)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_file()
+                    && matches!(
+                        p.extension().and_then(|e| e.to_str()),
+                        Some("yaml" | "yml" | "json" | "jsonc")
+                    )
+            })
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(HostError::ConfigShape {
+                path: dir.to_path_buf(),
+                message: "a folder given as config must hold .yaml or .json server files (as Continue's .continue/mcpServers/ does); none is here".into(),
+            });
+        }
+        let mut merged = Config {
+            source: ConfigSource::File {
+                path: dir.to_path_buf(),
+            },
+            servers: Vec::new(),
+            disabled: Vec::new(),
+            profiles: Default::default(),
+            settings: Settings::default(),
+            warnings: Vec::new(),
+        };
+        let mut taken: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for file in files {
+            let config = match Config::load(&file) {
+                Ok(c) => c,
+                Err(e) => {
+                    merged
+                        .warnings
+                        .push(format!("{e} (the folder's other files are read)"));
+                    continue;
+                }
+            };
+            merged.warnings.extend(config.warnings);
+            let names = config
+                .servers
+                .iter()
+                .map(|s| s.name().to_string())
+                .chain(config.disabled.iter().map(|d| d.name.clone()))
+                .collect::<Vec<_>>();
+            for name in &names {
+                if let Some(first) = taken.get(name) {
+                    merged.disabled.push(DisabledServer {
+                        name: name.clone(),
+                        reason: format!(
+                            "{}: a server named {name:?} is already defined in {}",
+                            file.display(),
+                            first.display()
+                        ),
+                    });
+                }
+            }
+            let new = |name: &str| !taken.contains_key(name);
+            merged
+                .servers
+                .extend(config.servers.into_iter().filter(|s| new(s.name())));
+            merged
+                .disabled
+                .extend(config.disabled.into_iter().filter(|d| new(&d.name)));
+            for name in names {
+                taken.entry(name).or_insert_with(|| file.clone());
+            }
+        }
+        Ok(merged)
     }
 
     /// Parse config text. `path` names the file in errors and anchors relative paths;

@@ -1233,3 +1233,38 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
     let plain = r#"{"projects": {}, "mcpServers": {"a": {"command": "x"}}}"#;
     assert_eq!(parse("mcp.json", plain).unwrap().servers.len(), 1);
 }
+
+#[test]
+fn a_folder_of_server_files_is_read_as_continue_reads_its_mcp_servers_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join(".continue/mcpServers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("a-playwright.yaml"),
+        "name: Playwright mcpServer\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: one\n    command: npx\n    args: [\"@playwright/mcp@latest\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("b-copied.json"),
+        r#"{"mcpServers": {"two": {"command": "uvx", "args": ["srv"]}, "one": {"command": "again"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(folder.join("c-broken.yaml"), "mcpServers:\n  - name: [\n").unwrap();
+    std::fs::write(folder.join("notes.txt"), "not a config").unwrap();
+    let c = Config::load(&folder).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["one", "two"], "{:?}", c.disabled);
+    let again = reason(&c, "one");
+    assert!(
+        again.contains("b-copied.json")
+            && again.contains("already defined in")
+            && again.contains("a-playwright.yaml"),
+        "{again}"
+    );
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("c-broken.yaml"), "{:?}", c.warnings);
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = Config::load(&empty).unwrap_err();
+    assert!(e.to_string().contains("none is here"), "{e}");
+}
