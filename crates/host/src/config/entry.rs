@@ -220,6 +220,10 @@ pub struct RawServer {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub cwd: Option<String>,
+    /// A `.env` file whose variables join the command's environment (`envFile` in VS Code's and
+    /// Cursor's JSON); `env` wins for a variable both set.
+    #[serde(default, alias = "envFile")]
+    pub env_file: Option<String>,
     /// `httpUrl` is Gemini CLI's name for a Streamable HTTP endpoint, `serverUrl` Windsurf's.
     #[serde(default, alias = "httpUrl", alias = "serverUrl")]
     pub url: Option<String>,
@@ -281,6 +285,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "command",
     "args",
     "env",
+    "env_file",
     "cwd",
     "url",
     "headers",
@@ -395,6 +400,24 @@ pub fn validate(
             let mut env = Vec::new();
             for (k, v) in &raw.env {
                 env.push((k.clone(), Secret::new(ex("env", v)?)));
+            }
+            if let Some(file) = &raw.env_file {
+                let file = ctx.base.join(ex("env_file", file)?);
+                let text = std::fs::read_to_string(&file).map_err(|e| {
+                    err(
+                        "env_file",
+                        format!("env_file: cannot read {}: {e}", file.display()),
+                    )
+                })?;
+                let vars = super::dotenv::parse(&text)
+                    .map_err(|m| err("env_file", format!("env_file {}: {m}", file.display())))?;
+                for (k, v) in vars {
+                    if !raw.env.contains_key(&k) {
+                        // A later line of the same key wins, as dotenv files read.
+                        env.retain(|(have, _)| *have != k);
+                        env.push((k, Secret::new(v)));
+                    }
+                }
             }
             // A relative command path (one with a slash) and cwd start from the config's folder.
             let command = if command.contains('/') && Path::new(&command).is_relative() {

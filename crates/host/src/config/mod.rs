@@ -6,6 +6,7 @@
 mod codex;
 mod continue_dev;
 mod crush;
+mod dotenv;
 mod entry;
 pub mod expand;
 mod goose;

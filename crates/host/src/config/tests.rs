@@ -1268,3 +1268,52 @@ fn a_folder_of_server_files_is_read_as_continue_reads_its_mcp_servers_folder() {
     let e = Config::load(&empty).unwrap_err();
     assert!(e.to_string().contains("none is here"), "{e}");
 }
+
+#[test]
+fn an_env_file_joins_the_commands_environment_and_env_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let vscode = dir.path().join(".vscode");
+    std::fs::create_dir_all(&vscode).unwrap();
+    std::fs::write(
+        dir.path().join(".env"),
+        "# keys\nAPI_TOKEN=from-file\nexport OVERRIDE=\"from file\"\nAPI_TOKEN=later-line\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.env"),
+        "API_TOKEN=fine\nsecret-value-without-key\n",
+    )
+    .unwrap();
+    let text = r#"{"servers": {
+        "srv": {"type": "stdio", "command": "x", "envFile": "${workspaceFolder}/.env", "env": {"OVERRIDE": "from env"}},
+        "missing": {"command": "x", "envFile": "${workspaceFolder}/nowhere.env"},
+        "bad": {"command": "x", "envFile": "../bad.env"}
+    }}"#;
+    let c = Config::parse(&vscode.join("mcp.json"), text, &env).unwrap();
+    assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
+    assert_eq!(
+        env_of(&c.servers[0]),
+        [
+            ("OVERRIDE".to_string(), "from env".to_string()),
+            ("API_TOKEN".to_string(), "later-line".to_string()),
+        ]
+    );
+    let missing = reason(&c, "missing");
+    assert!(
+        missing.contains("env_file: cannot read") && missing.contains("nowhere.env"),
+        "{missing}"
+    );
+    let bad = reason(&c, "bad");
+    assert!(bad.contains("line 2: expected KEY=value"), "{bad}");
+    assert!(!bad.contains("secret-value"), "{bad}");
+    // switchboard.toml spells it env_file.
+    let toml = "[servers.a]\ncommand = \"x\"\nenv_file = \".env\"\n";
+    let c = Config::parse(&dir.path().join("switchboard.toml"), toml, &env).unwrap();
+    assert_eq!(
+        env_of(&c.servers[0]),
+        [
+            ("OVERRIDE".to_string(), "from file".to_string()),
+            ("API_TOKEN".to_string(), "later-line".to_string()),
+        ]
+    );
+}
