@@ -33,9 +33,10 @@ use clap::{Parser, Subcommand};
 /// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. The files
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose and Continue
-/// `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`. `--config cursor` (or
-/// claude-desktop, claude-code, vscode, windsurf, gemini, zed, codex, goose, opencode, crush,
-/// continue) opens that host's file where it keeps it; `switchboard servers` without a config
+/// `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, and the `mcpServers` JSON of
+/// Cline, Roo Code, Kiro, Amazon Q and LM Studio. `--config cursor` (or claude-desktop,
+/// claude-code, vscode, windsurf, gemini, zed, cline, roo, kiro, amazonq, lmstudio, codex,
+/// goose, opencode, crush, continue) opens that host's file where it keeps it; `switchboard servers` without a config
 /// lists the ones on this machine.
 #[derive(Parser, Debug)]
 #[command(

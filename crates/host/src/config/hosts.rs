@@ -79,6 +79,52 @@ const HOSTS: &[Host] = &[
         },
     },
     Host {
+        names: &["cline"],
+        label: "Cline",
+        places: |f| {
+            vec![f.config.join(
+                "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            )]
+        },
+    },
+    Host {
+        names: &["roo"],
+        label: "Roo Code",
+        places: |f| {
+            vec![
+                f.cwd.join(".roo/mcp.json"),
+                f.config.join(
+                    "Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+                ),
+            ]
+        },
+    },
+    Host {
+        names: &["kiro"],
+        label: "Kiro",
+        places: |f| {
+            vec![
+                f.cwd.join(".kiro/settings/mcp.json"),
+                f.home.join(".kiro/settings/mcp.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["amazonq"],
+        label: "Amazon Q",
+        places: |f| {
+            vec![
+                f.cwd.join(".amazonq/mcp.json"),
+                f.home.join(".aws/amazonq/mcp.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["lmstudio"],
+        label: "LM Studio",
+        places: |f| vec![f.home.join(".lmstudio/mcp.json")],
+    },
+    Host {
         names: &["codex"],
         label: "Codex CLI",
         places: |f| vec![f.home.join(".codex/config.toml")],
