@@ -13,7 +13,7 @@ use serde_json::json;
 use switchboard_core::{ServerSpec, TransportSpec, redact_url};
 use switchboard_host::{Config, ServerConfig};
 use switchboard_mcp::auth::{self, LoginAgent, StoredLogin};
-use switchboard_mcp::{Access, OAuthOptions, ServerOAuth, SessionError, TokenStorage};
+use switchboard_mcp::{Access, Metadata, OAuthOptions, ServerOAuth, SessionError, TokenStorage};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 
@@ -59,13 +59,14 @@ enum AuthCommand {
     ///
     /// Every server is asked at once, for at most 5 s, to answer MCP `initialize` without
     /// credentials (nothing is logged in or stored, and a session it opens is closed). PROBE
-    /// says what it answered; --json's "needs" sums it up: "login" (an OAuth challenge: run
-    /// `switchboard auth login NAME`), "nothing" (it answered without a login; legacy SSE
-    /// servers too), "credentials" (401 or 403 without an OAuth challenge: its entry needs the
-    /// header the server expects, such as an API key), "unknown" (unreachable or not an MCP
-    /// endpoint, with the reason in "probe"; also under --offline). STATE is what is stored:
-    /// "logged in, 42 min left", "not logged in", or "no login needed" when nothing is and the
-    /// server answered without one.
+    /// says what it answered; --json's "needs" sums it up: "login" (an OAuth challenge, or,
+    /// from a server that refused with no challenge at all, OAuth metadata at its origin where
+    /// `auth login` finds it: run `switchboard auth login NAME`), "nothing" (it answered without
+    /// a login; legacy SSE servers too), "credentials" (401 or 403 without an OAuth challenge or
+    /// metadata: its entry needs the header the server expects, such as an API key), "unknown"
+    /// (unreachable or not an MCP endpoint, with the reason in "probe"; also under --offline).
+    /// STATE is what is stored: "logged in, 42 min left", "not logged in", or "no login needed"
+    /// when nothing is and the server answered without one.
     ///
     /// Exits 0 whenever the config and the stored tokens could be read, whatever the servers
     /// need (script on --json: "needs" and "logged_in"); 2 on a usage or config error.
@@ -231,16 +232,53 @@ impl Found {
             }
             Ok(Access::Open { .. }) => (Needs::Nothing, false, "no login needed".to_string()),
             Ok(Access::Login { .. }) => (Needs::Login, false, "login required".to_string()),
-            Ok(Access::Credentials { status, challenge }) => {
-                let why = match challenge {
-                    Some(_) if own_header => {
-                        "the entry's Authorization header was refused".to_string()
+            Ok(Access::Discovered {
+                metadata_url,
+                issuer_mismatch,
+                ..
+            }) => {
+                // The document's path: it is on the server's own origin.
+                let at = reqwest::Url::parse(&metadata_url)
+                    .map(|u| u.path().to_string())
+                    .unwrap_or(metadata_url);
+                let mut text = format!(
+                    "login required: OAuth, discovered from metadata at {at} (no challenge)"
+                );
+                if let Some(issuer) = issuer_mismatch {
+                    // The server's words: one line, and not a page of them.
+                    let mut issuer: String = issuer.chars().filter(|c| !c.is_control()).collect();
+                    if let Some((cut, _)) = issuer.char_indices().nth(FAILURE_CHARS) {
+                        issuer.truncate(cut);
+                        issuer.push_str("...");
                     }
-                    Some(c) => format!(
+                    text.push_str(&format!(
+                        "; its issuer {issuer} does not match that URL, so `auth login` will refuse it"
+                    ));
+                }
+                (Needs::Login, false, text)
+            }
+            Ok(Access::Credentials {
+                status,
+                challenge,
+                metadata,
+            }) => {
+                let why = match (challenge, metadata) {
+                    _ if own_header => "the entry's Authorization header was refused".to_string(),
+                    (Some(c), _) => format!(
                         "it asks for {} authentication; give the entry that header",
                         c.split_whitespace().next().unwrap_or("other")
                     ),
-                    None => "no OAuth challenge; give the entry the header it expects".to_string(),
+                    (None, Metadata::NotFound) => "no OAuth challenge or metadata; give the entry \
+                         the header it expects (a server of the 2025-03-26 auth spec may still \
+                         take `switchboard auth login`, which then uses /authorize and /token at \
+                         its origin)"
+                        .to_string(),
+                    (None, Metadata::Unfinished) => "no OAuth challenge, and its OAuth metadata \
+                         could not be read in time; give the entry the header it expects"
+                        .to_string(),
+                    (None, _) => {
+                        "no OAuth challenge; give the entry the header it expects".to_string()
+                    }
                 };
                 (
                     Needs::Credentials,

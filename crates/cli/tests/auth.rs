@@ -8,7 +8,12 @@
 //! `auth status` asks each server what it needs: the harness's server (a login), server-everything
 //! over Streamable HTTP (nothing) and over the legacy HTTP+SSE transport given as a plain URL
 //! (nothing: legacy SSE), a dead port and servers that never answer (unreachable), a path that
-//! is not an endpoint (an error), all at once; with --offline it connects to nothing.
+//! is not an endpoint (an error), all at once; with --offline it connects to nothing. The
+//! harness's two MCP 2025-03-26 scenarios (authorization server metadata at the origin, and
+//! default endpoints without metadata) are logins too; both mocks answer with a
+//! `WWW-Authenticate: Bearer error="invalid_token"` challenge, so they are found by it. A
+//! server that refuses with a bare 401 and publishes metadata is tested in
+//! crates/mcp/tests/probe.rs.
 //!
 //! Needs Node 22 and the harness, which `scripts/conformance` installs into .peers/, and
 //! server-everything (`scripts/peers`).
@@ -534,4 +539,29 @@ fn status_says_when_stored_tokens_are_needed_and_when_the_server_answers_without
     );
     // The probe wrote nothing: the stored tokens are as they were.
     assert_eq!(tokens_before, tokens(saved.parent().unwrap()));
+}
+
+#[test]
+fn status_calls_the_2025_03_26_servers_of_the_harness_logins() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_metadata, metadata) = mock_server("auth/2025-03-26-oauth-metadata-backcompat");
+    let (_fallback, fallback) = mock_server("auth/2025-03-26-oauth-endpoint-fallback");
+    let data = tempfile::tempdir().unwrap();
+    let config = data.path().join("switchboard.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.metadata]\nurl = \"{metadata}\"\n\n[servers.fallback]\nurl = \"{fallback}\"\n"
+        ),
+    )
+    .unwrap();
+    let json: Value =
+        serde_json::from_str(&status(data.path(), &config, &["--json", "auth", "status"])).unwrap();
+    for name in ["metadata", "fallback"] {
+        let e = entry(&json, name);
+        assert_eq!(e["needs"], "login", "{e}");
+        assert_eq!(e["probe"], "login required", "{e}");
+        assert_eq!(e["state"], "not logged in", "{e}");
+        assert_eq!(e["oauth"], true, "{e}");
+    }
 }

@@ -52,7 +52,7 @@ pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
     configure, configure_server_oauth,
 };
-pub use probe::{Access, probe};
+pub use probe::{Access, Metadata, probe};
 #[cfg(unix)]
 pub use raw::WaitingFd;
 pub use raw::{

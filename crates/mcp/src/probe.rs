@@ -5,6 +5,13 @@
 //! started, no browser is opened and nothing is written. A session the server opens is closed
 //! at once; rmcp DELETEs a Streamable HTTP session the server gave an `Mcp-Session-Id`, and the
 //! legacy event stream is dropped.
+//!
+//! A 401 or 403 without any `WWW-Authenticate` challenge, to an entry without an
+//! `Authorization` header of its own, is how a server of the MCP 2025-03-26 authorization spec
+//! asks for a login: the probe then looks for OAuth metadata at the server's origin where
+//! `switchboard auth login` looks (`metadata`), within the same time limit.
+
+mod metadata;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,15 +46,45 @@ pub enum Access {
         /// The `WWW-Authenticate` value it sent.
         challenge: String,
     },
-    /// It refused with 401 or 403 but asked for no OAuth login: no challenge, another scheme
-    /// than Bearer, or a refusal of the entry's own `Authorization: Bearer` header (a session
-    /// sends that header and never logs in). The entry needs the header the server expects.
+    /// It refused with 401 or 403 without any `WWW-Authenticate` challenge (as servers of the
+    /// MCP 2025-03-26 authorization spec do), and OAuth metadata at its origin says where to
+    /// log in: `switchboard auth login` finds the same document.
+    Discovered {
+        /// The HTTP status.
+        status: u16,
+        /// Where the metadata was found.
+        metadata_url: String,
+        /// Authorization server metadata whose `issuer` is not the one its URL implies (RFC 8414
+        /// §3.3): the issuer it names. `auth login` refuses such metadata.
+        issuer_mismatch: Option<String>,
+    },
+    /// It refused with 401 or 403 but asked for no OAuth login: no challenge and no OAuth
+    /// metadata, another scheme than Bearer, or a refusal of the entry's own `Authorization`
+    /// header (a session sends that header and never logs in). The entry needs the header the
+    /// server expects.
     Credentials {
         /// The HTTP status.
         status: u16,
         /// The `WWW-Authenticate` value, if it sent one.
         challenge: Option<String>,
+        /// Whether OAuth metadata was looked for, and what came of it.
+        metadata: Metadata,
     },
+}
+
+/// What came of looking for OAuth metadata at a server's origin, for [`Access::Credentials`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Metadata {
+    /// Not looked for: the server sent a challenge, or the entry has an `Authorization` header
+    /// of its own (a session then never logs in).
+    NotSought,
+    /// Every place `auth login` looks answered, and none with OAuth metadata. A server of the
+    /// 2025-03-26 authorization spec may still take a login: `auth login` then falls back to
+    /// `/authorize`, `/token` and `/register` at the server's origin.
+    NotFound,
+    /// The probe's time limit came before every place had answered, and none that did had it.
+    Unfinished,
 }
 
 /// Ask the HTTP server of `spec` what it needs: send `initialize` without credentials (the
@@ -69,6 +106,9 @@ pub async fn probe(spec: &ServerSpec, limit: Duration) -> Result<Access, Session
     };
     let config = connect::http_config(name, url, headers)?;
     let own_bearer = config.auth_header.is_some();
+    let own_authorization = headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
     // Nobody listens for list changes or events: the session is closed right after the
     // handshake.
     let (handler, _changes) =
@@ -104,7 +144,35 @@ pub async fn probe(spec: &ServerSpec, limit: Duration) -> Result<Access, Session
             }
             Ok(Access::Open { legacy_sse })
         }
-        Err(failure) => classify(name, url, own_bearer, failure),
+        Err(failure) => match classify(name, url, own_bearer, failure)? {
+            // No challenge at all: a 2025-03-26 server's way of asking for a login, when it
+            // publishes OAuth metadata.
+            Access::Credentials {
+                status,
+                challenge: None,
+                ..
+            } if !own_authorization => Ok(match metadata::search(&http, url, deadline).await {
+                metadata::Search::Found {
+                    url: metadata_url,
+                    issuer_mismatch,
+                } => Access::Discovered {
+                    status,
+                    metadata_url: redact_url(&metadata_url),
+                    issuer_mismatch: issuer_mismatch.map(|issuer| redact_url(&issuer)),
+                },
+                metadata::Search::NotFound => Access::Credentials {
+                    status,
+                    challenge: None,
+                    metadata: Metadata::NotFound,
+                },
+                metadata::Search::Unfinished => Access::Credentials {
+                    status,
+                    challenge: None,
+                    metadata: Metadata::Unfinished,
+                },
+            }),
+            access => Ok(access),
+        },
     }
 }
 
@@ -126,7 +194,11 @@ fn classify(
                 Some(challenge) if !own_bearer && asks_for_bearer(&challenge) => {
                     Access::Login { challenge }
                 }
-                challenge => Access::Credentials { status, challenge },
+                challenge => Access::Credentials {
+                    status,
+                    challenge,
+                    metadata: Metadata::NotSought,
+                },
             });
         }
         if let StreamableHttpError::Client(e) = e

@@ -2,7 +2,9 @@
 //! open Streamable HTTP server (its session is DELETEd after the probe), OAuth challenges,
 //! refusals without OAuth, a dead port, a server that never answers, and a web page. The
 //! servers record every request, to show a probe sends no credentials and never starts an
-//! authorization, even when sessions are configured to authorize by themselves.
+//! authorization, even when sessions are configured to authorize by themselves. Servers of the
+//! MCP 2025-03-26 authorization spec refuse with a bare 401; for them the probe reads the OAuth
+//! metadata at the origin, and only that.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use switchboard_core::{Secret, ServerSpec, TransportSpec};
 use switchboard_mcp::{
-    Access, AuthMode, ClientOptions, OAuthOptions, SessionError, TokenStorage, probe,
+    Access, AuthMode, ClientOptions, Metadata, OAuthOptions, SessionError, TokenStorage, probe,
 };
 
 /// One request a test server received.
@@ -36,9 +38,12 @@ impl Seen {
 
 type Log = Arc<Mutex<Vec<Seen>>>;
 
+/// How a test server answers a request: the status line's rest, extra header lines, the body.
+type Answer = fn(&Seen) -> (&'static str, String, String);
+
 /// An HTTP/1.1 server on a free port that answers each request (one per connection) with
 /// what `answer` returns: the status line's rest, extra header lines, and the body.
-fn server(answer: fn(&Seen) -> (&'static str, String, String)) -> (u16, Log) {
+fn server(answer: Answer) -> (u16, Log) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let log: Log = Arc::default();
@@ -198,14 +203,16 @@ async fn challenges_and_refusals_say_what_the_server_needs_and_nothing_is_author
         probe(&spec("keyed", keyed), LIMIT).await.unwrap(),
         Access::Credentials {
             status: 401,
-            challenge: None
+            challenge: None,
+            metadata: Metadata::NotFound,
         }
     );
     assert_eq!(
         probe(&spec("basic", basic), LIMIT).await.unwrap(),
         Access::Credentials {
             status: 401,
-            challenge: Some("Basic realm=\"mcp\"".into())
+            challenge: Some("Basic realm=\"mcp\"".into()),
+            metadata: Metadata::NotSought,
         }
     );
     // An entry with its own bearer token never logs in: a refusal of it is a credentials matter.
@@ -219,7 +226,8 @@ async fn challenges_and_refusals_say_what_the_server_needs_and_nothing_is_author
             found,
             Access::Credentials {
                 status: 401,
-                challenge: Some(_)
+                challenge: Some(_),
+                metadata: Metadata::NotSought,
             }
         ),
         "{found:?}"
@@ -282,4 +290,275 @@ async fn a_dead_port_a_silent_server_and_a_web_page_are_told_apart() {
         .await
         .unwrap_err();
     assert!(matches!(err, SessionError::Config { .. }), "{err:?}");
+}
+
+/// The `http://host:port` a request was sent to.
+fn origin(r: &Seen) -> String {
+    format!("http://{}", r.header("host").unwrap_or("?"))
+}
+
+/// A bare 401 (no `WWW-Authenticate`) to every POST, 404 to every other request except the
+/// well-known path `path`, which answers 200 with `body(request)`.
+fn bare_401(
+    r: &Seen,
+    path: &str,
+    body: impl FnOnce(&Seen) -> String,
+) -> (&'static str, String, String) {
+    if r.line.starts_with("POST ") {
+        return (
+            "401 Unauthorized",
+            "content-type: application/json\r\n".into(),
+            r#"{"error":"unauthorized"}"#.into(),
+        );
+    }
+    if r.line == format!("GET {path}") {
+        return (
+            "200 OK",
+            "content-type: application/json\r\n".into(),
+            body(r),
+        );
+    }
+    ("404 Not Found", String::new(), "not here".into())
+}
+
+fn as_metadata(r: &Seen) -> String {
+    let o = origin(r);
+    json!({"issuer": o, "authorization_endpoint": format!("{o}/authorize"),
+           "token_endpoint": format!("{o}/token"), "registration_endpoint": format!("{o}/register"),
+           "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"]})
+    .to_string()
+}
+
+/// The request lines a server saw, in order.
+fn lines(log: &Log) -> Vec<String> {
+    log.lock().unwrap().iter().map(|r| r.line.clone()).collect()
+}
+
+#[tokio::test]
+async fn a_bare_401_with_oauth_metadata_at_the_origin_is_a_login_and_only_metadata_is_read() {
+    let tokens = tempfile::tempdir().unwrap();
+    switchboard_mcp::configure(ClientOptions {
+        oauth: OAuthOptions {
+            mode: AuthMode::Headless,
+            storage: TokenStorage::Dir(tokens.path().to_path_buf()),
+            ..OAuthOptions::default()
+        },
+        ..ClientOptions::default()
+    });
+    // The 2025-03-26 way: authorization server metadata at the origin's root well-known path.
+    let (root, root_log) =
+        server(|r| bare_401(r, "/.well-known/oauth-authorization-server", as_metadata));
+    let found = probe(&spec("root", root), LIMIT).await.unwrap();
+    assert_eq!(
+        found,
+        Access::Discovered {
+            status: 401,
+            metadata_url: format!("http://127.0.0.1:{root}/.well-known/oauth-authorization-server"),
+            issuer_mismatch: None,
+        }
+    );
+    // One POST and GETs of the well-known places (rmcp's seven); no registration, no
+    // authorization, no token request, no credentials, nothing stored.
+    let seen = lines(&root_log);
+    assert_eq!(
+        seen.iter().filter(|l| l.starts_with("POST ")).count(),
+        1,
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .filter(|l| !l.starts_with("POST "))
+            .all(|l| l.starts_with("GET ") && l.contains("/.well-known/")),
+        "{seen:?}"
+    );
+    assert_eq!(seen.len(), 1 + 7, "{seen:?}");
+    assert!(
+        root_log
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|r| r.header("authorization").is_none()),
+        "{seen:?}"
+    );
+    assert_eq!(std::fs::read_dir(tokens.path()).unwrap().count(), 0);
+
+    // RFC 9728 protected resource metadata at the path-suffixed form, with no challenge.
+    let (prm, _) = server(|r| {
+        bare_401(r, "/.well-known/oauth-protected-resource/mcp", |r| {
+            json!({"resource": format!("{}/mcp", origin(r)),
+                   "authorization_servers": ["https://auth.example"]})
+            .to_string()
+        })
+    });
+    let found = probe(&spec("prm", prm), LIMIT).await.unwrap();
+    assert!(
+        matches!(&found, Access::Discovered { status: 401, metadata_url, issuer_mismatch: None }
+            if metadata_url.ends_with("/.well-known/oauth-protected-resource/mcp")),
+        "{found:?}"
+    );
+
+    // Metadata whose issuer is not its URL's (the conformance harness 0.1.16's 2025-03-26 mock):
+    // a login all the same, with the issuer `auth login` will refuse.
+    let (moved, _) = server(|r| {
+        bare_401(r, "/.well-known/oauth-authorization-server", |r| {
+            let o = origin(r);
+            json!({"issuer": format!("{o}/oauth"), "authorization_endpoint": format!("{o}/oauth/authorize"),
+                   "token_endpoint": format!("{o}/oauth/token")})
+            .to_string()
+        })
+    });
+    let found = probe(&spec("moved", moved), LIMIT).await.unwrap();
+    assert!(
+        matches!(&found, Access::Discovered { issuer_mismatch: Some(i), .. } if i.ends_with("/oauth")),
+        "{found:?}"
+    );
+
+    // A 403 without a challenge is read the same way.
+    let (forbidden, _) = server(|r| {
+        if r.line.starts_with("POST ") {
+            return ("403 Forbidden", String::new(), String::new());
+        }
+        bare_401(r, "/.well-known/oauth-authorization-server", as_metadata)
+    });
+    let found = probe(&spec("forbidden", forbidden), LIMIT).await.unwrap();
+    assert!(
+        matches!(found, Access::Discovered { status: 403, .. }),
+        "{found:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_bare_401_without_usable_metadata_stays_credentials() {
+    let credentials = |status| Access::Credentials {
+        status,
+        challenge: None,
+        metadata: Metadata::NotFound,
+    };
+    // Every well-known place 404s.
+    let (none, none_log) = server(|r| bare_401(r, "/nowhere", |_| String::new()));
+    assert_eq!(
+        probe(&spec("none", none), LIMIT).await.unwrap(),
+        credentials(401)
+    );
+    assert_eq!(lines(&none_log).len(), 1 + 7, "{:?}", lines(&none_log));
+
+    // 200s that are not metadata: not JSON, a web page, fields missing or of the wrong type,
+    // a resource document for another resource, JSON nested past serde_json's limit.
+    let answers: [Answer; 7] = [
+        |r| {
+            bare_401(r, "/.well-known/oauth-authorization-server", |_| {
+                "issuer: x".into()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-authorization-server", |_| {
+                "<html>sign in</html>".into()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-authorization-server", |r| {
+                json!({"issuer": origin(r)}).to_string()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-authorization-server", |r| {
+                json!({"issuer": [origin(r)], "authorization_endpoint": 1, "token_endpoint": {}})
+                    .to_string()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-protected-resource", |_| {
+                json!({"resource": "http://elsewhere.example/mcp",
+                       "authorization_servers": ["https://auth.example"]})
+                .to_string()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-protected-resource/mcp", |r| {
+                json!({"resource": format!("{}/mcp", origin(r)), "authorization_servers": "x"})
+                    .to_string()
+            })
+        },
+        |r| {
+            bare_401(r, "/.well-known/oauth-authorization-server", |_| {
+                "[".repeat(100_000)
+            })
+        },
+    ];
+    for (i, answer) in answers.into_iter().enumerate() {
+        let (port, _) = server(answer);
+        assert_eq!(
+            probe(&spec("odd", port), LIMIT).await.unwrap(),
+            credentials(401),
+            "answer {i}"
+        );
+    }
+
+    // A document over the 1 MiB cap is not read.
+    let (huge, _) = server(|r| {
+        bare_401(r, "/.well-known/oauth-authorization-server", |r| {
+            let mut doc: Value = serde_json::from_str(&as_metadata(r)).unwrap();
+            doc["padding"] = json!("x".repeat(2 << 20));
+            doc.to_string()
+        })
+    });
+    assert_eq!(
+        probe(&spec("huge", huge), LIMIT).await.unwrap(),
+        credentials(401)
+    );
+}
+
+#[tokio::test]
+async fn the_entrys_own_authorization_header_is_refused_without_a_metadata_search() {
+    let (keyed, log) =
+        server(|r| bare_401(r, "/.well-known/oauth-authorization-server", as_metadata));
+    for value in ["Bearer stale", "Basic dXNlcjpwYXNz"] {
+        let mut own = spec("own", keyed);
+        if let TransportSpec::Http { headers, .. } = &mut own.transport {
+            headers.push(("Authorization".into(), Secret::new(value)));
+        }
+        assert_eq!(
+            probe(&own, LIMIT).await.unwrap(),
+            Access::Credentials {
+                status: 401,
+                challenge: None,
+                metadata: Metadata::NotSought,
+            },
+            "{value}"
+        );
+    }
+    // The POSTs only, each with the entry's header: no metadata was looked for.
+    let log = log.lock().unwrap().clone();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log.iter()
+            .all(|r| r.line == "POST /mcp" && r.header("authorization").is_some())
+    );
+}
+
+#[tokio::test]
+async fn metadata_that_does_not_answer_in_time_is_unfinished_within_the_limit() {
+    let (slow, _) = server(|r| {
+        if r.line.starts_with("GET ") {
+            std::thread::sleep(Duration::from_secs(10));
+        }
+        bare_401(r, "/.well-known/oauth-authorization-server", as_metadata)
+    });
+    let started = Instant::now();
+    let found = probe(&spec("slow", slow), Duration::from_millis(800))
+        .await
+        .unwrap();
+    assert_eq!(
+        found,
+        Access::Credentials {
+            status: 401,
+            challenge: None,
+            metadata: Metadata::Unfinished,
+        }
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 }
