@@ -238,10 +238,22 @@ fn toml_names(text: &str) -> Option<BTreeSet<String>> {
 
 fn json_names(text: &str) -> Option<BTreeSet<String>> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    ["mcpServers", "servers"]
-        .iter()
-        .find_map(|k| v.get(*k).and_then(serde_json::Value::as_object))
-        .map(|m| m.keys().cloned().collect())
+    let (key, map) = ["mcpServers", "servers", "mcp"].iter().find_map(|k| {
+        v.get(*k)
+            .and_then(serde_json::Value::as_object)
+            .map(|m| (*k, m))
+    })?;
+    // OpenCode 2 nests its servers under `mcp.servers` (a map that is not itself an entry).
+    let nested = map
+        .get("servers")
+        .and_then(serde_json::Value::as_object)
+        .filter(|inner| {
+            key == "mcp"
+                && !["type", "command", "url"]
+                    .iter()
+                    .any(|k| inner.contains_key(*k))
+        });
+    Some(nested.unwrap_or(map).keys().cloned().collect())
 }
 
 fn check(file: &str, text: &str, names: Option<BTreeSet<String>>) -> Result<(), String> {
