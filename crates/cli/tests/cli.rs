@@ -855,6 +855,86 @@ fn a_local_model_server_that_is_not_running_is_named_as_such() {
     assert!(err.contains("after 2 attempts"), "{err}");
 }
 
+/// A config naming the fixture server that gets response ids wrong as `h`, in `mode` (its
+/// first argument: `string`, `stray-call` or `stray-list`), with short timeouts.
+fn id_server_config(dir: &Path, mode: &str) {
+    let fixture = switchboard_test_support::peers::repo_root()
+        .join("crates/test-support/fixtures/id-server.mjs");
+    let config = format!(
+        "[servers.h]\ncommand = {node}\nargs = [{fixture}, {mode:?}]\ncall_timeout = \"1s\"\nstartup_timeout = \"3s\"\n",
+        node = serde_json::to_string(&node()).unwrap(),
+        fixture = toml_str(&fixture),
+    );
+    std::fs::write(dir.join("switchboard.toml"), config).unwrap();
+}
+
+/// A server that answers every request under its id turned into a string (`1` -> `"1"`) works,
+/// as it does with the TypeScript SDK's hosts: it connects, lists its tools and answers a
+/// call; the log says once what the server does wrong.
+#[test]
+fn a_server_that_answers_under_string_ids_works() {
+    let dir = tempfile::tempdir().unwrap();
+    id_server_config(dir.path(), "string");
+    let out = run(dir.path(), &["servers", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let h = server(&json(&out), "h").clone();
+    assert_eq!(h["state"], "ready", "{h}");
+    assert_eq!(h["tools"], 1, "{h}");
+    assert_eq!(
+        stderr
+            .matches("must carry its request's id exactly as sent")
+            .count(),
+        1,
+        "said once per server: {stderr}"
+    );
+    let out = run(
+        dir.path(),
+        &["call", "h", "echo", "--args", r#"{"text": "hi"}"#],
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout.trim(), "hi", "{stderr}");
+}
+
+/// A server that answers under an id switchboard never sent fails the request when it times
+/// out, and the error says so, quoting the id (before, it said only "timed out"): a call, and
+/// a `tools/list` at startup.
+#[test]
+fn a_response_under_an_id_nobody_sent_is_named_when_its_request_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    id_server_config(dir.path(), "stray-call");
+    let out = run(
+        dir.path(),
+        &["call", "h", "echo", "--args", r#"{"text": "hi"}"#],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_else(|| panic!("no error line: {stderr}"));
+    assert!(
+        error.contains("server \"h\": \"echo\" timed out after 1 s")
+            && error.contains("answered under id \"stale-424242\", which switchboard never sent")
+            && error.contains("a bug in the server"),
+        "{error}"
+    );
+    id_server_config(dir.path(), "stray-list");
+    let out = run(dir.path(), &["servers", "--json"]);
+    let h = server(&json(&out), "h").clone();
+    assert_eq!(h["state"], "failed", "{h}");
+    let reason = h["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("did not start within 3 s")
+            && reason.contains("answered under id \"stale-424242\", which switchboard never sent"),
+        "{h}"
+    );
+}
+
 /// A config naming the misbehaving fixture server as `h`, in `mode` (its first argument), with
 /// a call and startup timeout long enough that waiting one out fails the test's time limit.
 fn hostile_config(dir: &Path, mode: &str) {

@@ -1346,6 +1346,54 @@ fn plain_calls_pass_through_and_read_as_the_session_path_does() {
     assert!(!logs[3].contains("call passes through"), "{}", logs[3]);
 }
 
+/// Behind the gateway too, on the pass-through (raw calls) and the session path alike: a server
+/// answering under string ids is listed and called, and a call a server answers under an id
+/// nobody sent comes back as an error result that says so when it times out.
+#[test]
+fn servers_that_get_response_ids_wrong_behind_the_gateway() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let fixture = repo_root().join("crates/test-support/fixtures/id-server.mjs");
+    let fixture = serde_json::to_string(&fixture.to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.strings]\ncommand = {node}\nargs = [{fixture}, \"string\"]\npin = \"off\"\n\n[servers.stray]\ncommand = {node}\nargs = [{fixture}, \"stray-call\"]\npin = \"off\"\ncall_timeout = \"1s\"\n"
+    ));
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let mut c = LineClient::start(setup.stdio(env, &["--startup-wait", "30"]), "2025-11-25");
+        let tools = c.request(1, "tools/list", json!({}));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"strings__echo") && names.contains(&"stray__echo"),
+            "{env:?}: {names:?}"
+        );
+        let answer = c.call(2, "strings__echo", json!({"text": "hi"}));
+        assert_eq!(
+            answer["content"][0]["text"],
+            json!("hi"),
+            "{env:?}: {answer}"
+        );
+        let failed = c.call(3, "stray__echo", json!({"text": "hi"}));
+        assert_eq!(failed["isError"], json!(true), "{env:?}: {failed}");
+        let text = failed["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("timed out after 1 s")
+                && text
+                    .contains("answered under id \"stale-424242\", which switchboard never sent"),
+            "{env:?}: {text}"
+        );
+        let log = c.finish();
+        assert_eq!(
+            log.contains("call passes through"),
+            env.is_empty(),
+            "which path the calls took:\n{log}"
+        );
+    }
+}
+
 /// A server's malformed tool results reach the client as the session path reads them, on the
 /// pass-through too: results that are none become error results naming the problem, odd content
 /// blocks are converted, and a tool listed twice is offered once (the first definition) with a

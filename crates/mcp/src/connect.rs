@@ -23,6 +23,7 @@ use crate::auth::OAuthHttp;
 use crate::error::{SessionError, chain};
 use crate::handler::Handler;
 use crate::http_screen::ScreenedHttp;
+use crate::ids::Ids;
 use crate::in_order::InOrder;
 use crate::options::{self, Lifecycle};
 use crate::raw::{self, RawLink};
@@ -67,6 +68,7 @@ pub(crate) async fn connect<'h>(
     handler: Handler,
     http: impl FnOnce() -> &'h reqwest::Client,
     tail: &StderrTail,
+    ids: &Arc<Ids>,
     on_spawn: impl FnOnce(u32),
 ) -> Result<Connected, SessionError> {
     match &spec.transport {
@@ -109,7 +111,7 @@ pub(crate) async fn connect<'h>(
             let child = wrapped.spawn().map_err(spawn_error)?;
             // rmcp's session and raw calls share the child's pipes (see `raw`).
             let (transport, link, stderr) =
-                raw::share(child, handler.relays()).map_err(spawn_error)?;
+                raw::share(child, handler.relays(), ids.clone()).map_err(spawn_error)?;
             if let Some(pid) = transport.id() {
                 on_spawn(pid);
             }

@@ -25,7 +25,11 @@ pub enum SessionError {
         reason: String,
     },
     /// A request took longer than allowed; it was cancelled on the wire.
-    #[error("server \"{server}\": \"{tool}\" timed out after {}", human(after))]
+    #[error(
+        "server \"{server}\": \"{tool}\" timed out after {}{}",
+        human(after),
+        stray_suffix(stray)
+    )]
     Timeout {
         /// The configured server name.
         server: String,
@@ -33,6 +37,9 @@ pub enum SessionError {
         tool: String,
         /// The limit that was exceeded.
         after: Duration,
+        /// What the stdio server answered meanwhile under an id switchboard never sent (a
+        /// server bug that leaves requests unanswered), in words, when it did.
+        stray: Option<String>,
     },
     /// The session ended while the request was in flight (the server died or hung up).
     #[error("server \"{server}\" closed the session: {detail}")]
@@ -99,12 +106,20 @@ pub enum SessionError {
         stderr_tail: Vec<String>,
     },
     /// The server did not finish starting (spawn, initialize, listing) within its startup timeout.
-    #[error("did not start within {}{}", human(after), tail_suffix(stderr_tail))]
+    #[error(
+        "did not start within {}{}{}",
+        human(after),
+        stray_suffix(stray),
+        tail_suffix(stderr_tail)
+    )]
     StartupTimeout {
         /// The configured server name.
         server: String,
         /// The startup timeout.
         after: Duration,
+        /// What the stdio server answered meanwhile under an id switchboard never sent, in
+        /// words, when it did (see [`SessionError::Timeout`]).
+        stray: Option<String>,
         /// The last lines a stdio server wrote to stderr.
         stderr_tail: Vec<String>,
     },
@@ -192,6 +207,14 @@ fn tail_suffix(tail: &[String]) -> String {
     }
     let shown: Vec<&str> = lines.into_iter().rev().collect();
     format!("; stderr: {}", shown.join(" | "))
+}
+
+/// `; ` and what a server that timed out answered meanwhile under an id nobody sent.
+fn stray_suffix(stray: &Option<String>) -> String {
+    match stray {
+        Some(stray) => format!("; {stray}"),
+        None => String::new(),
+    }
 }
 
 fn human(d: &Duration) -> String {

@@ -30,6 +30,7 @@ mod convert;
 mod error;
 mod handler;
 mod http_screen;
+mod ids;
 mod in_order;
 mod legacy_sse;
 mod listing;

@@ -41,6 +41,7 @@ use tokio::time::Instant;
 
 use crate::convert;
 use crate::error::SessionError;
+use crate::ids::Ids;
 use crate::relay::{Registered, Relays};
 use crate::screen;
 use crate::slot::lock;
@@ -69,6 +70,8 @@ pub(crate) struct RawLink {
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     /// The session's relayed calls, whose progress the reader hands over itself (below).
     relays: Arc<Relays>,
+    /// rmcp's requests outstanding on the server, which its responses' ids are checked against.
+    ids: Arc<Ids>,
     pending: Mutex<Pending>,
     next: AtomicU64,
     /// Wakes the timer task when a started call is due before the time it sleeps to.
@@ -146,11 +149,12 @@ impl Started {
         self.delivery.finish(Err(error))
     }
 
-    fn timed_out(self) -> Delivering {
+    fn timed_out(self, link: &RawLink) -> Delivering {
         self.delivery.finish(Err(SessionError::Timeout {
             server: self.server.to_string(),
             tool: self.tool,
             after: self.timeout,
+            stray: link.ids.explain(self.timeout),
         }))
     }
 }
@@ -451,7 +455,7 @@ async fn timer(link: Arc<RawLink>) {
         let (due, next) = link.due(Instant::now());
         for (id, started) in due {
             let _ = link.write_line(cancel_line(id).as_bytes()).await;
-            started.timed_out().await;
+            started.timed_out(&link).await;
         }
         let told = link.timer.notified();
         match next {
@@ -604,6 +608,7 @@ impl RawCaller {
                     server: self.server.to_string(),
                     tool: tool.to_string(),
                     after: self.timeout,
+                    stray: self.link.ids.explain(self.timeout),
                 });
             }
         };
@@ -834,17 +839,21 @@ pub(crate) struct SharedChild {
 }
 
 /// Take a spawned child's pipes: rmcp's transport, the raw link, and the child's stderr.
+/// `ids` starts over, for this session's requests.
 pub(crate) fn share(
     mut child: Box<dyn ChildWrapper>,
     relays: Arc<Relays>,
+    ids: Arc<Ids>,
 ) -> std::io::Result<(SharedChild, Arc<RawLink>, Option<ChildStderr>)> {
     let taken = |what: &str| std::io::Error::other(format!("the child's {what} was already taken"));
     let stdin = child.stdin().take().ok_or_else(|| taken("stdin"))?;
     let stdout = child.stdout().take().ok_or_else(|| taken("stdout"))?;
     let stderr = child.stderr().take();
+    ids.begin();
     let link = Arc::new(RawLink {
         stdin: tokio::sync::Mutex::new(Some(stdin)),
         relays,
+        ids,
         pending: Mutex::new(Pending::default()),
         next: AtomicU64::new(1),
         timer: Notify::new(),
@@ -1042,7 +1051,7 @@ async fn child_to_rmcp(
     let mut lines = Lines::new(stdout).with_limit(MAX_LINE);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next().await {
-        let line = match screen::screen(line, &mut replaced) {
+        let line = match screen::screen_ids(line, &mut replaced, Some(&link.ids)) {
             screen::Next::Read(line) => line,
             screen::Next::Skip => continue,
             screen::Next::Answer(answer) => {
@@ -1161,7 +1170,7 @@ fn child_lines(
     let mut lines = BlockingLines::new(stdout).with_limit(MAX_LINE);
     let mut replaced = Vec::new();
     while let Some(line) = lines.next() {
-        let line = match screen::screen(line, &mut replaced) {
+        let line = match screen::screen_ids(line, &mut replaced, Some(&link.ids)) {
             screen::Next::Read(line) => line,
             screen::Next::Skip => continue,
             screen::Next::Answer(answer) => {
@@ -1222,6 +1231,8 @@ fn pass_line(
 async fn rmcp_to_child(from_rmcp: ReadHalf<DuplexStream>, link: Arc<RawLink>) {
     let mut lines = Lines::new(from_rmcp);
     while let Some(line) = lines.next().await {
+        // Noted before it is written: the answer may be read before the write returns.
+        link.ids.sent(line);
         if link.write_line(line).await.is_err() {
             break;
         }
@@ -1557,6 +1568,7 @@ mod tests {
         Arc::new(RawLink {
             stdin: tokio::sync::Mutex::new(None),
             relays: Arc::new(Relays::default()),
+            ids: Arc::new(Ids::new("up")),
             pending: Mutex::new(Pending::default()),
             next: AtomicU64::new(1),
             timer: Notify::new(),

@@ -15,6 +15,9 @@
 //!   each screened as a line of its own.
 //! - A request from the server that rmcp cannot decode is answered with an error under its own
 //!   id (rmcp answers under none, and the server waits).
+//! - On a stdio server's reader ([`screen_ids`]), a response's id is checked against the
+//!   requests outstanding (see `ids`): one written differently from its request's is read
+//!   under the request's, one nobody sent is noted for the timeout it will cause.
 //!
 //! Cheap on the hot path: one byte scan per line, noting the top-level members on the way;
 //! only a response line that looks wrong there (or any error response, which is rare) is
@@ -25,6 +28,8 @@ use rmcp::service::RxJsonRpcMessage;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+use crate::ids::Ids;
 
 /// serde_json's recursion limit: a 129th nested array or object fails to decode.
 const MAX_DEPTH: usize = 128;
@@ -83,10 +88,32 @@ pub(crate) enum Fix {
 
 /// What a reader should do with `line`: read it or its replacement (kept in `replaced`), skip
 /// it (a too-deep message with no id), or answer the server (an unreadable request). Logs
-/// what it changed. The one entry point of both stdio readers.
+/// what it changed.
 pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> {
-    match check(line) {
-        Screened::Fine => Next::Read(line),
+    screen_ids(line, replaced, None)
+}
+
+/// [`screen`], each response's id also checked against the requests outstanding in `ids`
+/// (see `ids`): one written differently from its request's is read under the request's, one
+/// no request was sent under is noted. The one entry point of both stdio readers.
+pub(crate) fn screen_ids<'a>(
+    line: &'a [u8],
+    replaced: &'a mut Vec<u8>,
+    ids: Option<&Ids>,
+) -> Next<'a> {
+    let (screened, seen) = inspect(line);
+    match screened {
+        Screened::Fine => {
+            if let Some(ids) = ids
+                && seen.shaped
+                && let Some(id) = seen.response_id
+                && let Some(read) = ids.answered(line, id)
+            {
+                *replaced = read;
+                return Next::Read(&replaced[..]);
+            }
+            Next::Read(line)
+        }
         Screened::Replace(reply, fix, why) => {
             // A rewritten response loses nothing and may come with every answer: no warning.
             match fix {
@@ -97,7 +124,7 @@ pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> 
                     tracing::debug!("a stdio server sent {why}; read it as the response it means")
                 }
             }
-            *replaced = reply;
+            *replaced = with_ids(reply, ids);
             Next::Read(&replaced[..])
         }
         Screened::Drop => {
@@ -116,6 +143,7 @@ pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> 
                     Screened::Refuse(_) | Screened::Split(_) => Some(part),
                     Screened::Drop => None,
                 })
+                .map(|part| with_ids(part, ids))
                 .collect();
             Next::Split(parts)
         }
@@ -125,6 +153,19 @@ pub(crate) fn screen<'a>(line: &'a [u8], replaced: &'a mut Vec<u8>) -> Next<'a> 
             );
             Next::Answer(answer)
         }
+    }
+}
+
+/// A screened `line` read under the id its request was sent with, when `ids` says so (see
+/// [`Ids::answered`]); as it is otherwise.
+fn with_ids(line: Vec<u8>, ids: Option<&Ids>) -> Vec<u8> {
+    let Some(ids) = ids else {
+        return line;
+    };
+    let Scan { members, .. } = scan(&line);
+    match members.id {
+        Some(id) if !members.method => ids.answered(&line, id).unwrap_or(line),
+        _ => line,
     }
 }
 
@@ -172,8 +213,62 @@ pub(crate) struct Seen {
     pub(crate) unaddressed_error: bool,
 }
 
+/// The members a byte scan of a line found, and how its brackets and strings ended.
+struct Scan {
+    members: Members,
+    /// The deepest nesting.
+    deepest: usize,
+    /// The nesting at the end (0 for a balanced line).
+    depth: usize,
+    /// The line ended inside a string.
+    in_string: bool,
+}
+
+/// The raw span of the id of request `line` (a message with a method and a number or string
+/// id), found by the same byte scan.
+pub(crate) fn request_id(line: &[u8]) -> Option<(usize, usize)> {
+    let scan = scan(line);
+    scan.members.id.filter(|_| scan.members.method)
+}
+
 /// [`check`], and what the scan saw on the way (no second pass).
 pub(crate) fn inspect(line: &[u8]) -> (Screened, Seen) {
+    let Scan {
+        members,
+        deepest,
+        depth,
+        in_string,
+    } = scan(line);
+    let trimmed = line.trim_ascii();
+    let seen = Seen {
+        response_id: members.id.filter(|_| !members.method),
+        unaddressed_error: members.error && !members.method && members.id.is_none(),
+        shaped: depth == 0
+            && !in_string
+            && matches!(
+                (trimmed.first(), trimmed.last()),
+                (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+            ),
+    };
+    let screened = if deepest > MAX_DEPTH {
+        too_deep(line, members.id, deepest)
+    } else if trimmed.starts_with(b"[") {
+        split(line)
+    } else if members.suspect(line) && trimmed.starts_with(b"{") {
+        repair(line, members.version)
+    } else if members.method
+        && let Some((s, e)) = members.id
+    {
+        refuse_unreadable(line, &line[s..e])
+    } else {
+        Screened::Fine
+    };
+    (screened, seen)
+}
+
+/// One pass over `line`: strings are skipped, brackets counted, and the top-level members that
+/// make a response noted.
+fn scan(line: &[u8]) -> Scan {
     let mut depth = 0usize;
     let mut deepest = 0usize;
     let mut in_string = false;
@@ -230,31 +325,12 @@ pub(crate) fn inspect(line: &[u8]) -> (Screened, Seen) {
         }
         i += 1;
     }
-    let trimmed = line.trim_ascii();
-    let seen = Seen {
-        response_id: members.id.filter(|_| !members.method),
-        unaddressed_error: members.error && !members.method && members.id.is_none(),
-        shaped: depth == 0
-            && !in_string
-            && matches!(
-                (trimmed.first(), trimmed.last()),
-                (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
-            ),
-    };
-    let screened = if deepest > MAX_DEPTH {
-        too_deep(line, members.id, deepest)
-    } else if trimmed.starts_with(b"[") {
-        split(line)
-    } else if members.suspect(line) && trimmed.starts_with(b"{") {
-        repair(line, members.version)
-    } else if members.method
-        && let Some((s, e)) = members.id
-    {
-        refuse_unreadable(line, &line[s..e])
-    } else {
-        Screened::Fine
-    };
-    (screened, seen)
+    Scan {
+        members,
+        deepest,
+        depth,
+        in_string,
+    }
 }
 
 /// A request from the server (rare: sampling, elicitation, roots, ping) that rmcp's session
@@ -750,5 +826,50 @@ mod tests {
         for line in ["[]", "[1,2]", r#"["a",{"id":1}]"#, "[{"] {
             assert_eq!(check(line.as_bytes()), Screened::Fine, "{line}");
         }
+    }
+
+    #[test]
+    fn a_response_under_its_requests_number_written_as_a_string_is_read_under_the_id_sent() {
+        let ids = Ids::new("s");
+        for id in ["1", "2", "3", "4"] {
+            ids.sent(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes());
+        }
+        let read = |line: &str| -> Vec<Value> {
+            let mut replaced = Vec::new();
+            match screen_ids(line.as_bytes(), &mut replaced, Some(&ids)) {
+                Next::Read(line) => vec![serde_json::from_slice(line).unwrap()],
+                Next::Split(parts) => parts
+                    .iter()
+                    .map(|p| serde_json::from_slice(p).unwrap())
+                    .collect(),
+                _ => panic!("not read: {line}"),
+            }
+        };
+        // As written, its result kept as sent.
+        let [one] = &read(r#"{"jsonrpc":"2.0","id":"1","result":{"a":[1.50]}}"#)[..] else {
+            panic!()
+        };
+        assert_eq!(one["id"], json!(1));
+        // Escaped and without "jsonrpc": rewritten as the response it means, then matched.
+        let [two] = &read(r#"{"id":"\u0032","result":{}}"#)[..] else {
+            panic!()
+        };
+        assert_eq!(two["id"], json!(2));
+        // A malformed one becomes an error for the request.
+        let [three] = &read(r#"{"jsonrpc":"2.0","id":"3","error":"boom"}"#)[..] else {
+            panic!()
+        };
+        assert_eq!(three["id"], json!(3));
+        assert!(three["error"]["message"].as_str().unwrap().contains("boom"));
+        // Each message of a batch.
+        let parts = read(
+            r#"[{"jsonrpc":"2.0","id":"4","result":{}},{"jsonrpc":"2.0","id":"9","result":{}}]"#,
+        );
+        assert_eq!(parts[0]["id"], json!(4));
+        assert_eq!(parts[1]["id"], json!("9"), "no request 9: left as it is");
+        // Without ids (an HTTP transport's reader), nothing is rewritten.
+        let mut replaced = Vec::new();
+        let line = br#"{"jsonrpc":"2.0","id":"1","result":{}}"#;
+        assert!(matches!(screen(line, &mut replaced), Next::Read(l) if l == line));
     }
 }

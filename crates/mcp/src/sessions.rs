@@ -631,6 +631,11 @@ impl Sessions {
     /// says why when the stdio reader cut the server off (see `RawLink::break_off`).
     fn failed(&self, session: &Ready, server: &str, target: &str, e: ServiceError) -> SessionError {
         let mut error = service_error(server, target, e);
+        if let SessionError::Timeout { after, stray, .. } = &mut error
+            && let Ok(slot) = self.slot(server)
+        {
+            *stray = slot.ids.explain(*after);
+        }
         if let SessionError::Closed { detail, .. } = &mut error {
             if let Some(why) = session.raw.as_ref().and_then(|link| link.why()) {
                 *detail = why.to_string();
@@ -666,6 +671,7 @@ fn service_error(server: &str, target: &str, error: ServiceError) -> SessionErro
             server,
             tool: target.to_string(),
             after: timeout,
+            stray: None,
         },
         other => SessionError::Protocol {
             server,

@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::SessionError;
+use crate::ids::Ids;
 use crate::raw::RawLink;
 use crate::relay::Relays;
 use crate::status::{ServerState, ServerStatus};
@@ -23,6 +24,9 @@ pub(crate) struct Slot {
     pub(crate) tail: StderrTail,
     /// Relayed calls in flight, shared with each session's handler.
     pub(crate) relays: Arc<Relays>,
+    /// The requests outstanding on a stdio session, and the stray ids the server answered
+    /// under (see `ids`).
+    pub(crate) ids: Arc<Ids>,
     /// Tells its supervisor to close the session and end: at shutdown (a child of the
     /// sessions' token), or when a reconfiguration removes or replaces this server.
     pub(crate) stop: CancellationToken,
@@ -68,6 +72,7 @@ impl Slot {
             tail: StderrTail::new(&spec.name),
             name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
+            ids: Arc::new(Ids::new(&spec.name)),
             spec,
             live: Mutex::new(Live {
                 state: ServerState::Connecting,

@@ -99,6 +99,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
             Err(SessionError::StartupTimeout {
                 server: name.clone(),
                 after: slot.spec.startup_timeout,
+                stray: slot.ids.explain(slot.spec.startup_timeout),
                 stderr_tail: slot.tail.lines(),
             })
         });
@@ -202,6 +203,7 @@ async fn establish(
         handler,
         || shared.http(),
         &slot.tail,
+        &slot.ids,
         |pid| slot.set_pid(Some(pid)),
     )
     .await?;

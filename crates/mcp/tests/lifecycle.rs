@@ -331,7 +331,12 @@ async fn a_call_timeout_ends_the_call_quickly() {
             server,
             tool,
             after,
+            stray,
         }) => {
+            assert_eq!(
+                stray, None,
+                "server-everything answers under the ids it was sent"
+            );
             assert_eq!(server, "slow");
             assert_eq!(tool, "trigger-long-running-operation");
             assert_eq!(after, Duration::from_millis(500));

@@ -350,6 +350,17 @@ fn pin_changed(name: &str, reason: &str) -> (Status, Shaped) {
 fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
     let server = e.server();
     match e {
+        SessionError::Timeout {
+            after,
+            stray: Some(stray),
+            ..
+        } => (
+            Status::TimedOut,
+            Shaped::error(format!(
+                "The call to \"{name}\" timed out after {} and was cancelled; {stray}. Trying again will likely fail the same way: continue without it, and tell the user server \"{server}\" has this bug.",
+                human(*after)
+            )),
+        ),
         SessionError::Timeout { after, .. } => (
             Status::TimedOut,
             Shaped::error(format!(

@@ -33,6 +33,7 @@ impl FakeCaller {
                 server: s.into(),
                 tool: "slow".into(),
                 after: Duration::from_millis(1500),
+                stray: None,
             })
         });
         answers.insert("rpc", |s| {
@@ -420,4 +421,28 @@ async fn parallel_uses_run_concurrently_and_come_back_in_order() {
     let ids: Vec<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
     assert_eq!(ids, ["id-tickets__search", "second"]);
     assert_eq!(outcomes[1].status, Status::ToolError);
+}
+
+#[test]
+fn a_timeout_behind_a_stray_id_tells_the_model_it_is_a_server_bug() {
+    let stray = "meanwhile the server answered under id \"x-1\", which switchboard never sent";
+    let timeout = |stray: Option<&str>| SessionError::Timeout {
+        server: "tickets".into(),
+        tool: "slow".into(),
+        after: Duration::from_secs(2),
+        stray: stray.map(str::to_string),
+    };
+    let text = |shaped: &Shaped| match &shaped.parts[..] {
+        [crate::shape::ResultPart::Text { text }] => text.clone(),
+        other => panic!("not one text: {other:?}"),
+    };
+    let (status, shaped) = failure("tickets__slow", &timeout(Some(stray)));
+    assert_eq!(status, Status::TimedOut);
+    let said = text(&shaped);
+    assert!(
+        said.contains(stray) && said.contains("will likely fail the same way"),
+        "{said}"
+    );
+    let said = text(&failure("tickets__slow", &timeout(None)).1);
+    assert!(said.contains("Try again with a smaller request"), "{said}");
 }
