@@ -246,11 +246,8 @@ impl Found {
                 );
                 if let Some(issuer) = issuer_mismatch {
                     // The server's words: one line, and not a page of them.
-                    let mut issuer: String = issuer.chars().filter(|c| !c.is_control()).collect();
-                    if let Some((cut, _)) = issuer.char_indices().nth(FAILURE_CHARS) {
-                        issuer.truncate(cut);
-                        issuer.push_str("...");
-                    }
+                    let issuer: String = issuer.chars().filter(|c| !c.is_control()).collect();
+                    let issuer = switchboard_core::clip(&issuer, FAILURE_CHARS);
                     text.push_str(&format!(
                         "; its issuer {issuer} does not match that URL, so `auth login` will refuse it"
                     ));
@@ -318,12 +315,8 @@ fn failure_text(e: &SessionError) -> String {
         .split("; ")
         .next()
         .unwrap_or_default();
-    let mut text = format!("{kind}: {first}");
-    if let Some((cut, _)) = text.char_indices().nth(FAILURE_CHARS) {
-        text.truncate(cut);
-        text.push_str("...");
-    }
-    text
+    let text = format!("{kind}: {first}");
+    switchboard_core::clip(&text, FAILURE_CHARS).into_owned()
 }
 
 /// The longest failure shown in a PROBE cell, in characters.

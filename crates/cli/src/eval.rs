@@ -307,14 +307,9 @@ fn print_misses(misses: &[QueryOutcome]) {
         eval::DEPTH
     );
     for o in misses {
-        let query: String = o.query.chars().take(100).collect();
-        let more = if o.query.chars().count() > 100 {
-            "…"
-        } else {
-            ""
-        };
+        let query = switchboard_core::clip(&o.query, 100);
         println!();
-        println!("  {}  R@5 {:.2}  {query}{more}", o.id, o.score.recall[2]);
+        println!("  {}  R@5 {:.2}  {query}", o.id, o.score.recall[2]);
         let gold: Vec<String> = o
             .gold
             .iter()

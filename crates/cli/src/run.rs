@@ -294,9 +294,5 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
 /// JSON on one line, cut to `max` characters.
 pub fn compact(v: &Value, max: usize) -> String {
     let s = serde_json::to_string(v).unwrap_or_default();
-    if s.chars().count() > max {
-        format!("{}…", s.chars().take(max).collect::<String>())
-    } else {
-        s
-    }
+    switchboard_core::clip(&s, max).into_owned()
 }

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod catalog_file;
+pub mod clip;
 pub mod dialect;
 pub mod error;
 pub mod facade;
@@ -21,6 +22,7 @@ pub use catalog::{
     Catalog, Entry, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCatalog, ServerInfo,
     Tool, ToolAnnotations,
 };
+pub use clip::clip;
 pub use dialect::Dialect;
 pub use error::CoreError;
 pub use hash::ContentHash;

@@ -461,10 +461,7 @@ fn one_line(text: &str) -> String {
         line.push(' ');
         line.push_str(word);
     }
-    match line.char_indices().nth(BODY_CHARS) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
+    switchboard_core::clip(&line, BODY_CHARS).into_owned()
 }
 
 /// Said after an answer that shows the URL is not a Streamable HTTP MCP endpoint (a web page, a
@@ -502,11 +499,8 @@ fn malformed_init(answer: &serde_json::Value) -> String {
         Err(e) => e.to_string(),
         Ok(_) => "it does not read as an initialize result".to_string(),
     };
-    let mut quoted = answer.to_string();
-    if let Some((at, _)) = quoted.char_indices().nth(300) {
-        quoted.truncate(at);
-        quoted.push_str("...");
-    }
+    let answer = answer.to_string();
+    let quoted = switchboard_core::clip(&answer, 300);
     format!("the server's answer to initialize is malformed ({why}): {quoted}")
 }
 

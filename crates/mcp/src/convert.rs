@@ -102,15 +102,9 @@ pub(crate) fn typed_call_result(result: wire::CallToolResult) -> CallResult {
 /// what the server sent so the user can see what was wrong with it.
 pub(crate) fn not_a_result(tool: &str, answer: &str) -> String {
     const SHOWN: usize = 200;
-    let answer = answer.trim();
-    let cut = answer
-        .char_indices()
-        .nth(SHOWN)
-        .map_or(answer.len(), |(at, _)| at);
-    let more = if cut < answer.len() { "..." } else { "" };
     format!(
-        "tool \"{tool}\" answered with something that is not a tool result: {}{more}",
-        &answer[..cut]
+        "tool \"{tool}\" answered with something that is not a tool result: {}",
+        switchboard_core::clip(answer.trim(), SHOWN)
     )
 }
 
@@ -216,7 +210,7 @@ mod tests {
         assert!(d.ends_with(r#"{"content":"not a list"}"#), "{d}");
         let long = "é".repeat(500);
         let d = not_a_result("t", &long);
-        assert!(d.ends_with("..."), "{d}");
+        assert!(d.ends_with('…'), "{d}");
         assert!(d.len() < 600, "{d}");
     }
 

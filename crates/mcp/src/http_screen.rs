@@ -606,10 +606,7 @@ fn error_event(id: RequestId, message: String) -> Sse {
 
 /// At most [`QUOTE_CHARS`] characters of `text`.
 fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_string(),
-    }
+    switchboard_core::clip(text, QUOTE_CHARS).into_owned()
 }
 
 #[cfg(test)]

@@ -319,11 +319,7 @@ static CANCELLED: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
 
 /// An id as quoted in a message: its JSON text, cut to [`QUOTE_CHARS`] characters.
 fn quote(id: &[u8]) -> String {
-    let text = String::from_utf8_lossy(id);
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.into_owned(),
-    }
+    switchboard_core::clip(&String::from_utf8_lossy(id), QUOTE_CHARS).into_owned()
 }
 
 /// A number written in decimal, normalized so that two texts of the same value compare equal:
@@ -559,7 +555,7 @@ mod tests {
             assert_eq!(check(&ids, &long), Verdict::Stray);
         }
         let said = ids.explain(Duration::from_secs(2)).unwrap();
-        assert!(said.len() < 400 && said.contains("xxx..."), "{said}");
+        assert!(said.len() < 400 && said.contains("xxx…"), "{said}");
         assert!(said.contains("(and 3 more)"), "{said}");
         // Not a timeout's business once it is older than the request.
         let ids = Ids::new("s");

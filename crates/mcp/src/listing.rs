@@ -127,11 +127,8 @@ async fn list_page(
         Some(Value::Array(items)) => items.clone(),
         _ => {
             // The error cannot carry it: say here what came instead.
-            let mut answer = value.to_string();
-            if let Some((at, _)) = answer.char_indices().nth(300) {
-                answer.truncate(at);
-                answer.push_str("...");
-            }
+            let answer = value.to_string();
+            let answer = switchboard_core::clip(&answer, 300);
             tracing::warn!("a list answer has no \"{key}\" array: {answer}");
             return Err(ServiceError::UnexpectedResponse);
         }

@@ -514,10 +514,7 @@ fn canonical_id(id: &RawValue) -> String {
 
 /// At most [`QUOTE_CHARS`] characters of `text`.
 fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_string(),
-    }
+    switchboard_core::clip(text, QUOTE_CHARS).into_owned()
 }
 
 /// A response line for `id` (JSON text) whose `member` (`result` or `error`) is `value` (JSON
@@ -728,7 +725,7 @@ mod tests {
             .as_str()
             .unwrap()
             .to_string();
-        assert!(message.len() < 400 && message.ends_with("..."), "{message}");
+        assert!(message.len() < 400 && message.ends_with('…'), "{message}");
     }
 
     #[test]

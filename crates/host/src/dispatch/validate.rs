@@ -114,11 +114,7 @@ fn parent_pointer(schema_path: &str) -> Option<String> {
 /// A schema fragment on one line, cut at 200 characters.
 fn short(v: &Value) -> String {
     let s = serde_json::to_string(v).unwrap_or_default();
-    if s.chars().count() > 200 {
-        format!("{}…", s.chars().take(200).collect::<String>())
-    } else {
-        s
-    }
+    switchboard_core::clip(&s, 200).into_owned()
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -189,11 +189,9 @@ fn invisible(c: char) -> bool {
 
 /// Up to 60 characters of `s`, escaped so invisible and control characters show.
 fn excerpt(s: &str) -> String {
-    let mut e: String = s.trim().chars().take(60).collect();
-    if s.trim().chars().count() > 60 {
-        e.push('…');
-    }
-    e.escape_debug().to_string()
+    switchboard_core::clip(s.trim(), 60)
+        .escape_debug()
+        .to_string()
 }
 
 /// One hit in one string: rule, message, fix.
