@@ -143,15 +143,7 @@ async fn an_open_server_is_open_and_its_session_is_deleted_after_the_probe() {
 #[tokio::test]
 async fn challenges_and_refusals_say_what_the_server_needs_and_nothing_is_authorized() {
     // Sessions of this process would authorize by themselves, and keep tokens in `tokens`.
-    let tokens = tempfile::tempdir().unwrap();
-    switchboard_mcp::configure(ClientOptions {
-        oauth: OAuthOptions {
-            mode: AuthMode::Headless,
-            storage: TokenStorage::Dir(tokens.path().to_path_buf()),
-            ..OAuthOptions::default()
-        },
-        ..ClientOptions::default()
-    });
+    let tokens = headless_sessions();
     let (bearer, bearer_log) = server(|_| {
         (
             "401 Unauthorized",
@@ -329,13 +321,9 @@ fn as_metadata(r: &Seen) -> String {
     .to_string()
 }
 
-/// The request lines a server saw, in order.
-fn lines(log: &Log) -> Vec<String> {
-    log.lock().unwrap().iter().map(|r| r.line.clone()).collect()
-}
-
-#[tokio::test]
-async fn a_bare_401_with_oauth_metadata_at_the_origin_is_a_login_and_only_metadata_is_read() {
+/// Let this process's sessions authorize by themselves (as they would if the probe leaked a
+/// login), keeping tokens in the returned folder, which must stay empty.
+fn headless_sessions() -> tempfile::TempDir {
     let tokens = tempfile::tempdir().unwrap();
     switchboard_mcp::configure(ClientOptions {
         oauth: OAuthOptions {
@@ -345,6 +333,17 @@ async fn a_bare_401_with_oauth_metadata_at_the_origin_is_a_login_and_only_metada
         },
         ..ClientOptions::default()
     });
+    tokens
+}
+
+/// The request lines a server saw, in order.
+fn lines(log: &Log) -> Vec<String> {
+    log.lock().unwrap().iter().map(|r| r.line.clone()).collect()
+}
+
+#[tokio::test]
+async fn a_bare_401_with_oauth_metadata_at_the_origin_is_a_login_and_only_metadata_is_read() {
+    let tokens = headless_sessions();
     // The 2025-03-26 way: authorization server metadata at the origin's root well-known path.
     let (root, root_log) =
         server(|r| bare_401(r, "/.well-known/oauth-authorization-server", as_metadata));
