@@ -26,6 +26,18 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {
         return super::continue_dev::parse(ctx, text, list);
     }
+    // One server alone, as Continue takes a Claude-style entry in a file of
+    // `.continue/mcpServers/`: named after the file.
+    let alone: Option<serde_json::Map<String, Value>> = root
+        .get("command")
+        .or_else(|| root.get("url"))
+        .filter(|v| v.is_string())
+        .and(ctx.path.file_stem())
+        .map(|stem| {
+            let mut one = serde_json::Map::new();
+            one.insert(stem.to_string_lossy().into_owned(), root.clone());
+            one
+        });
     let claude_code = match claude_code_scopes(ctx, text, &root) {
         Some(scopes) if scopes.is_empty() => {
             return Err(HostError::ConfigShape {
@@ -46,9 +58,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         None => ["mcpServers", "servers", "context_servers", "mcp"]
             .into_iter()
             .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
+            .or(alone.as_ref().map(|one| ("", one)))
             .ok_or_else(|| HostError::ConfigShape {
                 path: ctx.path.to_path_buf(),
-                message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush)".into(),
+                message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush), or one server's own \"command\" or \"url\"".into(),
             })?,
     };
     let mut section = match claude_code.first() {

@@ -1251,9 +1251,15 @@ fn a_folder_of_server_files_is_read_as_continue_reads_its_mcp_servers_folder() {
     .unwrap();
     std::fs::write(folder.join("c-broken.yaml"), "mcpServers:\n  - name: [\n").unwrap();
     std::fs::write(folder.join("notes.txt"), "not a config").unwrap();
+    // One server alone, named after its file.
+    std::fs::write(
+        folder.join("playwright.json"),
+        r#"{"command": "npx", "args": ["@playwright/mcp@latest"]}"#,
+    )
+    .unwrap();
     let c = Config::load(&folder).unwrap();
     let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
-    assert_eq!(names, ["one", "two"], "{:?}", c.disabled);
+    assert_eq!(names, ["one", "two", "playwright"], "{:?}", c.disabled);
     let again = reason(&c, "one");
     assert!(
         again.contains("b-copied.json")
