@@ -38,8 +38,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             one.insert(stem.to_string_lossy().into_owned(), root.clone());
             one
         });
-    let claude_code = match claude_code_scopes(ctx, text, &root) {
-        Some(scopes) if scopes.is_empty() => {
+    let state = super::claude_code::StateFile::read(ctx, text, &root);
+    let claude_code = match &state {
+        Some(state) if state.scopes.is_empty() && !state.has_project_file() => {
             return Err(HostError::ConfigShape {
                 path: ctx.path.to_path_buf(),
                 message: format!(
@@ -50,9 +51,17 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 ),
             });
         }
-        Some(scopes) => scopes,
+        Some(state) => state.scopes.clone(),
         None => Vec::new(),
     };
+    if let Some(state) = &state
+        && claude_code.is_empty()
+    {
+        // Only the project's `.mcp.json` has servers.
+        let (mut servers, mut disabled, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+        state.add_project_file(&mut servers, &mut disabled, &mut warnings);
+        return Ok(ctx.servers_only(servers, disabled, warnings));
+    }
     let (key, map) = match claude_code.first() {
         Some(&(_, map)) => ("mcpServers", map),
         None => ["mcpServers", "servers", "context_servers", "mcp"]
@@ -178,42 +187,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut disabled,
         );
     }
+    if let Some(state) = &state {
+        state.add_project_file(&mut servers, &mut disabled, &mut warnings);
+    }
     Ok(ctx.servers_only(servers, disabled, warnings))
-}
-
-/// Claude Code's `~/.claude.json`: its user-scope servers (top-level `mcpServers`) and then the
-/// local-scope ones of the project the working directory is in (`projects.PATH.mcpServers`, the
-/// deepest PATH holding it), each with where its `mcpServers` key is written. `None` for any
-/// other file.
-fn claude_code_scopes<'a>(
-    ctx: &Context<'_>,
-    text: &str,
-    root: &'a Value,
-) -> Option<Vec<(usize, &'a serde_json::Map<String, Value>)>> {
-    let is_state_file = ctx.path.file_name().is_some_and(|f| f == ".claude.json");
-    let projects = root
-        .get("projects")
-        .and_then(Value::as_object)
-        .filter(|_| is_state_file)?;
-    let mut scopes = Vec::new();
-    if let Some(user) = root.get("mcpServers").and_then(Value::as_object) {
-        scopes.push((find_json_key(text, 0, "mcpServers").unwrap_or(0), user));
-    }
-    let project = ctx.cwd.as_deref().and_then(|cwd| {
-        projects
-            .iter()
-            .filter(|(dir, _)| cwd.starts_with(std::path::Path::new(dir)))
-            .max_by_key(|(dir, _)| dir.len())
-    });
-    if let Some((dir, settings)) = project
-        && let Some(local) = settings.get("mcpServers").and_then(Value::as_object)
-    {
-        let at = find_json_key(text, 0, dir)
-            .and_then(|at| find_json_key(text, at, "mcpServers"))
-            .unwrap_or(0);
-        scopes.push((at, local));
-    }
-    Some(scopes)
 }
 
 /// Whose entries a file's servers are written as.

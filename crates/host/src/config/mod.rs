@@ -3,6 +3,7 @@
 //! Code's `servers` JSON. A bad server entry disables that server with a reason naming the file,
 //! line and column; the other servers still start.
 
+mod claude_code;
 mod codex;
 mod continue_dev;
 mod crush;
@@ -324,6 +325,17 @@ impl Config {
         text: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, HostError> {
+        Self::parse_in(path, text, env, std::env::current_dir().ok())
+    }
+
+    /// [`Config::parse`] as if run in `cwd`, which picks the project of a config that keeps
+    /// servers per project (Claude Code's `~/.claude.json`).
+    pub fn parse_in(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+        cwd: Option<PathBuf>,
+    ) -> Result<Config, HostError> {
         // Editors on Windows may begin a UTF-8 file with a byte-order mark; JSON parsers refuse it.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let ext = path.extension().and_then(|e| e.to_str());
@@ -336,7 +348,7 @@ impl Config {
             path,
             base: path.parent().unwrap_or(Path::new(".")),
             env,
-            cwd: std::env::current_dir().ok(),
+            cwd,
         };
         if matches!(ext, Some("yaml" | "yml")) {
             parse_yaml(&ctx, text)

@@ -1225,6 +1225,77 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
         "{}",
         reason(&c, "local")
     );
+    // The project's shared .mcp.json: approved servers replace the user's of the same name,
+    // the project's own still win, and the rest are listed as not approved or turned off.
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers": {
+            "shared": {"command": "project-version"},
+            "local": {"command": "project-local"},
+            "approved": {"command": "approved-server"},
+            "pending": {"command": "pending-server"},
+            "off": {"command": "off-server"},
+            "mine": {"command": "unapproved-mine"}
+        }}"#,
+    )
+    .unwrap();
+    let state = serde_json::json!({
+        "mcpServers": {"mine": {"command": "user-server"}, "shared": {"command": "user-version"}},
+        "projects": {project.display().to_string(): {
+            "enabledMcpjsonServers": ["shared", "approved", "local"],
+            "disabledMcpjsonServers": ["off"],
+            "mcpServers": {"local": {"command": "local-server"}}
+        }}
+    })
+    .to_string();
+    let c = Config::parse_in(
+        &dir.path().join(".claude.json"),
+        &state,
+        &env,
+        Some(project.join("sub")),
+    )
+    .unwrap();
+    let mut got: Vec<(String, String)> = c
+        .servers
+        .iter()
+        .map(|s| match &s.spec.transport {
+            TransportSpec::Stdio { command, .. } => (s.name().to_string(), command.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("approved".to_string(), "approved-server".to_string()),
+            ("local".to_string(), "local-server".to_string()),
+            ("mine".to_string(), "user-server".to_string()),
+            ("shared".to_string(), "project-version".to_string()),
+        ]
+    );
+    assert!(
+        reason(&c, "pending").contains("has not been told to trust"),
+        "{c:?}"
+    );
+    assert!(
+        reason(&c, "off").contains("disabledMcpjsonServers"),
+        "{c:?}"
+    );
+    assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
+    // With no servers of its own, the project's file is all there is.
+    let only = serde_json::json!({"projects": {project.display().to_string(): {"enableAllProjectMcpServers": true}}}).to_string();
+    let c = Config::parse_in(
+        &dir.path().join(".claude.json"),
+        &only,
+        &env,
+        Some(project.clone()),
+    )
+    .unwrap();
+    assert_eq!(c.servers.len(), 6, "{:?}", c.disabled);
+
     // A state file with no servers here says so.
     let none = r#"{"projects": {"/elsewhere": {"mcpServers": {}}}}"#;
     let e = parse("/home/u/.claude.json", none).unwrap_err();

@@ -1,0 +1,158 @@
+//! Claude Code's `~/.claude.json`, read as Claude Code reads it for the working directory: the
+//! user's servers (top-level `mcpServers`), the project's shared `.mcp.json` where Claude Code
+//! was told to trust it, and the servers `claude mcp add` stored for the project
+//! (`projects.PATH.mcpServers`, the deepest PATH holding the working directory). Of servers with
+//! the same name the project's own (local) wins, then `.mcp.json`'s, then the user's.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::entry::Context;
+use super::position::find_json_key;
+use super::{Config, DisabledServer, ServerConfig};
+
+/// What the state file holds for the working directory.
+pub struct StateFile<'a> {
+    /// The user's and then the project's own servers, each with where its `mcpServers` key is
+    /// written.
+    pub scopes: Vec<(usize, &'a Map<String, Value>)>,
+    /// The names of the project's own servers, which nothing replaces.
+    local: BTreeSet<String>,
+    /// The project's folder: the deepest project holding the working directory, else the
+    /// working directory.
+    project: Option<PathBuf>,
+    /// The project's settings in the state file.
+    settings: Option<&'a Map<String, Value>>,
+    path: PathBuf,
+}
+
+impl<'a> StateFile<'a> {
+    /// The state file's scopes, or `None` when `ctx` is not Claude Code's state file.
+    pub fn read(ctx: &Context<'_>, text: &str, root: &'a Value) -> Option<StateFile<'a>> {
+        let is_state_file = ctx.path.file_name().is_some_and(|f| f == ".claude.json");
+        let projects = root
+            .get("projects")
+            .and_then(Value::as_object)
+            .filter(|_| is_state_file)?;
+        let mut scopes = Vec::new();
+        if let Some(user) = root.get("mcpServers").and_then(Value::as_object) {
+            scopes.push((find_json_key(text, 0, "mcpServers").unwrap_or(0), user));
+        }
+        let project = ctx.cwd.as_deref().and_then(|cwd| {
+            projects
+                .iter()
+                .filter(|(dir, _)| cwd.starts_with(std::path::Path::new(dir)))
+                .max_by_key(|(dir, _)| dir.len())
+        });
+        let settings = project.and_then(|(_, s)| s.as_object());
+        let mut local = BTreeSet::new();
+        if let Some((dir, s)) = project
+            && let Some(own) = s.get("mcpServers").and_then(Value::as_object)
+        {
+            let at = find_json_key(text, 0, dir)
+                .and_then(|at| find_json_key(text, at, "mcpServers"))
+                .unwrap_or(0);
+            scopes.push((at, own));
+            local.extend(own.keys().cloned());
+        }
+        let folder = project
+            .map(|(dir, _)| PathBuf::from(dir))
+            .or_else(|| ctx.cwd.clone());
+        Some(StateFile {
+            scopes,
+            local,
+            project: folder,
+            settings,
+            path: ctx.path.to_path_buf(),
+        })
+    }
+
+    fn project_file(&self) -> Option<PathBuf> {
+        self.project
+            .as_ref()
+            .map(|dir| dir.join(".mcp.json"))
+            .filter(|f| f.is_file())
+    }
+
+    /// Whether the project has a shared `.mcp.json`.
+    pub fn has_project_file(&self) -> bool {
+        self.project_file().is_some()
+    }
+
+    /// Add the project's `.mcp.json` servers: those Claude Code was told to trust replace the
+    /// user's of the same name; the others are listed as disabled, saying why.
+    pub fn add_project_file(
+        &self,
+        servers: &mut Vec<ServerConfig>,
+        disabled: &mut Vec<DisabledServer>,
+        warnings: &mut Vec<String>,
+    ) {
+        let Some(file) = self.project_file() else {
+            return;
+        };
+        let shared = match Config::load(&file) {
+            Ok(c) => c,
+            Err(e) => {
+                warnings.push(format!("{e} (the project's shared servers are left out)"));
+                return;
+            }
+        };
+        warnings.extend(shared.warnings);
+        let names = |key: &str| -> BTreeSet<&str> {
+            self.settings
+                .and_then(|s| s.get(key))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default()
+        };
+        let all = self
+            .settings
+            .and_then(|s| s.get("enableAllProjectMcpServers"))
+            == Some(&Value::Bool(true));
+        let (enabled, refused) = (
+            names("enabledMcpjsonServers"),
+            names("disabledMcpjsonServers"),
+        );
+        for server in shared.servers {
+            let name = server.name().to_string();
+            let approved =
+                !refused.contains(name.as_str()) && (all || enabled.contains(name.as_str()));
+            // The project's own server wins; a user's server of the name stays when this one
+            // is not approved, as in Claude Code.
+            if self.local.contains(&name) || (!approved && servers.iter().any(|s| s.name() == name))
+            {
+                continue;
+            }
+            if refused.contains(name.as_str()) {
+                disabled.push(DisabledServer {
+                    name,
+                    reason: format!(
+                        "{}: turned off for this project in Claude Code (disabledMcpjsonServers in {})",
+                        file.display(),
+                        self.path.display()
+                    ),
+                });
+            } else if approved {
+                servers.retain(|s| s.name() != name);
+                disabled.retain(|d| d.name != name);
+                servers.push(server);
+            } else {
+                disabled.push(DisabledServer {
+                    reason: format!(
+                        "{}: Claude Code has not been told to trust this project server; approve it there, or pass --config {} to use the file as it is",
+                        file.display(),
+                        file.display()
+                    ),
+                    name,
+                });
+            }
+        }
+        for d in shared.disabled {
+            if !self.local.contains(&d.name) && !servers.iter().any(|s| s.name() == d.name) {
+                disabled.push(d);
+            }
+        }
+    }
+}
