@@ -2,7 +2,10 @@
 //! user's servers (top-level `mcpServers`), the project's shared `.mcp.json` where Claude Code
 //! was told to trust it, and the servers `claude mcp add` stored for the project
 //! (`projects.PATH.mcpServers`, the deepest PATH holding the working directory). Of servers with
-//! the same name the project's own (local) wins, then `.mcp.json`'s, then the user's.
+//! the same name the project's own (local) wins, then `.mcp.json`'s, then the user's. Which
+//! `.mcp.json` servers are trusted is read from the state file's project entry and from Claude
+//! Code's settings files (`~/.claude/settings.json`, the project's `.claude/settings.json` and
+//! `.claude/settings.local.json`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -100,17 +103,41 @@ impl<'a> StateFile<'a> {
             }
         };
         warnings.extend(shared.warnings);
-        let names = |key: &str| -> BTreeSet<&str> {
-            self.settings
-                .and_then(|s| s.get(key))
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default()
-        };
-        let all = self
+        // The approvals: in the state file's project entry and in Claude Code's settings files
+        // (the user's, the project's, the project's local one), any of which may hold them.
+        let settings_files: Vec<Value> = [
+            self.path
+                .parent()
+                .map(|home| home.join(".claude/settings.json")),
+            self.project
+                .as_ref()
+                .map(|p| p.join(".claude/settings.json")),
+            self.project
+                .as_ref()
+                .map(|p| p.join(".claude/settings.local.json")),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .filter_map(|text| serde_json::from_str(&super::jsonc::to_json(&text)).ok())
+        .collect();
+        let sources: Vec<&Map<String, Value>> = self
             .settings
-            .and_then(|s| s.get("enableAllProjectMcpServers"))
-            == Some(&Value::Bool(true));
+            .into_iter()
+            .chain(settings_files.iter().filter_map(Value::as_object))
+            .collect();
+        let names = |key: &str| -> BTreeSet<String> {
+            sources
+                .iter()
+                .filter_map(|s| s.get(key).and_then(Value::as_array))
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        };
+        let all = sources
+            .iter()
+            .any(|s| s.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)));
         let (enabled, refused) = (
             names("enabledMcpjsonServers"),
             names("disabledMcpjsonServers"),
@@ -125,13 +152,12 @@ impl<'a> StateFile<'a> {
             {
                 continue;
             }
-            if refused.contains(name.as_str()) {
+            if refused.contains(&name) {
                 disabled.push(DisabledServer {
                     name,
                     reason: format!(
-                        "{}: turned off for this project in Claude Code (disabledMcpjsonServers in {})",
-                        file.display(),
-                        self.path.display()
+                        "{}: turned off for this project in Claude Code (disabledMcpjsonServers)",
+                        file.display()
                     ),
                 });
             } else if approved {

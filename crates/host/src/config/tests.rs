@@ -1285,6 +1285,27 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
         "{c:?}"
     );
     assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
+    // Claude Code's settings files may hold the approvals instead (here the project's local
+    // one, with a comment, as Claude Code allows).
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        "{\n  // approved in Claude Code\n  \"enabledMcpjsonServers\": [\"pending\"]\n}",
+    )
+    .unwrap();
+    let c = Config::parse_in(
+        &dir.path().join(".claude.json"),
+        &state,
+        &env,
+        Some(project.join("sub")),
+    )
+    .unwrap();
+    assert!(
+        c.servers.iter().any(|s| s.name() == "pending"),
+        "{:?}",
+        c.disabled
+    );
+    std::fs::remove_file(project.join(".claude/settings.local.json")).unwrap();
     // With no servers of its own, the project's file is all there is.
     let only = serde_json::json!({"projects": {project.display().to_string(): {"enableAllProjectMcpServers": true}}}).to_string();
     let c = Config::parse_in(
