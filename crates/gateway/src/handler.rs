@@ -496,15 +496,8 @@ async fn ask(
             "{name} needs approval ({reason}); this client cannot be asked (it did not declare the elicitation capability), so the call was not made"
         ));
     }
-    let mut shown = Value::Object(args.clone()).to_string();
-    if shown.len() > 500 {
-        let cut = (0..=500)
-            .rev()
-            .find(|&i| shown.is_char_boundary(i))
-            .unwrap_or(0);
-        shown.truncate(cut);
-        shown.push('…');
-    }
+    let args = Value::Object(args.clone()).to_string();
+    let shown = switchboard_core::clip(&args, 500);
     let params: ElicitRequestParams = serde_json::from_value(json!({
         "mode": "form",
         "message": format!("Allow the tool call {name} with arguments {shown}? ({reason})"),
