@@ -39,83 +39,34 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             one
         });
     let state = super::claude_code::StateFile::read(ctx, text, &root);
-    let claude_code = match &state {
-        Some(state) if state.scopes.is_empty() && !state.has_project_file() => {
-            return Err(HostError::ConfigShape {
-                path: ctx.path.to_path_buf(),
-                message: format!(
-                    "Claude Code's state file names no servers for the user or for a project holding {}; add one with `claude mcp add`, or pass the project's .mcp.json",
-                    ctx.cwd
-                        .as_deref()
-                        .map_or("this folder".into(), |d| d.display().to_string())
-                ),
-            });
-        }
-        Some(state) => state.scopes.clone(),
-        None => Vec::new(),
-    };
     if let Some(state) = &state
-        && claude_code.is_empty()
+        && state.scopes.is_empty()
+        && !state.has_project_file()
     {
-        // Only the project's `.mcp.json` has servers.
-        let (mut servers, mut disabled, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
-        state.add_project_file(&mut servers, &mut disabled, &mut warnings);
-        return Ok(ctx.servers_only(servers, disabled, warnings));
+        return Err(HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: format!(
+                "Claude Code's state file names no servers for the user or for a project holding {}; add one with `claude mcp add`, or pass the project's .mcp.json",
+                ctx.cwd
+                    .as_deref()
+                    .map_or("this folder".into(), |d| d.display().to_string())
+            ),
+        });
     }
-    let (key, map) = match claude_code.first() {
-        Some(&(_, map)) => ("mcpServers", map),
-        None => ["mcpServers", "servers", "context_servers", "mcp"]
-            .into_iter()
-            .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
-            .or(alone.as_ref().map(|one| ("", one)))
-            .ok_or_else(|| HostError::ConfigShape {
-                path: ctx.path.to_path_buf(),
-                message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush), or one server's own \"command\" or \"url\"".into(),
-            })?,
-    };
-    let mut section = match claude_code.first() {
-        Some(&(at, _)) => at,
-        None => find_json_key(text, 0, key).unwrap_or(0),
-    };
-    let mut map = map;
-    let dialect = if key == "mcp" {
-        // OpenCode 2 keeps its servers one level down, under `mcp.servers`; a server that happens
-        // to be named "servers" has the settings of one.
-        if let Some(inner) = map.get("servers").and_then(Value::as_object)
-            && !["type", "command", "url"]
-                .iter()
-                .any(|k| inner.contains_key(*k))
-        {
-            section = find_json_key(text, section, "servers").unwrap_or(section);
-            map = inner;
+    // Where the servers are written, each map with its key's offset: Claude Code's scopes (the
+    // project's own after the user's, so it replaces a user's server of the same name), or the
+    // one map the file's format keeps them in.
+    let (scopes, dialect) = match &state {
+        Some(state) => (state.scopes.clone(), Dialect::Claude),
+        None => {
+            let (section, map, dialect) = named_servers(ctx, text, &root, alone.as_ref())?;
+            (vec![(section, map)], dialect)
         }
-        let schema = root.get("$schema").and_then(Value::as_str).unwrap_or("");
-        let file = ctx
-            .path
-            .file_name()
-            .map(|f| f.to_string_lossy().to_lowercase());
-        let file = file.as_deref().unwrap_or("");
-        if schema.contains("opencode") || file.contains("opencode") {
-            Dialect::OpenCode
-        } else if schema.contains("charm.land") || file.contains("crush") {
-            Dialect::Crush
-        } else {
-            Dialect::Guess
-        }
-    } else {
-        Dialect::Claude
     };
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
-    // Each server where it is written (Claude Code's local scope, later in `scopes`, replaces a
-    // user-scope server of the same name); serde_json's Map is sorted by key, so list servers in
-    // file order instead.
-    let scopes: Vec<(usize, &serde_json::Map<String, Value>)> = if claude_code.is_empty() {
-        vec![(section, map)]
-    } else {
-        claude_code
-    };
+    // serde_json's Map is sorted by key; list servers in file order instead.
     let mut by_name: std::collections::BTreeMap<&String, (usize, &Value)> = Default::default();
     for (section, map) in scopes {
         for (name, v) in map {
@@ -191,6 +142,52 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         state.add_project_file(&mut servers, &mut disabled, &mut warnings);
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// The map a file's format keeps its servers in, where its key is written, and the dialect of its
+/// entries.
+fn named_servers<'a>(
+    ctx: &Context<'_>,
+    text: &str,
+    root: &'a Value,
+    alone: Option<&'a serde_json::Map<String, Value>>,
+) -> Result<(usize, &'a serde_json::Map<String, Value>, Dialect), HostError> {
+    let (key, mut map) = ["mcpServers", "servers", "context_servers", "mcp"]
+        .into_iter()
+        .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
+        .or(alone.map(|one| ("", one)))
+        .ok_or_else(|| HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush), or one server's own \"command\" or \"url\"".into(),
+        })?;
+    let mut section = find_json_key(text, 0, key).unwrap_or(0);
+    if key != "mcp" {
+        return Ok((section, map, Dialect::Claude));
+    }
+    // OpenCode 2 keeps its servers one level down, under `mcp.servers`; a server that happens to
+    // be named "servers" has the settings of one.
+    if let Some(inner) = map.get("servers").and_then(Value::as_object)
+        && !["type", "command", "url"]
+            .iter()
+            .any(|k| inner.contains_key(*k))
+    {
+        section = find_json_key(text, section, "servers").unwrap_or(section);
+        map = inner;
+    }
+    let schema = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+    let file = ctx
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let dialect = if schema.contains("opencode") || file.contains("opencode") {
+        Dialect::OpenCode
+    } else if schema.contains("charm.land") || file.contains("crush") {
+        Dialect::Crush
+    } else {
+        Dialect::Guess
+    };
+    Ok((section, map, dialect))
 }
 
 /// Whose entries a file's servers are written as.

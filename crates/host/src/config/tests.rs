@@ -836,6 +836,20 @@ fn transports(c: &Config) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// Each stdio server's (name, command), sorted by name.
+fn commands_by_name(c: &Config) -> Vec<(String, String)> {
+    let mut got: Vec<(String, String)> = c
+        .servers
+        .iter()
+        .map(|s| match &s.spec.transport {
+            TransportSpec::Stdio { command, .. } => (s.name().to_string(), command.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    got.sort();
+    got
+}
+
 fn env_of(s: &ServerConfig) -> Vec<(String, String)> {
     match &s.spec.transport {
         TransportSpec::Stdio { env, .. } => env
@@ -1194,15 +1208,7 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
     }))
     .unwrap();
     let c = parse("/home/u/.claude.json", &text).unwrap();
-    let mut got: Vec<(String, String)> = c
-        .servers
-        .iter()
-        .map(|s| match &s.spec.transport {
-            TransportSpec::Stdio { command, .. } => (s.name().to_string(), command.clone()),
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    got.sort();
+    let got = commands_by_name(&c);
     // The deepest project holding the working directory counts; its servers replace the
     // user's of the same name.
     assert_eq!(
@@ -1258,15 +1264,7 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
         Some(project.join("sub")),
     )
     .unwrap();
-    let mut got: Vec<(String, String)> = c
-        .servers
-        .iter()
-        .map(|s| match &s.spec.transport {
-            TransportSpec::Stdio { command, .. } => (s.name().to_string(), command.clone()),
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    got.sort();
+    let got = commands_by_name(&c);
     assert_eq!(
         got,
         [
