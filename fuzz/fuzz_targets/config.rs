@@ -1,5 +1,6 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
-//! goose or Continue YAML, OpenCode or Crush JSON, with each format's variable expansion.
+//! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, with each format's
+//! variable expansion.
 #![no_main]
 
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 8] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -15,6 +16,7 @@ const NAMES: [&str; 7] = [
     ".codex/config.toml",
     "opencode.jsonc",
     "crush.json",
+    ".claude.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
