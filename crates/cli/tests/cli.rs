@@ -199,6 +199,68 @@ fn other_hosts_config_files_run_their_servers_as_written() {
 }
 
 #[test]
+fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = exe();
+    let mcp = serde_json::json!({"mcpServers": {
+        "tickets": {"command": exe, "args": ["demo-server", "tickets"]},
+        "docs": {"command": exe, "args": ["demo-server", "docs"]}
+    }});
+    std::fs::write(dir.path().join(".mcp.json"), mcp.to_string()).unwrap();
+    let managed = dir.path().join("managed");
+    std::fs::create_dir_all(&managed).unwrap();
+    std::fs::write(
+        managed.join("managed-settings.json"),
+        serde_json::json!({"deniedMcpServers": [{"serverCommand": [exe, "demo-server", "docs"]}]})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run_env(
+        dir.path(),
+        &["servers", "--json"],
+        &[("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed)],
+    );
+    let v = json(&out);
+    assert_eq!(server(&v, "tickets")["state"], "ready", "{v}");
+    let docs = server(&v, "docs");
+    assert_eq!(docs["state"], "disabled", "{v}");
+    let reason = docs["error"].as_str().unwrap();
+    assert!(
+        reason.contains("blocked by Claude Code's managed policy")
+            && reason.contains("managed-settings.json"),
+        "{reason}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a configured server does not run"
+    );
+    // managed-mcp.json takes exclusive control: only its server runs.
+    std::fs::write(
+        managed.join("managed-mcp.json"),
+        serde_json::json!({"mcpServers": {"company": {"command": exe, "args": ["demo-server", "tickets"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = run_env(
+        dir.path(),
+        &["servers", "--json"],
+        &[("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed)],
+    );
+    let v = json(&out);
+    assert_eq!(server(&v, "company")["state"], "ready", "{v}");
+    let tickets = server(&v, "tickets");
+    assert_eq!(tickets["state"], "disabled", "{v}");
+    assert!(
+        tickets["error"]
+            .as_str()
+            .unwrap()
+            .contains("exclusive control"),
+        "{tickets}"
+    );
+}
+
+#[test]
 fn without_a_config_the_demo_names_other_hosts_files_and_a_hosts_name_opens_its_file() {
     let dir = tempfile::tempdir().unwrap();
     let cursor = dir.path().join(".cursor/mcp.json");

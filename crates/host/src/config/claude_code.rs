@@ -79,6 +79,15 @@ impl<'a> StateFile<'a> {
             .filter(|f| f.is_file())
     }
 
+    /// Where Claude Code's settings for this read are: the user's home (the state file's folder)
+    /// and the project's folder.
+    pub fn scope(&self) -> super::claude_policy::Scope {
+        super::claude_policy::Scope {
+            home: self.path.parent().map(std::path::Path::to_path_buf),
+            project: self.project.clone(),
+        }
+    }
+
     /// Whether the project has a shared `.mcp.json`.
     pub fn has_project_file(&self) -> bool {
         self.project_file().is_some()
@@ -88,6 +97,7 @@ impl<'a> StateFile<'a> {
     /// user's of the same name; the others are listed as disabled, saying why.
     pub fn add_project_file(
         &self,
+        env: &dyn Fn(&str) -> Option<String>,
         servers: &mut Vec<ServerConfig>,
         disabled: &mut Vec<DisabledServer>,
         warnings: &mut Vec<String>,
@@ -95,7 +105,7 @@ impl<'a> StateFile<'a> {
         let Some(file) = self.project_file() else {
             return;
         };
-        let shared = match Config::load(&file) {
+        let shared = match Config::load_part(&file, env) {
             Ok(c) => c,
             Err(e) => {
                 warnings.push(format!("{e} (the project's shared servers are left out)"));

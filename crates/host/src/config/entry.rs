@@ -23,6 +23,10 @@ pub struct Context<'a> {
     /// The working directory, for configs that keep servers per project (Claude Code's
     /// `~/.claude.json`).
     pub cwd: Option<std::path::PathBuf>,
+    /// Whether Claude Code's managed policy applies to what this file names: true for a file
+    /// read on its own, false for one read as part of another (a project's `.mcp.json` within
+    /// `~/.claude.json`, the managed files themselves).
+    pub policy: bool,
 }
 
 impl Context<'_> {

@@ -97,7 +97,19 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 Dialect::Claude | Dialect::Crush => false,
             };
             let translated = match dialect {
-                Dialect::Claude => zed_command(value),
+                Dialect::Claude => {
+                    let (entry, note) = host_timeout(ctx, zed_command(value))
+                        .map_err(|message| fail(Some("timeout"), message))?;
+                    if let Some(note) = note {
+                        let offset = find_json_key(text, entry_at, "timeout").unwrap_or(entry_at);
+                        let (line, column) = line_col(text, offset);
+                        warnings.push(format!(
+                            "{}:{line}:{column}: server {name:?}: {note}",
+                            ctx.path.display()
+                        ));
+                    }
+                    entry
+                }
                 _ if opencode => std::borrow::Cow::Owned(
                     super::opencode::to_entry(ctx, value)
                         .map_err(|(key, message)| fail(key.as_deref(), message))?,
@@ -139,7 +151,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         );
     }
     if let Some(state) = &state {
-        state.add_project_file(&mut servers, &mut disabled, &mut warnings);
+        state.add_project_file(ctx.env, &mut servers, &mut disabled, &mut warnings);
+    }
+    if let Some(scope) = super::claude_policy::Scope::of(ctx, state.as_ref()) {
+        super::claude_policy::apply(ctx, &scope, &mut servers, &mut disabled, &mut warnings);
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
 }
@@ -201,6 +216,45 @@ enum Dialect {
     Crush,
     /// `mcp` in a file that does not say: each entry by its shape.
     Guess,
+}
+
+/// The hosts' own per-server `timeout`, for each call, as `call_timeout`: seconds in Cline's and
+/// Roo Code's files, milliseconds in the others' (Claude Code, Gemini CLI, Copilot), where Claude
+/// Code ignores a value under 1000. More than a day is read as a day. The entry is returned with
+/// a note when the value is ignored.
+fn host_timeout<'a>(
+    ctx: &Context<'_>,
+    value: std::borrow::Cow<'a, Value>,
+) -> Result<(std::borrow::Cow<'a, Value>, Option<String>), String> {
+    let Some(timeout) = value
+        .get("timeout")
+        .filter(|_| value.get("call_timeout").is_none())
+    else {
+        return Ok((value, None));
+    };
+    let file = ctx.path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    let seconds = matches!(file, "cline_mcp_settings.json" | "mcp_settings.json");
+    let unit = if seconds { "seconds" } else { "milliseconds" };
+    let Some(n) = timeout.as_f64().filter(|n| n.is_finite() && *n > 0.0) else {
+        return Err(format!("`timeout` must be a positive number of {unit}"));
+    };
+    let secs = if seconds {
+        n
+    } else if n < 1000.0 {
+        return Ok((
+            value,
+            Some(format!(
+                "timeout {n} is in milliseconds here, and under 1000 it is ignored (as Claude Code ignores it); the default call timeout applies"
+            )),
+        ));
+    } else {
+        n / 1000.0
+    };
+    let mut entry = value.into_owned();
+    if let Some(obj) = entry.as_object_mut() {
+        obj.insert("call_timeout".into(), serde_json::json!(secs.min(86_400.0)));
+    }
+    Ok((std::borrow::Cow::Owned(entry), None))
 }
 
 /// Zed's older entry form, `"command": {"path": ..., "args": [...], "env": {...}}`, as the flat

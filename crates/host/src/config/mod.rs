@@ -4,6 +4,7 @@
 //! line and column; the other servers still start.
 
 mod claude_code;
+mod claude_policy;
 mod codex;
 mod continue_dev;
 mod crush;
@@ -336,6 +337,27 @@ impl Config {
         env: &dyn Fn(&str) -> Option<String>,
         cwd: Option<PathBuf>,
     ) -> Result<Config, HostError> {
+        Self::parse_with(path, text, env, cwd, true)
+    }
+
+    /// Read a file that is part of another config (a project's `.mcp.json` within Claude Code's
+    /// state file, Claude Code's managed files): as [`Config::load`], without applying Claude
+    /// Code's managed policy, which the outer read applies once to the whole.
+    fn load_part(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, HostError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HostError::ConfigRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse_with(path, &text, env, std::env::current_dir().ok(), false)
+    }
+
+    fn parse_with(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+        cwd: Option<PathBuf>,
+        policy: bool,
+    ) -> Result<Config, HostError> {
         // Editors on Windows may begin a UTF-8 file with a byte-order mark; JSON parsers refuse it.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let ext = path.extension().and_then(|e| e.to_str());
@@ -349,6 +371,7 @@ impl Config {
             base: path.parent().unwrap_or(Path::new(".")),
             env,
             cwd,
+            policy,
         };
         if matches!(ext, Some("yaml" | "yml")) {
             parse_yaml(&ctx, text)

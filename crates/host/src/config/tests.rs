@@ -1413,3 +1413,339 @@ fn an_env_file_joins_the_commands_environment_and_env_wins() {
         ]
     );
 }
+
+/// A machine with Claude Code's managed folder, a home and a project, for policy tests.
+struct PolicyMachine {
+    _dir: tempfile::TempDir,
+    managed: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl PolicyMachine {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let (managed, home, project) = (
+            dir.path().join("etc-claude-code"),
+            dir.path().join("home"),
+            dir.path().join("proj"),
+        );
+        for d in [&managed, &home.join(".claude"), &project.join(".claude")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        PolicyMachine {
+            _dir: dir,
+            managed,
+            home,
+            project,
+        }
+    }
+
+    fn write(&self, path: &Path, value: serde_json::Value) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    }
+
+    /// The project's `.mcp.json` read as switchboard reads it on this machine.
+    fn read(&self, file: &str, servers: serde_json::Value) -> Config {
+        let text = serde_json::json!({ "mcpServers": servers }).to_string();
+        let (managed, home) = (
+            self.managed.display().to_string(),
+            self.home.display().to_string(),
+        );
+        let env = move |name: &str| match name {
+            "SWITCHBOARD_CLAUDE_MANAGED_DIR" => Some(managed.clone()),
+            "HOME" => Some(home.clone()),
+            "ORG_HOST" => Some("mcp.example.com".into()),
+            _ => None,
+        };
+        Config::parse_in(&self.project.join(file), &text, &env, None).unwrap()
+    }
+}
+
+fn names(c: &Config) -> Vec<&str> {
+    let mut n: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    n.sort();
+    n
+}
+
+#[test]
+fn claude_codes_denylist_blocks_by_url_command_or_name_from_any_settings_file() {
+    let m = PolicyMachine::new();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"deniedMcpServers": [
+            {"serverUrl": "https://*.untrusted.example.com/*"},
+            {"serverCommand": ["npx", "-y", "unapproved-package"]}
+        ]}),
+    );
+    // A drop-in adds to the base file; a user's own settings can block one for themselves.
+    m.write(
+        &m.managed.join("managed-settings.d/50-team.json"),
+        serde_json::json!({"deniedMcpServers": [{"serverName": "dangerous-server"}]}),
+    );
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"deniedMcpServers": [{"serverUrl": "https://Noisy.example.com"}]}),
+    );
+    let servers = serde_json::json!({
+        "remote-bad": {"type": "http", "url": "https://api.untrusted.example.com/mcp"},
+        "remote-ok": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        "npx-bad": {"command": "npx", "args": ["-y", "unapproved-package"]},
+        "npx-flag": {"command": "npx", "args": ["-y", "unapproved-package", "--flag"]},
+        "dangerous-server": {"command": "anything"},
+        "noisy": {"type": "http", "url": "https://noisy.example.com/any/path"}
+    });
+    let c = m.read(".mcp.json", servers.clone());
+    // Commands match exactly: one more argument is another command.
+    assert_eq!(names(&c), ["npx-flag", "remote-ok"], "{:?}", c.disabled);
+    let r = reason(&c, "remote-bad");
+    assert!(
+        r.contains("deniedMcpServers entry {\"serverUrl\":\"https://*.untrusted.example.com/*\"}")
+            && r.contains("managed-settings.json"),
+        "{r}"
+    );
+    assert!(reason(&c, "dangerous-server").contains("50-team.json"));
+    assert!(reason(&c, "noisy").contains(".claude/settings.json"));
+    assert!(reason(&c, "npx-bad").contains("blocked by Claude Code's managed policy"));
+    // Other hosts' files are not Claude Code's: its policy is not applied to them.
+    let c = m.read("mcp.json", servers);
+    assert_eq!(c.servers.len(), 6, "{:?}", c.disabled);
+}
+
+#[test]
+fn claude_codes_allowlist_needs_the_strict_kind_of_entry_for_each_transport() {
+    let m = PolicyMachine::new();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowedMcpServers": [
+            {"serverName": "github"},
+            {"serverCommand": ["npx", "-y", "approved-package"]},
+            {"serverUrl": "https://${ORG_HOST}/*"},
+            {"serverUrl": "https://${NOT_SET_ANYWHERE}/*"},
+            {"serverCommand": "not a list"}
+        ]}),
+    );
+    let servers = serde_json::json!({
+        "local-tool": {"command": "npx", "args": ["-y", "approved-package"]},
+        "other-tool": {"command": "node", "args": ["server.js"]},
+        "github": {"command": "node", "args": ["github.js"]},
+        "org": {"type": "http", "url": "https://mcp.example.com/api"},
+        "elsewhere": {"type": "http", "url": "https://elsewhere.example.org/mcp"}
+    });
+    let c = m.read(".mcp.json", servers.clone());
+    // A stdio server must match a command once the list has one; the name does not count.
+    // A policy URL's ${VAR} is expanded; one that cannot be is left out, not read as "*".
+    assert_eq!(names(&c), ["local-tool", "org"], "{:?}", c.disabled);
+    let r = reason(&c, "github");
+    assert!(
+        r.contains("no serverCommand entry matching [\"node\",\"github.js\"]"),
+        "{r}"
+    );
+    assert!(reason(&c, "elsewhere").contains("no serverUrl entry matching"));
+    for bad in [
+        "NOT_SET_ANYWHERE",
+        "{\"serverCommand\":\"not a list\"} left out: expected",
+    ] {
+        assert!(
+            c.warnings.iter().any(|w| w.contains(bad)),
+            "{bad}: {:?}",
+            c.warnings
+        );
+    }
+    // A name-only list lets a server of the name through, whatever it runs.
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowedMcpServers": [{"serverName": "github"}]}),
+    );
+    let c = m.read(".mcp.json", servers.clone());
+    assert_eq!(names(&c), ["github"], "{:?}", c.disabled);
+    // A user's own list broadens the managed one, unless the managed settings say it may not.
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"allowedMcpServers": [{"serverName": "org"}]}),
+    );
+    assert_eq!(
+        names(&m.read(".mcp.json", servers.clone())),
+        ["github", "org"]
+    );
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowManagedMcpServersOnly": true, "allowedMcpServers": [{"serverName": "github"}]}),
+    );
+    assert_eq!(names(&m.read(".mcp.json", servers.clone())), ["github"]);
+    // An empty list allows nothing; no list allows everything.
+    std::fs::remove_file(m.home.join(".claude/settings.json")).unwrap();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowedMcpServers": []}),
+    );
+    let c = m.read(".mcp.json", servers.clone());
+    assert!(c.servers.is_empty(), "{:?}", c.servers);
+    assert!(
+        reason(&c, "org").contains("is empty"),
+        "{}",
+        reason(&c, "org")
+    );
+    std::fs::remove_file(m.managed.join("managed-settings.json")).unwrap();
+    assert_eq!(m.read(".mcp.json", servers).servers.len(), 5);
+}
+
+#[test]
+fn claude_codes_managed_servers_are_provided_and_managed_mcp_json_takes_exclusive_control() {
+    let m = PolicyMachine::new();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({
+            "allowedMcpServers": [{"serverCommand": ["approved"]}],
+            "deniedMcpServers": [{"serverName": "blocked-managed"}],
+            "managedMcpServers": {
+                "search": {"type": "http", "url": "https://search.example.com/mcp"},
+                "plain-http": {"type": "http", "url": "http://localhost:9/mcp"},
+                "runs-a-program": {"type": "http", "url": "https://x.example.com", "command": "x"},
+                "templated": {"type": "http", "url": "https://${ORG_HOST}/mcp"},
+                "bad name": {"type": "http", "url": "https://y.example.com/mcp"}
+            }
+        }),
+    );
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"managedMcpServers": {"mine": {"type": "http", "url": "https://m.example.com"}}}),
+    );
+    let servers = serde_json::json!({
+        "search": {"command": "approved"},
+        "tool": {"command": "approved"}
+    });
+    let c = m.read(".mcp.json", servers.clone());
+    // The provided server replaces the project's of its name and needs no allowlist entry;
+    // each entry Claude Code would refuse is a warning naming why.
+    assert_eq!(names(&c), ["search", "tool"], "{:?}", c.disabled);
+    let search = c.servers.iter().find(|s| s.name() == "search").unwrap();
+    assert!(
+        matches!(&search.spec.transport, TransportSpec::Http { url, .. } if url == "https://search.example.com/mcp")
+    );
+    for (name, why) in [
+        ("plain-http", "https://"),
+        ("runs-a-program", "remote only"),
+        ("templated", "no ${VAR}"),
+        ("bad name", "letters, digits"),
+        ("home/.claude/settings.json", "only from managed settings"),
+    ] {
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains(name) && w.contains(why)),
+            "{name}: {:?}",
+            c.warnings
+        );
+    }
+
+    // managed-mcp.json: only its servers (and the provided ones) run; the denylist still
+    // applies to them, and one written with ${VAR} must pass the allowlist.
+    m.write(
+        &m.managed.join("managed-mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "company": {"command": "/usr/local/bin/company-mcp"},
+            "blocked-managed": {"command": "approved"},
+            "per-user": {"command": "${HOME}/bin/tool"}
+        }}),
+    );
+    let c = m.read(".mcp.json", servers.clone());
+    assert_eq!(names(&c), ["company", "search"], "{:?}", c.disabled);
+    assert!(reason(&c, "tool").contains("exclusive control"));
+    assert!(reason(&c, "blocked-managed").contains("deniedMcpServers"));
+    assert!(reason(&c, "per-user").contains("allowedMcpServers"));
+    // An empty map turns every server off but the provided ones.
+    m.write(
+        &m.managed.join("managed-mcp.json"),
+        serde_json::json!({"mcpServers": {}}),
+    );
+    assert_eq!(names(&m.read(".mcp.json", servers.clone())), ["search"]);
+    // A managed-mcp.json that cannot be read runs nothing of the user's, and says why.
+    std::fs::write(m.managed.join("managed-mcp.json"), "{ not json").unwrap();
+    let c = m.read(".mcp.json", servers);
+    assert_eq!(names(&c), ["search"]);
+    assert!(
+        c.warnings.iter().any(|w| w.contains("until it is fixed")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn claude_codes_policy_applies_to_its_state_file_as_a_whole() {
+    let m = PolicyMachine::new();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"deniedMcpServers": [{"serverCommand": ["bad-server"]}]}),
+    );
+    m.write(
+        &m.project.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"shared-bad": {"command": "bad-server"}, "shared-ok": {"command": "ok"}}}),
+    );
+    let state = serde_json::json!({
+        "mcpServers": {"user-bad": {"command": "bad-server"}, "user-ok": {"command": "ok"}},
+        "projects": {m.project.display().to_string(): {"enableAllProjectMcpServers": true}}
+    })
+    .to_string();
+    let managed = m.managed.display().to_string();
+    let env = move |name: &str| (name == "SWITCHBOARD_CLAUDE_MANAGED_DIR").then(|| managed.clone());
+    let c = Config::parse_in(
+        &m.home.join(".claude.json"),
+        &state,
+        &env,
+        Some(m.project.clone()),
+    )
+    .unwrap();
+    assert_eq!(names(&c), ["shared-ok", "user-ok"], "{:?}", c.disabled);
+    // Each blocked server is listed once, with the policy's reason.
+    assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
+    assert!(reason(&c, "shared-bad").contains("deniedMcpServers"));
+    assert!(reason(&c, "user-bad").contains("deniedMcpServers"));
+}
+
+#[test]
+fn a_hosts_own_timeout_is_read_in_its_unit() {
+    let text = r#"{"mcpServers": {
+        "slow": {"command": "x", "timeout": 600000},
+        "tiny": {"command": "x", "timeout": 500},
+        "huge": {"command": "x", "timeout": 200000000},
+        "both": {"command": "x", "timeout": 5000, "call_timeout": 7},
+        "bad": {"command": "x", "timeout": "soon"}
+    }}"#;
+    let call = |c: &Config, name: &str| {
+        c.servers
+            .iter()
+            .find(|s| s.name() == name)
+            .unwrap_or_else(|| panic!("{name}: {:?}", c.disabled))
+            .spec
+            .call_timeout
+    };
+    // Claude Code, Gemini CLI and Copilot write milliseconds.
+    let c = parse("/p/.mcp.json", text).unwrap();
+    assert_eq!(call(&c, "slow"), std::time::Duration::from_secs(600));
+    assert_eq!(
+        call(&c, "tiny"),
+        switchboard_core::server::DEFAULT_CALL_TIMEOUT
+    );
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("/p/.mcp.json:3:") && w.contains("under 1000")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(call(&c, "huge"), std::time::Duration::from_secs(86_400));
+    assert_eq!(call(&c, "both"), std::time::Duration::from_secs(7));
+    assert!(reason(&c, "bad").contains("positive number of milliseconds"));
+    // Cline and Roo Code write seconds.
+    let cline = r#"{"mcpServers": {"slow": {"command": "x", "timeout": 300}}}"#;
+    for file in ["cline_mcp_settings.json", "mcp_settings.json"] {
+        let c = parse(&format!("/s/{file}"), cline).unwrap();
+        assert_eq!(
+            call(&c, "slow"),
+            std::time::Duration::from_secs(300),
+            "{file}"
+        );
+    }
+}
