@@ -145,6 +145,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             gateway.clone(),
             global.clone(),
             path,
+            config.inputs.clone(),
         ))),
         _ => None,
     };
@@ -200,12 +201,15 @@ const WATCH_POLL: Duration = Duration::from_millis(500);
 /// How long a changed file must stay unchanged before it is read (editors save in steps).
 const WATCH_SETTLE: Duration = Duration::from_millis(200);
 
-/// Reload the config when its content changes (read and compared on every poll: it works the
-/// same for every editor and file system, through symlinks, and with coarse timestamps; a
-/// config file is small) or on SIGHUP, and apply it to the gateway.
-async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
+/// Reload the config when its content changes, or that of a file it was read with (the
+/// config's `inputs`: a project's `.mcp.json`, Claude Code's settings and managed files, an
+/// `envFile`), or on SIGHUP, and apply it to the gateway. Each file is read and compared on
+/// every poll: it works the same for every editor and file system, through symlinks, and with
+/// coarse timestamps; config files are small.
+async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf, inputs: Vec<PathBuf>) {
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
-    let mut text = snapshot(&path);
+    let mut watched: Vec<PathBuf> = std::iter::once(path.clone()).chain(inputs).collect();
+    let mut seen = snapshots(&watched);
     loop {
         let signalled = tokio::select! {
             _ = tokio::time::sleep(WATCH_POLL) => false,
@@ -216,20 +220,33 @@ async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf) {
                 }
             } => true,
         };
-        let now = snapshot(&path);
+        let now = snapshots(&watched);
         if !signalled {
-            if now == text {
+            if now == seen {
                 continue;
             }
             // Wait for the writes to stop before applying.
             tokio::time::sleep(WATCH_SETTLE).await;
-            if snapshot(&path) != now {
+            if snapshots(&watched) != now {
                 continue;
             }
         }
-        text = now;
-        reload(&gateway, &global, &path);
+        let changed: Vec<&Path> = watched
+            .iter()
+            .zip(now.iter().zip(&seen))
+            .skip(1)
+            .filter(|(_, (a, b))| a != b)
+            .map(|(p, _)| p.as_path())
+            .collect();
+        if let Some(inputs) = reload(&gateway, &global, &path, &changed) {
+            watched = std::iter::once(path.clone()).chain(inputs).collect();
+        }
+        seen = snapshots(&watched);
     }
+}
+
+fn snapshots(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
+    paths.iter().map(|p| snapshot(p)).collect()
 }
 
 /// What the config is now, to compare with what it was: the file's bytes, or for a folder of
@@ -254,15 +271,35 @@ fn snapshot(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// Read the config again and apply it, or say why not and keep the servers as they are.
-fn reload(gateway: &Gateway, global: &Global, path: &Path) {
+/// `changed` names the files read with the config that changed. Returns the new config's
+/// inputs when it was applied.
+fn reload(
+    gateway: &Gateway,
+    global: &Global,
+    path: &Path,
+    changed: &[&Path],
+) -> Option<Vec<PathBuf>> {
+    let files: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+    let (what, failed) = if files.is_empty() {
+        (
+            path.display().to_string(),
+            format!("{} changed but was not applied", path.display()),
+        )
+    } else {
+        (
+            format!("{} ({} changed)", path.display(), files.join(", ")),
+            format!(
+                "{} changed but {} was not applied again",
+                files.join(", "),
+                path.display()
+            ),
+        )
+    };
     let config = match source::load_config(global) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!(
-                "switchboard serve: {} changed but was not applied, the servers keep running as they were: {e:#}",
-                path.display()
-            );
-            return;
+            eprintln!("switchboard serve: {failed}, the servers keep running as they were: {e:#}");
+            return None;
         }
     };
     for d in &config.disabled {
@@ -282,9 +319,6 @@ fn reload(gateway: &Gateway, global: &Global, path: &Path) {
     if !outcome.changed() {
         parts.push("no server changed".to_string());
     }
-    eprintln!(
-        "switchboard serve: reloaded {}: {}",
-        path.display(),
-        parts.join("; ")
-    );
+    eprintln!("switchboard serve: reloaded {what}: {}", parts.join("; "));
+    Some(config.inputs)
 }

@@ -1083,6 +1083,47 @@ fn a_folder_config_applies_files_added_and_removed_while_serve_runs() {
     assert!(stderr.contains("stopped tickets"), "{stderr}");
 }
 
+/// serve also watches the files a config was read with: a policy written into Claude Code's
+/// managed settings while serve runs a `.mcp.json` stops the server it blocks.
+#[test]
+fn a_change_to_claude_codes_managed_policy_applies_while_serve_runs() {
+    let setup = Setup::new("");
+    let mcp = json!({"mcpServers": {
+        "tickets": {"command": exe(), "args": ["demo-server", "tickets"]},
+        "docs": {"command": exe(), "args": ["demo-server", "docs"]}
+    }});
+    std::fs::write(setup.path(".mcp.json"), mcp.to_string()).unwrap();
+    let managed = setup.path("managed");
+    std::fs::create_dir_all(&managed).unwrap();
+    let mut cmd = setup.command(exe());
+    cmd.env("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed).args([
+        "--config",
+        ".mcp.json",
+        "serve",
+        "--pins",
+        &setup.pins(),
+    ]);
+    let mut c = LineClient::start(cmd, "2025-11-25");
+    let mut id = 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(names.iter().any(|n| n == "docs__search"), "{names:?}");
+    std::fs::write(
+        managed.join("managed-settings.json"),
+        json!({"deniedMcpServers": [{"serverName": "docs"}]}).to_string(),
+    )
+    .unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    let names = listed(&c.request(id, "tools/list", json!({})));
+    assert!(!names.iter().any(|n| n.starts_with("docs")), "{names:?}");
+    assert!(names.iter().any(|n| n == "tickets__search"), "{names:?}");
+    let stderr = c.finish();
+    assert!(
+        stderr.contains("managed-settings.json changed): stopped docs"),
+        "{stderr}"
+    );
+}
+
 /// A request of a method MCP defines whose params are wrong gets "invalid params" saying what
 /// is wrong (rmcp's default answer was "method not found" with the bare method name), and an
 /// unknown method still gets "method not found".

@@ -97,16 +97,24 @@ impl<'a> StateFile<'a> {
     /// user's of the same name; the others are listed as disabled, saying why.
     pub fn add_project_file(
         &self,
-        env: &dyn Fn(&str) -> Option<String>,
+        ctx: &Context<'_>,
         servers: &mut Vec<ServerConfig>,
         disabled: &mut Vec<DisabledServer>,
         warnings: &mut Vec<String>,
     ) {
+        if let Some(dir) = &self.project {
+            ctx.input(&dir.join(".mcp.json"));
+        }
         let Some(file) = self.project_file() else {
             return;
         };
-        let shared = match Config::load_part(&file, env) {
-            Ok(c) => c,
+        let shared = match Config::load_part(&file, ctx.env) {
+            Ok(c) => {
+                for input in &c.inputs {
+                    ctx.input(input);
+                }
+                c
+            }
             Err(e) => {
                 warnings.push(format!("{e} (the project's shared servers are left out)"));
                 return;
@@ -128,6 +136,7 @@ impl<'a> StateFile<'a> {
         ]
         .into_iter()
         .flatten()
+        .inspect(|f| ctx.input(f))
         .filter_map(|f| std::fs::read_to_string(f).ok())
         .filter_map(|text| serde_json::from_str(&super::jsonc::to_json(&text)).ok())
         .collect();

@@ -116,7 +116,7 @@ pub fn apply(
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(system_dir);
-    let settings = settings_files(&managed_dir, scope, warnings);
+    let settings = settings_files(ctx, &managed_dir, scope, warnings);
     let managed_only = settings.iter().any(|s| {
         s.managed && s.value.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true))
     });
@@ -143,6 +143,7 @@ pub fn apply(
     let mut own: BTreeSet<String> = BTreeSet::new();
     let provided = provided_servers(ctx, &settings, warnings);
     let exclusive_file = managed_dir.join("managed-mcp.json");
+    ctx.input(&exclusive_file);
     if exclusive_file.is_file() {
         let reason = format!(
             "Claude Code's managed-mcp.json ({}) has exclusive control: only the servers it defines run",
@@ -156,6 +157,9 @@ pub fn apply(
         }
         match Config::load_part(&exclusive_file, ctx.env) {
             Ok(managed) => {
+                for input in &managed.inputs {
+                    ctx.input(input);
+                }
                 let raw: Option<Value> = std::fs::read_to_string(&exclusive_file)
                     .ok()
                     .and_then(|t| serde_json::from_str(&super::jsonc::to_json(&t)).ok());
@@ -277,7 +281,13 @@ fn not_allowed(allowed: &[Rule], server: &ServerConfig) -> Option<String> {
 /// `managed-settings.d/*.json` drop-ins in name order, then the user's `~/.claude/settings.json`,
 /// then the project's `.claude/settings.json` and `.claude/settings.local.json`. A file that
 /// cannot be read is a warning.
-fn settings_files(managed: &Path, scope: &Scope, warnings: &mut Vec<String>) -> Vec<SettingsFile> {
+fn settings_files(
+    ctx: &Context<'_>,
+    managed: &Path,
+    scope: &Scope,
+    warnings: &mut Vec<String>,
+) -> Vec<SettingsFile> {
+    ctx.input(&managed.join("managed-settings.d"));
     let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(managed.join("managed-settings.d"))
         .map(|dir| {
             dir.filter_map(|e| e.ok().map(|e| e.path()))
@@ -306,6 +316,7 @@ fn settings_files(managed: &Path, scope: &Scope, warnings: &mut Vec<String>) -> 
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for (path, managed) in managed_files.chain(other) {
+        ctx.input(&path);
         if !path.is_file() || !seen.insert(path.clone()) {
             continue;
         }

@@ -27,9 +27,24 @@ pub struct Context<'a> {
     /// read on its own, false for one read as part of another (a project's `.mcp.json` within
     /// `~/.claude.json`, the managed files themselves).
     pub policy: bool,
+    /// The other files this read looked at (see [`Config::inputs`]).
+    pub inputs: std::cell::RefCell<Vec<std::path::PathBuf>>,
 }
 
 impl Context<'_> {
+    /// Note that the config depends on `path` (read, or looked for and absent).
+    pub fn input(&self, path: &Path) {
+        let mut inputs = self.inputs.borrow_mut();
+        if !inputs.iter().any(|p| p == path) {
+            inputs.push(path.to_path_buf());
+        }
+    }
+
+    /// The files noted with [`Context::input`], for the config being built.
+    pub fn take_inputs(&self) -> Vec<std::path::PathBuf> {
+        std::mem::take(&mut *self.inputs.borrow_mut())
+    }
+
     /// The error of server entry `server`, at byte `offset` of the config's `text`.
     pub fn entry_error(
         &self,
@@ -65,6 +80,7 @@ impl Context<'_> {
             profiles: Default::default(),
             settings: Settings::default(),
             warnings,
+            inputs: self.take_inputs(),
         }
     }
 }
@@ -407,6 +423,7 @@ pub fn validate(
             }
             if let Some(file) = &raw.env_file {
                 let file = ctx.base.join(ex("env_file", file)?);
+                ctx.input(&file);
                 let text = std::fs::read_to_string(&file).map_err(|e| {
                     err(
                         "env_file",

@@ -151,7 +151,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         );
     }
     if let Some(state) = &state {
-        state.add_project_file(ctx.env, &mut servers, &mut disabled, &mut warnings);
+        state.add_project_file(ctx, &mut servers, &mut disabled, &mut warnings);
     }
     if let Some(scope) = super::claude_policy::Scope::of(ctx, state.as_ref()) {
         super::claude_policy::apply(ctx, &scope, &mut servers, &mut disabled, &mut warnings);

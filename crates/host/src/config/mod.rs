@@ -167,6 +167,11 @@ pub struct Config {
     pub settings: Settings,
     /// Things in the file that were ignored, each with file:line:col.
     pub warnings: Vec<String>,
+    /// The other files read to make this config, and the ones looked for but absent, whose
+    /// creation would change it: an `envFile`, OpenCode's `{file:}`, and for Claude Code's files
+    /// the project's `.mcp.json`, the settings files and the managed files. `serve` watches them
+    /// with the config.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// The file name of switchboard's own config.
@@ -274,6 +279,7 @@ impl Config {
             profiles: Default::default(),
             settings: Settings::default(),
             warnings: Vec::new(),
+            inputs: Vec::new(),
         };
         let mut taken: BTreeMap<String, PathBuf> = BTreeMap::new();
         for file in files {
@@ -287,6 +293,7 @@ impl Config {
                 }
             };
             merged.warnings.extend(config.warnings);
+            merged.inputs.extend(config.inputs);
             let names = config
                 .servers
                 .iter()
@@ -372,6 +379,7 @@ impl Config {
             env,
             cwd,
             policy,
+            inputs: Default::default(),
         };
         if matches!(ext, Some("yaml" | "yml")) {
             parse_yaml(&ctx, text)
@@ -419,6 +427,7 @@ impl Config {
             profiles: BTreeMap::new(),
             settings: Settings::default(),
             warnings: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 

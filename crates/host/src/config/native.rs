@@ -165,6 +165,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         profiles,
         settings,
         warnings,
+        inputs: ctx.take_inputs(),
     })
 }
 

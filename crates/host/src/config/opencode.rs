@@ -155,6 +155,7 @@ fn read_file(ctx: &Context<'_>, path: &str) -> Result<String, String> {
         }
         None => ctx.base.join(path),
     };
+    ctx.input(&full);
     std::fs::read_to_string(&full)
         .map(|text| text.trim().to_string())
         .map_err(|e| format!("{{file:{path}}}: cannot read {}: {e}", full.display()))

@@ -1412,6 +1412,8 @@ fn an_env_file_joins_the_commands_environment_and_env_wins() {
             ("API_TOKEN".to_string(), "later-line".to_string()),
         ]
     );
+    // serve watches the file with the config.
+    assert_eq!(c.inputs, [dir.path().join(".env")]);
 }
 
 /// A machine with Claude Code's managed folder, a home and a project, for policy tests.
@@ -1702,6 +1704,27 @@ fn claude_codes_policy_applies_to_its_state_file_as_a_whole() {
     assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
     assert!(reason(&c, "shared-bad").contains("deniedMcpServers"));
     assert!(reason(&c, "user-bad").contains("deniedMcpServers"));
+    // What serve watches with the state file: the files read, and the ones whose creation
+    // would change the result.
+    for want in [
+        m.project.join(".mcp.json"),
+        m.project.join(".claude/settings.local.json"),
+        m.home.join(".claude/settings.json"),
+        m.managed.join("managed-settings.json"),
+        m.managed.join("managed-settings.d"),
+        m.managed.join("managed-mcp.json"),
+    ] {
+        assert!(c.inputs.contains(&want), "{want:?} not in {:?}", c.inputs);
+    }
+    assert_eq!(
+        c.inputs.len(),
+        c.inputs
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        "each once: {:?}",
+        c.inputs
+    );
 }
 
 #[test]
