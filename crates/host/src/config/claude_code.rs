@@ -3,9 +3,10 @@
 //! was told to trust it, and the servers `claude mcp add` stored for the project
 //! (`projects.PATH.mcpServers`, the deepest PATH holding the working directory). Of servers with
 //! the same name the project's own (local) wins, then `.mcp.json`'s, then the user's. Which
-//! `.mcp.json` servers are trusted is read from the state file's project entry and from Claude
-//! Code's settings files (`~/.claude/settings.json`, the project's `.claude/settings.json` and
-//! `.claude/settings.local.json`).
+//! `.mcp.json` servers are trusted is read from the state file's project entry, the user's and
+//! the managed settings, and the project's `.claude/settings.json` and
+//! `.claude/settings.local.json` once the folder is trusted (`hasTrustDialogAccepted`). Servers
+//! turned off in Claude Code's `/mcp` panel (`disabledMcpServers`) stay off.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -121,31 +122,48 @@ impl<'a> StateFile<'a> {
             }
         };
         warnings.extend(shared.warnings);
-        // The approvals: in the state file's project entry and in Claude Code's settings files
-        // (the user's, the project's, the project's local one), any of which may hold them.
-        let settings_files: Vec<Value> = [
-            self.path
-                .parent()
-                .map(|home| home.join(".claude/settings.json")),
-            self.project
-                .as_ref()
-                .map(|p| p.join(".claude/settings.json")),
-            self.project
-                .as_ref()
-                .map(|p| p.join(".claude/settings.local.json")),
-        ]
-        .into_iter()
-        .flatten()
-        .inspect(|f| ctx.input(f))
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .filter_map(|text| serde_json::from_str(&super::jsonc::to_json(&text)).ok())
-        .collect();
-        let sources: Vec<&Map<String, Value>> = self
+        // The approvals: in the state file's project entry (written by Claude Code when the user
+        // approves), the user's and the managed settings, and the project's own settings files,
+        // which count only once the folder is trusted (a cloned repository cannot approve its
+        // own servers). A refusal counts from any of them.
+        let trusted = self
+            .settings
+            .is_some_and(|s| s.get("hasTrustDialogAccepted") == Some(&Value::Bool(true)));
+        let read = |f: &std::path::Path| -> Option<Map<String, Value>> {
+            ctx.input(f);
+            let text = std::fs::read_to_string(f).ok()?;
+            match serde_json::from_str(&super::jsonc::to_json(&text)).ok()? {
+                Value::Object(m) => Some(m),
+                _ => None,
+            }
+        };
+        let managed_dir = super::claude_policy::managed_dir(ctx);
+        let outside: Vec<Map<String, Value>> = self
+            .path
+            .parent()
+            .map(|home| home.join(".claude/settings.json"))
+            .into_iter()
+            .chain(super::claude_policy::managed_settings_files(&managed_dir))
+            .filter_map(|f| read(&f))
+            .collect();
+        let inside: Vec<Map<String, Value>> = self
+            .project
+            .iter()
+            .flat_map(|p| {
+                [
+                    p.join(".claude/settings.json"),
+                    p.join(".claude/settings.local.json"),
+                ]
+            })
+            .filter_map(|f| read(&f))
+            .collect();
+        let approving: Vec<&Map<String, Value>> = self
             .settings
             .into_iter()
-            .chain(settings_files.iter().filter_map(Value::as_object))
+            .chain(&outside)
+            .chain(inside.iter().filter(|_| trusted))
             .collect();
-        let names = |key: &str| -> BTreeSet<String> {
+        let names = |sources: &[&Map<String, Value>], key: &str| -> BTreeSet<String> {
             sources
                 .iter()
                 .filter_map(|s| s.get(key).and_then(Value::as_array))
@@ -154,13 +172,26 @@ impl<'a> StateFile<'a> {
                 .map(str::to_string)
                 .collect()
         };
-        let all = sources
+        let approves_all = |sources: &[&Map<String, Value>]| {
+            sources
+                .iter()
+                .any(|s| s.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)))
+        };
+        let all = approves_all(&approving);
+        let enabled = names(&approving, "enabledMcpjsonServers");
+        let every: Vec<&Map<String, Value>> = approving
             .iter()
-            .any(|s| s.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)));
-        let (enabled, refused) = (
-            names("enabledMcpjsonServers"),
-            names("disabledMcpjsonServers"),
-        );
+            .copied()
+            .chain(inside.iter().filter(|_| !trusted))
+            .collect();
+        let refused = names(&every, "disabledMcpjsonServers");
+        // What the project's own files would approve if the folder were trusted, to say so.
+        let inside_refs: Vec<&Map<String, Value>> = inside.iter().collect();
+        let waiting_for_trust = |name: &str| {
+            !trusted
+                && (approves_all(&inside_refs)
+                    || names(&inside_refs, "enabledMcpjsonServers").contains(name))
+        };
         for server in shared.servers {
             let name = server.name().to_string();
             let approved =
@@ -183,6 +214,15 @@ impl<'a> StateFile<'a> {
                 servers.retain(|s| s.name() != name);
                 disabled.retain(|d| d.name != name);
                 servers.push(server);
+            } else if waiting_for_trust(&name) {
+                disabled.push(DisabledServer {
+                    reason: format!(
+                        "{}: approved only in the project's own .claude/settings files, which Claude Code ignores until the folder is trusted (run `claude` there and accept the trust dialog), or pass --config {} to use the file as it is",
+                        file.display(),
+                        file.display()
+                    ),
+                    name,
+                });
             } else {
                 disabled.push(DisabledServer {
                     reason: format!(
@@ -199,5 +239,39 @@ impl<'a> StateFile<'a> {
                 disabled.push(d);
             }
         }
+    }
+
+    /// The servers turned off for this project in Claude Code's `/mcp` panel (the project
+    /// entry's `disabledMcpServers`) are listed as disabled, saying so.
+    pub fn apply_toggles(
+        &self,
+        servers: &mut Vec<ServerConfig>,
+        disabled: &mut Vec<DisabledServer>,
+    ) {
+        let off: BTreeSet<&str> = self
+            .settings
+            .and_then(|s| s.get("disabledMcpServers"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if off.is_empty() {
+            return;
+        }
+        let reason = format!(
+            "{}: turned off for this project in Claude Code's /mcp panel (disabledMcpServers)",
+            self.path.display()
+        );
+        servers.retain(|s| {
+            let keep = !off.contains(s.name());
+            if !keep {
+                disabled.push(DisabledServer {
+                    name: s.name().to_string(),
+                    reason: reason.clone(),
+                });
+            }
+            keep
+        });
     }
 }

@@ -29,6 +29,31 @@ pub fn system_dir() -> PathBuf {
     })
 }
 
+/// The folder of Claude Code's managed files: [`MANAGED_DIR_VAR`], else [`system_dir`].
+pub fn managed_dir(ctx: &Context<'_>) -> PathBuf {
+    (ctx.env)(MANAGED_DIR_VAR)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(system_dir)
+}
+
+/// The managed settings files in `dir` that exist: `managed-settings.json`, then the
+/// `managed-settings.d/*.json` drop-ins in name order (a later one's keys win).
+pub fn managed_settings_files(dir: &Path) -> Vec<PathBuf> {
+    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(dir.join("managed-settings.d"))
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    drop_ins.sort();
+    std::iter::once(dir.join("managed-settings.json"))
+        .chain(drop_ins)
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 /// Where Claude Code's settings for one read are.
 pub struct Scope {
     /// The user's home, holding `.claude/settings.json`.
@@ -112,10 +137,7 @@ pub fn apply(
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) {
-    let managed_dir = (ctx.env)(MANAGED_DIR_VAR)
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(system_dir);
+    let managed_dir = managed_dir(ctx);
     let settings = settings_files(ctx, &managed_dir, scope, warnings);
     let managed_only = settings.iter().any(|s| {
         s.managed && s.value.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true))
@@ -288,16 +310,9 @@ fn settings_files(
     warnings: &mut Vec<String>,
 ) -> Vec<SettingsFile> {
     ctx.input(&managed.join("managed-settings.d"));
-    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(managed.join("managed-settings.d"))
-        .map(|dir| {
-            dir.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    drop_ins.sort();
-    let managed_files = std::iter::once(managed.join("managed-settings.json"))
-        .chain(drop_ins)
+    ctx.input(&managed.join("managed-settings.json"));
+    let managed_files = managed_settings_files(managed)
+        .into_iter()
         .map(|p| (p, true));
     let other = [
         scope.home.as_ref().map(|h| h.join(".claude/settings.json")),

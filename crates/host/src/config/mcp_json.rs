@@ -152,6 +152,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     }
     if let Some(state) = &state {
         state.add_project_file(ctx, &mut servers, &mut disabled, &mut warnings);
+        state.apply_toggles(&mut servers, &mut disabled);
     }
     if let Some(scope) = super::claude_policy::Scope::of(ctx, state.as_ref()) {
         super::claude_policy::apply(ctx, &scope, &mut servers, &mut disabled, &mut warnings);

@@ -1284,26 +1284,64 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
     );
     assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
     // Claude Code's settings files may hold the approvals instead (here the project's local
-    // one, with a comment, as Claude Code allows).
+    // one, with a comment, as Claude Code allows), but the project's own files count only once
+    // the folder is trusted: a cloned repository cannot approve its own servers.
     std::fs::create_dir_all(project.join(".claude")).unwrap();
     std::fs::write(
         project.join(".claude/settings.local.json"),
         "{\n  // approved in Claude Code\n  \"enabledMcpjsonServers\": [\"pending\"]\n}",
     )
     .unwrap();
-    let c = Config::parse_in(
-        &dir.path().join(".claude.json"),
-        &state,
-        &env,
-        Some(project.join("sub")),
-    )
-    .unwrap();
+    let read = |state: &str| {
+        Config::parse_in(
+            &dir.path().join(".claude.json"),
+            state,
+            &env,
+            Some(project.join("sub")),
+        )
+        .unwrap()
+    };
+    let c = read(&state);
+    assert!(
+        reason(&c, "pending").contains("until the folder is trusted"),
+        "{}",
+        reason(&c, "pending")
+    );
+    let trusted = state.replace(
+        "\"enabledMcpjsonServers\"",
+        "\"hasTrustDialogAccepted\": true, \"enabledMcpjsonServers\"",
+    );
+    assert_ne!(trusted, state);
+    let c = read(&trusted);
     assert!(
         c.servers.iter().any(|s| s.name() == "pending"),
         "{:?}",
         c.disabled
     );
     std::fs::remove_file(project.join(".claude/settings.local.json")).unwrap();
+    // The user's settings approve in any folder.
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"enabledMcpjsonServers": ["pending"]}"#,
+    )
+    .unwrap();
+    assert!(read(&state).servers.iter().any(|s| s.name() == "pending"));
+    std::fs::remove_file(dir.path().join(".claude/settings.json")).unwrap();
+    // A server turned off in Claude Code's /mcp panel for this project stays off.
+    let toggled = state.replace(
+        "\"enabledMcpjsonServers\"",
+        "\"disabledMcpServers\": [\"mine\", \"approved\"], \"enabledMcpjsonServers\"",
+    );
+    let c = read(&toggled);
+    for name in ["mine", "approved"] {
+        assert!(
+            reason(&c, name).contains("/mcp panel (disabledMcpServers)"),
+            "{name}: {:?}",
+            c.disabled
+        );
+    }
+    assert_eq!(c.servers.len(), 2, "{:?}", c.servers);
     // With no servers of its own, the project's file is all there is.
     let only = serde_json::json!({"projects": {project.display().to_string(): {"enableAllProjectMcpServers": true}}}).to_string();
     let c = Config::parse_in(
@@ -1679,7 +1717,11 @@ fn claude_codes_policy_applies_to_its_state_file_as_a_whole() {
     let m = PolicyMachine::new();
     m.write(
         &m.managed.join("managed-settings.json"),
-        serde_json::json!({"deniedMcpServers": [{"serverCommand": ["bad-server"]}]}),
+        // Managed settings approve the project's servers in any folder.
+        serde_json::json!({
+            "deniedMcpServers": [{"serverCommand": ["bad-server"]}],
+            "enableAllProjectMcpServers": true
+        }),
     );
     m.write(
         &m.project.join(".mcp.json"),
@@ -1687,7 +1729,7 @@ fn claude_codes_policy_applies_to_its_state_file_as_a_whole() {
     );
     let state = serde_json::json!({
         "mcpServers": {"user-bad": {"command": "bad-server"}, "user-ok": {"command": "ok"}},
-        "projects": {m.project.display().to_string(): {"enableAllProjectMcpServers": true}}
+        "projects": {m.project.display().to_string(): {}}
     })
     .to_string();
     let managed = m.managed.display().to_string();
