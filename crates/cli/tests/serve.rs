@@ -1124,6 +1124,68 @@ fn a_change_to_claude_codes_managed_policy_applies_while_serve_runs() {
     );
 }
 
+/// A `headersHelper` (Claude Code's key) runs in a shell at each connect, with the server's
+/// name and URL in its environment, and its JSON output becomes request headers: here the
+/// bearer token a `serve --http --token-env` gateway demands. A helper that fails is named with
+/// its stderr, and nothing it printed on stdout.
+#[test]
+fn a_headers_helper_gives_an_http_upstream_its_token() {
+    let setup = Setup::new("");
+    let token = "a-helper-token-that-is-long-enough";
+    let http = HttpServe::start(
+        &setup,
+        &["--token-env", "SB_TEST_TOKEN"],
+        &[("SB_TEST_TOKEN", token)],
+    );
+    let seen = setup.path("seen.txt");
+    let helper = format!(
+        "echo \"$CLAUDE_CODE_MCP_SERVER_NAME $CLAUDE_CODE_MCP_SERVER_URL\" >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$HELPER_TOKEN\"",
+        seen.display()
+    );
+    let client = json!({"mcpServers": {
+        "gw": {"type": "http", "url": http.url, "headersHelper": helper},
+        "broken": {"type": "http", "url": http.url, "headersHelper": "printf 'Bearer leaked'; echo 'no token today' >&2; exit 3"}
+    }});
+    let config = setup.path("client.json");
+    std::fs::write(&config, client.to_string()).unwrap();
+    let out = setup
+        .command(exe())
+        .env("HELPER_TOKEN", token)
+        .args([
+            "--config",
+            &config.display().to_string(),
+            "servers",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let server = |name: &str| {
+        v["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {v}"))
+            .clone()
+    };
+    assert_eq!(server("gw")["state"], "ready", "{v}");
+    assert!(server("gw")["tools"].as_u64().unwrap() > 0, "{v}");
+    let broken = server("broken");
+    assert_eq!(broken["state"], "failed", "{v}");
+    let error = broken["error"].as_str().unwrap();
+    assert!(
+        error.contains("headersHelper failed")
+            && error.contains("exit status: 3")
+            && error.contains("no token today"),
+        "{error}"
+    );
+    assert!(!error.contains("leaked"), "{error}");
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert!(seen.contains(&format!("gw {}", http.url)), "{seen}");
+}
+
 /// A request of a method MCP defines whose params are wrong gets "invalid params" saying what
 /// is wrong (rmcp's default answer was "method not found" with the bare method name), and an
 /// unknown method still gets "method not found".

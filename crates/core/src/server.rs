@@ -65,6 +65,10 @@ pub enum TransportSpec {
         url: String,
         /// Extra request headers (values are secrets).
         headers: Vec<(String, Secret)>,
+        /// A shell command whose JSON output gives more headers, run at each connect
+        /// (`headersHelper`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        headers_helper: Option<String>,
     },
 }
 
@@ -115,6 +119,7 @@ impl ServerSpec {
             transport: TransportSpec::Http {
                 url: url.into(),
                 headers: Vec::new(),
+                headers_helper: None,
             },
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,

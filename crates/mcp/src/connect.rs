@@ -145,7 +145,20 @@ pub(crate) async fn connect<'h>(
                 }
             }
         }
-        TransportSpec::Http { url, headers } => {
+        TransportSpec::Http {
+            url,
+            headers,
+            headers_helper,
+        } => {
+            let fresh;
+            let headers = match headers_helper {
+                Some(command) => {
+                    fresh =
+                        crate::headers_helper::merged(&spec.name, url, command, headers).await?;
+                    &fresh
+                }
+                None => headers,
+            };
             let config = http_config(&spec.name, url, headers)?;
             open_http(
                 &spec.name,

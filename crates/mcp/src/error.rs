@@ -131,6 +131,14 @@ pub enum SessionError {
         /// What is wrong, naming the field.
         detail: String,
     },
+    /// The server's `headersHelper` command failed, so its headers are unknown.
+    #[error("server \"{server}\": its headersHelper failed: {detail}")]
+    HeadersHelper {
+        /// The configured server name.
+        server: String,
+        /// What went wrong: the exit status and stderr, a timeout, or output of the wrong shape.
+        detail: String,
+    },
     /// OAuth authorization for an HTTP server failed or is needed (`switchboard auth login`).
     #[error("authorization failed for {server}: {detail}")]
     Auth {
@@ -174,6 +182,7 @@ impl SessionError {
             | SessionError::Listing { server, .. }
             | SessionError::StartupTimeout { server, .. }
             | SessionError::Config { server, .. }
+            | SessionError::HeadersHelper { server, .. }
             | SessionError::Auth { server, .. }
             | SessionError::ProbeTimeout { server, .. }
             | SessionError::Protocol { server, .. } => server,

@@ -29,6 +29,7 @@ mod connect;
 mod convert;
 mod error;
 mod handler;
+mod headers_helper;
 mod http_screen;
 mod ids;
 mod in_order;

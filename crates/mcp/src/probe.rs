@@ -98,11 +98,24 @@ pub enum Metadata {
 /// is given as its code and reason, without the body.
 pub async fn probe(spec: &ServerSpec, limit: Duration) -> Result<Access, SessionError> {
     let name = spec.name.as_str();
-    let TransportSpec::Http { url, headers } = &spec.transport else {
+    let TransportSpec::Http {
+        url,
+        headers,
+        headers_helper,
+    } = &spec.transport
+    else {
         return Err(SessionError::Config {
             server: name.to_string(),
             detail: "it runs over stdio; only HTTP servers can be probed".to_string(),
         });
+    };
+    let fresh;
+    let headers = match headers_helper {
+        Some(command) => {
+            fresh = crate::headers_helper::merged(name, url, command, headers).await?;
+            &fresh
+        }
+        None => headers,
     };
     let config = connect::http_config(name, url, headers)?;
     let own_bearer = config.auth_header.is_some();

@@ -249,6 +249,10 @@ pub struct RawServer {
     pub url: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// A shell command printing more headers as JSON, run at each connect (`headersHelper` in
+    /// Claude Code's JSON). The shell expands its variables, so `${VAR}` is left to it.
+    #[serde(default, alias = "headersHelper")]
+    pub headers_helper: Option<String>,
     #[serde(default)]
     pub startup_timeout: Option<RawDuration>,
     #[serde(default)]
@@ -309,6 +313,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "cwd",
     "url",
     "headers",
+    "headers_helper",
     "startup_timeout",
     "call_timeout",
     "alias",
@@ -412,6 +417,12 @@ pub fn validate(
             if command.trim().is_empty() {
                 return Err(err("command", "`command` is empty"));
             }
+            if raw.headers_helper.is_some() {
+                return Err(err(
+                    "headers_helper",
+                    "`headers_helper` gives an HTTP server's headers, but this server runs a command",
+                ));
+            }
             let args = raw
                 .args
                 .iter()
@@ -483,7 +494,17 @@ pub fn validate(
                 }
                 headers.push((k.clone(), Secret::new(ex("headers", v)?)));
             }
-            TransportSpec::Http { url, headers }
+            let headers_helper = match raw.headers_helper.as_deref().map(str::trim) {
+                Some("") => {
+                    return Err(err("headers_helper", "`headers_helper` is empty"));
+                }
+                other => other.map(str::to_string),
+            };
+            TransportSpec::Http {
+                url,
+                headers,
+                headers_helper,
+            }
         }
     };
     let startup_timeout = match &raw.startup_timeout {

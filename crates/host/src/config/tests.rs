@@ -84,7 +84,7 @@ servers = ["tickets"]
         other => panic!("{other:?}"),
     }
     match &c.servers[1].spec.transport {
-        TransportSpec::Http { url, headers } => {
+        TransportSpec::Http { url, headers, .. } => {
             assert_eq!(url, "https://api.example.com/mcp");
             assert_eq!(headers[0].1.expose(), "Bearer ghp_secret_value");
         }
@@ -828,7 +828,7 @@ fn transports(c: &Config) -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|s| match &s.spec.transport {
             TransportSpec::Stdio { command, args, .. } => (command.clone(), args.clone()),
-            TransportSpec::Http { url, headers } => (
+            TransportSpec::Http { url, headers, .. } => (
                 url.clone(),
                 headers.iter().map(|(k, _)| k.clone()).collect(),
             ),
@@ -1813,4 +1813,31 @@ fn a_hosts_own_timeout_is_read_in_its_unit() {
             "{file}"
         );
     }
+}
+
+#[test]
+fn a_headers_helper_is_kept_for_http_servers_and_refused_for_commands() {
+    let text = r#"{"mcpServers": {
+        "sso": {"type": "http", "url": "https://mcp.example.com/mcp", "headersHelper": "get-headers --for ${TEAM}"},
+        "local": {"command": "x", "headersHelper": "get-headers"},
+        "empty": {"type": "http", "url": "https://mcp.example.com/mcp", "headersHelper": " "}
+    }}"#;
+    let c = parse("/p/.mcp.json", text).unwrap();
+    assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
+    // The shell expands its variables, so `${TEAM}` is left to it.
+    match &c.servers[0].spec.transport {
+        TransportSpec::Http { headers_helper, .. } => {
+            assert_eq!(headers_helper.as_deref(), Some("get-headers --for ${TEAM}"))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(reason(&c, "local").contains("runs a command"));
+    assert!(reason(&c, "empty").contains("is empty"));
+    let toml =
+        "[servers.sso]\nurl = \"https://mcp.example.com/mcp\"\nheaders_helper = \"get-headers\"\n";
+    let c = parse("/p/switchboard.toml", toml).unwrap();
+    assert!(matches!(
+        &c.servers[0].spec.transport,
+        TransportSpec::Http { headers_helper: Some(h), .. } if h == "get-headers"
+    ));
 }
