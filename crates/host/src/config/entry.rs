@@ -381,10 +381,16 @@ pub fn validate(
                 "stdio" | "http" | "streamable-http" | "streamablehttp" | "sse"
             ) =>
         {
+            // Claude Code also runs MCP over a WebSocket, which is not one of MCP's transports.
+            let hint = if matches!(k, "ws" | "websocket") {
+                " (a WebSocket server: switchboard speaks MCP's own transports only; use the server's Streamable HTTP URL if it has one)"
+            } else {
+                ""
+            };
             return Err(err(
                 "type",
                 format!(
-                    "unknown type {k:?}; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""
+                    "unknown type {k:?}; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\"{hint}"
                 ),
             ));
         }

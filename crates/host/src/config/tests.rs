@@ -233,6 +233,9 @@ fn legacy_sse_entries_are_http_and_unknown_types_are_explained() {
     );
     assert!(old.legacy_sse, "type \"sse\" is remembered");
     assert!(reason(&c, "weird").contains("unknown type \"grpc\""));
+    let ws = r#"{"mcpServers": {"events": {"type": "ws", "url": "wss://mcp.example.com/socket"}}}"#;
+    let c = parse("/p/.mcp.json", ws).unwrap();
+    assert!(reason(&c, "events").contains("a WebSocket server"));
 }
 
 #[test]
