@@ -89,11 +89,6 @@ impl<'a> StateFile<'a> {
         }
     }
 
-    /// Whether the project has a shared `.mcp.json`.
-    pub fn has_project_file(&self) -> bool {
-        self.project_file().is_some()
-    }
-
     /// Add the project's `.mcp.json` servers: those Claude Code was told to trust replace the
     /// user's of the same name; the others are listed as disabled, saying why.
     pub fn add_project_file(
@@ -241,10 +236,33 @@ impl<'a> StateFile<'a> {
         }
     }
 
+    /// Add the MCP servers of the Claude Code plugins enabled here (see `claude_plugins`).
+    pub fn add_plugins(
+        &self,
+        ctx: &Context<'_>,
+        servers: &mut Vec<ServerConfig>,
+        disabled: &mut Vec<DisabledServer>,
+        warnings: &mut Vec<String>,
+    ) -> Vec<super::claude_plugins::PluginServer> {
+        let Some(home) = self.path.parent() else {
+            return Vec::new();
+        };
+        super::claude_plugins::add(
+            ctx,
+            home,
+            self.project.as_deref(),
+            servers,
+            disabled,
+            warnings,
+        )
+    }
+
     /// The servers turned off for this project in Claude Code's `/mcp` panel (the project
-    /// entry's `disabledMcpServers`) are listed as disabled, saying so.
+    /// entry's `disabledMcpServers`, where a plugin's server goes by the name Claude Code shows,
+    /// `plugin:PLUGIN:SERVER`) are listed as disabled, saying so.
     pub fn apply_toggles(
         &self,
+        plugins: &[super::claude_plugins::PluginServer],
         servers: &mut Vec<ServerConfig>,
         disabled: &mut Vec<DisabledServer>,
     ) {
@@ -264,7 +282,11 @@ impl<'a> StateFile<'a> {
             self.path.display()
         );
         servers.retain(|s| {
-            let keep = !off.contains(s.name());
+            let shown = plugins
+                .iter()
+                .find(|p| p.name == s.name())
+                .map_or(s.name(), |p| p.claude_name.as_str());
+            let keep = !off.contains(s.name()) && !off.contains(shown);
             if !keep {
                 disabled.push(DisabledServer {
                     name: s.name().to_string(),

@@ -39,20 +39,6 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             one
         });
     let state = super::claude_code::StateFile::read(ctx, text, &root);
-    if let Some(state) = &state
-        && state.scopes.is_empty()
-        && !state.has_project_file()
-    {
-        return Err(HostError::ConfigShape {
-            path: ctx.path.to_path_buf(),
-            message: format!(
-                "Claude Code's state file names no servers for the user or for a project holding {}; add one with `claude mcp add`, or pass the project's .mcp.json",
-                ctx.cwd
-                    .as_deref()
-                    .map_or("this folder".into(), |d| d.display().to_string())
-            ),
-        });
-    }
     // Where the servers are written, each map with its key's offset: Claude Code's scopes (the
     // project's own after the user's, so it replaces a user's server of the same name), or the
     // one map the file's format keeps them in.
@@ -152,10 +138,22 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     }
     if let Some(state) = &state {
         state.add_project_file(ctx, &mut servers, &mut disabled, &mut warnings);
-        state.apply_toggles(&mut servers, &mut disabled);
+        let plugins = state.add_plugins(ctx, &mut servers, &mut disabled, &mut warnings);
+        state.apply_toggles(&plugins, &mut servers, &mut disabled);
     }
     if let Some(scope) = super::claude_policy::Scope::of(ctx, state.as_ref()) {
         super::claude_policy::apply(ctx, &scope, &mut servers, &mut disabled, &mut warnings);
+    }
+    if state.is_some() && servers.is_empty() && disabled.is_empty() {
+        return Err(HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: format!(
+                "Claude Code's state file names no servers for the user or for a project holding {}, and no enabled plugin has any; add one with `claude mcp add`, or pass the project's .mcp.json",
+                ctx.cwd
+                    .as_deref()
+                    .map_or("this folder".into(), |d| d.display().to_string())
+            ),
+        });
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
 }

@@ -4,6 +4,7 @@
 //! line and column; the other servers still start.
 
 mod claude_code;
+mod claude_plugins;
 mod claude_policy;
 mod codex;
 mod continue_dev;

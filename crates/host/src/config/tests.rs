@@ -1844,3 +1844,113 @@ fn a_headers_helper_is_kept_for_http_servers_and_refused_for_commands() {
         TransportSpec::Http { headers_helper: Some(h), .. } if h == "get-headers"
     ));
 }
+
+#[test]
+fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
+    let m = PolicyMachine::new();
+    let plugins = m.home.join(".claude/plugins");
+    let root = |name: &str| plugins.join("cache/market").join(name);
+    // "inline": servers in plugin.json, with ${CLAUDE_PLUGIN_ROOT}; "file": its .mcp.json;
+    // "listed": plugin.json names a file; "off": installed but not enabled; "elsewhere":
+    // installed for another project only.
+    m.write(
+        &root("inline").join(".claude-plugin/plugin.json"),
+        serde_json::json!({"name": "inline", "mcpServers": {
+            "db": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/db", "args": ["--ro"]}
+        }}),
+    );
+    m.write(
+        &root("file").join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"api": {"type": "http", "url": "https://api.example.com/mcp"}}}),
+    );
+    m.write(
+        &root("listed").join(".claude-plugin/plugin.json"),
+        serde_json::json!({"name": "listed", "mcpServers": "./servers.json"}),
+    );
+    m.write(
+        &root("listed").join("servers.json"),
+        serde_json::json!({"tool": {"command": "listed-tool"}}),
+    );
+    for name in ["off", "elsewhere"] {
+        m.write(
+            &root(name).join(".mcp.json"),
+            serde_json::json!({"mcpServers": {"s": {"command": "x"}}}),
+        );
+    }
+    let install = |name: &str, scope: &str| {
+        serde_json::json!([{"scope": scope, "installPath": root(name), "version": "1.0.0",
+            "projectPath": if scope == "project" { "/other/project" } else { "" }}])
+    };
+    m.write(
+        &plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {
+            "inline@market": install("inline", "user"),
+            "file@market": install("file", "user"),
+            "listed@market": install("listed", "user"),
+            "off@market": install("off", "user"),
+            "elsewhere@market": install("elsewhere", "project")
+        }}),
+    );
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"enabledPlugins": {
+            "inline@market": true, "file@market": true, "listed@market": true,
+            "off@market": true, "elsewhere@market": true
+        }}),
+    );
+    // The project turns one off again; a later settings file wins.
+    m.write(
+        &m.project.join(".claude/settings.json"),
+        serde_json::json!({"enabledPlugins": {"off@market": false}}),
+    );
+    let state = serde_json::json!({
+        "mcpServers": {"mine": {"command": "mine"}},
+        "projects": {m.project.display().to_string(): {"disabledMcpServers": ["plugin:file:api"]}}
+    })
+    .to_string();
+    let managed = m.managed.display().to_string();
+    let env = move |name: &str| (name == "SWITCHBOARD_CLAUDE_MANAGED_DIR").then(|| managed.clone());
+    let c = Config::parse_in(
+        &m.home.join(".claude.json"),
+        &state,
+        &env,
+        Some(m.project.clone()),
+    )
+    .unwrap();
+    assert_eq!(
+        names(&c),
+        ["mine", "plugin_inline_db", "plugin_listed_tool"],
+        "{:?} {:?}",
+        c.disabled,
+        c.warnings
+    );
+    let db = c
+        .servers
+        .iter()
+        .find(|s| s.name() == "plugin_inline_db")
+        .unwrap();
+    match &db.spec.transport {
+        TransportSpec::Stdio { command, env, .. } => {
+            assert_eq!(
+                *command,
+                root("inline").join("bin/db").display().to_string()
+            );
+            assert!(env.iter().any(|(k, v)| k == "CLAUDE_PLUGIN_ROOT"
+                && v.expose() == root("inline").display().to_string()));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Turned off in Claude Code's /mcp under the name it shows there.
+    assert!(reason(&c, "plugin_file_api").contains("/mcp panel"));
+    assert!(c.inputs.contains(&plugins.join("installed_plugins.json")));
+    // With only plugins, a state file is still a config.
+    let only = serde_json::json!({"projects": {}}).to_string();
+    let c = Config::parse_in(
+        &m.home.join(".claude.json"),
+        &only,
+        &env,
+        Some(m.project.clone()),
+    )
+    .unwrap();
+    assert_eq!(c.servers.len(), 3, "{:?}", c.disabled);
+}
