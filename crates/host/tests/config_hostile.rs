@@ -41,6 +41,9 @@ const KEYS: &[&str] = &[
     "tool",
     "disabled",
     "oauth",
+    "headers_helper",
+    "headersHelper",
+    "timeout",
     "comand",
     "\"\"",
 ];

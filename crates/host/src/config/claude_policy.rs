@@ -748,6 +748,21 @@ mod tests {
         assert!(wildcard("*b*", "aaabaaa"));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn url_matching_takes_any_text(
+            pattern in "[a-z*:/.\\[\\]@$\\{\\}é]{0,30}",
+            scheme in "\\PC{0,8}",
+            rest in "\\PC{0,30}",
+        ) {
+            let url = format!("{scheme}://{rest}");
+            let _ = url_matches(&pattern, &url);
+            let _ = widen(&pattern);
+            // A pattern of wildcards alone matches every URL.
+            proptest::prop_assert!(url_matches("*://*", &url));
+        }
+    }
+
     #[test]
     fn an_unset_variable_in_a_denied_url_matches_anything_there() {
         assert_eq!(widen("https://${HOST}/mcp"), "https://*/mcp");
