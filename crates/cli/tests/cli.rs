@@ -215,11 +215,14 @@ fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
             .to_string(),
     )
     .unwrap();
-    let out = run_env(
-        dir.path(),
-        &["servers", "--json"],
-        &[("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed)],
-    );
+    let servers = || {
+        run_env(
+            dir.path(),
+            &["servers", "--json"],
+            &[("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed)],
+        )
+    };
+    let out = servers();
     let v = json(&out);
     assert_eq!(server(&v, "tickets")["state"], "ready", "{v}");
     let docs = server(&v, "docs");
@@ -242,12 +245,7 @@ fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
             .to_string(),
     )
     .unwrap();
-    let out = run_env(
-        dir.path(),
-        &["servers", "--json"],
-        &[("SWITCHBOARD_CLAUDE_MANAGED_DIR", &managed)],
-    );
-    let v = json(&out);
+    let v = json(&servers());
     assert_eq!(server(&v, "company")["state"], "ready", "{v}");
     let tickets = server(&v, "tickets");
     assert_eq!(tickets["state"], "disabled", "{v}");

@@ -1489,6 +1489,20 @@ impl PolicyMachine {
         std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
     }
 
+    /// Claude Code's state file, holding `state`, read in the project on this machine.
+    fn read_state(&self, state: &serde_json::Value) -> Config {
+        let managed = self.managed.display().to_string();
+        let env =
+            move |name: &str| (name == "SWITCHBOARD_CLAUDE_MANAGED_DIR").then(|| managed.clone());
+        Config::parse_in(
+            &self.home.join(".claude.json"),
+            &state.to_string(),
+            &env,
+            Some(self.project.clone()),
+        )
+        .unwrap()
+    }
+
     /// The project's `.mcp.json` read as switchboard reads it on this machine.
     fn read(&self, file: &str, servers: serde_json::Value) -> Config {
         let text = serde_json::json!({ "mcpServers": servers }).to_string();
@@ -1730,20 +1744,10 @@ fn claude_codes_policy_applies_to_its_state_file_as_a_whole() {
         &m.project.join(".mcp.json"),
         serde_json::json!({"mcpServers": {"shared-bad": {"command": "bad-server"}, "shared-ok": {"command": "ok"}}}),
     );
-    let state = serde_json::json!({
+    let c = m.read_state(&serde_json::json!({
         "mcpServers": {"user-bad": {"command": "bad-server"}, "user-ok": {"command": "ok"}},
         "projects": {m.project.display().to_string(): {}}
-    })
-    .to_string();
-    let managed = m.managed.display().to_string();
-    let env = move |name: &str| (name == "SWITCHBOARD_CLAUDE_MANAGED_DIR").then(|| managed.clone());
-    let c = Config::parse_in(
-        &m.home.join(".claude.json"),
-        &state,
-        &env,
-        Some(m.project.clone()),
-    )
-    .unwrap();
+    }));
     assert_eq!(names(&c), ["shared-ok", "user-ok"], "{:?}", c.disabled);
     // Each blocked server is listed once, with the policy's reason.
     assert_eq!(c.disabled.len(), 2, "{:?}", c.disabled);
@@ -1903,20 +1907,10 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
         &m.project.join(".claude/settings.json"),
         serde_json::json!({"enabledPlugins": {"off@market": false}}),
     );
-    let state = serde_json::json!({
+    let c = m.read_state(&serde_json::json!({
         "mcpServers": {"mine": {"command": "mine"}},
         "projects": {m.project.display().to_string(): {"disabledMcpServers": ["plugin:file:api"]}}
-    })
-    .to_string();
-    let managed = m.managed.display().to_string();
-    let env = move |name: &str| (name == "SWITCHBOARD_CLAUDE_MANAGED_DIR").then(|| managed.clone());
-    let c = Config::parse_in(
-        &m.home.join(".claude.json"),
-        &state,
-        &env,
-        Some(m.project.clone()),
-    )
-    .unwrap();
+    }));
     assert_eq!(
         names(&c),
         ["mine", "plugin_inline_db", "plugin_listed_tool"],
@@ -1944,13 +1938,6 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
     assert!(reason(&c, "plugin_file_api").contains("/mcp panel"));
     assert!(c.inputs.contains(&plugins.join("installed_plugins.json")));
     // With only plugins, a state file is still a config.
-    let only = serde_json::json!({"projects": {}}).to_string();
-    let c = Config::parse_in(
-        &m.home.join(".claude.json"),
-        &only,
-        &env,
-        Some(m.project.clone()),
-    )
-    .unwrap();
+    let c = m.read_state(&serde_json::json!({"projects": {}}));
     assert_eq!(c.servers.len(), 3, "{:?}", c.disabled);
 }
