@@ -7,9 +7,9 @@
 
 use serde_json::Value;
 
-use super::Config;
 use super::entry::{self, Context, RawServer};
 use super::position::{find_json_key, line_col};
+use super::{Config, DisabledServer, ServerConfig};
 use crate::error::HostError;
 
 pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
@@ -136,6 +136,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut disabled,
         );
     }
+    gemini_lists(&root, &mut servers, &mut disabled);
     if let Some(state) = &state {
         state.add_project_file(ctx, &mut servers, &mut disabled, &mut warnings);
         let plugins = state.add_plugins(ctx, &mut servers, &mut disabled, &mut warnings);
@@ -215,6 +216,55 @@ enum Dialect {
     Crush,
     /// `mcp` in a file that does not say: each entry by its shape.
     Guess,
+}
+
+/// Gemini CLI's server lists beside `mcpServers`: `mcp.allowed` (when it names any, only those
+/// run) and `mcp.excluded` (those do not), and their older spellings `allowMCPServers` and
+/// `excludeMCPServers`. A server they keep out is listed as disabled, saying which list.
+fn gemini_lists(root: &Value, servers: &mut Vec<ServerConfig>, disabled: &mut Vec<DisabledServer>) {
+    if !root.get("mcpServers").is_some_and(Value::is_object) {
+        return;
+    }
+    let list = |value: Option<&Value>| -> Option<Vec<String>> {
+        let names: Vec<String> = value?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        (!names.is_empty()).then_some(names)
+    };
+    let settings = root.get("mcp").filter(|m| m.is_object());
+    let allowed = list(settings.and_then(|m| m.get("allowed")))
+        .map(|l| (l, "mcp.allowed"))
+        .or_else(|| list(root.get("allowMCPServers")).map(|l| (l, "allowMCPServers")));
+    let excluded = list(settings.and_then(|m| m.get("excluded")))
+        .map(|l| (l, "mcp.excluded"))
+        .or_else(|| list(root.get("excludeMCPServers")).map(|l| (l, "excludeMCPServers")));
+    if allowed.is_none() && excluded.is_none() {
+        return;
+    }
+    servers.retain(|s| {
+        let name = s.name();
+        let reason = if let Some((_, key)) = excluded
+            .as_ref()
+            .filter(|(l, _)| l.iter().any(|n| n == name))
+        {
+            format!("excluded in Gemini CLI's settings ({key})")
+        } else if let Some((_, key)) = allowed
+            .as_ref()
+            .filter(|(l, _)| !l.iter().any(|n| n == name))
+        {
+            format!("not among the servers Gemini CLI's settings allow ({key})")
+        } else {
+            return true;
+        };
+        disabled.push(DisabledServer {
+            name: name.to_string(),
+            reason,
+        });
+        false
+    });
 }
 
 /// The hosts' own per-server `timeout`, for each call, as `call_timeout`: seconds in Cline's and

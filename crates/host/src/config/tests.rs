@@ -1941,3 +1941,21 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
     let c = m.read_state(&serde_json::json!({"projects": {}}));
     assert_eq!(c.servers.len(), 3, "{:?}", c.disabled);
 }
+
+#[test]
+fn gemini_clis_allowed_and_excluded_lists_keep_servers_out() {
+    let text = r#"{
+        "mcp": {"allowed": ["a", "b"], "excluded": ["b"]},
+        "mcpServers": {"a": {"command": "x"}, "b": {"command": "x"}, "c": {"command": "x"}}
+    }"#;
+    let c = parse("/home/u/.gemini/settings.json", text).unwrap();
+    assert_eq!(names(&c), ["a"]);
+    assert!(reason(&c, "b").contains("excluded in Gemini CLI's settings (mcp.excluded)"));
+    assert!(reason(&c, "c").contains("(mcp.allowed)"));
+    // The older spellings, and an empty list that restricts nothing.
+    let old = r#"{"excludeMCPServers": ["c"], "allowMCPServers": [],
+        "mcpServers": {"a": {"command": "x"}, "c": {"command": "x"}}}"#;
+    let c = parse("/home/u/.gemini/settings.json", old).unwrap();
+    assert_eq!(names(&c), ["a"]);
+    assert!(reason(&c, "c").contains("excludeMCPServers"));
+}
