@@ -89,6 +89,12 @@ impl<'a> StateFile<'a> {
         }
     }
 
+    /// Whether Claude Code trusts the project's folder (its trust dialog was accepted there).
+    fn trusted(&self) -> bool {
+        self.settings
+            .is_some_and(|s| s.get("hasTrustDialogAccepted") == Some(&Value::Bool(true)))
+    }
+
     /// Add the project's `.mcp.json` servers: those Claude Code was told to trust replace the
     /// user's of the same name; the others are listed as disabled, saying why.
     pub fn add_project_file(
@@ -121,9 +127,7 @@ impl<'a> StateFile<'a> {
         // approves), the user's and the managed settings, and the project's own settings files,
         // which count only once the folder is trusted (a cloned repository cannot approve its
         // own servers). A refusal counts from any of them.
-        let trusted = self
-            .settings
-            .is_some_and(|s| s.get("hasTrustDialogAccepted") == Some(&Value::Bool(true)));
+        let trusted = self.trusted();
         let read = |f: &std::path::Path| -> Option<Map<String, Value>> {
             ctx.input(f);
             let text = std::fs::read_to_string(f).ok()?;
@@ -251,6 +255,7 @@ impl<'a> StateFile<'a> {
             ctx,
             home,
             self.project.as_deref(),
+            self.trusted(),
             servers,
             disabled,
             warnings,

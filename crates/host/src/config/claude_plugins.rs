@@ -1,7 +1,8 @@
 //! The MCP servers of Claude Code's plugins, read with `~/.claude.json`: each plugin that
 //! `~/.claude/plugins/installed_plugins.json` lists for the user (or for this project) and that
 //! a settings file enables (`enabledPlugins`: the user's, the project's, the project's local
-//! one, then the managed settings, the later winning). A plugin's servers are its
+//! one, then the managed settings, the later winning; a project's files turn a plugin on only
+//! once Claude Code trusts the folder). A plugin's servers are its
 //! `.claude-plugin/plugin.json` `mcpServers` (inline, or the files it names) or its `.mcp.json`,
 //! with `${CLAUDE_PLUGIN_ROOT}` the plugin's folder. Each is named `plugin_PLUGIN_SERVER`, the
 //! name Claude Code gives its tools (`mcp__plugin_PLUGIN_SERVER__tool`).
@@ -26,6 +27,7 @@ pub fn add(
     ctx: &Context<'_>,
     home: &Path,
     project: Option<&Path>,
+    trusted: bool,
     servers: &mut Vec<ServerConfig>,
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
@@ -35,7 +37,7 @@ pub fn add(
     let Some(installed) = read_json(&registry) else {
         return Vec::new();
     };
-    let enabled = enabled_plugins(ctx, home, project);
+    let enabled = enabled_plugins(ctx, home, project, trusted);
     let mut added = Vec::new();
     let Some(plugins) = installed.get("plugins").and_then(Value::as_object) else {
         return added;
@@ -91,31 +93,37 @@ pub fn add(
     added
 }
 
-/// Which plugins are enabled: `enabledPlugins` of the user's settings, the project's, the
+/// Which plugins are enabled: `enabledPlugins` of the user's settings, the project's and the
 /// project's local ones, then the managed settings; a later file's value for a plugin wins.
+/// Until Claude Code trusts the folder, the project's files can turn a plugin off but not on.
 fn enabled_plugins(
     ctx: &Context<'_>,
     home: &Path,
     project: Option<&Path>,
+    trusted: bool,
 ) -> BTreeMap<String, bool> {
     let managed = super::claude_policy::managed_dir(ctx);
-    let files = std::iter::once(home.join(".claude/settings.json"))
+    let files = std::iter::once((home.join(".claude/settings.json"), true))
         .chain(project.into_iter().flat_map(|p| {
             [
-                p.join(".claude/settings.json"),
-                p.join(".claude/settings.local.json"),
+                (p.join(".claude/settings.json"), trusted),
+                (p.join(".claude/settings.local.json"), trusted),
             ]
         }))
-        .chain(super::claude_policy::managed_settings_files(&managed));
+        .chain(
+            super::claude_policy::managed_settings_files(&managed)
+                .into_iter()
+                .map(|f| (f, true)),
+        );
     let mut enabled = BTreeMap::new();
-    for file in files {
+    for (file, may_enable) in files {
         ctx.input(&file);
         let Some(settings) = read_json(&file) else {
             continue;
         };
         if let Some(map) = settings.get("enabledPlugins").and_then(Value::as_object) {
             for (id, on) in map {
-                if let Some(on) = on.as_bool() {
+                if let Some(on) = on.as_bool().filter(|on| may_enable || !on) {
                     enabled.insert(id.clone(), on);
                 }
             }

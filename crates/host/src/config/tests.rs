@@ -1875,7 +1875,7 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
         &root("listed").join("servers.json"),
         serde_json::json!({"tool": {"command": "listed-tool"}}),
     );
-    for name in ["off", "elsewhere"] {
+    for name in ["off", "elsewhere", "sneaky"] {
         m.write(
             &root(name).join(".mcp.json"),
             serde_json::json!({"mcpServers": {"s": {"command": "x"}}}),
@@ -1892,6 +1892,7 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
             "file@market": install("file", "user"),
             "listed@market": install("listed", "user"),
             "off@market": install("off", "user"),
+            "sneaky@market": install("sneaky", "user"),
             "elsewhere@market": install("elsewhere", "project")
         }}),
     );
@@ -1902,18 +1903,27 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
             "off@market": true, "elsewhere@market": true
         }}),
     );
-    // The project turns one off again; a later settings file wins.
+    // The project turns one off again (a later settings file wins), and tries to turn on one
+    // the user has not, which counts only once Claude Code trusts the folder.
     m.write(
         &m.project.join(".claude/settings.json"),
-        serde_json::json!({"enabledPlugins": {"off@market": false}}),
+        serde_json::json!({"enabledPlugins": {"off@market": false, "sneaky@market": true}}),
     );
     let c = m.read_state(&serde_json::json!({
         "mcpServers": {"mine": {"command": "mine"}},
-        "projects": {m.project.display().to_string(): {"disabledMcpServers": ["plugin:file:api"]}}
+        "projects": {m.project.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "disabledMcpServers": ["plugin:file:api"]
+        }}
     }));
     assert_eq!(
         names(&c),
-        ["mine", "plugin_inline_db", "plugin_listed_tool"],
+        [
+            "mine",
+            "plugin_inline_db",
+            "plugin_listed_tool",
+            "plugin_sneaky_s"
+        ],
         "{:?} {:?}",
         c.disabled,
         c.warnings
@@ -1938,8 +1948,14 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
     assert!(reason(&c, "plugin_file_api").contains("/mcp panel"));
     assert!(c.inputs.contains(&plugins.join("installed_plugins.json")));
     // With only plugins, a state file is still a config.
+    // Not trusted: the project's settings still turn "off" off, but do not enable "sneaky".
     let c = m.read_state(&serde_json::json!({"projects": {}}));
-    assert_eq!(c.servers.len(), 3, "{:?}", c.disabled);
+    assert_eq!(
+        names(&c),
+        ["plugin_file_api", "plugin_inline_db", "plugin_listed_tool"],
+        "{:?}",
+        c.disabled
+    );
 }
 
 #[test]
