@@ -86,6 +86,7 @@ impl<'a> StateFile<'a> {
         super::claude_policy::Scope {
             home: self.path.parent().map(std::path::Path::to_path_buf),
             project: self.project.clone(),
+            trusted: self.trusted(),
         }
     }
 

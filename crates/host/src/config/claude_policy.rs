@@ -60,6 +60,10 @@ pub struct Scope {
     pub home: Option<PathBuf>,
     /// The project's folder, holding `.claude/settings.json` and `.claude/settings.local.json`.
     pub project: Option<PathBuf>,
+    /// Whether Claude Code trusts the project's folder: until it does, the project's own
+    /// settings files cannot widen the allowlist (a cloned repository cannot allow its own
+    /// servers); their denials count regardless.
+    pub trusted: bool,
 }
 
 impl Scope {
@@ -84,8 +88,44 @@ impl Scope {
             .map(PathBuf::from)
             .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()));
         let project = (name == ".mcp.json").then(|| ctx.base.to_path_buf());
-        Some(Scope { home, project })
+        let trusted = match (&home, &project) {
+            (Some(home), Some(project)) => {
+                trusted_in_state_file(&home.join(".claude.json"), project)
+            }
+            _ => false,
+        };
+        Some(Scope {
+            home,
+            project,
+            trusted,
+        })
     }
+}
+
+/// Whether Claude Code's state file records the trust dialog as accepted for `project`.
+fn trusted_in_state_file(state: &Path, project: &Path) -> bool {
+    let folder = if project.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        project
+    };
+    let (Ok(folder), Ok(text)) = (
+        std::fs::canonicalize(folder),
+        std::fs::read_to_string(state),
+    ) else {
+        return false;
+    };
+    let Ok(root) = serde_json::from_str::<Value>(&text) else {
+        return false;
+    };
+    root.get("projects")
+        .and_then(Value::as_object)
+        .is_some_and(|projects| {
+            projects.iter().any(|(dir, entry)| {
+                Path::new(dir) == folder
+                    && entry.get("hasTrustDialogAccepted") == Some(&Value::Bool(true))
+            })
+        })
 }
 
 /// How a list entry picks servers.
@@ -127,6 +167,8 @@ struct SettingsFile {
     path: PathBuf,
     value: Map<String, Value>,
     managed: bool,
+    /// One of the project's own files.
+    project: bool,
 }
 
 /// Apply the policy to the servers read from Claude Code's files.
@@ -146,6 +188,7 @@ pub fn apply(
         let sources: Vec<&SettingsFile> = settings
             .iter()
             .filter(|s| s.managed || !managed_only)
+            .filter(|s| !s.project || scope.trusted)
             .filter(|s| s.value.get("allowedMcpServers").is_some())
             .collect();
         (!sources.is_empty()).then(|| {
@@ -313,7 +356,7 @@ fn settings_files(
     ctx.input(&managed.join("managed-settings.json"));
     let managed_files = managed_settings_files(managed)
         .into_iter()
-        .map(|p| (p, true));
+        .map(|p| (p, true, false));
     let other = [
         scope.home.as_ref().map(|h| h.join(".claude/settings.json")),
         scope
@@ -326,11 +369,11 @@ fn settings_files(
             .map(|p| p.join(".claude/settings.local.json")),
     ]
     .into_iter()
-    .flatten()
-    .map(|p| (p, false));
+    .enumerate()
+    .filter_map(|(i, p)| p.map(|p| (p, false, i > 0)));
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    for (path, managed) in managed_files.chain(other) {
+    for (path, managed, project) in managed_files.chain(other) {
         ctx.input(&path);
         if !path.is_file() || !seen.insert(path.clone()) {
             continue;
@@ -345,6 +388,7 @@ fn settings_files(
                 path,
                 value,
                 managed,
+                project,
             }),
             Ok(_) => warnings.push(format!(
                 "{}: not read for Claude Code's MCP policy: not a JSON object",

@@ -1975,3 +1975,32 @@ fn gemini_clis_allowed_and_excluded_lists_keep_servers_out() {
     assert_eq!(names(&c), ["a"]);
     assert!(reason(&c, "c").contains("excludeMCPServers"));
 }
+
+#[test]
+fn a_projects_own_allowlist_counts_only_once_claude_code_trusts_the_folder() {
+    let m = PolicyMachine::new();
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowedMcpServers": [{"serverName": "a"}]}),
+    );
+    // A cloned repository's settings try to allow its own server, and to deny one.
+    m.write(
+        &m.project.join(".claude/settings.json"),
+        serde_json::json!({
+            "allowedMcpServers": [{"serverName": "b"}],
+            "deniedMcpServers": [{"serverName": "a"}]
+        }),
+    );
+    let servers = serde_json::json!({"a": {"command": "x"}, "b": {"command": "x"}});
+    let c = m.read(".mcp.json", servers.clone());
+    assert!(c.servers.is_empty(), "{:?}", c.servers);
+    assert!(reason(&c, "a").contains("deniedMcpServers"));
+    assert!(reason(&c, "b").contains("allowedMcpServers"));
+    // Trusted in Claude Code's state file: its allowlist counts too.
+    let folder = std::fs::canonicalize(&m.project).unwrap();
+    m.write(
+        &m.home.join(".claude.json"),
+        serde_json::json!({"projects": {folder.display().to_string(): {"hasTrustDialogAccepted": true}}}),
+    );
+    assert_eq!(names(&m.read(".mcp.json", servers)), ["b"]);
+}
