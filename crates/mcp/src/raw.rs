@@ -765,7 +765,10 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
         if let Some(e) = refused(probe.result_type.as_deref(), probe.task.is_some()) {
             return Err(e);
         }
-        if probe.content.is_some() || probe.structured.is_some() || probe.is_error.is_some() {
+        let null_content = matches!(probe.content, Some(None));
+        if !null_content
+            && (probe.content.is_some() || probe.structured.is_some() || probe.is_error.is_some())
+        {
             return Ok(result);
         }
     }
@@ -794,12 +797,25 @@ struct ResultProbe<'a> {
     #[serde(rename = "resultType", borrow)]
     result_type: Option<std::borrow::Cow<'a, str>>,
     task: Option<IgnoredAny>,
-    content: Option<Vec<BlockProbe>>,
+    /// Absent is `None`; `null` is `Some(None)`, a broken result, as on the typed path (which
+    /// reads no `content: null` as a list).
+    #[serde(default, deserialize_with = "present")]
+    content: Option<Option<Vec<BlockProbe>>>,
     #[serde(rename = "structuredContent")]
     structured: Option<IgnoredAny>,
     /// `null` reads as absent, as on the typed path.
     #[serde(rename = "isError")]
     is_error: Option<bool>,
+}
+
+/// A field that is there, `null` or not: `Some(None)` for `null` (a missing field stays `None`
+/// through `#[serde(default)]`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// A content block: an object with a `type` (its other fields are the client's to read).
