@@ -29,6 +29,8 @@ struct Row {
     prompts: usize,
     connect_ms: Option<u64>,
     stderr_tail: Vec<String>,
+    /// Where the config entry comes from, when the config gathers several.
+    origin: Option<String>,
 }
 
 impl Row {
@@ -56,6 +58,7 @@ impl Row {
             prompts: s.prompts,
             connect_ms: s.connect_ms,
             stderr_tail: s.stderr_tail,
+            origin: None,
         }
     }
 
@@ -75,6 +78,9 @@ impl Row {
         if let Some(e) = &self.error {
             v["error"] = json!(e);
             v["stderr_tail"] = json!(self.stderr_tail);
+        }
+        if let Some(origin) = &self.origin {
+            v["origin"] = json!(origin);
         }
         v
     }
@@ -102,6 +108,7 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
                 prompts: s.prompts.len(),
                 connect_ms: None,
                 stderr_tail: Vec::new(),
+                origin: None,
             });
         }
     } else {
@@ -128,8 +135,14 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
                         .filter(|t| c.filter.permits(&t.def.name))
                         .count()
                 });
+            let origin = config
+                .servers
+                .iter()
+                .find(|c| c.name() == status.name)
+                .and_then(|c| c.origin.clone());
             let mut row = Row::from_status(status);
             row.tools_allowed = allowed.filter(|&n| n < row.tools);
+            row.origin = origin;
             row
         }));
         sessions.shutdown().await;
@@ -147,6 +160,7 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
                 prompts: 0,
                 connect_ms: None,
                 stderr_tail: Vec::new(),
+                origin: None,
             });
         }
     }
@@ -317,6 +331,7 @@ mod tests {
             prompts: 0,
             connect_ms: None,
             stderr_tail: tail.iter().map(|l| l.to_string()).collect(),
+            origin: None,
         }
     }
 

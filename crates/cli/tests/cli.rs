@@ -247,6 +247,13 @@ fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
     .unwrap();
     let v = json(&servers());
     assert_eq!(server(&v, "company")["state"], "ready", "{v}");
+    // Where a server of a gathered config comes from is in --json.
+    assert!(
+        server(&v, "company")["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("Claude Code managed-mcp.json (")),
+        "{v}"
+    );
     let tickets = server(&v, "tickets");
     assert_eq!(tickets["state"], "disabled", "{v}");
     assert!(

@@ -509,6 +509,7 @@ mod tests {
             max_result_tokens: None,
             oauth: None,
             legacy_sse: false,
+            origin: None,
         }
     }
 

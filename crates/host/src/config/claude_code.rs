@@ -90,6 +90,18 @@ impl<'a> StateFile<'a> {
         }
     }
 
+    /// Which of the state file's scopes server `name` is written in, in words.
+    pub fn scope_of(&self, name: &str) -> String {
+        match (&self.project, self.local.contains(name)) {
+            (Some(project), true) => format!(
+                "Claude Code local scope ({}, project {})",
+                self.path.display(),
+                project.display()
+            ),
+            _ => format!("Claude Code user scope ({})", self.path.display()),
+        }
+    }
+
     /// Whether Claude Code trusts the project's folder (its trust dialog was accepted there).
     fn trusted(&self) -> bool {
         self.settings
@@ -213,6 +225,8 @@ impl<'a> StateFile<'a> {
             } else if approved {
                 servers.retain(|s| s.name() != name);
                 disabled.retain(|d| d.name != name);
+                let mut server = server;
+                server.origin = Some(format!("Claude Code project scope ({})", file.display()));
                 servers.push(server);
             } else if waiting_for_trust(&name) {
                 disabled.push(DisabledServer {

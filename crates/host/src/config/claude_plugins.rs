@@ -78,7 +78,11 @@ pub fn add(
                 match Config::parse_with(&file, &text, &env, None, false) {
                     Ok(config) => {
                         servers.retain(|s| s.name() != name);
-                        servers.extend(config.servers);
+                        servers.extend(config.servers.into_iter().map(|mut s| {
+                            s.origin =
+                                Some(format!("Claude Code plugin {id} ({})", file.display()));
+                            s
+                        }));
                         disabled.extend(config.disabled);
                         warnings.extend(config.warnings);
                         added.push(PluginServer { name, claude_name });

@@ -246,7 +246,13 @@ pub fn apply(
                 disabled.retain(|d| !names.contains(&d.name));
                 disabled.extend(managed.disabled);
                 warnings.extend(managed.warnings);
-                servers.extend(managed.servers);
+                servers.extend(managed.servers.into_iter().map(|mut s| {
+                    s.origin = Some(format!(
+                        "Claude Code managed-mcp.json ({})",
+                        exclusive_file.display()
+                    ));
+                    s
+                }));
             }
             Err(e) => warnings.push(format!(
                 "{e} (Claude Code's managed-mcp.json has exclusive control, so no server of this config runs until it is fixed)"
@@ -576,7 +582,13 @@ fn provided_servers(
                         d.name, d.reason
                     ));
                 }
-                out.extend(config.servers);
+                out.extend(config.servers.into_iter().map(|mut s| {
+                    s.origin = Some(format!(
+                        "Claude Code managedMcpServers ({})",
+                        path.display()
+                    ));
+                    s
+                }));
             }
             Err(e) => warnings.push(format!("managedMcpServers server {name:?} left out: {e}")),
         }

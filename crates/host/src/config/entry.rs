@@ -571,6 +571,7 @@ pub fn validate(
         tool_overrides: raw.tool,
         max_result_tokens: raw.max_result_tokens,
         legacy_sse: kind.as_deref() == Some("sse"),
+        origin: None,
     }))
 }
 

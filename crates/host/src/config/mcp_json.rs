@@ -135,6 +135,11 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut servers,
             &mut disabled,
         );
+        if let Some(state) = &state
+            && let Some(last) = servers.last_mut().filter(|s| s.name() == name.as_str())
+        {
+            last.origin = Some(state.scope_of(name));
+        }
     }
     gemini_lists(&root, &mut servers, &mut disabled);
     if let Some(state) = &state {

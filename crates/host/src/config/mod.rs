@@ -72,6 +72,10 @@ pub struct ServerConfig {
     /// The entry says `type = "sse"`: a server of the legacy HTTP+SSE transport, which has no
     /// OAuth (its URL is still tried with Streamable HTTP first, as every HTTP entry's is).
     pub legacy_sse: bool,
+    /// Where the entry comes from when the config gathers several (Claude Code's scopes,
+    /// plugins and managed servers, a folder of server files); `None` for the config file's
+    /// own entries.
+    pub origin: Option<String>,
 }
 
 impl ServerConfig {
@@ -316,7 +320,16 @@ impl Config {
             let new = |name: &str| !taken.contains_key(name);
             merged
                 .servers
-                .extend(config.servers.into_iter().filter(|s| new(s.name())));
+                .extend(
+                    config
+                        .servers
+                        .into_iter()
+                        .filter(|s| new(s.name()))
+                        .map(|mut s| {
+                            s.origin.get_or_insert_with(|| file.display().to_string());
+                            s
+                        }),
+                );
             merged
                 .disabled
                 .extend(config.disabled.into_iter().filter(|d| new(&d.name)));
@@ -419,6 +432,7 @@ impl Config {
                 max_result_tokens: None,
                 oauth: None,
                 legacy_sse: false,
+                origin: None,
             })
             .collect();
         Config {

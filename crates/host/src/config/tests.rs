@@ -1281,6 +1281,17 @@ fn claude_codes_state_file_gives_the_users_servers_and_this_projects() {
         reason(&c, "pending").contains("has not been told to trust"),
         "{c:?}"
     );
+    // Each server says which scope it comes from.
+    let origin = |name: &str| {
+        c.servers
+            .iter()
+            .find(|s| s.name() == name)
+            .and_then(|s| s.origin.clone())
+            .unwrap_or_default()
+    };
+    assert!(origin("approved").starts_with("Claude Code project scope ("));
+    assert!(origin("local").starts_with("Claude Code local scope ("));
+    assert!(origin("mine").starts_with("Claude Code user scope ("));
     assert!(
         reason(&c, "off").contains("disabledMcpjsonServers"),
         "{c:?}"
@@ -1391,6 +1402,13 @@ fn a_folder_of_server_files_is_read_as_continue_reads_its_mcp_servers_folder() {
     let c = Config::load(&folder).unwrap();
     let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
     assert_eq!(names, ["one", "two", "playwright"], "{:?}", c.disabled);
+    // Each server names the file it comes from.
+    let origins: Vec<String> = c.servers.iter().filter_map(|s| s.origin.clone()).collect();
+    assert_eq!(
+        origins,
+        ["a-playwright.yaml", "b-copied.json", "playwright.json"]
+            .map(|f| folder.join(f).display().to_string())
+    );
     let again = reason(&c, "one");
     assert!(
         again.contains("b-copied.json")
@@ -1709,6 +1727,17 @@ fn claude_codes_managed_servers_are_provided_and_managed_mcp_json_takes_exclusiv
     );
     let c = m.read(".mcp.json", servers.clone());
     assert_eq!(names(&c), ["company", "search"], "{:?}", c.disabled);
+    for (name, from) in [
+        ("company", "Claude Code managed-mcp.json ("),
+        ("search", "Claude Code managedMcpServers ("),
+    ] {
+        let s = c.servers.iter().find(|s| s.name() == name).unwrap();
+        assert!(
+            s.origin.as_deref().is_some_and(|o| o.starts_with(from)),
+            "{:?}",
+            s.origin
+        );
+    }
     assert!(reason(&c, "tool").contains("exclusive control"));
     assert!(reason(&c, "blocked-managed").contains("deniedMcpServers"));
     assert!(reason(&c, "per-user").contains("allowedMcpServers"));
@@ -1944,6 +1973,13 @@ fn claude_codes_enabled_plugins_bring_their_mcp_servers() {
         }
         other => panic!("{other:?}"),
     }
+    assert!(
+        db.origin
+            .as_deref()
+            .is_some_and(|o| o.starts_with("Claude Code plugin inline@market (")),
+        "{:?}",
+        db.origin
+    );
     // Turned off in Claude Code's /mcp under the name it shows there.
     assert!(reason(&c, "plugin_file_api").contains("/mcp panel"));
     assert!(c.inputs.contains(&plugins.join("installed_plugins.json")));
