@@ -1,11 +1,14 @@
-//! `${VAR}`, `${VAR:-default}` and VS Code's `${env:VAR}` expansion in config strings. The value
-//! of a variable never appears in an error; only its name does.
+//! `${VAR}`, `${VAR:-default}` and VS Code's `${env:VAR}` expansion in config strings, and VS
+//! Code's `${input:ID}` (a value VS Code asks the user for) from `SWITCHBOARD_INPUT_ID`. The
+//! value of a variable never appears in an error; only its name does.
 
 /// Why a string could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExpandError {
     /// `${NAME}` with NAME unset and no default.
     Unset(String),
+    /// VS Code's `${input:ID}` with no `SWITCHBOARD_INPUT_ID` set (the ID).
+    Input(String),
     /// `${input:...}` or another VS Code variable we cannot resolve outside VS Code.
     Unsupported(String),
     /// `${` without a closing `}`.
@@ -18,6 +21,11 @@ impl std::fmt::Display for ExpandError {
             ExpandError::Unset(name) => write!(
                 f,
                 "environment variable {name} is not set (set it, or write ${{{name}:-default}})"
+            ),
+            ExpandError::Input(id) => write!(
+                f,
+                "${{input:{id}}} is a value VS Code asks you for; give it to switchboard in the environment variable {} (the file can stay as it is)",
+                input_var(id)
             ),
             ExpandError::Unsupported(var) => write!(
                 f,
@@ -51,6 +59,23 @@ pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<St
     Ok(out)
 }
 
+/// The environment variable that stands in for VS Code's `${input:ID}`: `SWITCHBOARD_INPUT_`
+/// and the ID in capitals, each character other than a letter or digit written `_`
+/// (`${input:github_token}` is `SWITCHBOARD_INPUT_GITHUB_TOKEN`).
+pub fn input_var(id: &str) -> String {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("SWITCHBOARD_INPUT_{id}")
+}
+
 fn resolve(body: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
     let (name, default) = match body.split_once(":-") {
         Some((n, d)) => (n, Some(d)),
@@ -58,6 +83,14 @@ fn resolve(body: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String
     };
     let name = match name.split_once(':') {
         Some(("env", n)) => n,
+        Some(("input", id)) => {
+            return match lookup(&input_var(id)).filter(|v| !v.is_empty()) {
+                Some(v) => Ok(v),
+                None => default
+                    .map(str::to_string)
+                    .ok_or_else(|| ExpandError::Input(id.to_string())),
+            };
+        }
         Some(_) => return Err(ExpandError::Unsupported(body.to_string())),
         None => name,
     };
@@ -76,6 +109,7 @@ mod tests {
     fn env(name: &str) -> Option<String> {
         match name {
             "TOKEN" => Some("s3cret".into()),
+            "SWITCHBOARD_INPUT_GITHUB_TOKEN" => Some("ghp_from_env".into()),
             "EMPTY" => Some(String::new()),
             _ => None,
         }
@@ -91,9 +125,13 @@ mod tests {
             ("no vars", Ok("no vars")),
             ("a $${LITERAL} b", Ok("a ${LITERAL} b")),
             ("${MISSING}", Err(ExpandError::Unset("MISSING".into()))),
+            ("${input:github_token}", Ok("ghp_from_env")),
+            ("${input:github-token}", Ok("ghp_from_env")),
+            ("${input:token}", Err(ExpandError::Input("token".into()))),
+            ("${input:token:-none}", Ok("none")),
             (
-                "${input:token}",
-                Err(ExpandError::Unsupported("input:token".into())),
+                "${command:pick}",
+                Err(ExpandError::Unsupported("command:pick".into())),
             ),
             ("${OOPS", Err(ExpandError::Unclosed)),
         ];

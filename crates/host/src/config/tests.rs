@@ -531,8 +531,10 @@ fn vs_code_predefined_variables_that_mean_something_here_are_resolved() {
         }
         other => panic!("{other:?}"),
     }
-    // What only VS Code can answer is still refused, with the way out.
-    assert!(reason(&c, "ask").contains("${input:token} is a VS Code variable"));
+    // What VS Code asks for needs its switchboard variable, and the message says which.
+    assert!(reason(&c, "ask").contains(
+        "${input:token} is a value VS Code asks you for; give it to switchboard in the environment variable SWITCHBOARD_INPUT_TOKEN"
+    ));
 }
 
 #[test]
@@ -2039,4 +2041,22 @@ fn a_projects_own_allowlist_counts_only_once_claude_code_trusts_the_folder() {
         serde_json::json!({"projects": {folder.display().to_string(): {"hasTrustDialogAccepted": true}}}),
     );
     assert_eq!(names(&m.read(".mcp.json", servers)), ["b"]);
+}
+
+#[test]
+fn a_vs_code_input_is_read_from_its_switchboard_variable() {
+    let text = r#"{
+        "inputs": [{"type": "promptString", "id": "github_token", "description": "GitHub PAT", "password": true}],
+        "servers": {"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/",
+            "headers": {"Authorization": "Bearer ${input:github_token}"}}}
+    }"#;
+    let with = |name: &str| (name == "SWITCHBOARD_INPUT_GITHUB_TOKEN").then(|| "ghp_x".to_string());
+    let c = Config::parse(Path::new("/p/.vscode/mcp.json"), text, &with).unwrap();
+    assert_eq!(
+        env_of(&c.servers[0]),
+        [("Authorization".to_string(), "Bearer ghp_x".to_string())]
+    );
+    let c = parse("/p/.vscode/mcp.json", text).unwrap();
+    let why = reason(&c, "github");
+    assert!(why.contains("SWITCHBOARD_INPUT_GITHUB_TOKEN"), "{why}");
 }
