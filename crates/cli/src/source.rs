@@ -16,7 +16,11 @@ use crate::output;
 pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = match Config::locate(global.config.as_deref(), &cwd) {
-        Some(path) => Config::load(&path)?,
+        Some(path) => {
+            let mut config = Config::load(&path)?;
+            chain(&path, global.profile.as_deref(), &mut config)?;
+            config
+        }
         None => {
             let exe = std::env::current_exe()
                 .context("cannot find this program's path to start the demo servers")?;
@@ -33,6 +37,44 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     // Sessions started from this config use each server's own OAuth client settings.
     switchboard_mcp::configure_server_oauth(config.server_oauth());
     Ok(config)
+}
+
+/// The environment variable through which each switchboard tells the stdio servers it starts
+/// which configs (path, and profile) the switchboards above them serve.
+const CHAIN_VAR: &str = "SWITCHBOARD_CONFIG_CHAIN";
+
+/// Keep a config that runs switchboard on itself (a project's `.mcp.json` naming `switchboard
+/// serve`, read by that same `serve`) from starting switchboards without end: a switchboard
+/// started for a config (and profile) one above it already serves refuses to start, saying
+/// why; the others pass the chain on to their stdio servers.
+fn chain(path: &Path, profile: Option<&str>, config: &mut Config) -> anyhow::Result<()> {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let key = match profile {
+        Some(p) => format!("{} (profile {p})", path.display()),
+        None => path.display().to_string(),
+    };
+    let above = std::env::var(CHAIN_VAR).unwrap_or_default();
+    if above.lines().any(|l| l == key) {
+        anyhow::bail!(
+            "this switchboard was started by a switchboard serving the same config, {key}: the config runs switchboard on itself, which would start switchboards without end. Give the inner one its own --config (or a --profile that leaves it out)"
+        );
+    }
+    let passed = if above.is_empty() {
+        key
+    } else {
+        format!("{above}\n{key}")
+    };
+    for server in &mut config.servers {
+        if let switchboard_core::TransportSpec::Stdio { env, .. } = &mut server.spec.transport
+            && !env.iter().any(|(k, _)| k == CHAIN_VAR)
+        {
+            env.push((
+                CHAIN_VAR.into(),
+                switchboard_core::Secret::new(passed.clone()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Connect to every usable server of the config, with a spinner while they start.

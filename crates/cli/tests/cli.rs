@@ -265,6 +265,39 @@ fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
     );
 }
 
+/// A project's `.mcp.json` that names `switchboard serve` (as a host's config would) is read by
+/// that same serve when it starts there: the inner switchboard refuses, saying why, instead of
+/// starting another, and another.
+#[test]
+fn a_config_that_runs_switchboard_on_itself_stops_at_the_first_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = exe();
+    let mcp = serde_json::json!({"mcpServers": {
+        "tickets": {"command": exe, "args": ["demo-server", "tickets"]},
+        "switchboard": {"command": exe, "args": ["serve"]}
+    }});
+    std::fs::write(dir.path().join(".mcp.json"), mcp.to_string()).unwrap();
+    let out = run(dir.path(), &["servers", "--json"]);
+    let v = json(&out);
+    assert_eq!(server(&v, "tickets")["state"], "ready", "{v}");
+    let inner = server(&v, "switchboard");
+    assert_eq!(inner["state"], "failed", "{v}");
+    assert!(
+        inner.to_string().contains("runs switchboard on itself"),
+        "{inner}"
+    );
+    // A profile of the same file that leaves the inner switchboard out is another config: the
+    // inner one serves it.
+    let toml = format!(
+        "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.inner]\ncommand = {exe}\nargs = [\"--profile\", \"small\", \"serve\"]\n\n[profiles.small]\nservers = [\"tickets\"]\n",
+        exe = toml_str(Path::new(exe))
+    );
+    std::fs::write(dir.path().join("switchboard.toml"), toml).unwrap();
+    let v = json(&run(dir.path(), &["servers", "--json"]));
+    assert_eq!(server(&v, "inner")["state"], "ready", "{v}");
+    assert_eq!(server(&v, "inner")["tools"], 3, "{v}");
+}
+
 #[test]
 fn without_a_config_the_demo_names_other_hosts_files_and_a_hosts_name_opens_its_file() {
     let dir = tempfile::tempdir().unwrap();
