@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::claude_settings::{Kind, Settings};
 use super::entry::Context;
 use super::position::find_json_key;
 use super::{Config, DisabledServer, ServerConfig};
@@ -82,8 +83,8 @@ impl<'a> StateFile<'a> {
 
     /// Where Claude Code's settings for this read are: the user's home (the state file's folder)
     /// and the project's folder.
-    pub fn scope(&self) -> super::claude_policy::Scope {
-        super::claude_policy::Scope {
+    pub fn scope(&self) -> super::claude_settings::Scope {
+        super::claude_settings::Scope {
             home: self.path.parent().map(std::path::Path::to_path_buf),
             project: self.project.clone(),
             trusted: self.trusted(),
@@ -113,6 +114,7 @@ impl<'a> StateFile<'a> {
     pub fn add_project_file(
         &self,
         ctx: &Context<'_>,
+        settings: &Settings,
         servers: &mut Vec<ServerConfig>,
         disabled: &mut Vec<DisabledServer>,
         warnings: &mut Vec<String>,
@@ -141,39 +143,19 @@ impl<'a> StateFile<'a> {
         // which count only once the folder is trusted (a cloned repository cannot approve its
         // own servers). A refusal counts from any of them.
         let trusted = self.trusted();
-        let read = |f: &std::path::Path| -> Option<Map<String, Value>> {
-            ctx.input(f);
-            let text = std::fs::read_to_string(f).ok()?;
-            match serde_json::from_str(&super::jsonc::to_json(&text)).ok()? {
-                Value::Object(m) => Some(m),
-                _ => None,
-            }
-        };
-        let managed_dir = super::claude_policy::managed_dir(ctx);
-        let outside: Vec<Map<String, Value>> = self
-            .path
-            .parent()
-            .map(|home| home.join(".claude/settings.json"))
-            .into_iter()
-            .chain(super::claude_policy::managed_settings_files(&managed_dir))
-            .filter_map(|f| read(&f))
-            .collect();
-        let inside: Vec<Map<String, Value>> = self
-            .project
+        let outside: Vec<&Map<String, Value>> = settings
+            .files
             .iter()
-            .flat_map(|p| {
-                [
-                    p.join(".claude/settings.json"),
-                    p.join(".claude/settings.local.json"),
-                ]
-            })
-            .filter_map(|f| read(&f))
+            .filter(|f| f.kind != Kind::Project)
+            .map(|f| &f.value)
             .collect();
+        let inside: Vec<&Map<String, Value>> =
+            settings.of_kind(Kind::Project).map(|f| &f.value).collect();
         let approving: Vec<&Map<String, Value>> = self
             .settings
             .into_iter()
-            .chain(&outside)
-            .chain(inside.iter().filter(|_| trusted))
+            .chain(outside.iter().copied())
+            .chain(inside.iter().copied().filter(|_| trusted))
             .collect();
         let names = |sources: &[&Map<String, Value>], key: &str| -> BTreeSet<String> {
             sources
@@ -194,15 +176,13 @@ impl<'a> StateFile<'a> {
         let every: Vec<&Map<String, Value>> = approving
             .iter()
             .copied()
-            .chain(inside.iter().filter(|_| !trusted))
+            .chain(inside.iter().copied().filter(|_| !trusted))
             .collect();
         let refused = names(&every, "disabledMcpjsonServers");
         // What the project's own files would approve if the folder were trusted, to say so.
-        let inside_refs: Vec<&Map<String, Value>> = inside.iter().collect();
         let waiting_for_trust = |name: &str| {
             !trusted
-                && (approves_all(&inside_refs)
-                    || names(&inside_refs, "enabledMcpjsonServers").contains(name))
+                && (approves_all(&inside) || names(&inside, "enabledMcpjsonServers").contains(name))
         };
         for server in shared.servers {
             let name = server.name().to_string();
@@ -253,28 +233,6 @@ impl<'a> StateFile<'a> {
                 disabled.push(d);
             }
         }
-    }
-
-    /// Add the MCP servers of the Claude Code plugins enabled here (see `claude_plugins`).
-    pub fn add_plugins(
-        &self,
-        ctx: &Context<'_>,
-        servers: &mut Vec<ServerConfig>,
-        disabled: &mut Vec<DisabledServer>,
-        warnings: &mut Vec<String>,
-    ) -> Vec<super::claude_plugins::PluginServer> {
-        let Some(home) = self.path.parent() else {
-            return Vec::new();
-        };
-        super::claude_plugins::add(
-            ctx,
-            home,
-            self.project.as_deref(),
-            self.trusted(),
-            servers,
-            disabled,
-            warnings,
-        )
     }
 
     /// The servers turned off for this project in Claude Code's `/mcp` panel (the project

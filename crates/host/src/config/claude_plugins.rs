@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::claude_settings::{Kind, Scope, Settings};
 use super::entry::Context;
 use super::{Config, DisabledServer, ServerConfig};
 
@@ -25,19 +26,22 @@ pub struct PluginServer {
 /// Add the enabled plugins' servers; a plugin that cannot be read is a warning.
 pub fn add(
     ctx: &Context<'_>,
-    home: &Path,
-    project: Option<&Path>,
-    trusted: bool,
+    settings: &Settings,
+    scope: &Scope,
     servers: &mut Vec<ServerConfig>,
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) -> Vec<PluginServer> {
+    let Some(home) = &scope.home else {
+        return Vec::new();
+    };
+    let project = scope.project.as_deref();
     let registry = home.join(".claude/plugins/installed_plugins.json");
     ctx.input(&registry);
     let Some(installed) = read_json(&registry) else {
         return Vec::new();
     };
-    let enabled = enabled_plugins(ctx, home, project, trusted);
+    let enabled = enabled_plugins(settings, scope.trusted);
     let mut added = Vec::new();
     let Some(plugins) = installed.get("plugins").and_then(Value::as_object) else {
         return added;
@@ -98,34 +102,14 @@ pub fn add(
 }
 
 /// Which plugins are enabled: `enabledPlugins` of the user's settings, the project's and the
-/// project's local ones, then the managed settings; a later file's value for a plugin wins.
-/// Until Claude Code trusts the folder, the project's files can turn a plugin off but not on.
-fn enabled_plugins(
-    ctx: &Context<'_>,
-    home: &Path,
-    project: Option<&Path>,
-    trusted: bool,
-) -> BTreeMap<String, bool> {
-    let managed = super::claude_policy::managed_dir(ctx);
-    let files = std::iter::once((home.join(".claude/settings.json"), true))
-        .chain(project.into_iter().flat_map(|p| {
-            [
-                (p.join(".claude/settings.json"), trusted),
-                (p.join(".claude/settings.local.json"), trusted),
-            ]
-        }))
-        .chain(
-            super::claude_policy::managed_settings_files(&managed)
-                .into_iter()
-                .map(|f| (f, true)),
-        );
+/// project's local ones, then the managed settings (the order of `settings`); a later file's
+/// value for a plugin wins. Until Claude Code trusts the folder, the project's files can turn a
+/// plugin off but not on.
+fn enabled_plugins(settings: &Settings, trusted: bool) -> BTreeMap<String, bool> {
     let mut enabled = BTreeMap::new();
-    for (file, may_enable) in files {
-        ctx.input(&file);
-        let Some(settings) = read_json(&file) else {
-            continue;
-        };
-        if let Some(map) = settings.get("enabledPlugins").and_then(Value::as_object) {
+    for file in &settings.files {
+        let may_enable = trusted || file.kind != Kind::Project;
+        if let Some(map) = file.value.get("enabledPlugins").and_then(Value::as_object) {
             for (id, on) in map {
                 if let Some(on) = on.as_bool().filter(|on| may_enable || !on) {
                     enabled.insert(id.clone(), on);
@@ -223,6 +207,5 @@ fn with_plugin_root(mut entry: Value, root: &Path) -> Value {
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str(&super::jsonc::to_json(&text)).ok()
+    super::claude_settings::read_json(path).ok()
 }

@@ -6,127 +6,14 @@
 //! A server the policy keeps out is listed as disabled, naming the rule and the file it is in.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 use switchboard_core::TransportSpec;
 
+use super::claude_settings::{Kind, Scope, Settings, SettingsFile};
 use super::entry::Context;
 use super::{Config, DisabledServer, ServerConfig};
-
-/// The environment variable naming the folder of Claude Code's managed files, in place of the
-/// system folder (to try a policy before deploying it).
-pub const MANAGED_DIR_VAR: &str = "SWITCHBOARD_CLAUDE_MANAGED_DIR";
-
-/// Where an administrator puts Claude Code's managed files on this platform.
-pub fn system_dir() -> PathBuf {
-    PathBuf::from(if cfg!(target_os = "macos") {
-        "/Library/Application Support/ClaudeCode"
-    } else if cfg!(windows) {
-        r"C:\Program Files\ClaudeCode"
-    } else {
-        "/etc/claude-code"
-    })
-}
-
-/// The folder of Claude Code's managed files: [`MANAGED_DIR_VAR`], else [`system_dir`].
-pub fn managed_dir(ctx: &Context<'_>) -> PathBuf {
-    (ctx.env)(MANAGED_DIR_VAR)
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(system_dir)
-}
-
-/// The managed settings files in `dir` that exist: `managed-settings.json`, then the
-/// `managed-settings.d/*.json` drop-ins in name order (a later one's keys win).
-pub fn managed_settings_files(dir: &Path) -> Vec<PathBuf> {
-    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(dir.join("managed-settings.d"))
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    drop_ins.sort();
-    std::iter::once(dir.join("managed-settings.json"))
-        .chain(drop_ins)
-        .filter(|p| p.is_file())
-        .collect()
-}
-
-/// Where Claude Code's settings for one read are.
-pub struct Scope {
-    /// The user's home, holding `.claude/settings.json`.
-    pub home: Option<PathBuf>,
-    /// The project's folder, holding `.claude/settings.json` and `.claude/settings.local.json`.
-    pub project: Option<PathBuf>,
-    /// Whether Claude Code trusts the project's folder: until it does, the project's own
-    /// settings files cannot widen the allowlist (a cloned repository cannot allow its own
-    /// servers); their denials count regardless.
-    pub trusted: bool,
-}
-
-impl Scope {
-    /// The scope of a read of Claude Code's own files, or `None` for any other file (and for a
-    /// file read as part of another).
-    pub fn of(
-        ctx: &Context<'_>,
-        state: Option<&super::claude_code::StateFile<'_>>,
-    ) -> Option<Self> {
-        if !ctx.policy {
-            return None;
-        }
-        if let Some(state) = state {
-            return Some(state.scope());
-        }
-        let name = ctx.path.file_name()?;
-        if name != ".mcp.json" && name != ".claude.json" {
-            return None;
-        }
-        let home = (ctx.env)("HOME")
-            .or_else(|| (ctx.env)("USERPROFILE"))
-            .map(PathBuf::from)
-            .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()));
-        let project = (name == ".mcp.json").then(|| ctx.base.to_path_buf());
-        let trusted = match (&home, &project) {
-            (Some(home), Some(project)) => {
-                trusted_in_state_file(&home.join(".claude.json"), project)
-            }
-            _ => false,
-        };
-        Some(Scope {
-            home,
-            project,
-            trusted,
-        })
-    }
-}
-
-/// Whether Claude Code's state file records the trust dialog as accepted for `project`.
-fn trusted_in_state_file(state: &Path, project: &Path) -> bool {
-    let folder = if project.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        project
-    };
-    let (Ok(folder), Ok(text)) = (
-        std::fs::canonicalize(folder),
-        std::fs::read_to_string(state),
-    ) else {
-        return false;
-    };
-    let Ok(root) = serde_json::from_str::<Value>(&text) else {
-        return false;
-    };
-    root.get("projects")
-        .and_then(Value::as_object)
-        .is_some_and(|projects| {
-            projects.iter().any(|(dir, entry)| {
-                Path::new(dir) == folder
-                    && entry.get("hasTrustDialogAccepted") == Some(&Value::Bool(true))
-            })
-        })
-}
 
 /// How a list entry picks servers.
 #[derive(Debug)]
@@ -162,33 +49,24 @@ impl Rule {
     }
 }
 
-/// A settings file's object.
-struct SettingsFile {
-    path: PathBuf,
-    value: Map<String, Value>,
-    managed: bool,
-    /// One of the project's own files.
-    project: bool,
-}
-
 /// Apply the policy to the servers read from Claude Code's files.
 pub fn apply(
     ctx: &Context<'_>,
     scope: &Scope,
+    settings: &Settings,
     servers: &mut Vec<ServerConfig>,
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) {
-    let managed_dir = managed_dir(ctx);
-    let settings = settings_files(ctx, &managed_dir, scope, warnings);
-    let managed_only = settings.iter().any(|s| {
-        s.managed && s.value.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true))
-    });
+    let managed_only = settings
+        .of_kind(Kind::Managed)
+        .any(|s| s.value.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true)));
     let allowed: Option<Vec<Rule>> = {
         let sources: Vec<&SettingsFile> = settings
+            .files
             .iter()
-            .filter(|s| s.managed || !managed_only)
-            .filter(|s| !s.project || scope.trusted)
+            .filter(|s| s.kind == Kind::Managed || !managed_only)
+            .filter(|s| s.kind != Kind::Project || scope.trusted)
             .filter(|s| s.value.get("allowedMcpServers").is_some())
             .collect();
         (!sources.is_empty()).then(|| {
@@ -199,6 +77,7 @@ pub fn apply(
         })
     };
     let denied: Vec<Rule> = settings
+        .files
         .iter()
         .flat_map(|s| rules(ctx, s, "deniedMcpServers", warnings))
         .collect();
@@ -206,10 +85,11 @@ pub fn apply(
     // The organization's own servers skip the allowlist: every provided server, and each
     // managed-mcp.json server written without `${VAR}`.
     let mut own: BTreeSet<String> = BTreeSet::new();
-    let provided = provided_servers(ctx, &settings, warnings);
-    let exclusive_file = managed_dir.join("managed-mcp.json");
+    let provided = provided_servers(ctx, &settings.files, warnings);
+    let exclusive_file = settings.managed_dir.join("managed-mcp.json");
     ctx.input(&exclusive_file);
-    if exclusive_file.is_file() {
+    let exclusive = exclusive_file.is_file();
+    if exclusive {
         let reason = format!(
             "Claude Code's managed-mcp.json ({}) has exclusive control: only the servers it defines run",
             exclusive_file.display()
@@ -220,14 +100,21 @@ pub fn apply(
                 reason: reason.clone(),
             });
         }
-        match Config::load_part(&exclusive_file, ctx.env) {
-            Ok(managed) => {
+        let read = std::fs::read_to_string(&exclusive_file)
+            .map_err(|source| crate::error::HostError::ConfigRead {
+                path: exclusive_file.clone(),
+                source,
+            })
+            .and_then(|text| {
+                Config::parse_part(&exclusive_file, &text, ctx.env).map(|config| (config, text))
+            });
+        match read {
+            Ok((managed, text)) => {
                 for input in &managed.inputs {
                     ctx.input(input);
                 }
-                let raw: Option<Value> = std::fs::read_to_string(&exclusive_file)
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&super::jsonc::to_json(&t)).ok());
+                // Which entries use `${VAR}`, as written.
+                let raw: Option<Value> = serde_json::from_str(&super::jsonc::to_json(&text)).ok();
                 for s in &managed.servers {
                     let written = raw
                         .as_ref()
@@ -262,7 +149,7 @@ pub fn apply(
     for p in provided {
         let name = p.name().to_string();
         // A managed-mcp.json server of the same name wins; any other of the name gives way.
-        if exclusive_file.is_file() && servers.iter().any(|s| s.name() == name) {
+        if exclusive && servers.iter().any(|s| s.name() == name) {
             continue;
         }
         servers.retain(|s| s.name() != name);
@@ -346,67 +233,6 @@ fn not_allowed(allowed: &[Rule], server: &ServerConfig) -> Option<String> {
             server.name()
         ))
     }
-}
-
-/// Claude Code's settings files that exist, managed first: `managed-settings.json` and the
-/// `managed-settings.d/*.json` drop-ins in name order, then the user's `~/.claude/settings.json`,
-/// then the project's `.claude/settings.json` and `.claude/settings.local.json`. A file that
-/// cannot be read is a warning.
-fn settings_files(
-    ctx: &Context<'_>,
-    managed: &Path,
-    scope: &Scope,
-    warnings: &mut Vec<String>,
-) -> Vec<SettingsFile> {
-    ctx.input(&managed.join("managed-settings.d"));
-    ctx.input(&managed.join("managed-settings.json"));
-    let managed_files = managed_settings_files(managed)
-        .into_iter()
-        .map(|p| (p, true, false));
-    let other = [
-        scope.home.as_ref().map(|h| h.join(".claude/settings.json")),
-        scope
-            .project
-            .as_ref()
-            .map(|p| p.join(".claude/settings.json")),
-        scope
-            .project
-            .as_ref()
-            .map(|p| p.join(".claude/settings.local.json")),
-    ]
-    .into_iter()
-    .enumerate()
-    .filter_map(|(i, p)| p.map(|p| (p, false, i > 0)));
-    let mut out = Vec::new();
-    let mut seen = BTreeSet::new();
-    for (path, managed, project) in managed_files.chain(other) {
-        ctx.input(&path);
-        if !path.is_file() || !seen.insert(path.clone()) {
-            continue;
-        }
-        let parsed = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| {
-                serde_json::from_str::<Value>(&super::jsonc::to_json(&t)).map_err(|e| e.to_string())
-            });
-        match parsed {
-            Ok(Value::Object(value)) => out.push(SettingsFile {
-                path,
-                value,
-                managed,
-                project,
-            }),
-            Ok(_) => warnings.push(format!(
-                "{}: not read for Claude Code's MCP policy: not a JSON object",
-                path.display()
-            )),
-            Err(e) => warnings.push(format!(
-                "{}: not read for Claude Code's MCP policy: {e}",
-                path.display()
-            )),
-        }
-    }
-    out
 }
 
 /// The entries of list `key` in one settings file. A bad entry is a warning; an allowlist entry
@@ -542,7 +368,7 @@ fn provided_servers(
             continue;
         };
         let place = file.path.display();
-        if !file.managed {
+        if file.kind != Kind::Managed {
             warnings.push(format!(
                 "{place}: managedMcpServers is read only from managed settings; ignored here"
             ));

@@ -142,13 +142,32 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         }
     }
     gemini_lists(&root, &mut servers, &mut disabled);
-    if let Some(state) = &state {
-        state.add_project_file(ctx, &mut servers, &mut disabled, &mut warnings);
-        let plugins = state.add_plugins(ctx, &mut servers, &mut disabled, &mut warnings);
-        state.apply_toggles(&plugins, &mut servers, &mut disabled);
-    }
-    if let Some(scope) = super::claude_policy::Scope::of(ctx, state.as_ref()) {
-        super::claude_policy::apply(ctx, &scope, &mut servers, &mut disabled, &mut warnings);
+    // Claude Code's own files: its settings are read once, for the project's approvals, the
+    // plugins and the managed policy.
+    if let Some(scope) = super::claude_settings::Scope::of(ctx, state.as_ref()) {
+        let settings = super::claude_settings::Settings::read(ctx, &scope, &mut warnings);
+        if let Some(state) = &state {
+            state.add_project_file(ctx, &settings, &mut servers, &mut disabled, &mut warnings);
+            let plugins = super::claude_plugins::add(
+                ctx,
+                &settings,
+                &scope,
+                &mut servers,
+                &mut disabled,
+                &mut warnings,
+            );
+            state.apply_toggles(&plugins, &mut servers, &mut disabled);
+        }
+        if ctx.policy {
+            super::claude_policy::apply(
+                ctx,
+                &scope,
+                &settings,
+                &mut servers,
+                &mut disabled,
+                &mut warnings,
+            );
+        }
     }
     if state.is_some() && servers.is_empty() && disabled.is_empty() {
         return Err(HostError::ConfigShape {

@@ -6,6 +6,7 @@
 mod claude_code;
 mod claude_plugins;
 mod claude_policy;
+mod claude_settings;
 mod codex;
 mod continue_dev;
 mod crush;
@@ -369,7 +370,16 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse_with(path, &text, env, std::env::current_dir().ok(), false)
+        Self::parse_part(path, &text, env)
+    }
+
+    /// [`Config::load_part`] of text already read.
+    fn parse_part(
+        path: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, HostError> {
+        Self::parse_with(path, text, env, std::env::current_dir().ok(), false)
     }
 
     fn parse_with(
