@@ -1186,6 +1186,124 @@ fn a_headers_helper_gives_an_http_upstream_its_token() {
     assert!(seen.contains(&format!("gw {}", http.url)), "{seen}");
 }
 
+/// A `headersHelper` is run again when the server refuses the headers it gave (401 or 403), and
+/// the request is sent once more with the new ones, as Claude Code does: a short-lived token that
+/// expires mid-session costs no failed call. A helper whose new headers are refused too is run
+/// once per refused request, not in a loop, and the call fails saying the server refused it,
+/// leaving the session open. A fixed bearer token that is refused is named as such. The server
+/// is `fixtures/token-server.mjs`, whose accepted token a file sets per request.
+#[test]
+fn a_headers_helper_is_run_again_when_its_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let accepted = dir.path().join("accepted.txt");
+    let handed = dir.path().join("handed.txt");
+    let runs = dir.path().join("runs.txt");
+    std::fs::write(&accepted, "first-token").unwrap();
+    std::fs::write(&handed, "first-token").unwrap();
+    let fixture = repo_root().join("crates/cli/tests/fixtures/token-server.mjs");
+    let mut server = Command::new(node())
+        .arg(&fixture)
+        .env("TOKEN_FILE", &accepted)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("node does not start: {e}; run scripts/peers"));
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap_or_else(|| panic!("token-server said {line:?}"))
+        .to_string();
+    struct Kill(Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _server = Kill(server);
+    let helper = format!(
+        "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
+        runs.display(),
+        handed.display()
+    );
+    let setup = Setup::new(&format!(
+        "[servers.tok]\nurl = {url:?}\nheaders_helper = {helper:?}\npin = \"off\"\n\n[servers.fixed]\nurl = {url:?}\nheaders = {{ Authorization = \"Bearer first-token\" }}\npin = \"off\"\n"
+    ));
+    let runs_so_far = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "30"]), "2025-11-25");
+    let echoed = |r: &Value| r["content"][0]["text"].as_str().unwrap_or("").to_string();
+    let r = c.call(1, "tok__echo", json!({"text": "one"}));
+    assert_eq!(echoed(&r), "one", "{r}");
+    let r = c.call(11, "fixed__echo", json!({"text": "one"}));
+    assert_eq!(echoed(&r), "one", "{r}");
+    assert_eq!(runs_so_far(), 1);
+
+    // The token rotates: the server takes only the new one, which the helper now prints.
+    std::fs::write(&accepted, "second-token").unwrap();
+    std::fs::write(&handed, "second-token").unwrap();
+    let r = c.call(2, "tok__echo", json!({"text": "two"}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    assert_eq!(echoed(&r), "two", "{r}");
+    assert_eq!(runs_so_far(), 2);
+    let r = c.call(3, "tok__echo", json!({"text": "three"}));
+    assert_eq!(echoed(&r), "three", "{r}");
+    assert_eq!(runs_so_far(), 2, "a working token is kept");
+    // A fixed token has no helper to ask: the call fails naming the header, not asking for an
+    // OAuth login.
+    let r = c.request(
+        31,
+        "tools/call",
+        json!({"name": "fixed__echo", "arguments": {"text": "x"}}),
+    );
+    let said = r.to_string();
+    assert!(
+        said.contains("refused the entry's Authorization header (HTTP 401"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("first-token") && !said.contains("auth login"),
+        "{said}"
+    );
+
+    // The server rotates again but the helper still prints the old token: one more run, then
+    // the call fails saying why.
+    std::fs::write(&accepted, "third-token").unwrap();
+    let r = c.request(
+        4,
+        "tools/call",
+        json!({"name": "tok__echo", "arguments": {"text": "four"}}),
+    );
+    let said = r.to_string();
+    assert!(
+        r["result"]["isError"] == json!(true) || r.get("error").is_some(),
+        "{said}"
+    );
+    assert!(
+        said.contains("refused the headers headersHelper printed (HTTP 401"),
+        "{said}"
+    );
+    assert!(!said.contains("second-token"), "{said}");
+    assert_eq!(runs_so_far(), 3);
+
+    // The session was left open: once the helper prints the new token, calls work again.
+    std::fs::write(&handed, "third-token").unwrap();
+    let r = c.call(5, "tok__echo", json!({"text": "five"}));
+    assert_eq!(echoed(&r), "five", "{r}");
+    assert_eq!(runs_so_far(), 4);
+    let stderr = c.finish();
+    assert!(!stderr.contains("third-token"), "{stderr}");
+}
+
 /// A request of a method MCP defines whose params are wrong gets "invalid params" saying what
 /// is wrong (rmcp's default answer was "method not found" with the bare method name), and an
 /// unknown method still gets "method not found".

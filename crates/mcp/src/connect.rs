@@ -22,6 +22,7 @@ use switchboard_core::{Secret, ServerSpec, TransportSpec};
 use crate::auth::OAuthHttp;
 use crate::error::{SessionError, chain};
 use crate::handler::Handler;
+use crate::headers_helper::{HelperHttp, Refresh};
 use crate::http_screen::ScreenedHttp;
 use crate::ids::Ids;
 use crate::in_order::InOrder;
@@ -150,7 +151,8 @@ pub(crate) async fn connect<'h>(
             headers,
             headers_helper,
         } => {
-            let fresh;
+            let (fresh, refresh);
+            let configured = headers;
             let headers = match headers_helper {
                 Some(command) => {
                     fresh =
@@ -160,6 +162,16 @@ pub(crate) async fn connect<'h>(
                 None => headers,
             };
             let config = http_config(&spec.name, url, headers)?;
+            refresh = headers_helper.as_deref().map(|command| {
+                Refresh::new(
+                    &spec.name,
+                    url,
+                    command,
+                    configured,
+                    config.auth_header.clone(),
+                    config.custom_headers.clone(),
+                )
+            });
             open_http(
                 &spec.name,
                 url,
@@ -167,20 +179,30 @@ pub(crate) async fn connect<'h>(
                 config,
                 handler,
                 http(),
-                HttpAuth::Session,
+                HttpAuth::Session(refresh),
             )
             .await
-            .map_err(|failure| failure.into_error(&spec.name, url))
+            .map_err(|failure| {
+                let refused = http_error(&failure.error).and_then(refusal);
+                match refused {
+                    Some((status, challenge)) if own_credentials(&spec.transport) => {
+                        SessionError::Auth {
+                            server: spec.name.clone(),
+                            detail: refused_detail(&spec.transport, status, challenge),
+                        }
+                    }
+                    _ => failure.into_error(&spec.name, url),
+                }
+            })
         }
     }
 }
 
 /// Who authorizes an HTTP session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum HttpAuth {
     /// A session's: the entry's own `Authorization: Bearer` header, else OAuth with the stored
-    /// tokens (see `auth`).
-    Session,
+    /// tokens (see `auth`); with a `headersHelper`, what it prints, run again when refused.
+    Session(Option<Arc<Refresh>>),
     /// A probe's (see `probe`): the entry's headers and nothing else. No stored token is read
     /// or sent and no authorization is started.
     Anonymous,
@@ -251,10 +273,14 @@ pub(crate) async fn open_http(
             legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
         },
     };
-    let started = if config.auth_header.is_some() || auth == HttpAuth::Anonymous {
+    let (anonymous, refresh) = match auth {
+        HttpAuth::Session(refresh) => (false, refresh),
+        HttpAuth::Anonymous => (true, None),
+    };
+    let started = if config.auth_header.is_some() || anonymous {
         // The entry brings its own bearer token (send it and nothing else), or this is a
         // probe, which sends only what the entry says.
-        let client = ScreenedHttp::new(http.clone());
+        let client = ScreenedHttp::new(HelperHttp::new(http.clone(), refresh));
         let transport = StreamableHttpClientTransport::with_client(client, config);
         let transport = InOrder::new(transport, handler.relays());
         handler.serve_with_lifecycle(transport, lifecycle).await
@@ -262,7 +288,7 @@ pub(crate) async fn open_http(
         let oauth = options::oauth_for(server, &options.oauth);
         let client = OAuthHttp::new(http.clone(), url, &oauth);
         let stream = client.stream_watch();
-        let client = ScreenedHttp::new(client);
+        let client = ScreenedHttp::new(HelperHttp::new(client, refresh));
         let transport = StreamableHttpClientTransport::with_client(client, config);
         let transport = InOrder::new(transport, handler.relays());
         let started = handler.serve_with_lifecycle(transport, lifecycle).await;
@@ -309,6 +335,83 @@ pub(crate) fn http_error(
             .error
             .downcast_ref::<StreamableHttpError<reqwest::Error>>(),
         _ => None,
+    }
+}
+
+/// The status (401 or 403) and challenge of an HTTP answer that refused the request's
+/// credentials, when that is what `e` is.
+pub(crate) fn refusal(e: &StreamableHttpError<reqwest::Error>) -> Option<(u16, Option<&str>)> {
+    match e {
+        StreamableHttpError::AuthRequired(a) => Some((401, Some(&a.www_authenticate_header))),
+        StreamableHttpError::InsufficientScope(s) => Some((403, Some(&s.www_authenticate_header))),
+        StreamableHttpError::Client(e) => e
+            .status()
+            .map(|s| s.as_u16())
+            .filter(|s| matches!(s, 401 | 403))
+            .map(|s| (s, None)),
+        other => http_status(other)
+            .filter(|s| matches!(s, 401 | 403))
+            .map(|s| (s, None)),
+    }
+}
+
+/// [`refusal`] anywhere in an error's chain of sources.
+pub(crate) fn refusal_in<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<(u16, Option<&'a str>)> {
+    let mut at = Some(error);
+    while let Some(e) = at {
+        if let Some(found) = e
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            .and_then(refusal)
+        {
+            return Some(found);
+        }
+        at = e.source();
+    }
+    None
+}
+
+/// Whether an HTTP entry brings its own credentials (a `headersHelper`, or a bearer token in
+/// its `Authorization` header), so a refusal is about them and not a call for an OAuth login.
+pub(crate) fn own_credentials(transport: &TransportSpec) -> bool {
+    match transport {
+        TransportSpec::Http {
+            headers,
+            headers_helper,
+            ..
+        } => {
+            headers_helper.is_some()
+                || headers.iter().any(|(name, value)| {
+                    name.eq_ignore_ascii_case("authorization")
+                        && bearer_token(value.expose()).is_some()
+                })
+        }
+        TransportSpec::Stdio { .. } => false,
+    }
+}
+
+/// What to tell the user when HTTP server `server` refused the credentials of an entry that
+/// brings its own ([`own_credentials`]) with `status` and the challenge `challenge`.
+pub(crate) fn refused_detail(
+    transport: &TransportSpec,
+    status: u16,
+    challenge: Option<&str>,
+) -> String {
+    let said = match challenge.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(c) => format!("HTTP {status}: {}", switchboard_core::clip(c, 200)),
+        None => format!("HTTP {status}"),
+    };
+    match transport {
+        TransportSpec::Http {
+            headers_helper: Some(_),
+            ..
+        } => format!(
+            "the server refused the headers headersHelper printed ({said}), also after running it again; check what it prints"
+        ),
+        _ => format!(
+            "the server refused the entry's Authorization header ({said}); the token may be wrong or have expired"
+        ),
     }
 }
 
@@ -374,7 +477,7 @@ fn auth_detail(e: &ClientInitializeError, server: &str) -> Option<String> {
     }
 }
 
-fn login_hint(server: &str) -> String {
+pub(crate) fn login_hint(server: &str) -> String {
     format!("the server requires OAuth authorization; run `switchboard auth login {server}`")
 }
 

@@ -1,15 +1,28 @@
 //! `headersHelper` (Claude Code's `.mcp.json` key, `headers_helper` in switchboard.toml): a
 //! shell command whose output, a JSON object of strings, gives an HTTP server's request headers.
-//! It runs each time a session connects (at start and at every reconnect), so short-lived tokens
-//! stay fresh; its headers replace configured ones of the same name.
+//! It runs each time a session connects (at start and at every reconnect), and again when the
+//! server refuses the headers it gave (401 or 403: a short-lived token expired), after which the
+//! refused request is sent once more ([`HelperHttp`]), as Claude Code does. Its headers replace
+//! configured ones of the same name.
 
+use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
 use switchboard_core::Secret;
 use tokio::io::AsyncReadExt;
 
 use crate::error::SessionError;
+
+type HttpError = StreamableHttpError<reqwest::Error>;
 
 /// How long the helper may run, as in Claude Code.
 pub(crate) const HELPER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -44,6 +57,16 @@ async fn run(
     url: &str,
     command: &str,
 ) -> Result<Vec<(String, Secret)>, SessionError> {
+    run_within(server, url, command, HELPER_TIMEOUT).await
+}
+
+/// [`run`], with `limit` for the helper's time.
+async fn run_within(
+    server: &str,
+    url: &str,
+    command: &str,
+    limit: Duration,
+) -> Result<Vec<(String, Secret)>, SessionError> {
     let fail = |detail: String| SessionError::HeadersHelper {
         server: server.to_string(),
         detail,
@@ -75,7 +98,7 @@ async fn run(
         );
         (read_out.map(|_| out), err, status)
     };
-    let (out, err, status) = match tokio::time::timeout(HELPER_TIMEOUT, work).await {
+    let (out, err, status) = match tokio::time::timeout(limit, work).await {
         Ok(done) => done,
         Err(_) => {
             // The shell and anything it started: they share the helper's process group.
@@ -85,10 +108,7 @@ async fn run(
                     nix::sys::signal::Signal::SIGKILL,
                 );
             }
-            return Err(fail(format!(
-                "it did not finish within {} s",
-                HELPER_TIMEOUT.as_secs()
-            )));
+            return Err(fail(format!("it did not finish within {}", seconds(limit))));
         }
     };
     let said = String::from_utf8_lossy(&err);
@@ -104,6 +124,16 @@ async fn run(
     }
     let out = out.map_err(|e| fail(format!("reading its output failed: {e}")))?;
     parse(&out).map_err(fail)
+}
+
+/// `limit` in words: "10 s", "0.3 s".
+fn seconds(limit: Duration) -> String {
+    let s = limit.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
 }
 
 /// The headers in the helper's output: one JSON object whose values are strings.
@@ -127,9 +157,338 @@ fn parse(out: &[u8]) -> Result<Vec<(String, Secret)>, String> {
         .collect()
 }
 
+/// The headers a session sends when a helper gives them, and how to get new ones: the helper
+/// is run again when the server refuses the current ones.
+pub(crate) struct Refresh {
+    server: String,
+    url: String,
+    command: String,
+    /// The entry's own headers, under the helper's.
+    configured: Vec<(String, Secret)>,
+    current: Mutex<Sent>,
+    /// Held while the helper runs, so requests refused together run it once.
+    running: tokio::sync::Mutex<()>,
+}
+
+/// One set of headers as the transport sends them (a bearer token apart, as rmcp takes it).
+#[derive(Clone)]
+struct Sent {
+    /// Bumped each time the helper gives new headers.
+    generation: u64,
+    bearer: Option<String>,
+    custom: HashMap<HeaderName, HeaderValue>,
+}
+
+impl Refresh {
+    /// For server `server` at `url`, whose helper is `command` and whose own headers are
+    /// `configured`; `bearer` and `custom` are what the session opens with (from the helper's
+    /// first run).
+    pub(crate) fn new(
+        server: &str,
+        url: &str,
+        command: &str,
+        configured: &[(String, Secret)],
+        bearer: Option<String>,
+        custom: HashMap<HeaderName, HeaderValue>,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            server: server.to_string(),
+            url: url.to_string(),
+            command: command.to_string(),
+            configured: configured.to_vec(),
+            current: Mutex::new(Sent {
+                generation: 0,
+                bearer,
+                custom,
+            }),
+            running: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    fn sent(&self) -> Sent {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// New headers after those of generation `refused` were refused: run the helper unless a
+    /// request refused at the same time already did. False when there are none (the helper
+    /// failed: logged, and the refusal stands).
+    async fn renew(&self, refused: u64) -> bool {
+        let _running = self.running.lock().await;
+        if self.sent().generation != refused {
+            return true;
+        }
+        let fresh = async {
+            let headers = merged(&self.server, &self.url, &self.command, &self.configured).await?;
+            crate::connect::http_config(&self.server, &self.url, &headers)
+        };
+        match fresh.await {
+            Ok(config) => {
+                let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+                current.generation += 1;
+                current.bearer = config.auth_header;
+                current.custom = config.custom_headers;
+                tracing::info!(server = %self.server, "the server refused the headers from headersHelper; ran it again and sent the request once more");
+                true
+            }
+            Err(e) => {
+                tracing::warn!(server = %self.server, "the server refused the headers from headersHelper, and running it again failed: {e}");
+                false
+            }
+        }
+    }
+}
+
+/// Whether the server refused the request's credentials.
+fn refused<T>(result: &Result<T, HttpError>) -> bool {
+    let Err(e) = result else {
+        return false;
+    };
+    let status = match e {
+        StreamableHttpError::Client(e) => e.status().map(|s| s.as_u16()),
+        other => crate::connect::http_status(other),
+    };
+    matches!(status, Some(401 | 403))
+}
+
+/// An HTTP client that sends a helper's current headers (in place of those rmcp passes, which
+/// are the first run's) and, when the server refuses them, runs the helper again and repeats the
+/// request once with the new ones. Without a helper it passes everything through.
+#[derive(Clone)]
+pub(crate) struct HelperHttp<C> {
+    inner: C,
+    refresh: Option<Arc<Refresh>>,
+}
+
+impl<C> HelperHttp<C> {
+    pub(crate) fn new(inner: C, refresh: Option<Arc<Refresh>>) -> Self {
+        Self { inner, refresh }
+    }
+}
+
+impl<C: StreamableHttpClient<Error = reqwest::Error> + Sync> StreamableHttpClient
+    for HelperHttp<C>
+{
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default(),
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let mut limits = StreamableHttpResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let Some(refresh) = &self.refresh else {
+            return self
+                .inner
+                .post_message_with_response_limits(
+                    uri,
+                    message,
+                    session_id,
+                    auth_header,
+                    custom_headers,
+                    limits,
+                )
+                .await;
+        };
+        let sent = refresh.sent();
+        let first = self
+            .inner
+            .post_message_with_response_limits(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                sent.bearer,
+                sent.custom,
+                limits,
+            )
+            .await;
+        if !refused(&first) || !refresh.renew(sent.generation).await {
+            return first;
+        }
+        let sent = refresh.sent();
+        self.inner
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                sent.bearer,
+                sent.custom,
+                limits,
+            )
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        // Closing a session is not worth running the helper again: send what we have.
+        let (auth_header, custom_headers) = match &self.refresh {
+            Some(refresh) => {
+                let sent = refresh.sent();
+                (sent.bearer, sent.custom)
+            }
+            None => (auth_header, custom_headers),
+        };
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default().max_sse_event_size,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
+        let Some(refresh) = &self.refresh else {
+            return self
+                .inner
+                .get_stream_with_max_sse_event_size(
+                    uri,
+                    session_id,
+                    last_event_id,
+                    auth_header,
+                    custom_headers,
+                    max_sse_event_size,
+                )
+                .await;
+        };
+        let sent = refresh.sent();
+        let first = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                sent.bearer,
+                sent.custom,
+                max_sse_event_size,
+            )
+            .await;
+        if !refused(&first) || !refresh.renew(sent.generation).await {
+            return first;
+        }
+        let sent = refresh.sent();
+        self.inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                sent.bearer,
+                sent.custom,
+                max_sse_event_size,
+            )
+            .await
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse, run_within};
+    use std::time::Duration;
+
+    /// A helper that outlives its time is killed with everything it started (they share its
+    /// process group), and the error says how long it had.
+    #[tokio::test]
+    async fn a_helper_past_its_time_is_killed_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let command = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+        let e = run_within("slow", "http://h/mcp", &command, Duration::from_millis(500))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did not finish within 0.5 s"), "{e}");
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The grandchild is gone (or a zombie awaiting its reaper) within a moment.
+        let mut alive = true;
+        for _ in 0..50 {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = state.rsplit(')').next().unwrap_or("").trim_start();
+            if state.is_empty() || state.starts_with('Z') {
+                alive = false;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!alive, "the helper's `sleep` (pid {pid}) still runs");
+    }
 
     #[test]
     fn output_is_an_object_of_strings_and_errors_never_quote_it() {

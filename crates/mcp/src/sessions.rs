@@ -20,6 +20,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::connect;
 use crate::convert;
 use crate::error::{SessionError, chain};
 use crate::raw::RawCaller;
@@ -630,6 +631,22 @@ impl Sessions {
     /// Classify a failed request; one that found the session closed marks it suspect, and
     /// says why when the stdio reader cut the server off (see `RawLink::break_off`).
     fn failed(&self, session: &Ready, server: &str, target: &str, e: ServiceError) -> SessionError {
+        // An HTTP server that refused the request's credentials did not end the session: say
+        // what it refused, and leave the session be (a reconnect would send the same).
+        if let ServiceError::TransportSend(sent) = &e
+            && let Some((status, challenge)) = connect::refusal_in(sent.error.as_ref())
+            && let Ok(slot) = self.slot(server)
+        {
+            let detail = if connect::own_credentials(&slot.spec.transport) {
+                connect::refused_detail(&slot.spec.transport, status, challenge)
+            } else {
+                connect::login_hint(server)
+            };
+            return SessionError::Auth {
+                server: server.to_string(),
+                detail,
+            };
+        }
         let mut error = service_error(server, target, e);
         if let SessionError::Timeout { after, stray, .. } = &mut error
             && let Ok(slot) = self.slot(server)
