@@ -49,6 +49,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             (vec![(section, map)], dialect)
         }
     };
+    let gemini_file = state.is_none() && super::gemini::is_settings_file(ctx.path);
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
@@ -82,8 +83,16 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 Dialect::Guess => super::opencode::is_opencode_entry(value),
                 Dialect::Claude | Dialect::Crush => false,
             };
+            // Gemini CLI's entry with its bare `$VAR`s read as Gemini CLI reads them.
+            let gemini;
             let translated = match dialect {
                 Dialect::Claude => {
+                    let value = if gemini_file {
+                        gemini = super::gemini::bare_vars(value, ctx.env);
+                        &gemini
+                    } else {
+                        value
+                    };
                     let (entry, note) = host_timeout(ctx, zed_command(value))
                         .map_err(|message| fail(Some("timeout"), message))?;
                     if let Some(note) = note {
@@ -141,7 +150,15 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             last.origin = Some(state.scope_of(name));
         }
     }
-    gemini_lists(&root, &mut servers, &mut disabled);
+    if gemini_file {
+        // Read on its own: gathered with Gemini CLI's other scope and its extensions; read as a
+        // part of that gathering: as it is, the lists applied once to the whole.
+        if ctx.policy {
+            super::gemini::gather(ctx, &root, &mut servers, &mut disabled, &mut warnings);
+        }
+    } else {
+        gemini_lists(&root, &mut servers, &mut disabled);
+    }
     // Claude Code's own files: its settings are read once, for the project's approvals, the
     // plugins and the managed policy.
     if let Some(scope) = super::claude_settings::Scope::of(ctx, state.as_ref()) {
@@ -245,7 +262,11 @@ enum Dialect {
 /// Gemini CLI's server lists beside `mcpServers`: `mcp.allowed` (when it names any, only those
 /// run) and `mcp.excluded` (those do not), and their older spellings `allowMCPServers` and
 /// `excludeMCPServers`. A server they keep out is listed as disabled, saying which list.
-fn gemini_lists(root: &Value, servers: &mut Vec<ServerConfig>, disabled: &mut Vec<DisabledServer>) {
+pub fn gemini_lists(
+    root: &Value,
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<DisabledServer>,
+) {
     if !root.get("mcpServers").is_some_and(Value::is_object) {
         return;
     }

@@ -13,6 +13,7 @@ mod crush;
 mod dotenv;
 mod entry;
 pub mod expand;
+mod gemini;
 mod goose;
 pub mod hosts;
 mod jsonc;
@@ -175,8 +176,9 @@ pub struct Config {
     pub warnings: Vec<String>,
     /// The other files read to make this config, and the ones looked for but absent, whose
     /// creation would change it: an `envFile`, OpenCode's `{file:}`, and for Claude Code's files
-    /// the project's `.mcp.json`, the settings files and the managed files. `serve` watches them
-    /// with the config.
+    /// the project's `.mcp.json`, the settings files and the managed files; for Gemini CLI's,
+    /// the other scope's settings, `trustedFolders.json` and the extensions' files. `serve`
+    /// watches them with the config.
     pub inputs: Vec<PathBuf>,
 }
 

@@ -2060,3 +2060,236 @@ fn a_vs_code_input_is_read_from_its_switchboard_variable() {
     let why = reason(&c, "github");
     assert!(why.contains("SWITCHBOARD_INPUT_GITHUB_TOKEN"), "{why}");
 }
+
+/// A Gemini CLI machine: a home and a project, each with `.gemini/settings.json`, and the
+/// user's extensions: "alpha" (settings in its `.env`), "beta" (linked from elsewhere) and
+/// "gamma" (disabled for the project).
+struct GeminiMachine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    beta: PathBuf,
+}
+
+impl GeminiMachine {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (home, project, beta) = (root.join("home"), root.join("proj"), root.join("beta-src"));
+        let m = GeminiMachine {
+            _dir: dir,
+            home,
+            project,
+            beta,
+        };
+        let ext = m.home.join(".gemini/extensions");
+        m.write(
+            &m.home.join(".gemini/settings.json"),
+            serde_json::json!({
+                "mcpServers": {
+                    "shared": {"command": "user-shared"},
+                    "mine": {"command": "mine", "env": {"K": "$TOKEN_X", "AWK": "$1 $UNSET_Y"}},
+                    "blocked": {"command": "b"}
+                },
+                "mcp": {"excluded": ["blocked"]}
+            }),
+        );
+        m.write(
+            &m.project.join(".gemini/settings.json"),
+            serde_json::json!({"mcpServers": {
+                "shared": {"command": "ws-shared"},
+                "proj": {"command": "proj"}
+            }}),
+        );
+        m.write(
+            &ext.join("alpha/gemini-extension.json"),
+            serde_json::json!({
+                "name": "alpha", "version": "1.0.0",
+                "settings": [{"name": "Key", "envVar": "ALPHA_KEY"}],
+                "mcpServers": {
+                    "alpha-srv": {"command": "node",
+                        "args": ["${extensionPath}${/}server.js", "--ws", "${workspacePath}"],
+                        "env": {"KEY": "${ALPHA_KEY}"}, "trust": true},
+                    "mine": {"command": "ext-mine"}
+                }
+            }),
+        );
+        std::fs::write(ext.join("alpha/.env"), "ALPHA_KEY=k123\n").unwrap();
+        m.write(
+            &ext.join("beta/.gemini-extension-install.json"),
+            serde_json::json!({"type": "link", "source": m.beta}),
+        );
+        m.write(
+            &m.beta.join("gemini-extension.json"),
+            serde_json::json!({"name": "beta", "version": "1",
+                "mcpServers": {"beta-srv": {"httpUrl": "https://beta.example/mcp"}}}),
+        );
+        m.write(
+            &ext.join("gamma/gemini-extension.json"),
+            serde_json::json!({"name": "gamma", "version": "1",
+                "mcpServers": {"gamma-srv": {"command": "g"}}}),
+        );
+        m.write(
+            &ext.join("extension-enablement.json"),
+            serde_json::json!({"gamma": {"overrides": [format!("!{}/*", m.project.display())]}}),
+        );
+        m
+    }
+
+    fn write(&self, path: &Path, value: serde_json::Value) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    }
+
+    /// `file` read as switchboard reads it in the project, with `vars` set too.
+    fn read(&self, file: &Path, vars: &[(&str, &str)]) -> Config {
+        let home = self.home.display().to_string();
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let env = move |name: &str| match name {
+            "HOME" => Some(home.clone()),
+            "TOKEN_X" => Some("tx".into()),
+            _ => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        Config::parse_in(file, &text, &env, Some(self.project.clone())).unwrap()
+    }
+}
+
+fn command_of<'a>(c: &'a Config, name: &str) -> &'a str {
+    match &c
+        .servers
+        .iter()
+        .find(|s| s.name() == name)
+        .unwrap()
+        .spec
+        .transport
+    {
+        TransportSpec::Stdio { command, .. } => command,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn gemini_cli_settings_are_gathered_as_gemini_cli_gathers_them() {
+    let m = GeminiMachine::new();
+    let user_file = m.home.join(".gemini/settings.json");
+    let ws_file = m.project.join(".gemini/settings.json");
+    m.write(
+        &m.home.join(".gemini/trustedFolders.json"),
+        serde_json::json!({ m.project.display().to_string(): "TRUST_FOLDER" }),
+    );
+    // Trusted: the same whole from either file.
+    for file in [&ws_file, &user_file] {
+        let c = m.read(file, &[]);
+        assert_eq!(
+            names(&c),
+            ["alpha-srv", "beta-srv", "mine", "proj", "shared"],
+            "{file:?}: {:?} {:?}",
+            c.disabled,
+            c.warnings
+        );
+        assert_eq!(command_of(&c, "mine"), "mine");
+        assert_eq!(command_of(&c, "shared"), "ws-shared");
+        assert!(reason(&c, "blocked").contains("mcp.excluded"));
+        assert!(reason(&c, "gamma-srv").contains("extension gamma is disabled"));
+        let mine = c.servers.iter().find(|s| s.name() == "mine").unwrap();
+        // A bare $VAR that is set is put in; one that is not (and `$1`) stays as written.
+        assert_eq!(
+            env_of(mine),
+            [
+                ("AWK".to_string(), "$1 $UNSET_Y".to_string()),
+                ("K".to_string(), "tx".to_string())
+            ]
+        );
+        assert!(
+            mine.origin
+                .as_deref()
+                .is_some_and(|o| o.starts_with("Gemini CLI user settings")),
+            "{:?}",
+            mine.origin
+        );
+        let alpha = c.servers.iter().find(|s| s.name() == "alpha-srv").unwrap();
+        match &alpha.spec.transport {
+            TransportSpec::Stdio { args, .. } => assert_eq!(
+                *args,
+                [
+                    m.home
+                        .join(".gemini/extensions/alpha/server.js")
+                        .display()
+                        .to_string(),
+                    "--ws".to_string(),
+                    m.project.display().to_string()
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            env_of(alpha),
+            [
+                ("ALPHA_KEY".to_string(), "k123".to_string()),
+                ("KEY".to_string(), "k123".to_string())
+            ]
+        );
+        assert!(
+            alpha
+                .origin
+                .as_deref()
+                .unwrap()
+                .starts_with("Gemini CLI extension alpha")
+        );
+        let beta = c.servers.iter().find(|s| s.name() == "beta-srv").unwrap();
+        assert!(
+            beta.origin
+                .as_deref()
+                .unwrap()
+                .contains(&m.beta.display().to_string())
+        );
+        assert!(
+            c.inputs
+                .contains(&m.home.join(".gemini/trustedFolders.json"))
+        );
+        assert!(
+            c.inputs
+                .contains(&m.home.join(".gemini/extensions/extension-enablement.json"))
+        );
+    }
+
+    // Not trusted: the project's settings are ignored, from either file, saying why; the
+    // user's own "shared" runs.
+    std::fs::remove_file(m.home.join(".gemini/trustedFolders.json")).unwrap();
+    for file in [&ws_file, &user_file] {
+        let c = m.read(file, &[]);
+        assert_eq!(
+            names(&c),
+            ["alpha-srv", "beta-srv", "mine", "shared"],
+            "{:?}",
+            c.disabled
+        );
+        assert_eq!(command_of(&c, "shared"), "user-shared");
+        let why = reason(&c, "proj");
+        assert!(
+            why.contains("until it trusts the folder") && why.contains("trustedFolders.json"),
+            "{why}"
+        );
+    }
+    // Trusted by the environment, or with folder trust turned off.
+    let c = m.read(&ws_file, &[("GEMINI_CLI_TRUST_WORKSPACE", "true")]);
+    assert!(names(&c).contains(&"proj"), "{:?}", c.disabled);
+    let c = m.read(&ws_file, &[("GEMINI_CLI_TRUST_WORKSPACE", "false")]);
+    assert!(!names(&c).contains(&"proj"));
+    m.write(
+        &m.home.join(".gemini/trustedFolders.json"),
+        serde_json::json!({ m.project.display().to_string(): "TRUST_FOLDER",
+            m.project.join(".gemini").display().to_string(): "DO_NOT_TRUST" }),
+    );
+    assert!(names(&m.read(&ws_file, &[])).contains(&"proj"));
+    m.write(
+        &m.home.join(".gemini/trustedFolders.json"),
+        serde_json::json!({ m.home.parent().unwrap().display().to_string(): "TRUST_FOLDER",
+            m.project.display().to_string(): "DO_NOT_TRUST" }),
+    );
+    assert!(reason(&m.read(&ws_file, &[]), "proj").contains("DO_NOT_TRUST"));
+}

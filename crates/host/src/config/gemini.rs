@@ -1,0 +1,571 @@
+//! Gemini CLI's MCP servers as Gemini CLI gathers them for a folder, when its settings file
+//! (`.gemini/settings.json`, the user's or a workspace's) is the config: the user's servers, the
+//! workspace's (which replace the user's of the same name, and count only once Gemini CLI trusts
+//! the folder: `~/.gemini/trustedFolders.json`, `GEMINI_CLI_TRUST_WORKSPACE`,
+//! `security.folderTrust.enabled`), then the servers of the user's extensions
+//! (`~/.gemini/extensions/*/gemini-extension.json`, linked ones followed, each enabled for this
+//! folder by `extension-enablement.json`; a name the settings already use is theirs), and last
+//! the `mcp.allowed` / `mcp.excluded` lists over all of them. Gemini CLI's bare `$VAR` is read as
+//! it reads it: the variable's value when set, else left as written.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::entry::Context;
+use super::{Config, DisabledServer, ServerConfig};
+
+/// Whether `path` is a Gemini CLI settings file (`.gemini/settings.json`).
+pub fn is_settings_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|f| f == "settings.json")
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == ".gemini")
+}
+
+/// The servers one read of Gemini CLI's settings file gathered (its own, `servers` and
+/// `disabled`, come in), with the other scope's, the extensions' and the lists applied.
+pub fn gather(
+    ctx: &Context<'_>,
+    root: &Value,
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<DisabledServer>,
+    warnings: &mut Vec<String>,
+) {
+    let Some(home) = home(ctx) else {
+        apply_lists(&[root], servers, disabled);
+        return;
+    };
+    let user_file = home.join(".gemini/settings.json");
+    let this_is_user = same_file(ctx.path, &user_file);
+    // The workspace: the folder whose settings this is, or the current one for the user's file.
+    let workspace = if this_is_user {
+        ctx.cwd.clone()
+    } else {
+        ctx.path
+            .parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+    };
+    // A workspace at home has no settings of its own: its file is the user's.
+    let workspace_file = workspace
+        .as_ref()
+        .map(|w| w.join(".gemini/settings.json"))
+        .filter(|f| !same_file(f, &user_file));
+    ctx.input(&user_file);
+    if let Some(f) = &workspace_file {
+        ctx.input(f);
+    }
+    let user_root = if this_is_user {
+        Some(root.clone())
+    } else {
+        read_json(&user_file).ok()
+    };
+    let trust = match (&workspace, &workspace_file) {
+        (Some(w), Some(_)) => trust(ctx, &home, w, user_root.as_ref()),
+        _ => Ok(()),
+    };
+
+    // The two scopes' servers: this file's, and the other file's read as a part.
+    let own = (std::mem::take(servers), std::mem::take(disabled));
+    let other_file = if this_is_user {
+        workspace_file.clone().filter(|f| f.is_file())
+    } else {
+        Some(user_file.clone()).filter(|f| f.is_file())
+    };
+    let other = other_file
+        .as_ref()
+        .and_then(|file| match Config::load_part(file, ctx.env) {
+            Ok(c) => {
+                warnings.extend(c.warnings);
+                Some((c.servers, c.disabled))
+            }
+            Err(e) => {
+                warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
+                None
+            }
+        });
+    let (user, ws) = if this_is_user {
+        (Some(own), other)
+    } else {
+        (other, Some(own))
+    };
+    let (user_label, ws_label) = (
+        format!("Gemini CLI user settings ({})", user_file.display()),
+        workspace_file.as_ref().map_or(String::new(), |f| {
+            format!("Gemini CLI workspace settings ({})", f.display())
+        }),
+    );
+    if let Some((s, d)) = user {
+        servers.extend(s.into_iter().map(|s| with_origin(s, &user_label)));
+        disabled.extend(d);
+    }
+    let mut ws_root = None;
+    if let Some((s, d)) = ws {
+        match &trust {
+            Ok(()) => {
+                for s in s {
+                    take_name(servers, disabled, s.name());
+                    servers.push(with_origin(s, &ws_label));
+                }
+                for d in d {
+                    take_name(servers, disabled, &d.name);
+                    disabled.push(d);
+                }
+                ws_root = if this_is_user {
+                    workspace_file.as_deref().and_then(|f| read_json(f).ok())
+                } else {
+                    Some(root.clone())
+                };
+            }
+            Err(why) => {
+                let file = workspace_file
+                    .as_ref()
+                    .map_or(String::new(), |f| f.display().to_string());
+                let names: Vec<String> = s
+                    .iter()
+                    .map(|s| s.name().to_string())
+                    .chain(d.into_iter().map(|d| d.name))
+                    .collect();
+                for name in names {
+                    if !taken(servers, disabled, &name) {
+                        disabled.push(DisabledServer {
+                            name,
+                            reason: format!(
+                                "{file}: Gemini CLI ignores this folder's settings until it trusts the folder ({why}); trust it in Gemini CLI, or set GEMINI_CLI_TRUST_WORKSPACE=true"
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    if let Some(w) = workspace.as_deref() {
+        extensions(ctx, &home, w, servers, disabled, warnings);
+    }
+    let roots: Vec<&Value> = user_root.iter().chain(ws_root.iter()).collect();
+    apply_lists(&roots, servers, disabled);
+}
+
+fn with_origin(mut s: ServerConfig, label: &str) -> ServerConfig {
+    s.origin.get_or_insert_with(|| label.to_string());
+    s
+}
+
+fn taken(servers: &[ServerConfig], disabled: &[DisabledServer], name: &str) -> bool {
+    servers.iter().any(|s| s.name() == name) || disabled.iter().any(|d| d.name == name)
+}
+
+/// Drop any server of `name`, running or disabled (a later scope replaces it).
+fn take_name(servers: &mut Vec<ServerConfig>, disabled: &mut Vec<DisabledServer>, name: &str) {
+    servers.retain(|s| s.name() != name);
+    disabled.retain(|d| d.name != name);
+}
+
+fn home(ctx: &Context<'_>) -> Option<PathBuf> {
+    (ctx.env)("HOME")
+        .or_else(|| (ctx.env)("USERPROFILE"))
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    super::claude_settings::read_json(path)
+}
+
+/// Whether Gemini CLI trusts `workspace`, as it decides: `GEMINI_CLI_TRUST_WORKSPACE`, else
+/// no folder trust at all (`security.folderTrust.enabled: false` in the user's settings), else
+/// the longest rule of `trustedFolders.json` that holds the folder (`TRUST_FOLDER`,
+/// `TRUST_PARENT` for the rule's parent, `DO_NOT_TRUST`). Err says why not.
+fn trust(
+    ctx: &Context<'_>,
+    home: &Path,
+    workspace: &Path,
+    user_settings: Option<&Value>,
+) -> Result<(), String> {
+    match (ctx.env)("GEMINI_CLI_TRUST_WORKSPACE").as_deref() {
+        Some("true") => return Ok(()),
+        Some("false") => return Err("GEMINI_CLI_TRUST_WORKSPACE is false".into()),
+        _ => {}
+    }
+    let enabled = user_settings
+        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    if !enabled {
+        return Ok(());
+    }
+    let file = (ctx.env)("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".gemini/trustedFolders.json"));
+    ctx.input(&file);
+    if !file.exists() {
+        return Err(format!("no rule in {} holds it", file.display()));
+    }
+    let rules = read_json(&file).map_err(|e| format!("{} cannot be read: {e}", file.display()))?;
+    let here = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    let mut best: Option<(usize, &str)> = None;
+    for (rule, level) in rules.as_object().into_iter().flatten() {
+        let Some(level) = level.as_str() else {
+            continue;
+        };
+        let rule_path = Path::new(rule);
+        let effective = if level == "TRUST_PARENT" {
+            rule_path.parent().unwrap_or(rule_path)
+        } else {
+            rule_path
+        };
+        let effective = effective
+            .canonicalize()
+            .unwrap_or_else(|_| effective.to_path_buf());
+        if here.starts_with(&effective) && best.is_none_or(|(len, _)| rule.len() > len) {
+            best = Some((rule.len(), level));
+        }
+    }
+    match best {
+        Some((_, "TRUST_FOLDER" | "TRUST_PARENT")) => Ok(()),
+        Some((_, "DO_NOT_TRUST")) => Err(format!("{} says DO_NOT_TRUST", file.display())),
+        _ => Err(format!("no rule in {} holds it", file.display())),
+    }
+}
+
+/// The servers of the user's Gemini CLI extensions that are enabled for `workspace`, after the
+/// settings' own (a name already taken stays the settings').
+fn extensions(
+    ctx: &Context<'_>,
+    home: &Path,
+    workspace: &Path,
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<DisabledServer>,
+    warnings: &mut Vec<String>,
+) {
+    let dir = home.join(".gemini/extensions");
+    let enablement_file = dir.join("extension-enablement.json");
+    ctx.input(&enablement_file);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let enablement = read_json(&enablement_file).unwrap_or(Value::Null);
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for installed in dirs {
+        let link = read_json(&installed.join(".gemini-extension-install.json"))
+            .ok()
+            .filter(|m| m.get("type").and_then(Value::as_str) == Some("link"))
+            .and_then(|m| m.get("source").and_then(Value::as_str).map(PathBuf::from));
+        let root = link.unwrap_or_else(|| installed.clone());
+        let manifest = root.join("gemini-extension.json");
+        ctx.input(&manifest);
+        if !manifest.is_file() {
+            continue;
+        }
+        let config = match read_json(&manifest) {
+            Ok(c) => c,
+            Err(e) => {
+                warnings.push(format!(
+                    "Gemini CLI extension in {}: its MCP servers are left out: {} cannot be read: {e}",
+                    installed.display(),
+                    manifest.display()
+                ));
+                continue;
+            }
+        };
+        let Some(name) = config
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
+            warnings.push(format!(
+                "{}: a Gemini CLI extension needs a \"name\"; its MCP servers are left out",
+                manifest.display()
+            ));
+            continue;
+        };
+        let Some(map) = config.get("mcpServers").and_then(Value::as_object) else {
+            continue;
+        };
+        let active = enabled(&enablement, name, workspace);
+        // The extension's settings, as Gemini CLI stores those that are not secret.
+        let env_file = dir.join(name).join(".env");
+        ctx.input(&env_file);
+        let settings: BTreeMap<String, String> = std::fs::read_to_string(&env_file)
+            .ok()
+            .and_then(|t| super::dotenv::parse(&t).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let declared: Vec<&str> = config
+            .get("settings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.get("envVar").and_then(Value::as_str))
+            .collect();
+        let builtins = [
+            ("extensionPath", root.display().to_string()),
+            ("workspacePath", workspace.display().to_string()),
+            ("/", std::path::MAIN_SEPARATOR.to_string()),
+            ("pathSeparator", std::path::MAIN_SEPARATOR.to_string()),
+        ];
+        let lookup = |var: &str| settings.get(var).cloned().or_else(|| (ctx.env)(var));
+        let origin = format!("Gemini CLI extension {name} ({})", root.display());
+        for (server, entry) in map {
+            if taken(servers, disabled, server) {
+                continue;
+            }
+            if !active {
+                disabled.push(DisabledServer {
+                    name: server.clone(),
+                    reason: format!(
+                        "its Gemini CLI extension {name} is disabled for this folder ({})",
+                        enablement_file.display()
+                    ),
+                });
+                continue;
+            }
+            let mut entry = hydrate(entry, &builtins);
+            entry = bare_vars(&entry, &lookup);
+            if let Some(obj) = entry.as_object_mut() {
+                obj.remove("trust");
+                if obj.contains_key("command") {
+                    let env = obj
+                        .entry("env")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Some(env) = env.as_object_mut() {
+                        for var in &declared {
+                            if let Some(value) = settings.get(*var) {
+                                env.entry(var.to_string())
+                                    .or_insert_with(|| Value::String(escape(value)));
+                            }
+                        }
+                    }
+                }
+            }
+            let mut one = Map::new();
+            one.insert(server.clone(), entry);
+            let text = serde_json::json!({ "mcpServers": one }).to_string();
+            match Config::parse_with(&manifest, &text, &lookup, None, false) {
+                Ok(config) => {
+                    servers.extend(config.servers.into_iter().map(|s| with_origin(s, &origin)));
+                    disabled.extend(config.disabled);
+                    warnings.extend(config.warnings);
+                }
+                Err(e) => warnings.push(format!(
+                    "Gemini CLI extension {name}: server {server:?} left out: {e}"
+                )),
+            }
+        }
+    }
+}
+
+/// A value written into an entry that is expanded afterwards: its `${` stays literal.
+fn escape(value: &str) -> String {
+    value.replace("${", "$${")
+}
+
+/// Every string in `value` with Gemini CLI's extension variables (`${extensionPath}`,
+/// `${workspacePath}`, `${/}`, `${pathSeparator}`) put in; other `${...}` are left for the
+/// environment.
+fn hydrate(value: &Value, vars: &[(&str, String)]) -> Value {
+    match value {
+        Value::String(s) => {
+            let mut out = s.clone();
+            for (name, v) in vars {
+                out = out.replace(&format!("${{{name}}}"), &escape(v));
+            }
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|v| hydrate(v, vars)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), hydrate(v, vars)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Gemini CLI's bare `$NAME` in every string of `value`: the variable's value when `lookup` has
+/// it, else left as written (as Gemini CLI does, so `$1` in a shell line survives). `${...}`
+/// is switchboard's own expansion, done later.
+pub fn bare_vars(value: &Value, lookup: &dyn Fn(&str) -> Option<String>) -> Value {
+    match value {
+        Value::String(s) if s.contains('$') => Value::String(bare_in(s, lookup)),
+        Value::Array(a) => Value::Array(a.iter().map(|v| bare_vars(v, lookup)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), bare_vars(v, lookup)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn bare_in(s: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        // `$$` and `${` are the later expansion's to read: keep them whole.
+        if after.starts_with('$') || after.starts_with('{') {
+            out.push('$');
+            out.push_str(&after[..1]);
+            rest = &after[1..];
+            continue;
+        }
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..len];
+        match (!name.is_empty()).then(|| lookup(name)).flatten() {
+            Some(v) => out.push_str(&escape(&v)),
+            None => {
+                out.push('$');
+                out.push_str(name);
+            }
+        }
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether extension `name` is enabled in `workspace` by Gemini CLI's
+/// `extension-enablement.json`: enabled unless a rule says otherwise, the last rule that
+/// matches the folder winning. A rule is a folder (`/a/b/`), `*` at its end taking the folders
+/// under it too, `!` before it disabling.
+fn enabled(enablement: &Value, name: &str, workspace: &Path) -> bool {
+    let Some(rules) = enablement
+        .get(name)
+        .and_then(|e| e.get("overrides"))
+        .and_then(Value::as_array)
+    else {
+        return true;
+    };
+    let here = slashed(&workspace.display().to_string());
+    let mut on = true;
+    for rule in rules.iter().filter_map(Value::as_str) {
+        let (disable, rule) = match rule.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, rule),
+        };
+        if glob_match(rule, &here) {
+            on = !disable;
+        }
+    }
+    on
+}
+
+/// `path` with `/` separators and a leading and trailing `/`, as Gemini CLI compares folders.
+fn slashed(path: &str) -> String {
+    let mut p = path.replace('\\', "/");
+    if !p.starts_with('/') {
+        p.insert(0, '/');
+    }
+    if !p.ends_with('/') {
+        p.push('/');
+    }
+    p
+}
+
+/// Gemini CLI's folder glob: `*` (with the `/` before it, if any) matches nothing or that `/`
+/// and anything after it; all else is literal.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let Some(star) = pattern.find('*') else {
+        return pattern == text;
+    };
+    let (before, after) = (&pattern[..star], &pattern[star + 1..]);
+    let (literal, slash) = match before.strip_suffix('/') {
+        Some(l) => (l, "/"),
+        None => (before, ""),
+    };
+    let Some(rest) = text.strip_prefix(literal) else {
+        return false;
+    };
+    // The optional group: empty, or `slash` and any run of characters.
+    if glob_match(after, rest) {
+        return true;
+    }
+    let Some(tail) = rest.strip_prefix(slash) else {
+        return false;
+    };
+    (0..=tail.len())
+        .filter(|i| tail.is_char_boundary(*i))
+        .any(|i| glob_match(after, &tail[i..]))
+}
+
+/// Gemini CLI's server lists over every gathered server: `mcp.allowed` / `mcp.excluded` (or
+/// the older `allowMCPServers` / `excludeMCPServers`) of the last of `roots` that sets each.
+fn apply_lists(
+    roots: &[&Value],
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<DisabledServer>,
+) {
+    let mut merged = Map::new();
+    let mut mcp = Map::new();
+    for root in roots {
+        for key in ["allowMCPServers", "excludeMCPServers"] {
+            if let Some(v) = root.get(key) {
+                merged.insert(key.into(), v.clone());
+            }
+        }
+        if let Some(m) = root.get("mcp").and_then(Value::as_object) {
+            for key in ["allowed", "excluded"] {
+                if let Some(v) = m.get(key) {
+                    mcp.insert(key.into(), v.clone());
+                }
+            }
+        }
+    }
+    merged.insert("mcp".into(), Value::Object(mcp));
+    merged.insert("mcpServers".into(), Value::Object(Map::new()));
+    super::mcp_json::gemini_lists(&Value::Object(merged), servers, disabled);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bare_in, glob_match, slashed};
+
+    #[test]
+    fn folder_rules_match_as_gemini_cli_matches_them() {
+        let here = slashed("/home/u/proj");
+        assert!(glob_match("/home/u/proj/", &here));
+        assert!(!glob_match("/home/u/", &here));
+        assert!(glob_match("/home/u/*", &here));
+        assert!(glob_match("/home/u/proj/*", &here));
+        assert!(!glob_match("/home/u/pro/*", &here));
+        assert!(!glob_match("/home/other/*", &here));
+    }
+
+    #[test]
+    fn bare_variables_are_put_in_when_set_and_left_when_not() {
+        let env = |n: &str| (n == "TOKEN").then(|| "t${x}".to_string());
+        assert_eq!(bare_in("Bearer $TOKEN", &env), "Bearer t$${x}");
+        assert_eq!(
+            bare_in("awk '{print $1}' $NOPE", &env),
+            "awk '{print $1}' $NOPE"
+        );
+        assert_eq!(
+            bare_in("${TOKEN} $${TOKEN} $", &env),
+            "${TOKEN} $${TOKEN} $"
+        );
+    }
+}
