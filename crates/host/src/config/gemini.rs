@@ -1,8 +1,9 @@
 //! Gemini CLI's MCP servers as Gemini CLI gathers them for a folder, when its settings file
-//! (`.gemini/settings.json`, the user's or a workspace's) is the config: the user's servers, the
-//! workspace's (which replace the user's of the same name, and count only once Gemini CLI trusts
-//! the folder: `~/.gemini/trustedFolders.json`, `GEMINI_CLI_TRUST_WORKSPACE`,
-//! `security.folderTrust.enabled`), then the servers of the user's extensions
+//! (`.gemini/settings.json`, the user's or a workspace's) is the config: the system defaults',
+//! the user's, the workspace's (which count only once Gemini CLI trusts the folder:
+//! `~/.gemini/trustedFolders.json`, `GEMINI_CLI_TRUST_WORKSPACE`,
+//! `security.folderTrust.enabled`) and the system settings' servers, each replacing the earlier
+//! ones of the same name, then the servers of the user's extensions
 //! (`~/.gemini/extensions/*/gemini-extension.json`, linked ones followed, each enabled for this
 //! folder by `extension-enablement.json`; a name the settings already use is theirs), and last
 //! the `mcp.allowed` / `mcp.excluded` lists over all of them. Gemini CLI's bare `$VAR` is read as
@@ -25,8 +26,63 @@ pub fn is_settings_file(path: &Path) -> bool {
             .is_some_and(|d| d == ".gemini")
 }
 
+/// One of the settings files Gemini CLI merges, in its order: each later one's server replaces
+/// an earlier one's of the same name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `system-defaults.json`, beside the system settings.
+    Defaults,
+    /// `~/.gemini/settings.json`.
+    User,
+    /// The project's `.gemini/settings.json`, read only once the folder is trusted.
+    Workspace,
+    /// The system settings (`/etc/gemini-cli/settings.json`), which override the others.
+    System,
+}
+
+impl Kind {
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Defaults => "Gemini CLI system defaults",
+            Kind::User => "Gemini CLI user settings",
+            Kind::Workspace => "Gemini CLI workspace settings",
+            Kind::System => "Gemini CLI system settings",
+        }
+    }
+}
+
+/// Where an administrator puts Gemini CLI's system settings on this platform, or where
+/// `GEMINI_CLI_SYSTEM_SETTINGS_PATH` says.
+fn system_file(ctx: &Context<'_>) -> PathBuf {
+    (ctx.env)("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(if cfg!(target_os = "macos") {
+                "/Library/Application Support/GeminiCli/settings.json"
+            } else if cfg!(windows) {
+                r"C:\ProgramData\gemini-cli\settings.json"
+            } else {
+                "/etc/gemini-cli/settings.json"
+            })
+        })
+}
+
+/// `system-defaults.json` beside the system settings, or `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`.
+fn defaults_file(ctx: &Context<'_>, system: &Path) -> PathBuf {
+    (ctx.env)("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            system
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("system-defaults.json")
+        })
+}
+
 /// The servers one read of Gemini CLI's settings file gathered (its own, `servers` and
-/// `disabled`, come in), with the other scope's, the extensions' and the lists applied.
+/// `disabled`, come in), with the other scopes', the extensions' and the lists applied.
 pub fn gather(
     ctx: &Context<'_>,
     root: &Value,
@@ -54,99 +110,96 @@ pub fn gather(
         .as_ref()
         .map(|w| w.join(".gemini/settings.json"))
         .filter(|f| !same_file(f, &user_file));
-    ctx.input(&user_file);
-    if let Some(f) = &workspace_file {
-        ctx.input(f);
+    let system = system_file(ctx);
+    let defaults = defaults_file(ctx, &system);
+    let mut scopes = vec![(Kind::Defaults, defaults), (Kind::User, user_file)];
+    scopes.extend(workspace_file.map(|f| (Kind::Workspace, f)));
+    scopes.push((Kind::System, system));
+
+    // Each scope's servers and settings: this file's as read, the others' read as parts.
+    let mut own = Some((std::mem::take(servers), std::mem::take(disabled)));
+    let mut read = Vec::new();
+    for (kind, file) in scopes {
+        ctx.input(&file);
+        let is_own = own.is_some() && (file == ctx.path || same_file(&file, ctx.path));
+        let (parts, value) = if is_own {
+            (own.take(), Some(root.clone()))
+        } else if file.is_file() {
+            let parts = match Config::load_part(&file, ctx.env) {
+                Ok(c) => {
+                    warnings.extend(c.warnings);
+                    Some((c.servers, c.disabled))
+                }
+                Err(e) => {
+                    warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
+                    None
+                }
+            };
+            (parts, read_json(&file).ok())
+        } else {
+            (None, None)
+        };
+        read.push((kind, file, parts, value));
     }
-    let user_root = if this_is_user {
-        Some(root.clone())
-    } else {
-        read_json(&user_file).ok()
-    };
-    let trust = match (&workspace, &workspace_file) {
-        (Some(w), Some(_)) => trust(ctx, &home, w, user_root.as_ref()),
+    // Folder trust is a setting of the user's and the system's files, not the workspace's.
+    let trust_on = read
+        .iter()
+        .filter(|(kind, ..)| *kind != Kind::Workspace)
+        .filter_map(|(_, _, _, v)| v.as_ref()?.pointer("/security/folderTrust/enabled"))
+        .filter_map(Value::as_bool)
+        .next_back()
+        .unwrap_or(true);
+    let trust = match &workspace {
+        Some(w) if read.iter().any(|(kind, ..)| *kind == Kind::Workspace) => {
+            trust(ctx, &home, w, trust_on)
+        }
         _ => Ok(()),
     };
 
-    // The two scopes' servers: this file's, and the other file's read as a part.
-    let own = (std::mem::take(servers), std::mem::take(disabled));
-    let other_file = if this_is_user {
-        workspace_file.clone().filter(|f| f.is_file())
-    } else {
-        Some(user_file.clone()).filter(|f| f.is_file())
-    };
-    let other = other_file
-        .as_ref()
-        .and_then(|file| match Config::load_part(file, ctx.env) {
-            Ok(c) => {
-                warnings.extend(c.warnings);
-                Some((c.servers, c.disabled))
-            }
-            Err(e) => {
-                warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
-                None
-            }
-        });
-    let (user, ws) = if this_is_user {
-        (Some(own), other)
-    } else {
-        (other, Some(own))
-    };
-    let (user_label, ws_label) = (
-        format!("Gemini CLI user settings ({})", user_file.display()),
-        workspace_file.as_ref().map_or(String::new(), |f| {
-            format!("Gemini CLI workspace settings ({})", f.display())
-        }),
-    );
-    if let Some((s, d)) = user {
-        servers.extend(s.into_iter().map(|s| with_origin(s, &user_label)));
-        disabled.extend(d);
-    }
-    let mut ws_root = None;
-    if let Some((s, d)) = ws {
-        match &trust {
-            Ok(()) => {
-                for s in s {
-                    take_name(servers, disabled, s.name());
-                    servers.push(with_origin(s, &ws_label));
-                }
-                for d in d {
-                    take_name(servers, disabled, &d.name);
-                    disabled.push(d);
-                }
-                ws_root = if this_is_user {
-                    workspace_file.as_deref().and_then(|f| read_json(f).ok())
-                } else {
-                    Some(root.clone())
-                };
-            }
-            Err(why) => {
-                let file = workspace_file
-                    .as_ref()
-                    .map_or(String::new(), |f| f.display().to_string());
-                let names: Vec<String> = s
+    let mut ignored = Vec::new();
+    let mut roots = Vec::new();
+    for (kind, file, parts, value) in read {
+        if kind == Kind::Workspace
+            && let Err(why) = &trust
+        {
+            if let Some((s, d)) = parts {
+                let names = s
                     .iter()
                     .map(|s| s.name().to_string())
-                    .chain(d.into_iter().map(|d| d.name))
-                    .collect();
-                for name in names {
-                    if !taken(servers, disabled, &name) {
-                        disabled.push(DisabledServer {
-                            name,
-                            reason: format!(
-                                "{file}: Gemini CLI ignores this folder's settings until it trusts the folder ({why}); trust it in Gemini CLI, or set GEMINI_CLI_TRUST_WORKSPACE=true"
-                            ),
-                        });
-                    }
-                }
+                    .chain(d.into_iter().map(|d| d.name));
+                ignored.extend(names.map(|name| (name, file.clone(), why.clone())));
             }
+            continue;
+        }
+        let label = format!("{} ({})", kind.label(), file.display());
+        if let Some((s, d)) = parts {
+            for s in s {
+                take_name(servers, disabled, s.name());
+                servers.push(with_origin(s, &label));
+            }
+            for d in d {
+                take_name(servers, disabled, &d.name);
+                disabled.push(d);
+            }
+        }
+        roots.extend(value);
+    }
+    for (name, file, why) in ignored {
+        if !taken(servers, disabled, &name) {
+            disabled.push(DisabledServer {
+                name,
+                reason: format!(
+                    "{}: Gemini CLI ignores this folder's settings until it trusts the folder ({why}); trust it in Gemini CLI, or set GEMINI_CLI_TRUST_WORKSPACE=true",
+                    file.display()
+                ),
+            });
         }
     }
 
     if let Some(w) = workspace.as_deref() {
         extensions(ctx, &home, w, servers, disabled, warnings);
     }
-    let roots: Vec<&Value> = user_root.iter().chain(ws_root.iter()).collect();
+    let roots: Vec<&Value> = roots.iter().collect();
     apply_lists(&roots, servers, disabled);
 }
 
@@ -185,24 +238,16 @@ fn read_json(path: &Path) -> Result<Value, String> {
 }
 
 /// Whether Gemini CLI trusts `workspace`, as it decides: `GEMINI_CLI_TRUST_WORKSPACE`, else
-/// no folder trust at all (`security.folderTrust.enabled: false` in the user's settings), else
+/// no folder trust at all (`enabled` false: `security.folderTrust.enabled` of the user's or the
+/// system's settings), else
 /// the longest rule of `trustedFolders.json` that holds the folder (`TRUST_FOLDER`,
 /// `TRUST_PARENT` for the rule's parent, `DO_NOT_TRUST`). Err says why not.
-fn trust(
-    ctx: &Context<'_>,
-    home: &Path,
-    workspace: &Path,
-    user_settings: Option<&Value>,
-) -> Result<(), String> {
+fn trust(ctx: &Context<'_>, home: &Path, workspace: &Path, enabled: bool) -> Result<(), String> {
     match (ctx.env)("GEMINI_CLI_TRUST_WORKSPACE").as_deref() {
         Some("true") => return Ok(()),
         Some("false") => return Err("GEMINI_CLI_TRUST_WORKSPACE is false".into()),
         _ => {}
     }
-    let enabled = user_settings
-        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
     if !enabled {
         return Ok(());
     }

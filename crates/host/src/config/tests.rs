@@ -2141,6 +2141,11 @@ impl GeminiMachine {
         std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
     }
 
+    /// Where the system settings are on this machine (`system-defaults.json` beside them).
+    fn system(&self) -> PathBuf {
+        self.home.parent().unwrap().join("etc/settings.json")
+    }
+
     /// `file` read as switchboard reads it in the project, with `vars` set too.
     fn read(&self, file: &Path, vars: &[(&str, &str)]) -> Config {
         let home = self.home.display().to_string();
@@ -2148,8 +2153,10 @@ impl GeminiMachine {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
+        let system = self.system().display().to_string();
         let env = move |name: &str| match name {
             "HOME" => Some(home.clone()),
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH" => Some(system.clone()),
             "TOKEN_X" => Some("tx".into()),
             _ => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
         };
@@ -2292,4 +2299,36 @@ fn gemini_cli_settings_are_gathered_as_gemini_cli_gathers_them() {
             m.project.display().to_string(): "DO_NOT_TRUST" }),
     );
     assert!(reason(&m.read(&ws_file, &[]), "proj").contains("DO_NOT_TRUST"));
+
+    // The system defaults come first and the system settings last: the user's "mine" replaces
+    // the defaults', the system's "shared" replaces everyone's, and its `mcp.excluded` the
+    // user's (lists are replaced, not joined, as Gemini CLI merges them: "blocked" runs).
+    let etc = m.system().parent().unwrap().to_path_buf();
+    m.write(
+        &etc.join("system-defaults.json"),
+        serde_json::json!({"mcpServers": {"base": {"command": "base"}, "mine": {"command": "default-mine"}}}),
+    );
+    m.write(
+        &m.system(),
+        serde_json::json!({"mcpServers": {"shared": {"command": "sys-shared"}},
+            "mcp": {"excluded": ["proj"]}}),
+    );
+    let c = m.read(&ws_file, &[("GEMINI_CLI_TRUST_WORKSPACE", "true")]);
+    assert_eq!(
+        names(&c),
+        ["alpha-srv", "base", "beta-srv", "blocked", "mine", "shared"],
+        "{:?}",
+        c.disabled
+    );
+    assert_eq!(command_of(&c, "mine"), "mine");
+    assert_eq!(command_of(&c, "shared"), "sys-shared");
+    assert!(reason(&c, "proj").contains("mcp.excluded"));
+    assert!(c.inputs.contains(&m.system()));
+    // Folder trust turned off by the system: the workspace counts without a rule.
+    std::fs::remove_file(m.home.join(".gemini/trustedFolders.json")).unwrap();
+    m.write(
+        &m.system(),
+        serde_json::json!({"security": {"folderTrust": {"enabled": false}}}),
+    );
+    assert_eq!(command_of(&m.read(&ws_file, &[]), "shared"), "ws-shared");
 }
