@@ -510,6 +510,7 @@ mod tests {
             oauth: None,
             legacy_sse: false,
             origin: None,
+            written_command: None,
         }
     }
 

@@ -39,8 +39,10 @@ impl Rule {
         match (&self.matcher, &server.spec.transport) {
             (Matcher::Name(name), _) => name == server.name(),
             (Matcher::Command(want), TransportSpec::Stdio { command, args, .. }) => {
+                // The command as the entry wrote it, as Claude Code compares it; or as run.
+                let as_written = server.written_command.as_deref() == Some(want[0].as_str());
                 want.len() == args.len() + 1
-                    && want[0] == *command
+                    && (want[0] == *command || as_written)
                     && want[1..].iter().zip(args).all(|(a, b)| a == b)
             }
             (Matcher::Url(pattern), TransportSpec::Http { url, .. }) => url_matches(pattern, url),

@@ -372,6 +372,7 @@ pub fn validate(
         expand(v, &lookup).map_err(|e| err(field, format!("{field}: {e}")))
     };
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
+    let mut written_command = None;
     let transport = match (kind.as_deref(), &raw.command, &raw.url) {
         // "sse" is the legacy HTTP+SSE transport: an HTTP entry too, since a URL that refuses
         // Streamable HTTP's POST is tried with it (see the mcp crate's `legacy_sse`).
@@ -459,7 +460,9 @@ pub fn validate(
             }
             // A relative command path (one with a slash) and cwd start from the config's folder.
             let command = if command.contains('/') && Path::new(&command).is_relative() {
-                ctx.base.join(&command).to_string_lossy().into_owned()
+                let joined = ctx.base.join(&command).to_string_lossy().into_owned();
+                written_command = Some(command);
+                joined
             } else {
                 command
             };
@@ -572,6 +575,7 @@ pub fn validate(
         max_result_tokens: raw.max_result_tokens,
         legacy_sse: kind.as_deref() == Some("sse"),
         origin: None,
+        written_command,
     }))
 }
 

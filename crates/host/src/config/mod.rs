@@ -78,6 +78,10 @@ pub struct ServerConfig {
     /// plugins and managed servers, a folder of server files); `None` for the config file's
     /// own entries.
     pub origin: Option<String>,
+    /// A stdio command as the entry wrote it (after `${VAR}` expansion), where switchboard made
+    /// it a path from the config's folder (`./bin/server`); Claude Code's policy matches
+    /// `serverCommand` against what was written.
+    pub written_command: Option<String>,
 }
 
 impl ServerConfig {
@@ -445,6 +449,7 @@ impl Config {
                 oauth: None,
                 legacy_sse: false,
                 origin: None,
+                written_command: None,
             })
             .collect();
         Config {

@@ -1553,7 +1553,8 @@ fn claude_codes_denylist_blocks_by_url_command_or_name_from_any_settings_file() 
         &m.managed.join("managed-settings.json"),
         serde_json::json!({"deniedMcpServers": [
             {"serverUrl": "https://*.untrusted.example.com/*"},
-            {"serverCommand": ["npx", "-y", "unapproved-package"]}
+            {"serverCommand": ["npx", "-y", "unapproved-package"]},
+            {"serverCommand": ["./bin/local-server", "--port", "1"]}
         ]}),
     );
     // A drop-in adds to the base file; a user's own settings can block one for themselves.
@@ -1571,11 +1572,14 @@ fn claude_codes_denylist_blocks_by_url_command_or_name_from_any_settings_file() 
         "npx-bad": {"command": "npx", "args": ["-y", "unapproved-package"]},
         "npx-flag": {"command": "npx", "args": ["-y", "unapproved-package", "--flag"]},
         "dangerous-server": {"command": "anything"},
-        "noisy": {"type": "http", "url": "https://noisy.example.com/any/path"}
+        "noisy": {"type": "http", "url": "https://noisy.example.com/any/path"},
+        "local": {"command": "./bin/local-server", "args": ["--port", "1"]}
     });
     let c = m.read(".mcp.json", servers.clone());
-    // Commands match exactly: one more argument is another command.
+    // Commands match exactly: one more argument is another command. A relative command
+    // matches as written, though switchboard runs it from the project's folder.
     assert_eq!(names(&c), ["npx-flag", "remote-ok"], "{:?}", c.disabled);
+    assert!(reason(&c, "local").contains("./bin/local-server"));
     let r = reason(&c, "remote-bad");
     assert!(
         r.contains("deniedMcpServers entry {\"serverUrl\":\"https://*.untrusted.example.com/*\"}")
@@ -1587,7 +1591,7 @@ fn claude_codes_denylist_blocks_by_url_command_or_name_from_any_settings_file() 
     assert!(reason(&c, "npx-bad").contains("blocked by Claude Code's managed policy"));
     // Other hosts' files are not Claude Code's: its policy is not applied to them.
     let c = m.read("mcp.json", servers);
-    assert_eq!(c.servers.len(), 6, "{:?}", c.disabled);
+    assert_eq!(c.servers.len(), 7, "{:?}", c.disabled);
 }
 
 #[test]
