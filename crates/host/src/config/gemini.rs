@@ -532,29 +532,52 @@ fn slashed(path: &str) -> String {
 }
 
 /// Gemini CLI's folder glob: `*` (with the `/` before it, if any) matches nothing or that `/`
-/// and anything after it; all else is literal.
+/// and anything after it; all else is literal. Matched in time proportional to the pattern's
+/// length times the text's, whatever the stars.
 fn glob_match(pattern: &str, text: &str) -> bool {
-    let Some(star) = pattern.find('*') else {
-        return pattern == text;
-    };
-    let (before, after) = (&pattern[..star], &pattern[star + 1..]);
-    let (literal, slash) = match before.strip_suffix('/') {
-        Some(l) => (l, "/"),
-        None => (before, ""),
-    };
-    let Some(rest) = text.strip_prefix(literal) else {
-        return false;
-    };
-    // The optional group: empty, or `slash` and any run of characters.
-    if glob_match(after, rest) {
-        return true;
+    enum Token {
+        Byte(u8),
+        /// `*`: anything, or nothing.
+        Any,
+        /// `/*`: nothing, or `/` and anything.
+        SlashAny,
     }
-    let Some(tail) = rest.strip_prefix(slash) else {
-        return false;
-    };
-    (0..=tail.len())
-        .filter(|i| tail.is_char_boundary(*i))
-        .any(|i| glob_match(after, &tail[i..]))
+    let p = pattern.as_bytes();
+    let mut tokens = Vec::with_capacity(p.len());
+    let mut i = 0;
+    while i < p.len() {
+        if p[i] == b'/' && p.get(i + 1) == Some(&b'*') {
+            tokens.push(Token::SlashAny);
+            i += 2;
+        } else {
+            tokens.push(if p[i] == b'*' {
+                Token::Any
+            } else {
+                Token::Byte(p[i])
+            });
+            i += 1;
+        }
+    }
+    let t = text.as_bytes();
+    let n = t.len();
+    // `rest[j]`: the tokens after the current one match `t[j..]`.
+    let mut rest = vec![false; n + 1];
+    rest[n] = true;
+    for token in tokens.iter().rev() {
+        // `later[j]`: `rest` holds at some position from j on.
+        let mut later = vec![false; n + 2];
+        for j in (0..=n).rev() {
+            later[j] = later[j + 1] || rest[j];
+        }
+        rest = (0..=n)
+            .map(|j| match token {
+                Token::Byte(c) => j < n && t[j] == *c && rest[j + 1],
+                Token::Any => later[j],
+                Token::SlashAny => rest[j] || (j < n && t[j] == b'/' && later[j + 1]),
+            })
+            .collect();
+    }
+    rest[0]
 }
 
 /// Gemini CLI's server lists over every gathered server: `mcp.allowed` / `mcp.excluded` (or
@@ -598,6 +621,11 @@ mod tests {
         assert!(glob_match("/home/u/proj/*", &here));
         assert!(!glob_match("/home/u/pro/*", &here));
         assert!(!glob_match("/home/other/*", &here));
+        assert!(glob_match("/home/*/proj/", &here));
+        assert!(!glob_match("/home/u/proj", &here));
+        // Many stars against a long path: still quick, and still right.
+        let long = format!("/{}/", "a".repeat(4000));
+        assert!(!glob_match(&format!("/{}b/", "*a".repeat(200)), &long));
     }
 
     #[test]
