@@ -158,6 +158,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         }
     } else {
         gemini_lists(&root, &mut servers, &mut disabled);
+        if state.is_none() && ctx.policy {
+            super::layers::gather(ctx, &mut servers, &mut disabled, &mut warnings);
+        }
     }
     // Claude Code's own files: its settings are read once, for the project's approvals, the
     // plugins and the managed policy.

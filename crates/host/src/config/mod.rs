@@ -17,6 +17,7 @@ mod gemini;
 mod goose;
 pub mod hosts;
 mod jsonc;
+mod layers;
 mod mcp_json;
 mod native;
 mod opencode;

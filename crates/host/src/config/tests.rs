@@ -2336,3 +2336,64 @@ fn gemini_cli_settings_are_gathered_as_gemini_cli_gathers_them() {
     );
     assert_eq!(command_of(&m.read(&ws_file, &[]), "shared"), "ws-shared");
 }
+
+/// Cursor (like VS Code, Kiro, Amazon Q and Roo Code) runs the user's servers and the project's
+/// together, the project's winning on a name: from either file, switchboard reads both.
+#[test]
+fn a_hosts_user_and_project_files_are_read_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("proj"));
+    let user_file = home.join(".cursor/mcp.json");
+    let project_file = project.join(".cursor/mcp.json");
+    for (file, servers) in [
+        (
+            &user_file,
+            serde_json::json!({"mine": {"command": "mine"}, "shared": {"command": "user-shared"}}),
+        ),
+        (
+            &project_file,
+            serde_json::json!({"proj": {"command": "proj"}, "shared": {"command": "proj-shared"}}),
+        ),
+    ] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            file,
+            serde_json::json!({ "mcpServers": servers }).to_string(),
+        )
+        .unwrap();
+    }
+    let home_text = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
+    let read = |file: &Path, cwd: &Path| {
+        let text = std::fs::read_to_string(file).unwrap();
+        Config::parse_in(file, &text, &env, Some(cwd.to_path_buf())).unwrap()
+    };
+    for file in [&project_file, &user_file] {
+        let c = read(file, &project);
+        assert_eq!(names(&c), ["mine", "proj", "shared"], "{file:?}");
+        assert_eq!(command_of(&c, "shared"), "proj-shared");
+        let origin = |name: &str| {
+            c.servers
+                .iter()
+                .find(|s| s.name() == name)
+                .and_then(|s| s.origin.clone())
+                .unwrap()
+        };
+        assert!(
+            origin("mine").starts_with("Cursor user config ("),
+            "{}",
+            origin("mine")
+        );
+        assert!(origin("shared").starts_with("Cursor project config ("));
+        assert!(c.inputs.contains(if file == &project_file {
+            &user_file
+        } else {
+            &project_file
+        }));
+    }
+    // Away from the project, the user's file is the user's servers alone.
+    let c = read(&user_file, &home);
+    assert_eq!(names(&c), ["mine", "shared"]);
+    assert_eq!(command_of(&c, "shared"), "user-shared");
+}
