@@ -1,6 +1,6 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
-//! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, with each format's
-//! variable expansion.
+//! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
+//! settings (bare `$VAR`) and a layered host's file, with each format's variable expansion.
 #![no_main]
 
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 10] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -17,6 +17,8 @@ const NAMES: [&str; 8] = [
     "opencode.jsonc",
     "crush.json",
     ".claude.json",
+    ".gemini/settings.json",
+    ".cursor/mcp.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
