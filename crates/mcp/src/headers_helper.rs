@@ -266,6 +266,31 @@ impl<C> HelperHttp<C> {
     pub(crate) fn new(inner: C, refresh: Option<Arc<Refresh>>) -> Self {
         Self { inner, refresh }
     }
+
+    /// Make one request with `call` and the headers to send: rmcp's (`bearer`, `custom`)
+    /// without a helper; else the helper's latest, and once more with new ones when the server
+    /// refuses them.
+    async fn with_headers<T, F, Fut>(
+        &self,
+        bearer: Option<String>,
+        custom: HashMap<HeaderName, HeaderValue>,
+        call: F,
+    ) -> Result<T, HttpError>
+    where
+        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, HttpError>>,
+    {
+        let Some(refresh) = &self.refresh else {
+            return call(bearer, custom).await;
+        };
+        let sent = refresh.sent();
+        let first = call(sent.bearer, sent.custom).await;
+        if !refused(&first) || !refresh.renew(sent.generation).await {
+            return first;
+        }
+        let sent = refresh.sent();
+        call(sent.bearer, sent.custom).await
+    }
 }
 
 impl<C: StreamableHttpClient<Error = reqwest::Error> + Sync> StreamableHttpClient
@@ -323,45 +348,17 @@ impl<C: StreamableHttpClient<Error = reqwest::Error> + Sync> StreamableHttpClien
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let Some(refresh) = &self.refresh else {
-            return self
-                .inner
-                .post_message_with_response_limits(
-                    uri,
-                    message,
-                    session_id,
-                    auth_header,
-                    custom_headers,
-                    limits,
-                )
-                .await;
-        };
-        let sent = refresh.sent();
-        let first = self
-            .inner
-            .post_message_with_response_limits(
+        self.with_headers(auth_header, custom_headers, |bearer, custom| {
+            self.inner.post_message_with_response_limits(
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
-                sent.bearer,
-                sent.custom,
+                bearer,
+                custom,
                 limits,
             )
-            .await;
-        if !refused(&first) || !refresh.renew(sent.generation).await {
-            return first;
-        }
-        let sent = refresh.sent();
-        self.inner
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
-                sent.bearer,
-                sent.custom,
-                limits,
-            )
-            .await
+        })
+        .await
     }
 
     async fn delete_session(
@@ -412,45 +409,17 @@ impl<C: StreamableHttpClient<Error = reqwest::Error> + Sync> StreamableHttpClien
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, HttpError> {
-        let Some(refresh) = &self.refresh else {
-            return self
-                .inner
-                .get_stream_with_max_sse_event_size(
-                    uri,
-                    session_id,
-                    last_event_id,
-                    auth_header,
-                    custom_headers,
-                    max_sse_event_size,
-                )
-                .await;
-        };
-        let sent = refresh.sent();
-        let first = self
-            .inner
-            .get_stream_with_max_sse_event_size(
+        self.with_headers(auth_header, custom_headers, |bearer, custom| {
+            self.inner.get_stream_with_max_sse_event_size(
                 uri.clone(),
                 session_id.clone(),
                 last_event_id.clone(),
-                sent.bearer,
-                sent.custom,
+                bearer,
+                custom,
                 max_sse_event_size,
             )
-            .await;
-        if !refused(&first) || !refresh.renew(sent.generation).await {
-            return first;
-        }
-        let sent = refresh.sent();
-        self.inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                sent.bearer,
-                sent.custom,
-                max_sse_event_size,
-            )
-            .await
+        })
+        .await
     }
 }
 

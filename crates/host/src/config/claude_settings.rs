@@ -81,10 +81,7 @@ impl Scope {
         if name != ".mcp.json" && name != ".claude.json" {
             return None;
         }
-        let home = (ctx.env)("HOME")
-            .or_else(|| (ctx.env)("USERPROFILE"))
-            .map(PathBuf::from)
-            .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()));
+        let home = ctx.home();
         let project = (name == ".mcp.json").then(|| ctx.base.to_path_buf());
         let trusted = match (&home, &project) {
             (Some(home), Some(project)) => {

@@ -40,6 +40,16 @@ impl Context<'_> {
         }
     }
 
+    /// The user's home folder: `HOME` (or `USERPROFILE`) as the config's environment has it,
+    /// else the platform's.
+    pub fn home(&self) -> Option<std::path::PathBuf> {
+        (self.env)("HOME")
+            .or_else(|| (self.env)("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(std::path::PathBuf::from)
+            .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+    }
+
     /// The files noted with [`Context::input`], for the config being built.
     pub fn take_inputs(&self) -> Vec<std::path::PathBuf> {
         std::mem::take(&mut *self.inputs.borrow_mut())

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::entry::Context;
+use super::layers::same_file;
 use super::{Config, DisabledServer, ServerConfig};
 
 /// Whether `path` is a Gemini CLI settings file (`.gemini/settings.json`).
@@ -90,7 +91,7 @@ pub fn gather(
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) {
-    let Some(home) = home(ctx) else {
+    let Some(home) = ctx.home() else {
         apply_lists(&[root], servers, disabled);
         return;
     };
@@ -216,21 +217,6 @@ fn taken(servers: &[ServerConfig], disabled: &[DisabledServer], name: &str) -> b
 fn take_name(servers: &mut Vec<ServerConfig>, disabled: &mut Vec<DisabledServer>, name: &str) {
     servers.retain(|s| s.name() != name);
     disabled.retain(|d| d.name != name);
-}
-
-fn home(ctx: &Context<'_>) -> Option<PathBuf> {
-    (ctx.env)("HOME")
-        .or_else(|| (ctx.env)("USERPROFILE"))
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {

@@ -57,12 +57,7 @@ pub fn gather(
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) {
-    let Some(home) = (ctx.env)("HOME")
-        .or_else(|| (ctx.env)("USERPROFILE"))
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
-    else {
+    let Some(home) = ctx.home() else {
         return;
     };
     let config = directories::BaseDirs::new()
@@ -145,7 +140,8 @@ pub fn gather(
     }
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+/// Whether `a` and `b` are one file (compared as they are when either does not exist).
+pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
