@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::entry::Context;
 use super::layers::same_file;
 use super::{Config, DisabledServer, ServerConfig};
+use crate::error::HostError;
 
 /// Whether `path` is a Gemini CLI settings file (`.gemini/settings.json`).
 pub fn is_settings_file(path: &Path) -> bool {
@@ -82,18 +83,16 @@ fn defaults_file(ctx: &Context<'_>, system: &Path) -> PathBuf {
         })
 }
 
-/// The servers one read of Gemini CLI's settings file gathered (its own, `servers` and
-/// `disabled`, come in), with the other scopes', the extensions' and the lists applied.
-pub fn gather(
-    ctx: &Context<'_>,
-    root: &Value,
-    servers: &mut Vec<ServerConfig>,
-    disabled: &mut Vec<DisabledServer>,
-    warnings: &mut Vec<String>,
-) {
+/// The config one read of Gemini CLI's settings file (`text`, parsed as `root`) stands for: the
+/// servers of every scope, the extensions' and the lists applied, with the variables Gemini CLI
+/// would have from its `.env` file. Fails only when this file itself cannot be read as a config.
+pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, HostError> {
+    let mut servers = Vec::new();
+    let mut disabled = Vec::new();
+    let mut warnings = Vec::new();
     let Some(home) = ctx.home() else {
-        apply_lists(&[root], servers, disabled);
-        return;
+        let own = Config::parse_part(ctx.path, text, ctx.env)?;
+        return Ok(ctx.servers_only(own.servers, own.disabled, own.warnings));
     };
     let user_file = home.join(".gemini/settings.json");
     let this_is_user = same_file(ctx.path, &user_file);
@@ -117,76 +116,122 @@ pub fn gather(
     scopes.extend(workspace_file.map(|f| (Kind::Workspace, f)));
     scopes.push((Kind::System, system));
 
-    // Each scope's servers and settings: this file's as read, the others' read as parts.
-    let mut own = Some((std::mem::take(servers), std::mem::take(disabled)));
+    // Each scope's settings: this file's as given, the others' as on disk.
+    let mut own_seen = false;
     let mut read = Vec::new();
     for (kind, file) in scopes {
         ctx.input(&file);
-        let is_own = own.is_some() && (file == ctx.path || same_file(&file, ctx.path));
-        let (parts, value) = if is_own {
-            (own.take(), Some(root.clone()))
+        let is_own = !own_seen && (file == ctx.path || same_file(&file, ctx.path));
+        own_seen |= is_own;
+        let value = if is_own {
+            Some(root.clone())
         } else if file.is_file() {
-            let parts = match Config::load_part(&file, ctx.env) {
-                Ok(c) => {
-                    warnings.extend(c.warnings);
-                    Some((c.servers, c.disabled))
-                }
+            match read_json(&file) {
+                Ok(v) => Some(v),
                 Err(e) => {
-                    warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
+                    warnings.push(format!(
+                        "{}: cannot be read ({e}); Gemini CLI's other settings are read",
+                        file.display()
+                    ));
                     None
                 }
-            };
-            (parts, read_json(&file).ok())
+            }
         } else {
-            (None, None)
+            None
         };
-        read.push((kind, file, parts, value));
+        read.push((kind, file, is_own, value));
     }
     // Folder trust is a setting of the user's and the system's files, not the workspace's.
-    let trust_on = read
-        .iter()
-        .filter(|(kind, ..)| *kind != Kind::Workspace)
-        .filter_map(|(_, _, _, v)| v.as_ref()?.pointer("/security/folderTrust/enabled"))
-        .filter_map(Value::as_bool)
-        .next_back()
-        .unwrap_or(true);
-    let trust = match &workspace {
-        Some(w) if read.iter().any(|(kind, ..)| *kind == Kind::Workspace) => {
-            trust(ctx, &home, w, trust_on)
-        }
-        _ => Ok(()),
+    let setting = |pointer: &str| {
+        read.iter()
+            .filter(|(kind, ..)| *kind != Kind::Workspace)
+            .filter_map(|(.., v)| v.as_ref()?.pointer(pointer))
+            .filter_map(Value::as_bool)
+            .next_back()
     };
+    let trust_on = setting("/security/folderTrust/enabled").unwrap_or(true);
+    let ignore_local_env = setting("/advanced/ignoreLocalEnv").unwrap_or(false);
+    let trust = match &workspace {
+        Some(w) => trust(ctx, &home, w, trust_on),
+        None => Ok(()),
+    };
+    // The variables of the `.env` file Gemini CLI loads at start (the environment wins).
+    let dotenv = match &trust {
+        Ok(()) => env_file(&home, workspace.as_deref(), ignore_local_env),
+        Err(_) => None,
+    };
+    let dotenv_vars: BTreeMap<String, String> = match &dotenv {
+        Some(file) => {
+            ctx.input(file);
+            let project_file = !file
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d == ".gemini");
+            std::fs::read_to_string(file)
+                .ok()
+                .and_then(|t| super::dotenv::parse(&t).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(k, _)| !(project_file && EXCLUDED_ENV_VARS.contains(&k.as_str())))
+                .collect()
+        }
+        None => BTreeMap::new(),
+    };
+    let lookup = |var: &str| (ctx.env)(var).or_else(|| dotenv_vars.get(var).cloned());
 
     let mut ignored = Vec::new();
     let mut roots = Vec::new();
-    for (kind, file, parts, value) in read {
-        if kind == Kind::Workspace
-            && let Err(why) = &trust
-        {
-            if let Some((s, d)) = parts {
-                let names = s
-                    .iter()
-                    .map(|s| s.name().to_string())
-                    .chain(d.into_iter().map(|d| d.name));
-                ignored.extend(names.map(|name| (name, file.clone(), why.clone())));
-            }
+    for (kind, file, is_own, value) in read {
+        let Some(value) = value else {
             continue;
-        }
-        let label = format!("{} ({})", kind.label(), file.display());
-        if let Some((s, d)) = parts {
-            for s in s {
-                take_name(servers, disabled, s.name());
-                servers.push(with_origin(s, &label));
+        };
+        let untrusted = match (&trust, kind) {
+            (Err(why), Kind::Workspace) => Some(why.clone()),
+            _ => None,
+        };
+        if value.get("mcpServers").is_some_and(Value::is_object) {
+            let part = if is_own {
+                Some(Config::parse_part(ctx.path, text, &lookup)?)
+            } else {
+                match Config::load_part(&file, &lookup) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
+                        None
+                    }
+                }
+            };
+            if let Some(part) = part {
+                for input in &part.inputs {
+                    ctx.input(input);
+                }
+                if let Some(why) = &untrusted {
+                    let names = part
+                        .servers
+                        .iter()
+                        .map(|s| s.name().to_string())
+                        .chain(part.disabled.into_iter().map(|d| d.name));
+                    ignored.extend(names.map(|name| (name, file.clone(), why.clone())));
+                } else {
+                    warnings.extend(part.warnings);
+                    let label = format!("{} ({})", kind.label(), file.display());
+                    for s in part.servers {
+                        take_name(&mut servers, &mut disabled, s.name());
+                        servers.push(with_origin(s, &label));
+                    }
+                    for d in part.disabled {
+                        take_name(&mut servers, &mut disabled, &d.name);
+                        disabled.push(d);
+                    }
+                }
             }
-            for d in d {
-                take_name(servers, disabled, &d.name);
-                disabled.push(d);
-            }
         }
-        roots.extend(value);
+        if untrusted.is_none() {
+            roots.push(value);
+        }
     }
     for (name, file, why) in ignored {
-        if !taken(servers, disabled, &name) {
+        if !taken(&servers, &disabled, &name) {
             disabled.push(DisabledServer {
                 name,
                 reason: format!(
@@ -198,10 +243,54 @@ pub fn gather(
     }
 
     if let Some(w) = workspace.as_deref() {
-        extensions(ctx, &home, w, servers, disabled, warnings);
+        extensions(
+            ctx,
+            &home,
+            w,
+            &lookup,
+            &mut servers,
+            &mut disabled,
+            &mut warnings,
+        );
     }
     let roots: Vec<&Value> = roots.iter().collect();
-    apply_lists(&roots, servers, disabled);
+    apply_lists(&roots, &mut servers, &mut disabled);
+    if servers.is_empty() && disabled.is_empty() {
+        return Err(HostError::ConfigShape {
+            path: ctx.path.to_path_buf(),
+            message: "Gemini CLI's settings name no MCP servers for this folder (in the system, user or workspace settings, or an enabled extension); add one under \"mcpServers\"".into(),
+        });
+    }
+    Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// Variables Gemini CLI does not take from a project's `.env` file.
+const EXCLUDED_ENV_VARS: &[&str] = &[
+    "DEBUG",
+    "DEBUG_MODE",
+    "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+    "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
+];
+
+/// The `.env` file Gemini CLI loads in a trusted `workspace`: from the workspace up, the first
+/// folder's `.gemini/.env` or `.env` (with `advanced.ignoreLocalEnv`, only the home's `.env`),
+/// else `~/.gemini/.env`, else `~/.env`.
+fn env_file(home: &Path, workspace: Option<&Path>, ignore_local: bool) -> Option<PathBuf> {
+    let mut dir = workspace.map(Path::to_path_buf);
+    while let Some(d) = dir {
+        let gemini = d.join(".gemini/.env");
+        if gemini.is_file() {
+            return Some(gemini);
+        }
+        let plain = d.join(".env");
+        if plain.is_file() && (!ignore_local || same_file(&d, home)) {
+            return Some(plain);
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    [home.join(".gemini/.env"), home.join(".env")]
+        .into_iter()
+        .find(|f| f.is_file())
 }
 
 fn with_origin(mut s: ServerConfig, label: &str) -> ServerConfig {
@@ -280,6 +369,7 @@ fn extensions(
     ctx: &Context<'_>,
     home: &Path,
     workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
     servers: &mut Vec<ServerConfig>,
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
@@ -355,7 +445,7 @@ fn extensions(
             ("/", std::path::MAIN_SEPARATOR.to_string()),
             ("pathSeparator", std::path::MAIN_SEPARATOR.to_string()),
         ];
-        let lookup = |var: &str| settings.get(var).cloned().or_else(|| (ctx.env)(var));
+        let lookup = |var: &str| settings.get(var).cloned().or_else(|| env(var));
         let origin = format!("Gemini CLI extension {name} ({})", root.display());
         for (server, entry) in map {
             if taken(servers, disabled, server) {

@@ -38,6 +38,11 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             one.insert(stem.to_string_lossy().into_owned(), root.clone());
             one
         });
+    // Gemini CLI's settings read on their own: gathered as Gemini CLI gathers them (a settings
+    // file need not name servers itself).
+    if ctx.policy && super::gemini::is_settings_file(ctx.path) {
+        return super::gemini::gather(ctx, text, &root);
+    }
     let state = super::claude_code::StateFile::read(ctx, text, &root);
     // Where the servers are written, each map with its key's offset: Claude Code's scopes (the
     // project's own after the user's, so it replaces a user's server of the same name), or the
@@ -150,13 +155,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             last.origin = Some(state.scope_of(name));
         }
     }
-    if gemini_file {
-        // Read on its own: gathered with Gemini CLI's other scope and its extensions; read as a
-        // part of that gathering: as it is, the lists applied once to the whole.
-        if ctx.policy {
-            super::gemini::gather(ctx, &root, &mut servers, &mut disabled, &mut warnings);
-        }
-    } else {
+    // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
+    // once to the whole.
+    if !gemini_file {
         gemini_lists(&root, &mut servers, &mut disabled);
         if state.is_none() && ctx.policy {
             super::layers::gather(ctx, &mut servers, &mut disabled, &mut warnings);

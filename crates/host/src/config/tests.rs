@@ -2152,6 +2152,10 @@ impl GeminiMachine {
 
     /// `file` read as switchboard reads it in the project, with `vars` set too.
     fn read(&self, file: &Path, vars: &[(&str, &str)]) -> Config {
+        self.try_read(file, vars).unwrap()
+    }
+
+    fn try_read(&self, file: &Path, vars: &[(&str, &str)]) -> Result<Config, HostError> {
         let home = self.home.display().to_string();
         let vars: Vec<(String, String)> = vars
             .iter()
@@ -2165,7 +2169,7 @@ impl GeminiMachine {
             _ => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
         };
         let text = std::fs::read_to_string(file).unwrap();
-        Config::parse_in(file, &text, &env, Some(self.project.clone())).unwrap()
+        Config::parse_in(file, &text, &env, Some(self.project.clone()))
     }
 }
 
@@ -2396,4 +2400,65 @@ fn a_hosts_user_and_project_files_are_read_together() {
     let c = read(&user_file, &home);
     assert_eq!(names(&c), ["mine", "shared"]);
     assert_eq!(command_of(&c, "shared"), "user-shared");
+}
+
+/// Gemini CLI loads one `.env` file at start (in a trusted folder: the nearest `.gemini/.env`
+/// or `.env` from the project up, else the home's), and its variables fill `$VAR` and
+/// `${VAR}` where the environment has none. A settings file that names no servers itself is
+/// still Gemini CLI's config.
+#[test]
+fn gemini_cli_reads_its_env_file_and_settings_without_servers() {
+    let m = GeminiMachine::new();
+    let user_file = m.home.join(".gemini/settings.json");
+    m.write(&user_file, serde_json::json!({"theme": "Dark"}));
+    m.write(
+        &m.project.join(".gemini/settings.json"),
+        serde_json::json!({"mcpServers": {"proj": {"command": "proj",
+            "env": {"Z": "$TOKEN_Z", "Y": "${TOKEN_Z}"}}}}),
+    );
+    std::fs::write(m.home.join(".gemini/.env"), "TOKEN_Z=z1\n").unwrap();
+    let trusted = [("GEMINI_CLI_TRUST_WORKSPACE", "true")];
+    let c = m.read(&user_file, &trusted);
+    // (The extension's "mine" runs now: no settings file names a "mine" of its own.)
+    assert_eq!(
+        names(&c),
+        ["alpha-srv", "beta-srv", "mine", "proj"],
+        "{:?} {:?}",
+        c.disabled,
+        c.warnings
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let env_of_proj = |c: &Config| env_of(c.servers.iter().find(|s| s.name() == "proj").unwrap());
+    assert_eq!(
+        env_of_proj(&c),
+        [
+            ("Y".to_string(), "z1".to_string()),
+            ("Z".to_string(), "z1".to_string())
+        ]
+    );
+    assert!(c.inputs.contains(&m.home.join(".gemini/.env")));
+    // A `.env` nearer the project is the one loaded; the environment still wins over it.
+    std::fs::write(m.project.join(".env"), "TOKEN_Z=near\n").unwrap();
+    let c = m.read(&user_file, &trusted);
+    assert_eq!(env_of_proj(&c)[0].1, "near");
+    let c = m.read(&user_file, &[trusted[0], ("TOKEN_Z", "from-env")]);
+    assert_eq!(env_of_proj(&c)[0].1, "from-env");
+    // Untrusted, no `.env` is loaded: a bare `$TOKEN_Z` stays as written, `${TOKEN_Z}` is unset.
+    m.write(
+        &user_file,
+        serde_json::json!({"mcpServers": {
+            "bare": {"command": "u", "env": {"Z": "$TOKEN_Z"}},
+            "braced": {"command": "u", "env": {"Z": "${TOKEN_Z}"}}
+        }}),
+    );
+    let c = m.read(&user_file, &[]);
+    let bare = c.servers.iter().find(|s| s.name() == "bare").unwrap();
+    assert_eq!(env_of(bare), [("Z".to_string(), "$TOKEN_Z".to_string())]);
+    assert!(reason(&c, "braced").contains("TOKEN_Z"));
+    // Nothing anywhere: the file is no config.
+    std::fs::remove_dir_all(m.home.join(".gemini/extensions")).unwrap();
+    std::fs::remove_file(m.project.join(".gemini/settings.json")).unwrap();
+    m.write(&user_file, serde_json::json!({"theme": "Dark"}));
+    let e = m.try_read(&user_file, &[]).unwrap_err();
+    assert!(e.to_string().contains("name no MCP servers"), "{e}");
 }
