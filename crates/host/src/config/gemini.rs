@@ -163,10 +163,10 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
     let dotenv_vars: BTreeMap<String, String> = match &dotenv {
         Some(file) => {
             ctx.input(file);
-            let project_file = !file
+            let project_file = file
                 .parent()
                 .and_then(Path::file_name)
-                .is_some_and(|d| d == ".gemini");
+                .is_none_or(|d| d != ".gemini");
             std::fs::read_to_string(file)
                 .ok()
                 .and_then(|t| super::dotenv::parse(&t).ok())
