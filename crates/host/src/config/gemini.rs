@@ -423,8 +423,9 @@ fn extensions(
             continue;
         };
         let active = enabled(&enablement, name, workspace);
-        // The extension's settings, as Gemini CLI stores those that are not secret.
-        let env_file = dir.join(name).join(".env");
+        // The extension's settings, as Gemini CLI stores those that are not secret: in the
+        // folder it installed the extension in (named after it).
+        let env_file = installed.join(".env");
         ctx.input(&env_file);
         let settings: BTreeMap<String, String> = std::fs::read_to_string(&env_file)
             .ok()
