@@ -24,6 +24,9 @@
 //! - [`probe`] asks one HTTP server, without credentials, whether it needs a login at all; it
 //!   never starts an authorization and closes the session it opened.
 
+#[macro_use]
+mod http_forward;
+
 pub mod auth;
 mod connect;
 mod convert;
