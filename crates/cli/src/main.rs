@@ -34,8 +34,9 @@ use clap::{Parser, Subcommand};
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Windsurf, VS Code `mcp.json`, Zed settings, Codex `config.toml`, goose and Continue
 /// `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, and the `mcpServers` JSON of
-/// Cline, Roo Code, Kiro, Amazon Q and LM Studio. `--config cursor` (or claude-desktop,
-/// claude-code, vscode, windsurf, gemini, zed, cline, roo, kiro, amazonq, lmstudio, codex,
+/// Cline, Roo Code, Kiro, Amazon Q, GitHub Copilot CLI and LM Studio. `--config cursor` (or
+/// claude-desktop, claude-code, vscode, windsurf, gemini, zed, cline, roo, kiro, amazonq,
+/// copilot, lmstudio, codex,
 /// goose, opencode, crush, continue) opens that host's file where it keeps it; `switchboard servers` without a config
 /// lists the ones on this machine.
 #[derive(Parser, Debug)]

@@ -120,6 +120,11 @@ const HOSTS: &[Host] = &[
         },
     },
     Host {
+        names: &["copilot"],
+        label: "GitHub Copilot CLI",
+        places: |f| vec![f.home.join(".copilot/mcp-config.json")],
+    },
+    Host {
         names: &["lmstudio"],
         label: "LM Studio",
         places: |f| vec![f.home.join(".lmstudio/mcp.json")],

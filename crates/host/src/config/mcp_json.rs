@@ -98,7 +98,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     } else {
                         value
                     };
-                    let (entry, note) = host_timeout(ctx, zed_command(value))
+                    let (entry, note) = host_timeout(ctx, copilot_entry(zed_command(value)))
                         .map_err(|message| fail(Some("timeout"), message))?;
                     if let Some(note) = note {
                         let offset = find_json_key(text, entry_at, "timeout").unwrap_or(entry_at);
@@ -353,6 +353,39 @@ fn host_timeout<'a>(
         obj.insert("call_timeout".into(), serde_json::json!(secs.min(86_400.0)));
     }
     Ok((std::borrow::Cow::Owned(entry), None))
+}
+
+/// GitHub Copilot's entry form (Copilot CLI's `~/.copilot/mcp-config.json`, and Copilot's
+/// coding agent): `"type": "local"` is a stdio command, and `"tools"` lists the tools to turn
+/// on, `"*"` for all, which is switchboard's `tools.allow` (an empty list turns none on). Any
+/// other value is returned as it is.
+fn copilot_entry(value: std::borrow::Cow<'_, Value>) -> std::borrow::Cow<'_, Value> {
+    let local = value.get("type").and_then(Value::as_str) == Some("local")
+        && value.get("command").is_some_and(Value::is_string);
+    let names: Option<Vec<Value>> = value
+        .get("tools")
+        .and_then(Value::as_array)
+        .filter(|l| l.iter().all(Value::is_string))
+        .cloned();
+    if !local && names.is_none() {
+        return value;
+    }
+    let mut entry = value.into_owned();
+    if let Some(map) = entry.as_object_mut() {
+        if local {
+            map.insert("type".into(), Value::String("stdio".into()));
+        }
+        if let Some(names) = names {
+            if names.iter().any(|n| n == "*") {
+                map.remove("tools");
+            } else if names.is_empty() {
+                map.insert("tools".into(), serde_json::json!({"deny": ["*"]}));
+            } else {
+                map.insert("tools".into(), serde_json::json!({ "allow": names }));
+            }
+        }
+    }
+    std::borrow::Cow::Owned(entry)
 }
 
 /// Zed's older entry form, `"command": {"path": ..., "args": [...], "env": {...}}`, as the flat

@@ -2462,3 +2462,37 @@ fn gemini_cli_reads_its_env_file_and_settings_without_servers() {
     let e = m.try_read(&user_file, &[]).unwrap_err();
     assert!(e.to_string().contains("name no MCP servers"), "{e}");
 }
+
+/// GitHub Copilot CLI's `~/.copilot/mcp-config.json` is read as Copilot writes it: `"type":
+/// "local"` runs a command, and `"tools"` lists the tools to turn on (`"*"`: all; none listed:
+/// none).
+#[test]
+fn a_github_copilot_cli_config_is_read_as_copilot_writes_it() {
+    let text = r#"{"mcpServers": {
+        "playwright": {"type": "local", "command": "npx", "args": ["@playwright/mcp@latest"], "env": {}, "tools": ["*"]},
+        "ctx": {"type": "http", "url": "https://mcp.context7.com/mcp", "headers": {}, "tools": ["resolve-library-id"]},
+        "none": {"type": "stdio", "command": "x", "tools": []}
+    }}"#;
+    let c = parse("/home/u/.copilot/mcp-config.json", text).unwrap();
+    assert_eq!(names(&c), ["ctx", "none", "playwright"], "{:?}", c.disabled);
+    let server = |name: &str| c.servers.iter().find(|s| s.name() == name).unwrap();
+    assert!(matches!(
+        &server("playwright").spec.transport,
+        TransportSpec::Stdio { command, .. } if command == "npx"
+    ));
+    assert!(server("playwright").filter.permits("browser_click"));
+    let ctx = &server("ctx").filter;
+    assert!(ctx.permits("resolve-library-id") && !ctx.permits("get-library-docs"));
+    assert!(!server("none").filter.permits("anything"));
+    // `--config copilot` opens it.
+    let home = Path::new("/h");
+    let folders = hosts::Folders {
+        home,
+        config: Path::new("/h/.config"),
+        cwd: Path::new("/p"),
+    };
+    assert_eq!(
+        hosts::resolve("copilot", &folders),
+        Some(PathBuf::from("/h/.copilot/mcp-config.json"))
+    );
+}
