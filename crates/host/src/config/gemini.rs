@@ -123,11 +123,19 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
         ctx.input(&file);
         let is_own = !own_seen && (file == ctx.path || same_file(&file, ctx.path));
         own_seen |= is_own;
-        let value = if is_own {
-            Some(root.clone())
+        // Each file is read once: its text for the servers, its value for the settings.
+        let found = if is_own {
+            Some((text.to_string(), root.clone()))
         } else if file.is_file() {
-            match read_json(&file) {
-                Ok(v) => Some(v),
+            let parsed = std::fs::read_to_string(&file)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    let v = serde_json::from_str(&super::jsonc::to_json(&t))
+                        .map_err(|e| e.to_string())?;
+                    Ok((t, v))
+                });
+            match parsed {
+                Ok(found) => Some(found),
                 Err(e) => {
                     warnings.push(format!(
                         "{}: cannot be read ({e}); Gemini CLI's other settings are read",
@@ -139,13 +147,13 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
         } else {
             None
         };
-        read.push((kind, file, is_own, value));
+        read.push((kind, file, is_own, found));
     }
     // Folder trust is a setting of the user's and the system's files, not the workspace's.
     let setting = |pointer: &str| {
         read.iter()
             .filter(|(kind, ..)| *kind != Kind::Workspace)
-            .filter_map(|(.., v)| v.as_ref()?.pointer(pointer))
+            .filter_map(|(.., found)| found.as_ref()?.1.pointer(pointer))
             .filter_map(Value::as_bool)
             .next_back()
     };
@@ -181,8 +189,8 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
 
     let mut ignored = Vec::new();
     let mut roots = Vec::new();
-    for (kind, file, is_own, value) in read {
-        let Some(value) = value else {
+    for (kind, file, is_own, found) in read {
+        let Some((file_text, value)) = found else {
             continue;
         };
         let untrusted = match (&trust, kind) {
@@ -190,15 +198,14 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
             _ => None,
         };
         if value.get("mcpServers").is_some_and(Value::is_object) {
-            let part = if is_own {
-                Some(Config::parse_part(ctx.path, text, &lookup)?)
-            } else {
-                match Config::load_part(&file, &lookup) {
-                    Ok(c) => Some(c),
-                    Err(e) => {
-                        warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
-                        None
-                    }
+            let named = if is_own { ctx.path } else { file.as_path() };
+            let part = match Config::parse_part(named, &file_text, &lookup) {
+                Ok(c) => Some(c),
+                // This file itself unusable: the whole read fails, as for any config.
+                Err(e) if is_own => return Err(e),
+                Err(e) => {
+                    warnings.push(format!("{e} (Gemini CLI's other settings are read)"));
+                    None
                 }
             };
             if let Some(part) = part {
