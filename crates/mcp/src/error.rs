@@ -192,12 +192,61 @@ impl SessionError {
 
 fn spawn_message(command: &str, source: &std::io::Error) -> String {
     match source.kind() {
-        std::io::ErrorKind::NotFound => format!("spawn failed: command \"{command}\" not found"),
+        std::io::ErrorKind::NotFound => format!(
+            "spawn failed: command \"{command}\" not found{}",
+            missing_command_hint(command)
+        ),
         std::io::ErrorKind::PermissionDenied => {
             format!("spawn failed: command \"{command}\" is not executable (permission denied)")
         }
         _ => format!("spawn failed: command \"{command}\": {source}"),
     }
+}
+
+/// Why a command that was not found may be missing, for the mistakes configs copied from
+/// another machine or another host make: a whole command line in `command`, Windows' shell
+/// wrapper, a `~` no shell expands, a launcher whose runtime is not installed.
+fn missing_command_hint(command: &str) -> String {
+    let trimmed = command.trim();
+    let mut words = trimmed.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let rest: Vec<&str> = words.collect();
+    if !rest.is_empty() {
+        let args: Vec<String> = rest.iter().map(|a| format!("{a:?}")).collect();
+        return format!(
+            "; it holds spaces, but no shell splits it: give the program alone as the command \
+             and each word after it as an argument (\"command\": {first:?}, \"args\": [{}])",
+            args.join(", ")
+        );
+    }
+    if trimmed.starts_with("~/") || trimmed == "~" {
+        return "; `~` is not expanded, as no shell runs the command: write the full path".into();
+    }
+    let program = trimmed
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(trimmed)
+        .to_ascii_lowercase();
+    let program = program.strip_suffix(".exe").unwrap_or(&program);
+    let program = program.strip_suffix(".cmd").unwrap_or(program);
+    let needs = match program {
+        "cmd" | "powershell" if !cfg!(windows) => {
+            return "; it is Windows' shell, which Windows configs wrap commands in: on this \
+                    system give the program it runs as the command (for `cmd /c npx -y pkg`, \
+                    \"command\": \"npx\", \"args\": [\"-y\", \"pkg\"])"
+                .into();
+        }
+        "npx" | "npm" | "node" => "Node.js, which brings npx",
+        "uvx" | "uv" => "uv (https://docs.astral.sh/uv/), which brings uvx",
+        "bunx" | "bun" => "Bun, which brings bunx",
+        "deno" => "Deno",
+        "docker" => "Docker",
+        "podman" => "Podman",
+        "pipx" => "pipx",
+        "python" | "python3" => "Python",
+        _ => return String::new(),
+    };
+    format!("; install {needs}, or make sure it is on the PATH switchboard was started with")
 }
 
 /// The last few stderr lines, appended to a one-line reason so a status table shows why a
@@ -250,6 +299,37 @@ mod tests {
         };
         assert_eq!(e.to_string(), "spawn failed: command \"nope-x\" not found");
         assert_eq!(e.server(), "s");
+    }
+
+    #[test]
+    fn a_missing_command_says_what_went_wrong_when_it_can_tell() {
+        let hint = |command: &str| {
+            SessionError::Spawn {
+                server: "s".into(),
+                command: command.into(),
+                stderr_tail: vec![],
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            }
+            .to_string()
+        };
+        assert!(
+            hint("npx -y @scope/server --root /tmp").ends_with(
+                "(\"command\": \"npx\", \"args\": [\"-y\", \"@scope/server\", \"--root\", \"/tmp\"])"
+            ),
+            "{}",
+            hint("npx -y @scope/server --root /tmp")
+        );
+        assert!(hint("~/bin/server").contains("`~` is not expanded"));
+        if !cfg!(windows) {
+            assert!(hint("cmd").contains("Windows' shell"));
+            assert!(hint("C:\\Windows\\System32\\cmd.exe").contains("Windows' shell"));
+        }
+        assert!(hint("npx").contains("install Node.js"));
+        assert!(hint("/usr/local/bin/uvx").contains("install uv"));
+        assert!(hint("npx.cmd").contains("install Node.js"));
+        assert!(hint("docker").contains("install Docker"));
+        // Nothing to add about a command it knows nothing of.
+        assert_eq!(hint("my-server"), "spawn failed: command \"my-server\" not found");
     }
 
     #[test]

@@ -349,6 +349,29 @@ pub fn literal_client_secret(name: &str, raw: &RawServer, key: &str) -> Option<S
     ))
 }
 
+/// A warning when one of a command's arguments looks like several written as one string
+/// (`"-y @scope/server"`): no shell splits `args`, so the program gets it as one word and, for
+/// `npx`, starts something else. `None` when every argument looks meant. The caller puts
+/// `path:line:column: ` in front.
+pub fn joined_argument(name: &str, raw: &RawServer) -> Option<String> {
+    raw.command.as_ref()?;
+    let (i, arg) = raw.args.iter().enumerate().find(|(_, a)| {
+        let a = a.trim();
+        // `--flag=some value` and `--title "x y"`-style values are meant as one word.
+        a.starts_with('-')
+            && a.contains(char::is_whitespace)
+            && !a.contains(['=', '"', '\''])
+            && a.len() > 1
+    })?;
+    let words: Vec<String> = arg.split_whitespace().map(|w| format!("{w:?}")).collect();
+    Some(format!(
+        "server {name:?}: args[{i}] {arg:?} is one argument with a space in it, and the program \
+         gets it as one word (no shell splits `args`); if these are separate arguments, write \
+         each as its own string: [{}]",
+        words.join(", ")
+    ))
+}
+
 /// A validation failure: the field it concerns (for positioning) and the message.
 pub struct EntryError {
     pub field: Option<&'static str>,

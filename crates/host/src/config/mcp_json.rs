@@ -137,6 +137,11 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 let (line, column) = line_col(text, offset);
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
+            if let Some(w) = entry::joined_argument(name, &raw) {
+                let offset = find_json_key(text, entry_at, "args").unwrap_or(entry_at);
+                let (line, column) = line_col(text, offset);
+                warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
+            }
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
         entry::record(

@@ -107,6 +107,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     .map_or_else(|| at(Some("oauth")), |o| line_col(text, o));
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
+            if let Some(w) = entry::joined_argument(name, &raw) {
+                let (line, column) = at(Some("args"));
+                warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
+            }
             entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
         })();
         entry::record(

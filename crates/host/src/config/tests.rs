@@ -414,6 +414,37 @@ oauth = { scopes = "repo" }
 }
 
 #[test]
+fn an_argument_holding_several_words_is_a_warning_that_shows_them_split() {
+    let c = parse(
+        "claude_desktop_config.json",
+        r#"{"mcpServers": {
+  "memory": {"command": "npx", "args": ["-y @modelcontextprotocol/server-memory"]},
+  "fine": {"command": "node", "args": ["--title=a b", "-e", "console.log(1)", "my file.js"]}
+}}"#,
+    )
+    .unwrap();
+    // Both still run (the split may be what the user meant, or not); the joined one is named,
+    // at its `args`, with the split written out.
+    assert_eq!(c.servers.len(), 2);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    let w = &c.warnings[0];
+    assert!(w.starts_with("claude_desktop_config.json:2:"), "{w}");
+    assert!(
+        w.contains(r#"args[0] "-y @modelcontextprotocol/server-memory""#)
+            && w.ends_with(r#"["-y", "@modelcontextprotocol/server-memory"]"#),
+        "{w}"
+    );
+    let c = parse(
+        "switchboard.toml",
+        "[servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"--prefix /opt/x\", \"srv\"]\n",
+    )
+    .unwrap();
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].starts_with("switchboard.toml:3:"), "{}", c.warnings[0]);
+    assert!(c.warnings[0].contains("args[1]"), "{}", c.warnings[0]);
+}
+
+#[test]
 fn a_literal_client_secret_is_a_warning_that_recommends_an_environment_variable() {
     let c = parse(
         "switchboard.toml",
