@@ -87,9 +87,13 @@ enum Command {
     ///
     /// Servers connect concurrently; one that fails to start shows why (with the last lines of
     /// its stderr) and never holds up the others. Exits 1 when any server is not ready.
+    /// `--save-catalog` writes what the ready servers offer to a file that `--catalog` reads
+    /// back, so `inspect`, `lint`, `search` and `eval` can run on it later with no server running.
     #[command(after_help = "Examples:
   switchboard servers
-  switchboard servers --config ~/.cursor/mcp.json --json")]
+  switchboard servers --config ~/.cursor/mcp.json --json
+  switchboard servers --save-catalog tools.json
+  switchboard lint --catalog tools.json")]
     Servers(servers::ServersArgs),
     /// Call one tool on one server and print the result.
     ///

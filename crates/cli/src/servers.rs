@@ -1,10 +1,13 @@
 //! `switchboard servers`: one row per configured server with its state, protocol, what it offers
 //! and how long it took to connect.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use anyhow::Context as _;
 use serde_json::{Value, json};
+use switchboard_core::{ServerCatalog, catalog_file};
 use switchboard_mcp::{ServerState, ServerStatus};
 
 use crate::output::{color_on_stdout, paint, print_json, styled_table};
@@ -12,7 +15,13 @@ use crate::{Global, source};
 
 /// Arguments of `switchboard servers`.
 #[derive(clap::Args, Debug)]
-pub struct ServersArgs {}
+pub struct ServersArgs {
+    /// Also write what the ready servers offer (their tools as the config's allow/deny lists
+    /// leave them, resources, prompts, instructions) to FILE, as a catalog file that
+    /// `--catalog` reads back
+    #[arg(long, value_name = "FILE")]
+    save_catalog: Option<PathBuf>,
+}
 
 /// One row, whatever its origin (a live session, a disabled config entry, a catalog file).
 struct Row {
@@ -87,21 +96,32 @@ impl Row {
 }
 
 /// Run the command.
-pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut rows = Vec::new();
     let mut source_json;
+    // What `--save-catalog` writes: the servers in order, with the tools a model may reach.
+    let mut offered: Vec<ServerCatalog> = Vec::new();
     if !global.catalog.is_empty() {
         let catalog = source::load_catalog_files(&global.catalog)?;
         source_json = json!({"kind": "catalog", "files": global.catalog});
+        offered.extend(catalog.servers.values().cloned());
         for s in catalog.servers.values() {
             rows.push(Row {
                 name: s.server.clone(),
                 transport: "file".into(),
                 state: "offline".into(),
                 error: None,
-                protocol_version: None,
-                server: s.info.description.clone(),
+                protocol_version: s.info.protocol_version.clone(),
+                // A saved live catalog names the server as it introduced itself.
+                server: match &s.info.name {
+                    Some(n) => Some(
+                        format!("{n} {}", s.info.version.as_deref().unwrap_or_default())
+                            .trim()
+                            .to_string(),
+                    ),
+                    None => s.info.description.clone(),
+                },
                 tools: s.tools.len(),
                 tools_allowed: None,
                 resources: s.resources.len(),
@@ -121,6 +141,13 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
         }
         let sessions = source::connect(&config).await;
         let catalog = sessions.catalog();
+        for c in &config.servers {
+            if let Some(listed) = catalog.servers.get(c.name()) {
+                let mut listed = listed.clone();
+                listed.tools.retain(|t| c.filter.permits(&t.def.name));
+                offered.push(listed);
+            }
+        }
         rows.extend(sessions.statuses().into_iter().map(|status| {
             // The allow/deny lists hide tools from every command but this one's TOOLS count.
             let allowed = config
@@ -167,13 +194,29 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
     let all_ok = rows
         .iter()
         .all(|r| r.state == "ready" || r.state == "offline");
+    let saved = match &args.save_catalog {
+        Some(path) => Some(save_catalog(path, &source_json, &offered)?),
+        None => None,
+    };
     if global.json {
-        print_json(&json!({
+        let mut report = json!({
             "config": source_json,
             "servers": rows.iter().map(Row::json).collect::<Vec<_>>(),
             "elapsed_ms": started.elapsed().as_millis() as u64,
-        }));
+        });
+        if let Some(saved) = saved {
+            report["saved_catalog"] = saved;
+        }
+        print_json(&report);
     } else {
+        if let Some(saved) = &saved {
+            eprintln!(
+                "saved {} tool(s) of {} server(s) to {}",
+                saved["tools"],
+                saved["servers"],
+                saved["path"].as_str().unwrap_or_default()
+            );
+        }
         print!("{}", render(&rows));
         if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
             println!(
@@ -187,6 +230,27 @@ pub async fn run(global: &Global, _args: ServersArgs) -> anyhow::Result<ExitCode
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Write `servers` as a catalog file at `path`; returns what was written, for the report.
+fn save_catalog(path: &Path, source: &Value, servers: &[ServerCatalog]) -> anyhow::Result<Value> {
+    let from = match source.get("kind").and_then(Value::as_str) {
+        Some("catalog") => "switchboard servers --save-catalog, from catalog files".to_string(),
+        Some("demo") => "switchboard servers --save-catalog, from the embedded demo".to_string(),
+        _ => match source.get("path").and_then(Value::as_str) {
+            Some(config) => {
+                format!("switchboard servers --save-catalog, from the servers of {config}")
+            }
+            None => "switchboard servers --save-catalog".to_string(),
+        },
+    };
+    std::fs::write(path, catalog_file::render(&from, servers))
+        .with_context(|| format!("cannot write the catalog to {}", path.display()))?;
+    Ok(json!({
+        "path": path.display().to_string(),
+        "servers": servers.len(),
+        "tools": servers.iter().map(|s| s.tools.len()).sum::<usize>(),
+    }))
 }
 
 fn render(rows: &[Row]) -> String {

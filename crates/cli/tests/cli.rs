@@ -1939,3 +1939,101 @@ fn servers_shows_how_many_tools_the_allow_list_lets_through() {
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("1 of 3"), "{table}");
 }
+
+/// `servers --save-catalog` writes what the ready servers offer (the tools the allow list lets
+/// through, the resources and prompts, how each server introduced itself) as a catalog file,
+/// and every command reading it with `--catalog` sees what it saw live: `inspect` the same
+/// request, `search` the same ranking, `servers` the same rows. A failed server is left out.
+#[test]
+fn a_saved_catalog_reads_back_as_the_live_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\ntools = {{ allow = [\"search\", \"close_ticket\"] }}\n\n[servers.docs]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n\n[servers.gone]\ncommand = \"switchboard-no-such-command-xyz\"\n"
+        ),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &["--json", "servers", "--save-catalog", "saved.json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "one server failed");
+    let report = json(&out);
+    assert_eq!(report["saved_catalog"]["servers"], 2, "{report}");
+    assert_eq!(report["saved_catalog"]["tools"], 4, "{report}");
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("saved.json")).unwrap()).unwrap();
+    let names: Vec<&str> = saved["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tickets", "docs"], "{saved}");
+    let tickets = &saved["servers"][0];
+    let tools: Vec<&str> = tickets["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools.len(), 2, "{tickets}");
+    assert!(
+        tools.contains(&"search") && tools.contains(&"close_ticket"),
+        "{tickets}"
+    );
+    assert_eq!(tickets["serverInfo"]["name"], "switchboard-demo-tickets");
+    assert_eq!(tickets["prompts"][0]["name"], "triage");
+    assert_eq!(
+        saved["servers"][1]["resources"].as_array().unwrap().len(),
+        6
+    );
+
+    // The request `inspect` renders is the same from the file as from the live servers.
+    let body = |out: &Output| json(out)["request"].clone();
+    let live = run(dir.path(), &["--json", "inspect"]);
+    let offline = run(
+        dir.path(),
+        &["--json", "--catalog", "saved.json", "inspect"],
+    );
+    assert_eq!(
+        offline.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
+    assert_eq!(body(&live), body(&offline));
+    assert!(
+        !body(&live).is_null(),
+        "{}",
+        String::from_utf8_lossy(&live.stdout)
+    );
+    // So is the lexical ranking of a search.
+    let ranked = |out: &Output| -> Vec<String> {
+        json(out)["hits"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stdout)))
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let query = ["--method", "lexical", "close a ticket"];
+    let live = run(dir.path(), &[&["--json", "search"][..], &query].concat());
+    let offline = run(
+        dir.path(),
+        &[&["--json", "--catalog", "saved.json", "search"][..], &query].concat(),
+    );
+    assert_eq!(ranked(&live), ranked(&offline));
+    // And `servers` on the file shows each server as it introduced itself.
+    let out = run(
+        dir.path(),
+        &["--json", "--catalog", "saved.json", "servers"],
+    );
+    let v = json(&out);
+    let tickets = server(&v, "tickets");
+    assert_eq!(tickets["server"], "switchboard-demo-tickets 0.1.0", "{v}");
+    assert_eq!(tickets["protocol_version"], "2025-11-25", "{v}");
+    assert_eq!(tickets["tools"], 2, "{v}");
+}

@@ -1,9 +1,10 @@
 //! Offline catalogs: parse a catalog file (`{"servers": [{"name", "description"?, "tools": [...]}]}`,
-//! the format of the shared data sets) or a raw `tools/list` result (`{"tools": [...]}`).
+//! the format of the shared data sets) or a raw `tools/list` result (`{"tools": [...]}`), and
+//! render live catalogs in the same format.
 //!
 //! Pure: the caller reads the bytes. A malformed entry is skipped and reported; the rest loads.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::catalog::{Entry, Prompt, Resource, ResourceTemplate, ServerCatalog, Tool};
 use crate::error::CoreError;
@@ -48,6 +49,14 @@ pub fn parse(
                 .get("instructions")
                 .and_then(Value::as_str)
                 .map(str::to_string);
+            let text = |pointer: &str| {
+                s.pointer(pointer)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            sc.info.name = text("/serverInfo/name");
+            sc.info.version = text("/serverInfo/version");
+            sc.info.protocol_version = text("/protocolVersion");
             let base = format!("/servers/{i}");
             fill(&mut sc, s, &base, &mut skipped, &entry_err);
             out.push(sc);
@@ -62,6 +71,78 @@ pub fn parse(
     Err(CoreError::CatalogShape {
         source_name: source_name.to_string(),
     })
+}
+
+/// A catalog file of `servers`, in the format [`parse`] reads back to the same catalogs: each
+/// server's configured name, what it said about itself (`description`, `instructions`,
+/// `serverInfo`, `protocolVersion`) and its tools, resources, resource templates and prompts
+/// as it listed them. `source` says where the catalog came from.
+pub fn render<'a>(source: &str, servers: impl IntoIterator<Item = &'a ServerCatalog>) -> String {
+    let servers: Vec<FileServer<'_>> = servers
+        .into_iter()
+        .map(|s| {
+            let info = &s.info;
+            let implementation = (info.name.is_some() || info.version.is_some()).then(|| {
+                let mut i = Map::new();
+                if let Some(n) = &info.name {
+                    i.insert("name".into(), json!(n));
+                }
+                if let Some(v) = &info.version {
+                    i.insert("version".into(), json!(v));
+                }
+                Value::Object(i)
+            });
+            FileServer {
+                name: &s.server,
+                description: info.description.as_deref(),
+                instructions: info.instructions.as_deref(),
+                server_info: implementation,
+                protocol_version: info.protocol_version.as_deref(),
+                tools: defs(&s.tools),
+                resources: defs(&s.resources),
+                resource_templates: defs(&s.resource_templates),
+                prompts: defs(&s.prompts),
+            }
+        })
+        .collect();
+    // Serializing our own plain structs cannot fail (no non-string map keys). Written from
+    // the structs, not through a `Value`, so each object keeps its fields in their order.
+    let mut text =
+        serde_json::to_string_pretty(&CatalogFile { source, servers }).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// A catalog file, its keys in the order a reader wants them (`name` first).
+#[derive(serde::Serialize)]
+struct CatalogFile<'a> {
+    source: &'a str,
+    servers: Vec<FileServer<'a>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileServer<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_info: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_version: Option<&'a str>,
+    tools: Vec<&'a Tool>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    resources: Vec<&'a Resource>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    resource_templates: Vec<&'a ResourceTemplate>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    prompts: Vec<&'a Prompt>,
+}
+
+fn defs<T>(entries: &[Entry<T>]) -> Vec<&T> {
+    entries.iter().map(|e| &e.def).collect()
 }
 
 fn fill(
@@ -116,6 +197,43 @@ mod tests {
         assert_eq!(servers[0].info.description.as_deref(), Some("A server"));
         assert_eq!(skipped.len(), 1);
         assert!(skipped[0].to_string().contains("/servers/0/tools/1"));
+    }
+
+    #[test]
+    fn a_rendered_catalog_reads_back_as_the_same_catalogs() {
+        let bytes = br#"{"servers": [
+            {"name": "a", "description": "A server", "instructions": "Use a.",
+             "serverInfo": {"name": "a-server", "version": "1.2.3"}, "protocolVersion": "2025-11-25",
+             "tools": [
+                {"name": "t1", "title": "T", "description": "d", "inputSchema": {"type": "object",
+                 "properties": {"q": {"type": "string"}}}, "outputSchema": {"type": "object"},
+                 "annotations": {"readOnlyHint": true}, "icons": [{"src": "data:,"}], "_meta": {"k": 1}},
+                {"name": "t2", "inputSchema": {"type": "object"}}
+             ],
+             "resources": [{"uri": "file:///x", "name": "x"}],
+             "resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "p"}],
+             "prompts": [{"name": "p1", "arguments": [{"name": "a", "required": true}]}]},
+            {"name": "b", "tools": []}
+        ]}"#;
+        let (servers, skipped) = parse("f.json", "f", bytes).unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert_eq!(servers[0].info.name.as_deref(), Some("a-server"));
+        assert_eq!(
+            servers[0].info.protocol_version.as_deref(),
+            Some("2025-11-25")
+        );
+        let text = render("live servers", &servers);
+        let rendered: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(rendered["source"], "live servers");
+        // A reader finds each server's and each tool's name first.
+        assert!(text.starts_with("{\n  \"source\": \"live servers\",\n  \"servers\": [\n    {\n      \"name\": \"a\","), "{text}");
+        assert!(text.contains("{\n          \"name\": \"t1\","), "{text}");
+        let (again, skipped) = parse("g.json", "g", text.as_bytes()).unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert_eq!(again, servers);
+        // Nothing it did not have is written: no empty lists, no null fields.
+        assert!(rendered["servers"][1].get("resources").is_none());
+        assert!(rendered["servers"][1].get("serverInfo").is_none());
     }
 
     #[test]

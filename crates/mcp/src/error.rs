@@ -329,7 +329,10 @@ mod tests {
         assert!(hint("npx.cmd").contains("install Node.js"));
         assert!(hint("docker").contains("install Docker"));
         // Nothing to add about a command it knows nothing of.
-        assert_eq!(hint("my-server"), "spawn failed: command \"my-server\" not found");
+        assert_eq!(
+            hint("my-server"),
+            "spawn failed: command \"my-server\" not found"
+        );
     }
 
     #[test]

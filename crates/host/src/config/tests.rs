@@ -440,7 +440,11 @@ fn an_argument_holding_several_words_is_a_warning_that_shows_them_split() {
     )
     .unwrap();
     assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
-    assert!(c.warnings[0].starts_with("switchboard.toml:3:"), "{}", c.warnings[0]);
+    assert!(
+        c.warnings[0].starts_with("switchboard.toml:3:"),
+        "{}",
+        c.warnings[0]
+    );
     assert!(c.warnings[0].contains("args[1]"), "{}", c.warnings[0]);
 }
 
