@@ -52,7 +52,44 @@ impl std::str::FromStr for Dialect {
             .into_iter()
             .find(|d| d.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown provider {s:?}; expected one of anthropic, openai-chat, openai-responses, gemini")
+                // The names people type for a provider rather than for its API.
+                let hint = match s.to_ascii_lowercase().as_str() {
+                    "openai" | "azure" | "azure-openai" | "openrouter" | "ollama" | "vllm" => {
+                        " (OpenAI's APIs are two: openai-chat for Chat Completions, which \
+                         OpenAI-compatible servers speak, and openai-responses for the \
+                         Responses API)"
+                    }
+                    "claude" => " (Claude's API is anthropic)",
+                    "google" | "google-ai" | "gemini-api" => " (Google's Gemini API is gemini)",
+                    _ => "",
+                };
+                format!(
+                    "unknown provider {s:?}; expected one of anthropic, openai-chat, openai-responses, gemini{hint}"
+                )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_parses_from_its_name_and_a_providers_name_gets_a_hint() {
+        for d in Dialect::ALL {
+            assert_eq!(d.as_str().parse::<Dialect>(), Ok(d));
+        }
+        let openai = "openai".parse::<Dialect>().unwrap_err();
+        assert!(
+            openai.contains("openai-chat for Chat Completions"),
+            "{openai}"
+        );
+        assert!(
+            "claude"
+                .parse::<Dialect>()
+                .unwrap_err()
+                .ends_with("(Claude's API is anthropic)")
+        );
+        assert!(!"nope".parse::<Dialect>().unwrap_err().contains('('));
     }
 }
