@@ -565,3 +565,74 @@ fn status_calls_the_2025_03_26_servers_of_the_harness_logins() {
         assert_eq!(e["oauth"], true, "{e}");
     }
 }
+
+/// Log in as `auth login mock --no-browser` does, playing the browser; returns the report.
+fn log_in(config: &str, data: &Path) -> Value {
+    let (login, auth_url) = start_login(config, data);
+    let (status, location) = get(&auth_url);
+    assert_eq!(
+        status, 302,
+        "the mock authorization server redirects at once"
+    );
+    let (status, _) = get(&location.expect("redirect location"));
+    assert_eq!(status, 200, "auth login's listener answers the redirect");
+    let out = login.wait_with_output().unwrap();
+    assert!(out.status.success(), "auth login failed");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The harness's `auth/scope-step-up` server lets a login with `mcp:basic` list its tools but
+/// answers a tool call with 403 `insufficient_scope` naming `mcp:basic mcp:write`. The call
+/// fails naming the scope the server wants and what to do, and doing it (the scopes in the
+/// entry's `oauth`, a new login) makes the call work. Before, the message was the one for a
+/// server never logged in to.
+#[test]
+fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_harness, url) = mock_server("auth/scope-step-up");
+    let data = tempfile::tempdir().unwrap();
+    let config = data.path().join("switchboard.toml");
+    std::fs::write(&config, format!("[servers.mock]\nurl = \"{url}\"\n")).unwrap();
+    let config = config.to_str().unwrap().to_string();
+
+    let report = log_in(&config, data.path());
+    assert_eq!(report["scopes"], json!(["mcp:basic"]), "{report}");
+    let ready = switchboard(data.path(), &["--config", &config, "servers"]);
+    assert_eq!(ready.status.code(), Some(0), "listing needs only mcp:basic");
+    let call = switchboard(
+        data.path(),
+        &["--config", &config, "call", "mock", "test-tool"],
+    );
+    let stderr = String::from_utf8_lossy(&call.stderr);
+    assert_eq!(call.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("wants more scope than the login has (mcp:basic mcp:write)")
+            && stderr.contains("switchboard auth login mock"),
+        "{stderr}"
+    );
+
+    // As the message says: the scopes in the entry, and a new login.
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.mock]\nurl = \"{url}\"\noauth = {{ scopes = [\"mcp:basic\", \"mcp:write\"] }}\n"
+        ),
+    )
+    .unwrap();
+    let report = log_in(&config, data.path());
+    assert_eq!(
+        report["scopes"],
+        json!(["mcp:basic", "mcp:write"]),
+        "{report}"
+    );
+    let call = switchboard(
+        data.path(),
+        &["--config", &config, "call", "mock", "test-tool"],
+    );
+    assert_eq!(
+        call.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&call.stderr)
+    );
+}

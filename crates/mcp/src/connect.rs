@@ -468,9 +468,11 @@ fn auth_detail(e: &ClientInitializeError, server: &str) -> Option<String> {
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
     {
         Some(StreamableHttpError::AuthRequired(_)) => Some(login_hint(server)),
-        Some(StreamableHttpError::InsufficientScope(s)) => Some(format!(
-            "the server wants more scope ({}); run `switchboard auth login {server}` again",
-            s.required_scope.as_deref().unwrap_or("unspecified")
+        Some(StreamableHttpError::InsufficientScope(s)) => Some(scope_hint(
+            server,
+            s.required_scope
+                .as_deref()
+                .or_else(|| challenge_param(&s.www_authenticate_header, "scope")),
         )),
         Some(StreamableHttpError::Auth(a)) => Some(chain(a)),
         _ => None,
@@ -479,6 +481,87 @@ fn auth_detail(e: &ClientInitializeError, server: &str) -> Option<String> {
 
 pub(crate) fn login_hint(server: &str) -> String {
     format!("the server requires OAuth authorization; run `switchboard auth login {server}`")
+}
+
+/// What to tell the user when an OAuth server refused a request with a 403 that asks for more
+/// scope than the stored login has (`scope` as the challenge names it, if it does).
+pub(crate) fn scope_hint(server: &str, scope: Option<&str>) -> String {
+    match scope.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(scope) => format!(
+            "the server wants more scope than the login has ({scope}); add it to the entry's \
+             OAuth scopes and run `switchboard auth login {server}` again"
+        ),
+        None => format!(
+            "the server wants more scope than the login has (it did not say which); run \
+             `switchboard auth login {server}` again, with the scopes it documents in the \
+             entry's OAuth scopes"
+        ),
+    }
+}
+
+/// What to tell the user when an OAuth server refused a request in a running session, from the
+/// answer's `status` and `WWW-Authenticate` challenge: more scope (a 403 that names one or says
+/// `insufficient_scope`), no access (another 403), or a login (a 401).
+pub(crate) fn oauth_refusal_hint(server: &str, status: u16, challenge: Option<&str>) -> String {
+    if status != 403 {
+        return login_hint(server);
+    }
+    let scope = challenge.and_then(|c| challenge_param(c, "scope"));
+    let insufficient = challenge
+        .and_then(|c| challenge_param(c, "error"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("insufficient_scope"));
+    if scope.is_some() || insufficient {
+        return scope_hint(server, scope);
+    }
+    format!(
+        "the server refused the request (HTTP 403): the account logged in may not have access to \
+         it; `switchboard auth login {server}` logs in again"
+    )
+}
+
+/// The value of parameter `name` in a `WWW-Authenticate` challenge (`Bearer error="x",
+/// scope="a b"`), quoted or not; `None` when it is not there.
+pub(crate) fn challenge_param<'a>(challenge: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = challenge;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        if rest.is_empty() {
+            return None;
+        }
+        // A token: a scheme name, or a parameter's name when `=` follows.
+        let end = rest
+            .find(|c: char| c == '=' || c == ',' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let (token, after) = rest.split_at(end);
+        let after_ws = after.trim_start();
+        let Some(value_part) = after_ws.strip_prefix('=') else {
+            rest = after;
+            continue;
+        };
+        let value_part = value_part.trim_start();
+        let (value, next) = if let Some(quoted) = value_part.strip_prefix('"') {
+            // Up to the closing quote that is not escaped.
+            let mut escaped = false;
+            let close = quoted.char_indices().find_map(|(i, c)| {
+                let found = c == '"' && !escaped;
+                escaped = c == '\\' && !escaped;
+                found.then_some(i)
+            });
+            match close {
+                Some(i) => (&quoted[..i], &quoted[i + 1..]),
+                None => (quoted, ""),
+            }
+        } else {
+            let end = value_part
+                .find(|c: char| c == ',' || c.is_whitespace())
+                .unwrap_or(value_part.len());
+            value_part.split_at(end)
+        };
+        if token.eq_ignore_ascii_case(name) {
+            return Some(value);
+        }
+        rest = next;
+    }
 }
 
 /// A failed HTTP request in words: "cannot connect: connection refused" (the root cause),
@@ -687,6 +770,46 @@ fn bearer_token(value: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_challenges_parameters_are_read_quoted_or_not() {
+        let c = r#"Bearer scope="mcp:basic mcp:write", resource_metadata="http://x/.well-known/oauth-protected-resource/mcp", error="insufficient_scope""#;
+        assert_eq!(challenge_param(c, "scope"), Some("mcp:basic mcp:write"));
+        assert_eq!(challenge_param(c, "ERROR"), Some("insufficient_scope"));
+        assert_eq!(challenge_param(c, "realm"), None);
+        // Not fooled by a name inside another's value, or by another scheme's parameters.
+        let c = r#"Basic realm="scope=\"x\"", Bearer error=invalid_token,scope=files:read"#;
+        assert_eq!(challenge_param(c, "scope"), Some("files:read"));
+        assert_eq!(challenge_param(c, "error"), Some("invalid_token"));
+        assert_eq!(challenge_param(c, "realm"), Some(r#"scope=\"x\""#));
+        assert_eq!(challenge_param("Bearer", "scope"), None);
+        assert_eq!(
+            challenge_param(r#"Bearer scope="unterminated"#, "scope"),
+            Some("unterminated")
+        );
+        assert_eq!(challenge_param("", "scope"), None);
+    }
+
+    #[test]
+    fn an_oauth_refusal_in_a_running_session_says_what_the_server_wants() {
+        let more = oauth_refusal_hint(
+            "gh",
+            403,
+            Some(r#"Bearer error="insufficient_scope", scope="repo admin:org""#),
+        );
+        assert!(
+            more.contains("(repo admin:org)") && more.contains("switchboard auth login gh"),
+            "{more}"
+        );
+        let unnamed = oauth_refusal_hint("gh", 403, Some(r#"Bearer error="insufficient_scope""#));
+        assert!(unnamed.contains("did not say which"), "{unnamed}");
+        let forbidden = oauth_refusal_hint("gh", 403, None);
+        assert!(forbidden.contains("may not have access"), "{forbidden}");
+        assert_eq!(
+            oauth_refusal_hint("gh", 401, Some("Bearer")),
+            login_hint("gh")
+        );
+    }
 
     #[test]
     fn an_error_page_is_quoted_as_its_title_and_other_bodies_as_one_short_line() {

@@ -640,7 +640,7 @@ impl Sessions {
             let detail = if connect::own_credentials(&slot.spec.transport) {
                 connect::refused_detail(&slot.spec.transport, status, challenge)
             } else {
-                connect::login_hint(server)
+                connect::oauth_refusal_hint(server, status, challenge)
             };
             return SessionError::Auth {
                 server: server.to_string(),
