@@ -3,7 +3,9 @@
 //! authorization server metadata, dynamic registration, PKCE; its authorization endpoint
 //! approves at once and redirects). The test plays the browser: it follows the printed URL to
 //! `auth login`'s loopback listener. Then a session uses the stored token, and after `logout`
-//! a session fails with a message naming `auth login`.
+//! a session fails with a message naming `auth login`. The harness's `auth/scope-step-up`
+//! server refuses a tool call for scope: the message names it, following it works, and a
+//! running gateway takes up the new login and a logout.
 //!
 //! `auth status` asks each server what it needs: the harness's server (a login), server-everything
 //! over Streamable HTTP (nothing) and over the legacy HTTP+SSE transport given as a plain URL
@@ -27,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use switchboard_test_support::everything::{HttpEverything, free_port};
+use switchboard_test_support::line_client::LineClient;
 use switchboard_test_support::peers::repo_root;
 
 fn exe() -> &'static str {
@@ -585,7 +588,8 @@ fn log_in(config: &str, data: &Path) -> Value {
 /// answers a tool call with 403 `insufficient_scope` naming `mcp:basic mcp:write`. The call
 /// fails naming the scope the server wants and what to do, and doing it (the scopes in the
 /// entry's `oauth`, a new login) makes the call work. Before, the message was the one for a
-/// server never logged in to.
+/// server never logged in to. A gateway that is running meanwhile takes up the new login, and
+/// a logout, without a restart.
 #[test]
 fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
     let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
@@ -611,15 +615,38 @@ fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
         "{stderr}"
     );
 
-    // As the message says: the scopes in the entry, and a new login.
+    // A gateway started now, with that login, refuses the call the same way.
+    let mut serve = Command::new(exe());
+    serve
+        .args(["--config", &config, "serve", "--no-watch"])
+        .env("XDG_DATA_HOME", data.path())
+        .env("HOME", data.path());
+    let mut gateway = LineClient::start(serve, "2025-11-25");
+    let text = |result: &Value| {
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let refused = gateway.call(1, "mock__test-tool", json!({}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        text(&refused).contains("(mcp:basic mcp:write)"),
+        "{refused}"
+    );
+
+    // As the message says: the scopes in the entry, and a new login (in another file here,
+    // as if in another terminal, so the gateway's own config does not change).
+    let wider = data.path().join("wider.toml");
     std::fs::write(
-        &config,
+        &wider,
         format!(
             "[servers.mock]\nurl = \"{url}\"\noauth = {{ scopes = [\"mcp:basic\", \"mcp:write\"] }}\n"
         ),
     )
     .unwrap();
-    let report = log_in(&config, data.path());
+    let wider = wider.to_str().unwrap().to_string();
+    let report = log_in(&wider, data.path());
     assert_eq!(
         report["scopes"],
         json!(["mcp:basic", "mcp:write"]),
@@ -627,7 +654,7 @@ fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
     );
     let call = switchboard(
         data.path(),
-        &["--config", &config, "call", "mock", "test-tool"],
+        &["--config", &wider, "call", "mock", "test-tool"],
     );
     assert_eq!(
         call.status.code(),
@@ -635,4 +662,22 @@ fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
         "{}",
         String::from_utf8_lossy(&call.stderr)
     );
+    // The running gateway takes up the new login without a restart (before, it kept the
+    // tokens it had read at its start until it exited)...
+    let done = gateway.call(2, "mock__test-tool", json!({}));
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(text(&done), "test", "{done}");
+    // ...and a logout: its next call asks for a login.
+    let out = switchboard(
+        data.path(),
+        &["--config", &config, "auth", "logout", "mock"],
+    );
+    assert!(out.status.success());
+    let after = gateway.call(3, "mock__test-tool", json!({}));
+    assert_eq!(after["isError"], true, "{after}");
+    assert!(
+        text(&after).contains("switchboard auth login mock"),
+        "{after}"
+    );
+    gateway.finish();
 }

@@ -90,8 +90,9 @@ struct AuthState {
     url: String,
     options: OAuthOptions,
     store: TokenStore,
-    /// The authorized manager, once there is one (from the store or an authorization).
-    manager: RwLock<Option<Arc<AuthorizationManager>>>,
+    /// The authorized manager, once there is one (from the store or an authorization), with
+    /// the client id it was built for.
+    manager: RwLock<Option<(Arc<AuthorizationManager>, String)>>,
     /// Held while an authorization or step-up runs, so concurrent 401s authorize once.
     flow: Mutex<()>,
 }
@@ -118,30 +119,36 @@ impl AuthState {
         state
     }
 
-    /// The authorized manager: the one in memory, else one built from stored credentials.
+    /// The authorized manager: the one in memory, else one built from stored credentials. A
+    /// login done meanwhile by another switchboard that registered another client (the store
+    /// now names another client id) gets a new manager, so refreshes use that client.
     async fn manager(&self) -> Result<Option<Arc<AuthorizationManager>>, AuthError> {
-        if let Some(m) = self.manager.read().await.as_ref() {
-            return Ok(Some(m.clone()));
+        let stored = self.store.load().await?;
+        let current = |slot: &Option<(Arc<AuthorizationManager>, String)>| {
+            slot.as_ref()
+                .filter(|(_, id)| stored.as_ref().is_none_or(|c| &c.client_id == id))
+                .map(|(m, _)| m.clone())
+        };
+        if let Some(m) = current(&*self.manager.read().await) {
+            return Ok(Some(m));
         }
         let mut slot = self.manager.write().await;
-        if let Some(m) = slot.as_ref() {
-            return Ok(Some(m.clone()));
+        if let Some(m) = current(&slot) {
+            return Ok(Some(m));
         }
-        let has_token = self
-            .store
-            .load()
-            .await?
-            .is_some_and(|c| c.token_response.is_some());
-        if !has_token {
+        let Some(client_id) = stored
+            .filter(|c| c.token_response.is_some())
+            .map(|c| c.client_id)
+        else {
             return Ok(None);
-        }
+        };
         let mut manager = AuthorizationManager::new(self.url.as_str()).await?;
         manager.set_credential_store(self.store.clone());
         if !manager.initialize_from_store().await? {
             return Ok(None);
         }
         let manager = Arc::new(manager);
-        *slot = Some(manager.clone());
+        *slot = Some((manager.clone(), client_id));
         Ok(Some(manager))
     }
 
@@ -199,7 +206,13 @@ impl AuthState {
                 )
                 .await?;
                 let token = manager.get_access_token().await?;
-                *self.manager.write().await = Some(Arc::new(manager));
+                let client_id = self
+                    .store
+                    .load()
+                    .await?
+                    .map(|c| c.client_id)
+                    .unwrap_or_default();
+                *self.manager.write().await = Some((Arc::new(manager), client_id));
                 Ok(token)
             }
         }

@@ -1,7 +1,8 @@
 //! `TokenStore`: where one server's OAuth credentials live between runs. A file per server URL
 //! under switchboard's data directory (`oauth/<hash>.json`, mode 0600 in a 0700 directory),
 //! or memory only. It is rmcp's `CredentialStore`, so the authorization manager reads, refreshes
-//! and saves through it.
+//! and saves through it. A file is read again when it changes, so a running session takes up
+//! a login (or logout) done meanwhile by another switchboard.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,39 @@ struct TokenFile {
 pub(crate) struct TokenStore {
     url: String,
     path: Option<PathBuf>,
-    memory: Arc<Mutex<Option<StoredCredentials>>>,
+    memory: Arc<Mutex<Cached>>,
+}
+
+/// The credentials last read or saved, and which version of the file they came from.
+#[derive(Default)]
+struct Cached {
+    credentials: Option<StoredCredentials>,
+    /// The file's stamp then (`None`: there was no file).
+    stamp: Option<Stamp>,
+    /// Whether `credentials` reflect the file (or, memory-only, are all there is).
+    fresh: bool,
+}
+
+/// What tells one version of the token file from another: a save renames a new file into
+/// place (another inode on Unix), and any writer changes the time or the length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+async fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = tokio::fs::metadata(path).await.ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some(Stamp {
+        modified: meta.modified().ok(),
+        len: meta.len(),
+        inode,
+    })
 }
 
 impl TokenStore {
@@ -50,7 +83,7 @@ impl TokenStore {
         Self {
             url: url.to_string(),
             path: dir.map(|d| d.join(file_name(url))),
-            memory: Arc::new(Mutex::new(None)),
+            memory: Arc::new(Mutex::new(Cached::default())),
         }
     }
 
@@ -132,20 +165,31 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        if let Some(creds) = self.memory.lock().await.clone() {
-            return Ok(Some(creds));
+        let mut cache = self.memory.lock().await;
+        let Some(path) = &self.path else {
+            return Ok(cache.credentials.clone());
+        };
+        // One stat per request: the file is read again only when another process (an `auth
+        // login` or `logout` in another terminal) has replaced or removed it.
+        let now = stamp(path).await;
+        if cache.fresh && cache.stamp == now {
+            return Ok(cache.credentials.clone());
         }
-        match &self.path {
-            Some(path) => {
-                let creds = self.read_file(path).await?;
-                *self.memory.lock().await = creds.clone();
-                Ok(creds)
-            }
-            None => Ok(None),
-        }
+        let credentials = match now {
+            Some(_) => self.read_file(path).await?,
+            None => None,
+        };
+        *cache = Cached {
+            credentials: credentials.clone(),
+            stamp: now,
+            fresh: true,
+        };
+        Ok(credentials)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let mut cache = self.memory.lock().await;
+        let mut written = None;
         if let Some(path) = &self.path {
             let file = TokenFile {
                 url: self.url.clone(),
@@ -153,19 +197,28 @@ impl CredentialStore for TokenStore {
             };
             let bytes = serde_json::to_vec_pretty(&file)
                 .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
-            let path = path.clone();
+            let target = path.clone();
             tokio::task::spawn_blocking(move || {
-                write_private(&path, &bytes).map_err(|e| store_error(&path, &e))
+                write_private(&target, &bytes).map_err(|e| store_error(&target, &e))
             })
             .await
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))??;
+            written = stamp(path).await;
         }
-        *self.memory.lock().await = Some(credentials);
+        *cache = Cached {
+            credentials: Some(credentials),
+            stamp: written,
+            fresh: true,
+        };
         Ok(())
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        *self.memory.lock().await = None;
+        let mut cache = self.memory.lock().await;
+        *cache = Cached {
+            fresh: true,
+            ..Cached::default()
+        };
         if let Some(path) = &self.path {
             match tokio::fs::remove_file(path).await {
                 Ok(()) => {}
@@ -211,6 +264,32 @@ mod tests {
         assert!(other.load().await.unwrap().is_none());
         again.clear().await.unwrap();
         assert!(!path.exists());
+    }
+
+    #[tokio::test]
+    async fn a_store_sees_what_another_process_wrote_or_removed_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = TokenStorage::Dir(dir.path().join("oauth"));
+        let running = TokenStore::new("http://127.0.0.1:1/mcp", &storage);
+        let creds = |id: &str| StoredCredentials::new(id.into(), None, vec![], Some(1));
+        running.save(creds("first")).await.unwrap();
+        assert_eq!(running.load().await.unwrap().unwrap().client_id, "first");
+        // Another switchboard (`auth login` in another terminal) logs in again...
+        let other = TokenStore::new("http://127.0.0.1:1/mcp", &storage);
+        other.save(creds("second")).await.unwrap();
+        assert_eq!(running.load().await.unwrap().unwrap().client_id, "second");
+        // ...and again, with the same length of file.
+        other.save(creds("third!")).await.unwrap();
+        assert_eq!(running.load().await.unwrap().unwrap().client_id, "third!");
+        // ...or logs out.
+        other.clear().await.unwrap();
+        assert!(running.load().await.unwrap().is_none());
+        // A memory-only store keeps what it was given.
+        let memory = TokenStore::new("http://127.0.0.1:1/mcp", &TokenStorage::Memory);
+        memory.save(creds("kept")).await.unwrap();
+        assert_eq!(memory.load().await.unwrap().unwrap().client_id, "kept");
+        memory.clear().await.unwrap();
+        assert!(memory.load().await.unwrap().is_none());
     }
 
     #[tokio::test]
