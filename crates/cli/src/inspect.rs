@@ -88,7 +88,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
             opts.filters.insert(s.name().to_string(), s.filter.clone());
         }
         if config.settings.date {
-            opts.date = Some(today());
+            opts.date = Some(switchboard_core::time::today());
         }
         (catalog, opts)
     } else {
@@ -102,7 +102,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
     opts.strict = args.strict;
     opts.gemini_openapi = args.gemini_openapi;
     if args.date {
-        opts.date = Some(today());
+        opts.date = Some(switchboard_core::time::today());
     }
     let t = translate(&catalog, &opts);
     let report = if args.cost {
@@ -358,25 +358,6 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
-fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Civil-from-days (proleptic Gregorian), after Howard Hinnant's public-domain algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 #[cfg(test)]

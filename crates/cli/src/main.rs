@@ -200,7 +200,8 @@ enum Command {
   switchboard serve --config ~/switchboard.toml
   {"mcpServers": {"switchboard": {"command": "switchboard",
                                   "args": ["serve", "--config", "/path/switchboard.toml"]}}}
-  SB_TOKEN=... switchboard serve --http 127.0.0.1:8931 --token-env SB_TOKEN"#)]
+  SB_TOKEN=... switchboard serve --http 127.0.0.1:8931 --token-env SB_TOKEN
+  switchboard serve --call-log ~/switchboard-calls.jsonl"#)]
     Serve(serve::ServeArgs),
     /// Show and approve the tool definitions `serve` has pinned.
     ///

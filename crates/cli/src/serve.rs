@@ -59,6 +59,13 @@ pub struct ServeArgs {
     /// file that no longer parses is reported and the running servers stay as they were.
     #[arg(long)]
     pub no_watch: bool,
+    /// Append one JSON line per tool call any client makes to FILE (created readable by you
+    /// only): the time, the client, the tool and its server, the arguments with secret-looking
+    /// values (passwords, tokens, API keys) replaced by ***, the outcome (ok, tool_error,
+    /// error) and the duration. Every call then goes through the gateway's handler, also
+    /// those it would otherwise pass straight to a stdio server.
+    #[arg(long, value_name = "FILE")]
+    pub call_log: Option<PathBuf>,
 }
 
 /// A number of seconds, from 0 to a day.
@@ -130,6 +137,10 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ExposeArg::All => Expose::All,
         ExposeArg::Facade => Expose::Facade,
     };
+    let call_log = match &args.call_log {
+        Some(path) => Some(switchboard_gateway::CallLog::open(path)?),
+        None => None,
+    };
     let gateway = Gateway::start(
         &config,
         Options {
@@ -137,6 +148,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             pins,
             finder: None,
             startup_wait: Some(std::time::Duration::from_secs_f64(args.startup_wait)),
+            call_log,
         },
     )
     .await;

@@ -3009,3 +3009,102 @@ fn failed_restarts_warn_once_and_then_give_up() {
         "{log}"
     );
 }
+
+/// `serve --call-log FILE`: every tool call a client makes is one JSON line, plain calls that
+/// would pass straight through to a stdio server included: who called, the tool and its
+/// server, the arguments without their secrets, how it ended (ok, tool_error, error) and how
+/// long it took. With the facade, the line names the tool `call_tool` ran.
+#[test]
+fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
+    let setup = Setup::new("");
+    let log = setup.path("logs/calls.jsonl");
+    let log_arg = log.display().to_string();
+    let mut c = LineClient::start(setup.stdio(&[], &["--call-log", &log_arg]), "2025-11-25");
+    let ok = c.call(1, "tickets__search", json!({"query": "login"}));
+    assert_ne!(ok["isError"], json!(true), "{ok}");
+    let missing = c.call(
+        2,
+        "tickets__get_ticket",
+        json!({"id": "T-9999", "api_key": "sk-secret"}),
+    );
+    assert_eq!(missing["isError"], json!(true), "{missing}");
+    let unknown = c.request(
+        3,
+        "tools/call",
+        json!({"name": "nope__nothing", "arguments": {}}),
+    );
+    assert!(unknown.get("error").is_some(), "{unknown}");
+    let log_text = c.finish();
+    // Plain calls were not passed through: the handler saw them all.
+    assert!(!log_text.contains("call passes through"), "{log_text}");
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("sk-secret"), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let summary: Vec<(&str, Option<&str>, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["tool"].as_str().unwrap(),
+                l["server"].as_str(),
+                l["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("tickets__search", Some("tickets"), "ok"),
+            ("tickets__get_ticket", Some("tickets"), "tool_error"),
+            ("nope__nothing", None, "error"),
+        ],
+        "{text}"
+    );
+    assert_eq!(lines[0]["client"], "lines 0");
+    assert_eq!(lines[0]["upstream_tool"], "search");
+    assert_eq!(lines[0]["arguments"], json!({"query": "login"}));
+    assert_eq!(lines[1]["arguments"]["api_key"], "***");
+    assert!(
+        lines[2]["error"].as_str().unwrap().contains("unknown tool"),
+        "{text}"
+    );
+    for l in &lines {
+        assert!(l["duration_ms"].is_u64(), "{l}");
+        assert!(l["time"].as_str().unwrap().ends_with('Z'), "{l}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the call log is private");
+    }
+
+    // Through the facade, a line names the tool call_tool ran.
+    let mut c = LineClient::start(
+        setup.stdio(&[], &["--call-log", &log_arg, "--expose", "facade"]),
+        "2025-11-25",
+    );
+    c.call(1, "search_tools", json!({"query": "find tickets"}));
+    let r = c.call(
+        1 + 1,
+        "call_tool",
+        json!({"name": "tickets__search", "arguments": {"query": "login"}}),
+    );
+    assert_ne!(r["isError"], json!(true), "{r}");
+    c.finish();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .skip(3)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["tool"], "search_tools");
+    assert_eq!(lines[0]["outcome"], "ok");
+    assert_eq!(lines[1]["tool"], "tickets__search");
+    assert_eq!(lines[1]["server"], "tickets");
+}

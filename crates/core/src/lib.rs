@@ -17,6 +17,7 @@ pub mod redact;
 pub mod rent;
 pub mod result;
 pub mod server;
+pub mod time;
 
 pub use catalog::{
     Catalog, Entry, Prompt, PromptArgument, Resource, ResourceTemplate, ServerCatalog, ServerInfo,

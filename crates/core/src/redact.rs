@@ -187,10 +187,19 @@ fn redact_params(query: &str) -> String {
 /// ending (`accesstoken`, `clientsecret`), except everyday words such as `monkey`.
 pub fn is_secret_name(name: &str) -> bool {
     let decoded = name.replace("%5F", "_").replace("%5f", "_");
+    name_words(&decoded).iter().any(|w| {
+        SECRET_WORDS.contains(&w.as_str())
+            || (SECRET_ENDINGS.iter().any(|e| w.ends_with(e)) && !NOT_SECRET.contains(&w.as_str()))
+    })
+}
+
+/// The lower-case words of a name: split at anything not a letter or digit and at
+/// lower→upper case changes (`X-Amz-Signature` → x, amz, signature; `apiKey` → api, key).
+fn name_words(name: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut word = String::new();
     let mut prev_lower = false;
-    for c in decoded.chars() {
+    for c in name.chars() {
         if !c.is_ascii_alphanumeric() {
             if !word.is_empty() {
                 words.push(std::mem::take(&mut word));
@@ -207,15 +216,127 @@ pub fn is_secret_name(name: &str) -> bool {
     if !word.is_empty() {
         words.push(word);
     }
-    words.iter().any(|w| {
-        SECRET_WORDS.contains(&w.as_str())
-            || (SECRET_ENDINGS.iter().any(|e| w.ends_with(e)) && !NOT_SECRET.contains(&w.as_str()))
+    words
+}
+
+/// Whether a tool argument's name says its value is a secret (`password`, `api_key`,
+/// `accessToken`, `client_secret`, `Authorization`, `private_key`). Narrower than
+/// [`is_secret_name`]: in tool arguments `key`, `code` and `session` are everyday data (a cache
+/// key, source code, a session to resume), so only a key that is an API, access, private,
+/// secret or signing key counts.
+pub fn is_secret_argument(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "token",
+        "apikey",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "authorization",
+        "credential",
+        "credentials",
+        "bearer",
+        "jwt",
+        "cookie",
+    ];
+    const KEY_KINDS: &[&str] = &["api", "access", "private", "secret", "signing", "auth"];
+    // All-lowercase compounds: `accesstoken`, `clientsecret`, `dbpassword`, `privatekey`.
+    const ENDINGS: &[&str] = &["token", "secret", "password", "passwd"];
+    let words = name_words(name);
+    words.iter().enumerate().any(|(i, w)| {
+        WORDS.contains(&w.as_str())
+            || ENDINGS.iter().any(|e| w.ends_with(e))
+            || w.strip_suffix("key")
+                .is_some_and(|kind| KEY_KINDS.contains(&kind))
+            || (w == "key" && i > 0 && KEY_KINDS.contains(&words[i - 1].as_str()))
     })
+}
+
+/// `value` with the values of secret-looking arguments ([`is_secret_argument`]) replaced by
+/// [`REDACTED`], at any depth; and strings anywhere cleaned of URL secrets ([`redact_urls_in`]).
+pub fn redact_arguments(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if is_secret_argument(k) && !v.is_null() {
+                        Value::String(REDACTED.into())
+                    } else {
+                        redact_arguments(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact_arguments).collect()),
+        Value::String(s) => Value::String(redact_urls_in(s)),
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_arguments_are_told_from_everyday_ones() {
+        for name in [
+            "password",
+            "api_key",
+            "apiKey",
+            "accessToken",
+            "access_token",
+            "client_secret",
+            "Authorization",
+            "private_key",
+            "privatekey",
+            "AWS_SECRET_ACCESS_KEY",
+            "dbpassword",
+            "cookie",
+        ] {
+            assert!(is_secret_argument(name), "{name}");
+        }
+        for name in [
+            "key",
+            "cache_key",
+            "sortKey",
+            "code",
+            "session_id",
+            "query",
+            "path",
+            "monkey",
+            "tokens_max",
+            "max_tokens",
+            "hotkey",
+        ] {
+            let secret = is_secret_argument(name);
+            // `tokens`/`max_tokens` count model tokens, not credentials.
+            assert!(!secret, "{name}");
+        }
+    }
+
+    #[test]
+    fn arguments_keep_everything_but_their_secrets() {
+        let args = serde_json::json!({
+            "query": "open issues",
+            "api_key": "sk-123",
+            "auth": {"password": "hunter2", "user": "me"},
+            "urls": ["https://x.example/a?token=abc&page=2"],
+            "token": null
+        });
+        assert_eq!(
+            redact_arguments(&args),
+            serde_json::json!({
+                "query": "open issues",
+                "api_key": "***",
+                "auth": {"password": "***", "user": "me"},
+                "urls": ["https://x.example/a?token=***&page=2"],
+                "token": null
+            })
+        );
+    }
 
     #[test]
     fn userinfo_and_secret_parameters_are_redacted() {

@@ -19,4 +19,12 @@ pub enum GatewayError {
         "refusing to serve on {0} without authentication: it is reachable from other machines. Pass --token-env VAR (a variable holding a secret token), or bind 127.0.0.1"
     )]
     Insecure(SocketAddr),
+    /// The call log could not be opened.
+    #[error("cannot open the call log {}: {message}", path.display())]
+    CallLog {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        message: String,
+    },
 }

@@ -49,6 +49,8 @@ pub struct Options {
     /// How long after the start clients' first requests may wait for upstream servers still
     /// starting; `None` is [`STARTUP_WAIT`].
     pub startup_wait: Option<Duration>,
+    /// Where every client's tool calls are recorded, if anywhere.
+    pub call_log: Option<crate::CallLog>,
 }
 
 /// How long after the gateway starts its clients' first requests wait for upstream servers that
@@ -190,6 +192,8 @@ pub struct Gateway {
     warned: Warned,
     instructions: bool,
     pub(crate) expose: Expose,
+    /// `serve --call-log`.
+    pub(crate) call_log: Option<crate::CallLog>,
     snapshot: RwLock<Arc<Snapshot>>,
     clients: Mutex<Vec<(Peer<RoleServer>, Arc<Client>)>>,
     /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
@@ -254,6 +258,7 @@ impl Gateway {
             warned: Warned::default(),
             instructions: config.settings.instructions,
             expose: options.expose,
+            call_log: options.call_log,
             snapshot: RwLock::new(Arc::new(Snapshot {
                 view: View::default(),
                 servers: Arc::default(),
@@ -310,6 +315,13 @@ impl Gateway {
     }
 
     /// The upstream sessions.
+    /// Whether a plain tool call may skip the rmcp session and its handler (see
+    /// `passthrough`): with the whole catalog exposed, not turned off, and no call log (whose
+    /// lines the handler writes).
+    pub(crate) fn passes_through(&self) -> bool {
+        crate::passthrough::enabled() && self.expose == Expose::All && self.call_log.is_none()
+    }
+
     pub fn sessions(&self) -> &Sessions {
         &self.sessions
     }

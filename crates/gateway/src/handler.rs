@@ -109,6 +109,50 @@ fn session_error(e: SessionError) -> McpError {
 
 impl GatewayHandler {
     /// Route a call by public name: policy, approval, then the upstream call.
+    /// One `tools/call` as the client sent it: a tool of the catalog, or with the facade
+    /// `search_tools` or `call_tool`.
+    async fn run_call(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        // A log level that is not one is refused before anything runs.
+        requested_log_level(cx)?;
+        match self.gateway.expose {
+            Expose::All => self.call(name, args, cx).await,
+            Expose::Facade => match name {
+                facade::SEARCH_TOOL => Ok(crate::facade::search(&self.gateway, args).await),
+                facade::CALL_TOOL => {
+                    let Some(name) = args.get("name").and_then(Value::as_str) else {
+                        return Ok(refusal("call_tool needs a \"name\" string"));
+                    };
+                    let inner = match args.get("arguments") {
+                        None | Some(Value::Null) => Map::new(),
+                        Some(Value::Object(m)) => m.clone(),
+                        Some(_) => {
+                            return Ok(refusal("call_tool: \"arguments\" must be an object"));
+                        }
+                    };
+                    match self.call(name, inner, cx).await {
+                        Ok(r) => Ok(r),
+                        // An unknown name is the model's mistake: tell it, as a result.
+                        Err(e) => Ok(refusal(format!(
+                            "{}; use search_tools to find the exact name",
+                            e.message
+                        ))),
+                    }
+                }
+                other => Err(McpError::invalid_params(
+                    format!(
+                        "unknown tool {other:?}; this gateway exposes search_tools and call_tool"
+                    ),
+                    None,
+                )),
+            },
+        }
+    }
+
     async fn call(
         &self,
         name: &str,
@@ -876,44 +920,39 @@ impl ServerHandler for GatewayHandler {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.gateway.startup().await;
-        // A log level that is not one is refused before anything runs.
-        requested_log_level(&cx)?;
         let args = request.arguments.unwrap_or_default();
-        let result = match self.gateway.expose {
-            Expose::All => self.call(&request.name, args, &cx).await?,
-            Expose::Facade => match request.name.as_ref() {
-                facade::SEARCH_TOOL => crate::facade::search(&self.gateway, args).await,
-                facade::CALL_TOOL => {
-                    let Some(name) = args.get("name").and_then(Value::as_str) else {
-                        return Ok(refusal("call_tool needs a \"name\" string").into());
-                    };
-                    let inner = match args.get("arguments") {
-                        None | Some(Value::Null) => Map::new(),
-                        Some(Value::Object(m)) => m.clone(),
-                        Some(_) => {
-                            return Ok(refusal("call_tool: \"arguments\" must be an object").into());
-                        }
-                    };
-                    match self.call(name, inner, &cx).await {
-                        Ok(r) => r,
-                        // An unknown name is the model's mistake: tell it, as a result.
-                        Err(e) => refusal(format!(
-                            "{}; use search_tools to find the exact name",
-                            e.message
-                        )),
-                    }
-                }
-                other => {
-                    return Err(McpError::invalid_params(
-                        format!(
-                            "unknown tool {other:?}; this gateway exposes search_tools and call_tool"
-                        ),
-                        None,
-                    ));
-                }
-            },
+        let Some(log) = &self.gateway.call_log else {
+            return Ok(complete_call(self.run_call(&request.name, args, &cx).await?).into());
         };
-        Ok(complete_call(result).into())
+        let started = std::time::SystemTime::now();
+        let clock = std::time::Instant::now();
+        let outcome = self.run_call(&request.name, args.clone(), &cx).await;
+        // Through the facade's call_tool, the tool that ran is the one it names.
+        let called = match (self.gateway.expose, request.name.as_ref()) {
+            (Expose::Facade, facade::CALL_TOOL) => args.get("name").and_then(Value::as_str),
+            (Expose::Facade, _) => None,
+            (Expose::All, name) => Some(name),
+        };
+        let upstream =
+            called.and_then(|name| match self.gateway.snapshot().view.routes.get(name) {
+                Some(Route::Open { server, def }) => Some((server.clone(), def.name.clone())),
+                _ => None,
+            });
+        let client = cx.peer.peer_info().map(|i| {
+            format!("{} {}", i.client_info.name, i.client_info.version)
+                .trim()
+                .to_string()
+        });
+        let call = crate::call_log::Call {
+            client,
+            tool: called.unwrap_or(&request.name),
+            upstream,
+            arguments: &args,
+            started,
+            took: clock.elapsed(),
+        };
+        log.record(&call, outcome.as_ref().map_err(|e| e.message.as_ref()));
+        Ok(complete_call(outcome?).into())
     }
 
     async fn list_resources(

@@ -41,9 +41,9 @@ use serde_json::value::RawValue;
 use switchboard_mcp::{Delivering, Delivery, Outcome, RawTicket};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::gateway::{Expose, Gateway};
+use crate::gateway::Gateway;
 use crate::http::MCP_PATH;
-use crate::passthrough::{cut, enabled, plain_call, progress_note, refusal, route, send};
+use crate::passthrough::{cut, plain_call, progress_note, refusal, route, send};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -166,9 +166,8 @@ pub(crate) async fn layer(
     {
         return next.run(request).await;
     }
-    let passes = enabled()
-        && shortcut.gateway.expose == Expose::All
-        && well_formed(request.headers(), &shortcut.hosts);
+    let passes =
+        shortcut.gateway.passes_through() && well_formed(request.headers(), &shortcut.hosts);
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(bytes) => bytes,

@@ -5,6 +5,7 @@
 //! put one MCP server in front of them all. Every decision (names, allow/deny, approval, pins)
 //! comes from switchboard-host and switchboard-core; this crate only serves.
 
+pub mod call_log;
 pub mod client;
 pub mod demo;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod static_server;
 mod stdio;
 pub mod view;
 
+pub use call_log::CallLog;
 pub use error::GatewayError;
 pub use gateway::{Expose, Gateway, Options, STARTUP_WAIT};
 pub use http::{

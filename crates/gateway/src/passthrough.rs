@@ -29,7 +29,7 @@ use switchboard_mcp::{
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::error::GatewayError;
-use crate::gateway::{Expose, Gateway};
+use crate::gateway::Gateway;
 use crate::handler::GatewayHandler;
 use crate::rpc_screen::{self, Screened};
 use crate::view::Route;
@@ -179,7 +179,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Reader<W> {
         let runtime = self.runtime.clone();
         let _context = runtime.enter();
         let mut lines = BlockingLines::new(read);
-        let on = enabled() && self.calls.gateway.expose == Expose::All;
+        let on = self.calls.gateway.passes_through();
         while let Some(line) = lines.next() {
             if on && drive(&runtime, self.calls.take(line)) {
                 continue;

@@ -1,0 +1,190 @@
+//! `serve --call-log FILE`: one JSON line per `tools/call` a client made (who, which tool on
+//! which server, the arguments with their secrets removed, how it ended and how long it took),
+//! appended to a file only its owner can read.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value, json};
+use switchboard_core::redact::redact_arguments;
+
+use crate::error::GatewayError;
+
+/// An open call log.
+#[derive(Debug)]
+pub struct CallLog {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+    /// Whether a failed write was reported already (once is enough).
+    warned: std::sync::atomic::AtomicBool,
+}
+
+/// One call, as the handler saw it.
+pub(crate) struct Call<'a> {
+    /// The client, as its `initialize` named it (`name version`), if it did.
+    pub client: Option<String>,
+    /// The tool name the client called (a public name, or `search_tools` / `call_tool`).
+    pub tool: &'a str,
+    /// The upstream server and its name for the tool, when the name resolved to one.
+    pub upstream: Option<(String, String)>,
+    /// The arguments as the client sent them.
+    pub arguments: &'a Map<String, Value>,
+    pub started: SystemTime,
+    pub took: Duration,
+}
+
+impl CallLog {
+    /// Open `path` for appending, creating it (owner read and write only) and its folder.
+    pub fn open(path: &Path) -> Result<CallLog, GatewayError> {
+        let fail = |e: std::io::Error| GatewayError::CallLog {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(path).map_err(fail)?;
+        Ok(CallLog {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+            warned: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Append the line for `call`, which ended with `outcome`.
+    pub(crate) fn record(&self, call: &Call<'_>, outcome: Result<&CallToolResult, &str>) {
+        let mut line = line(call, outcome).to_string();
+        line.push('\n');
+        let written = self
+            .file
+            .lock()
+            .map_err(|_| std::io::Error::other("the log's lock was poisoned"))
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written
+            && !self.warned.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tracing::warn!(path = %self.path.display(), error = %e, "cannot write the call log; calls go on unlogged");
+        }
+    }
+}
+
+/// The JSON of one call: `time`, `client`, `tool`, `server` and `upstream_tool` (when the name
+/// resolved), `arguments` (secrets removed), `outcome` (`ok`, `tool_error` for a result with
+/// `isError`, or `error` for a JSON-RPC error, with its `error` text), `duration_ms` and
+/// `result_bytes` (the result's JSON size).
+fn line(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> Value {
+    let mut v = json!({
+        "time": switchboard_core::time::rfc3339(call.started),
+        "client": call.client,
+        "tool": call.tool,
+    });
+    if let Some((server, tool)) = &call.upstream {
+        v["server"] = json!(server);
+        v["upstream_tool"] = json!(tool);
+    }
+    v["arguments"] = redact_arguments(&Value::Object(call.arguments.clone()));
+    match outcome {
+        Ok(result) => {
+            let failed = result.is_error == Some(true);
+            v["outcome"] = json!(if failed { "tool_error" } else { "ok" });
+            if failed {
+                // What the tool said, cut short: the first text block.
+                let said = result
+                    .content
+                    .iter()
+                    .find_map(|c| c.as_text().map(|t| t.text.clone()))
+                    .unwrap_or_default();
+                v["error"] = json!(switchboard_core::clip(&said, 300));
+            }
+            v["result_bytes"] = json!(serde_json::to_vec(result).map_or(0, |b| b.len()));
+        }
+        Err(message) => {
+            v["outcome"] = json!("error");
+            v["error"] = json!(switchboard_core::clip(message, 300));
+        }
+    }
+    v["duration_ms"] = json!(u64::try_from(call.took.as_millis()).unwrap_or(u64::MAX));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock as Content;
+
+    #[test]
+    fn a_line_says_who_called_what_how_it_ended_and_keeps_no_secret() {
+        let args: Map<String, Value> =
+            serde_json::from_value(json!({"query": "login", "api_key": "sk-1"})).unwrap();
+        let call = Call {
+            client: Some("inspector 1.0".into()),
+            tool: "tickets__search",
+            upstream: Some(("tickets".into(), "search".into())),
+            arguments: &args,
+            started: SystemTime::UNIX_EPOCH + Duration::from_millis(1_500),
+            took: Duration::from_millis(42),
+        };
+        let ok = line(
+            &call,
+            Ok(&CallToolResult::success(vec![Content::text("3 found")])),
+        );
+        assert_eq!(ok["time"], "1970-01-01T00:00:01.500Z");
+        assert_eq!(ok["client"], "inspector 1.0");
+        assert_eq!(
+            (ok["server"].as_str(), ok["upstream_tool"].as_str()),
+            (Some("tickets"), Some("search"))
+        );
+        assert_eq!(ok["arguments"], json!({"query": "login", "api_key": "***"}));
+        assert_eq!(ok["outcome"], "ok");
+        assert_eq!(ok["duration_ms"], 42);
+        assert!(ok["result_bytes"].as_u64().unwrap() > 0);
+        assert!(ok.get("error").is_none());
+        let failed = line(
+            &call,
+            Ok(&CallToolResult::error(vec![Content::text(
+                "no such ticket",
+            )])),
+        );
+        assert_eq!(
+            (failed["outcome"].as_str(), failed["error"].as_str()),
+            (Some("tool_error"), Some("no such ticket"))
+        );
+        let refused = line(&call, Err("unknown tool \"x\""));
+        assert_eq!(refused["outcome"], "error");
+        assert!(refused.get("result_bytes").is_none());
+    }
+
+    #[test]
+    fn lines_are_appended_to_a_private_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("logs/calls.jsonl");
+        let args = Map::new();
+        let call = Call {
+            client: None,
+            tool: "t",
+            upstream: None,
+            arguments: &args,
+            started: SystemTime::now(),
+            took: Duration::ZERO,
+        };
+        for _ in 0..2 {
+            let log = CallLog::open(&path).unwrap();
+            log.record(&call, Err("x"));
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+}
