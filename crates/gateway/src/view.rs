@@ -511,6 +511,8 @@ mod tests {
             legacy_sse: false,
             origin: None,
             written_command: None,
+            startup_timeout_written: false,
+            call_timeout_written: false,
         }
     }
 

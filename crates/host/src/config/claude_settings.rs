@@ -201,6 +201,53 @@ impl Settings {
     }
 }
 
+/// Claude Code's host-wide timeouts, in milliseconds: `MCP_TIMEOUT` for a server's start and
+/// `MCP_TOOL_TIMEOUT` for each call, taken from the environment, else from the `env` of its
+/// settings files (the last file in Claude Code's ranking that sets it). Each applies to the
+/// servers of its files that do not set that timeout themselves. A value that is not a
+/// positive number of milliseconds is a warning and is left out.
+pub fn apply_timeouts(
+    ctx: &Context<'_>,
+    settings: &Settings,
+    servers: &mut [super::ServerConfig],
+    warnings: &mut Vec<String>,
+) {
+    for (var, startup) in [("MCP_TIMEOUT", true), ("MCP_TOOL_TIMEOUT", false)] {
+        let from_settings = || {
+            settings.files.iter().rev().find_map(|f| {
+                let v = f.value.get("env")?.get(var)?;
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some((text, format!("{} (env.{var})", f.path.display())))
+            })
+        };
+        let Some((text, source)) = (ctx.env)(var)
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (v, format!("the environment variable {var}")))
+            .or_else(from_settings)
+        else {
+            continue;
+        };
+        let Some(ms) = text.trim().parse::<u64>().ok().filter(|&ms| ms > 0) else {
+            warnings.push(format!(
+                "{source}: {text:?} is not a positive number of milliseconds; left out"
+            ));
+            continue;
+        };
+        let timeout = std::time::Duration::from_millis(ms.min(86_400_000));
+        for server in servers.iter_mut() {
+            if startup && !server.startup_timeout_written {
+                server.spec.startup_timeout = timeout;
+            } else if !startup && !server.call_timeout_written {
+                server.spec.call_timeout = timeout;
+            }
+        }
+    }
+}
+
 /// A JSON file, comments and trailing commas allowed (Claude Code's files may hold them).
 pub fn read_json(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;

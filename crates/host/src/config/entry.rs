@@ -549,6 +549,8 @@ pub fn validate(
             }
         }
     };
+    let (startup_timeout_written, call_timeout_written) =
+        (raw.startup_timeout.is_some(), raw.call_timeout.is_some());
     let startup_timeout = match &raw.startup_timeout {
         Some(d) => d
             .to_duration()
@@ -609,6 +611,8 @@ pub fn validate(
         legacy_sse: kind.as_deref() == Some("sse"),
         origin: None,
         written_command,
+        startup_timeout_written,
+        call_timeout_written,
     }))
 }
 

@@ -184,6 +184,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             );
             state.apply_toggles(&plugins, &mut servers, &mut disabled);
         }
+        super::claude_settings::apply_timeouts(ctx, &settings, &mut servers, &mut warnings);
         if ctx.policy {
             super::claude_policy::apply(
                 ctx,

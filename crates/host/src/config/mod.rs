@@ -83,6 +83,11 @@ pub struct ServerConfig {
     /// it a path from the config's folder (`./bin/server`); Claude Code's policy matches
     /// `serverCommand` against what was written.
     pub written_command: Option<String>,
+    /// Whether the entry set its own startup timeout (`startup_timeout`), so a host-wide
+    /// default (Claude Code's `MCP_TIMEOUT`) leaves it be.
+    pub startup_timeout_written: bool,
+    /// Whether the entry set its own call timeout (`call_timeout`, or a host's own `timeout`).
+    pub call_timeout_written: bool,
 }
 
 impl ServerConfig {
@@ -451,6 +456,8 @@ impl Config {
                 legacy_sse: false,
                 origin: None,
                 written_command: None,
+                startup_timeout_written: false,
+                call_timeout_written: false,
             })
             .collect();
         Config {

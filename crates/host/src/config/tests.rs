@@ -2531,3 +2531,75 @@ fn a_github_copilot_cli_config_is_read_as_copilot_writes_it() {
         Some(PathBuf::from("/h/.copilot/mcp-config.json"))
     );
 }
+
+/// Claude Code's `MCP_TIMEOUT` (a server's start) and `MCP_TOOL_TIMEOUT` (each call), in
+/// milliseconds, from the environment or its settings' `env`, are the defaults of the servers
+/// of its files that set none of their own; other hosts' files are left alone.
+#[test]
+fn claude_codes_timeout_variables_are_the_defaults_of_its_servers() {
+    let m = PolicyMachine::new();
+    let servers = serde_json::json!({
+        "plain": {"command": "x"},
+        "own_call": {"command": "x", "timeout": 5000},
+        "own_start": {"command": "x", "startup_timeout": "2s"}
+    });
+    let read = |file: &str, vars: &[(&str, &str)]| {
+        let text = serde_json::json!({ "mcpServers": servers }).to_string();
+        let (managed, home) = (
+            m.managed.display().to_string(),
+            m.home.display().to_string(),
+        );
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let env = move |name: &str| match name {
+            "SWITCHBOARD_CLAUDE_MANAGED_DIR" => Some(managed.clone()),
+            "HOME" => Some(home.clone()),
+            _ => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+        };
+        Config::parse_in(&m.project.join(file), &text, &env, None).unwrap()
+    };
+    let timeouts = |c: &Config, name: &str| {
+        let s = c.servers.iter().find(|s| s.name() == name).unwrap();
+        (
+            s.spec.startup_timeout.as_secs_f64(),
+            s.spec.call_timeout.as_secs_f64(),
+        )
+    };
+    let vars = [("MCP_TIMEOUT", "45000"), ("MCP_TOOL_TIMEOUT", "120000")];
+    let c = read(".mcp.json", &vars);
+    assert_eq!(timeouts(&c, "plain"), (45.0, 120.0));
+    assert_eq!(timeouts(&c, "own_call"), (45.0, 5.0));
+    assert_eq!(timeouts(&c, "own_start").0, 2.0);
+    assert_eq!(timeouts(&c, "own_start").1, 120.0);
+    // Another host's file is not Claude Code's: its defaults stay.
+    let c = read("mcp.json", &vars);
+    let default = switchboard_core::server::DEFAULT_STARTUP_TIMEOUT.as_secs_f64();
+    assert_eq!(timeouts(&c, "plain").0, default);
+
+    // From the settings' `env` (a number or a string), the last file in Claude Code's order
+    // winning; the environment wins over both.
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"env": {"MCP_TOOL_TIMEOUT": "90000", "MCP_TIMEOUT": 20000}}),
+    );
+    m.write(
+        &m.project.join(".claude/settings.local.json"),
+        serde_json::json!({"env": {"MCP_TOOL_TIMEOUT": 600000}}),
+    );
+    let c = read(".mcp.json", &[]);
+    assert_eq!(timeouts(&c, "plain"), (20.0, 600.0));
+    let c = read(".mcp.json", &[("MCP_TIMEOUT", "1000")]);
+    assert_eq!(timeouts(&c, "plain"), (1.0, 600.0));
+    // A value that is not milliseconds is named and left out.
+    let c = read(".mcp.json", &[("MCP_TIMEOUT", "soon")]);
+    assert_eq!(timeouts(&c, "plain").0, default);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("MCP_TIMEOUT") && w.contains("\"soon\"")),
+        "{:?}",
+        c.warnings
+    );
+}
