@@ -140,7 +140,8 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             obj.insert("other_hosts".into(), other_hosts_json());
         }
         let sessions = source::connect(&config).await;
-        let catalog = sessions.catalog();
+        let catalog =
+            switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
         for c in &config.servers {
             if let Some(listed) = catalog.servers.get(c.name()) {
                 let mut listed = listed.clone();

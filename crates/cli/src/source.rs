@@ -107,7 +107,7 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
 /// that is not ready is named with `left_out` ("is not searched") and why.
 pub async fn live_catalog(config: &Config, left_out: &str) -> Catalog {
     let sessions = connect(config).await;
-    let catalog = sessions.catalog();
+    let catalog = switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
         tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
     }

@@ -2037,3 +2037,56 @@ fn a_saved_catalog_reads_back_as_the_live_servers() {
     assert_eq!(tickets["protocol_version"], "2025-11-25", "{v}");
     assert_eq!(tickets["tools"], 2, "{v}");
 }
+
+/// `[servers.NAME.tool.TOOL] description = "..."` is what a model reads about the tool, in
+/// place of the server's: in the request `inspect` renders, the tools `search` ranks, and a
+/// saved catalog. The other tools keep their own.
+#[test]
+fn a_tools_description_from_the_config_replaces_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.tickets.tool.get_ticket]\ndescription = \"Fetch one ticket by its id (T-1234) with its full thread; use it before answering a customer.\"\n"
+        ),
+    )
+    .unwrap();
+    let v = json(&run(dir.path(), &["--json", "inspect"]));
+    let tools = v["request"]["tools"].as_array().unwrap();
+    let described = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {v}"))["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        described("tickets__get_ticket").starts_with("Fetch one ticket by its id (T-1234)"),
+        "{v}"
+    );
+    assert!(!described("tickets__search").contains("T-1234"), "{v}");
+    // The search ranks the tool by the words the model will read.
+    let out = run(
+        dir.path(),
+        &[
+            "--json",
+            "search",
+            "--method",
+            "lexical",
+            "full thread before answering a customer",
+        ],
+    );
+    assert_eq!(
+        json(&out)["hits"][0]["name"],
+        "tickets__get_ticket",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A saved catalog holds what the model reads.
+    run(dir.path(), &["servers", "--save-catalog", "saved.json"]);
+    let saved = std::fs::read_to_string(dir.path().join("saved.json")).unwrap();
+    assert!(saved.contains("with its full thread"), "{saved}");
+}

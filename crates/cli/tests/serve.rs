@@ -3108,3 +3108,72 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     assert_eq!(lines[1]["tool"], "tickets__search");
     assert_eq!(lines[1]["server"], "tickets");
 }
+
+/// A tool's `description` from the config is what clients list and what the facade searches,
+/// and editing it while serve runs is a reload like any other: clients hear list_changed and
+/// read the new text, and the pin (which watches what the server says) does not hold the tool
+/// back as changed.
+#[test]
+fn a_configured_description_is_listed_searched_and_reloaded_without_a_pin_alert() {
+    let described =
+        |text: &str| format!("\n[servers.tickets.tool.search]\ndescription = \"{text}\"\n");
+    let setup = Setup::new(&described(
+        "Find support tickets by words of their subject or body.",
+    ));
+    let base = std::fs::read_to_string(setup.config()).unwrap();
+    let base = base
+        .split("\n[servers.tickets.tool.search]")
+        .next()
+        .unwrap()
+        .to_string();
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
+    let description = |c: &mut LineClient, id: i64| {
+        let r = c.request(id, "tools/list", json!({}));
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "tickets__search")
+            .unwrap_or_else(|| panic!("{r}"))["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        description(&mut c, 1),
+        "Find support tickets by words of their subject or body."
+    );
+    let mut id = 2;
+    std::fs::write(
+        setup.config(),
+        format!(
+            "{base}{}",
+            described("Full-text search over every ticket ever filed.")
+        ),
+    )
+    .unwrap();
+    c.await_list_changed(&mut id);
+    id += 1;
+    assert_eq!(
+        description(&mut c, id),
+        "Full-text search over every ticket ever filed."
+    );
+    id += 1;
+    let r = c.call(id, "tickets__search", json!({"query": "login"}));
+    assert_ne!(r["isError"], json!(true), "the pin held the tool back: {r}");
+    c.finish();
+
+    // The facade searches the configured text.
+    let mut c = LineClient::start(setup.stdio(&[], &["--expose", "facade"]), "2025-11-25");
+    let found = c.call(
+        1,
+        "search_tools",
+        json!({"query": "every ticket ever filed"}),
+    );
+    let text = found.to_string();
+    assert!(
+        text.contains("Full-text search over every ticket ever filed."),
+        "{text}"
+    );
+    c.finish();
+}

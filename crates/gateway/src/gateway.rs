@@ -642,7 +642,20 @@ impl Gateway {
                     let pair = (s.server.clone(), t.def.name.clone());
                     by_pair.contains_key(&pair) && seen.insert(pair)
                 })
-                .map(|(s, t)| Doc::from_entry(s, t))
+                .map(|(s, t)| {
+                    // Searched as clients read it: with the config's description, if any.
+                    match servers
+                        .get(&s.server)
+                        .and_then(|c| c.description_for(&t.def.name))
+                    {
+                        Some(text) => {
+                            let mut def = t.def.clone();
+                            def.description = Some(text.to_string());
+                            Doc::from_entry(s, &switchboard_core::Entry::new(def))
+                        }
+                        None => Doc::from_entry(s, t),
+                    }
+                })
                 .collect();
             let key = docs_key(&docs);
             let previous = self.snapshot().search.clone();

@@ -246,6 +246,11 @@ impl View {
             if let Route::Open { .. } = route {
                 let mut def = tool.clone();
                 def.name = public.to_string();
+                // The config's own description replaces the server's for clients (pins above
+                // watch the server's).
+                if let Some(text) = config.description_for(&tool.name) {
+                    def.description = Some(text.to_string());
+                }
                 ui_uris_public(&mut def, config);
                 view.tools.push(Listed {
                     public: public.to_string(),

@@ -259,6 +259,7 @@ impl Agent {
             return (catalog.clone(), withheld.clone());
         }
         let (catalog, withheld) = self.pins.apply(self.sessions.catalog(), &self.servers);
+        let catalog = crate::config::with_descriptions(catalog, &self.servers);
         self.pinned = Some((key, catalog.clone(), withheld.clone()));
         (catalog, withheld)
     }

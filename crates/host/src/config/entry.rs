@@ -153,7 +153,7 @@ pub enum PinMode {
 }
 
 /// Settings for one tool of a server: `[servers.NAME.tool.TOOL]` in switchboard.toml.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOverride {
     /// Overrides the server's `approve` for this tool.
@@ -162,6 +162,9 @@ pub struct ToolOverride {
     /// Overrides the server's `max_result_tokens` for this tool.
     #[serde(default)]
     pub max_result_tokens: Option<u32>,
+    /// What the model reads about the tool, in place of the server's description.
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 /// A timeout as written: seconds as a number, or a string with a unit (`"500ms"`, `"30s"`, `"2m"`).

@@ -114,6 +114,13 @@ impl ServerConfig {
             .unwrap_or(DEFAULT_RESULT_TOKENS)
     }
 
+    /// The description the config gives `tool` in place of the server's, if it gives one.
+    pub fn description_for(&self, tool: &str) -> Option<&str> {
+        self.tool_overrides
+            .get(tool)
+            .and_then(|o| o.description.as_deref())
+    }
+
     /// The result limit of `tool` when the config sets one (the tool's, else the server's), with
     /// no default: `serve` cuts only where the user asked, since the host in front of it
     /// applies its own limits.
@@ -123,6 +130,37 @@ impl ServerConfig {
             .and_then(|o| o.max_result_tokens)
             .or(self.max_result_tokens)
     }
+}
+
+/// `catalog` as the config presents it to a model: each tool the config gives a
+/// `description` (`[servers.NAME.tool.TOOL] description = "..."`) carries that one instead of
+/// the server's. Applied after pinning, which watches what the server says.
+pub fn with_descriptions(
+    mut catalog: switchboard_core::Catalog,
+    servers: &[ServerConfig],
+) -> switchboard_core::Catalog {
+    for (name, server) in catalog.servers.iter_mut() {
+        let Some(config) = servers.iter().find(|s| s.name() == name) else {
+            continue;
+        };
+        if config
+            .tool_overrides
+            .values()
+            .all(|o| o.description.is_none())
+        {
+            continue;
+        }
+        for entry in server.tools.iter_mut() {
+            if let Some(text) = config.description_for(&entry.def.name)
+                && entry.def.description.as_deref() != Some(text)
+            {
+                let mut def = entry.def.clone();
+                def.description = Some(text.to_string());
+                *entry = switchboard_core::Entry::new(def);
+            }
+        }
+    }
+    catalog
 }
 
 /// A server the config names but that cannot run, and why.
