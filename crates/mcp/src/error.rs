@@ -212,6 +212,11 @@ fn missing_command_hint(command: &str) -> String {
     let first = words.next().unwrap_or_default();
     let rest: Vec<&str> = words.collect();
     if !rest.is_empty() {
+        // A path with spaces in it (`/Applications/My App/server`) that is not there is just
+        // missing; a program followed by its arguments is the common mistake.
+        if !findable(first) {
+            return "; no program of that name (with its spaces) exists".into();
+        }
         let args: Vec<String> = rest.iter().map(|a| format!("{a:?}")).collect();
         return format!(
             "; it holds spaces, but no shell splits it: give the program alone as the command \
@@ -247,6 +252,16 @@ fn missing_command_hint(command: &str) -> String {
         _ => return String::new(),
     };
     format!("; install {needs}, or make sure it is on the PATH switchboard was started with")
+}
+
+/// Whether `program` names a file: a path that exists, or a name found on `PATH`.
+fn findable(program: &str) -> bool {
+    let path = std::path::Path::new(program);
+    if path.components().count() > 1 {
+        return path.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|dirs| std::env::split_paths(&dirs).any(|d| d.join(program).is_file()))
 }
 
 /// The last few stderr lines, appended to a one-line reason so a status table shows why a
@@ -312,12 +327,20 @@ mod tests {
             }
             .to_string()
         };
+        // The split is suggested for a program that is there (`sh`, on Unix's PATH).
+        if cfg!(unix) {
+            let line = hint("sh -c 'serve --root /tmp'");
+            assert!(
+                line.ends_with(
+                    "(\"command\": \"sh\", \"args\": [\"-c\", \"'serve\", \"--root\", \"/tmp'\"])"
+                ),
+                "{line}"
+            );
+        }
+        let spaced = hint("/no/such dir/server --flag");
         assert!(
-            hint("npx -y @scope/server --root /tmp").ends_with(
-                "(\"command\": \"npx\", \"args\": [\"-y\", \"@scope/server\", \"--root\", \"/tmp\"])"
-            ),
-            "{}",
-            hint("npx -y @scope/server --root /tmp")
+            spaced.ends_with("no program of that name (with its spaces) exists"),
+            "{spaced}"
         );
         assert!(hint("~/bin/server").contains("`~` is not expanded"));
         if !cfg!(windows) {
