@@ -3107,6 +3107,7 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     assert_eq!(lines[0]["outcome"], "ok");
     assert_eq!(lines[1]["tool"], "tickets__search");
     assert_eq!(lines[1]["server"], "tickets");
+    assert_eq!(lines[1]["arguments"], json!({"query": "login"}));
 }
 
 /// A tool's `description` from the config is what clients list and what the facade searches,

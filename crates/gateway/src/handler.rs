@@ -108,7 +108,6 @@ fn session_error(e: SessionError) -> McpError {
 }
 
 impl GatewayHandler {
-    /// Route a call by public name: policy, approval, then the upstream call.
     /// One `tools/call` as the client sent it: a tool of the catalog, or with the facade
     /// `search_tools` or `call_tool`.
     async fn run_call(
@@ -153,6 +152,7 @@ impl GatewayHandler {
         }
     }
 
+    /// Route a call by public name: policy, approval, then the upstream call.
     async fn call(
         &self,
         name: &str,
@@ -927,11 +927,17 @@ impl ServerHandler for GatewayHandler {
         let started = std::time::SystemTime::now();
         let clock = std::time::Instant::now();
         let outcome = self.run_call(&request.name, args.clone(), &cx).await;
-        // Through the facade's call_tool, the tool that ran is the one it names.
-        let called = match (self.gateway.expose, request.name.as_ref()) {
-            (Expose::Facade, facade::CALL_TOOL) => args.get("name").and_then(Value::as_str),
-            (Expose::Facade, _) => None,
-            (Expose::All, name) => Some(name),
+        // Through the facade's call_tool, the tool that ran is the one it names, with the
+        // arguments it passed on.
+        let through_facade = self.gateway.expose == Expose::Facade;
+        let called = match (through_facade, request.name.as_ref()) {
+            (true, facade::CALL_TOOL) => args.get("name").and_then(Value::as_str),
+            (true, _) => None,
+            (false, name) => Some(name),
+        };
+        let passed_on = match (called, args.get("arguments")) {
+            (Some(_), Some(Value::Object(inner))) if through_facade => inner,
+            _ => &args,
         };
         let upstream =
             called.and_then(|name| match self.gateway.snapshot().view.routes.get(name) {
@@ -947,7 +953,7 @@ impl ServerHandler for GatewayHandler {
             client,
             tool: called.unwrap_or(&request.name),
             upstream,
-            arguments: &args,
+            arguments: passed_on,
             started,
             took: clock.elapsed(),
         };
