@@ -88,7 +88,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
             opts.filters.insert(s.name().to_string(), s.filter.clone());
         }
         if config.settings.date {
-            opts.date = Some(switchboard_core::time::today());
+            opts.date = Some(today());
         }
         (catalog, opts)
     } else {
@@ -102,7 +102,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
     opts.strict = args.strict;
     opts.gemini_openapi = args.gemini_openapi;
     if args.date {
-        opts.date = Some(switchboard_core::time::today());
+        opts.date = Some(today());
     }
     let t = translate(&catalog, &opts);
     let report = if args.cost {
@@ -352,6 +352,12 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
 }
 
 /// `n` and the noun, plural unless `n` is 1.
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
+fn today() -> String {
+    let now = switchboard_core::time::rfc3339(std::time::SystemTime::now());
+    now.get(..10).unwrap_or(&now).to_string()
+}
+
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")

@@ -1,5 +1,6 @@
 //! Wall-clock times as text: an instant as RFC 3339 in UTC, and the calendar date of a day
-//! count, with no time-zone database and no dependency (pure arithmetic on the Unix time).
+//! count, with no time-zone database and no dependency (pure arithmetic on the Unix time; the
+//! caller reads the clock).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -35,14 +36,6 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
-/// Today's date in UTC as YYYY-MM-DD, from the system clock.
-pub fn today() -> String {
-    let days = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400);
-    let (y, m, d) = civil_date(i64::try_from(days).unwrap_or(0));
-    format!("{y:04}-{m:02}-{d:02}")
-}
 
 #[cfg(test)]
 mod tests {
