@@ -3073,7 +3073,7 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
         "{text}"
     );
     for l in &lines {
-        assert!(l["duration_ms"].is_u64(), "{l}");
+        assert!(l["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{l}");
         assert!(l["time"].as_str().unwrap().ends_with('Z'), "{l}");
     }
     #[cfg(unix)]

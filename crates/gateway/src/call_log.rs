@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::CallToolResult;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use switchboard_core::redact::redact_arguments;
 
 use crate::error::GatewayError;
@@ -60,7 +60,7 @@ impl CallLog {
 
     /// Append the line for `call`, which ended with `outcome`.
     pub(crate) fn record(&self, call: &Call<'_>, outcome: Result<&CallToolResult, &str>) {
-        let mut line = line(call, outcome).to_string();
+        let mut line = line_text(call, outcome);
         line.push('\n');
         let written = self
             .file
@@ -75,49 +75,81 @@ impl CallLog {
     }
 }
 
-/// The JSON of one call: `time`, `client`, `tool`, `server` and `upstream_tool` (when the name
-/// resolved), `arguments` (secrets removed), `outcome` (`ok`, `tool_error` for a result with
-/// `isError`, or `error` for a JSON-RPC error, with its `error` text), `duration_ms` and
-/// `result_bytes` (the result's JSON size).
-fn line(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> Value {
-    let mut v = json!({
-        "time": switchboard_core::time::rfc3339(call.started),
-        "client": call.client,
-        "tool": call.tool,
-    });
-    if let Some((server, tool)) = &call.upstream {
-        v["server"] = json!(server);
-        v["upstream_tool"] = json!(tool);
+/// The JSON of one call, its keys in a reader's order: `time`, `client`, `tool`, `server` and
+/// `upstream_tool` (when the name resolved), `arguments` (secrets removed), `outcome` (`ok`,
+/// `tool_error` for a result with `isError`, or `error` for a JSON-RPC error), `error` (what
+/// the tool or the error said), `result_bytes` (the result's JSON size) and `duration_ms`
+/// (to the microsecond).
+fn line_text(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> String {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        time: String,
+        client: Option<&'a str>,
+        tool: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        server: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        upstream_tool: Option<&'a str>,
+        arguments: Value,
+        outcome: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result_bytes: Option<usize>,
+        duration_ms: f64,
     }
-    v["arguments"] = redact_arguments(&Value::Object(call.arguments.clone()));
-    match outcome {
-        Ok(result) => {
-            let failed = result.is_error == Some(true);
-            v["outcome"] = json!(if failed { "tool_error" } else { "ok" });
-            if failed {
-                // What the tool said, cut short: the first text block.
-                let said = result
-                    .content
-                    .iter()
-                    .find_map(|c| c.as_text().map(|t| t.text.clone()))
-                    .unwrap_or_default();
-                v["error"] = json!(switchboard_core::clip(&said, 300));
-            }
-            v["result_bytes"] = json!(serde_json::to_vec(result).map_or(0, |b| b.len()));
+    let (outcome, error, result_bytes) = match outcome {
+        Ok(result) if result.is_error == Some(true) => {
+            // What the tool said, cut short: the first text block.
+            let said = result
+                .content
+                .iter()
+                .find_map(|c| c.as_text().map(|t| t.text.clone()))
+                .unwrap_or_default();
+            let size = serde_json::to_vec(result).map_or(0, |b| b.len());
+            (
+                "tool_error",
+                Some(switchboard_core::clip(&said, 300).into_owned()),
+                Some(size),
+            )
         }
-        Err(message) => {
-            v["outcome"] = json!("error");
-            v["error"] = json!(switchboard_core::clip(message, 300));
-        }
-    }
-    v["duration_ms"] = json!(u64::try_from(call.took.as_millis()).unwrap_or(u64::MAX));
-    v
+        Ok(result) => (
+            "ok",
+            None,
+            Some(serde_json::to_vec(result).map_or(0, |b| b.len())),
+        ),
+        Err(message) => (
+            "error",
+            Some(switchboard_core::clip(message, 300).into_owned()),
+            None,
+        ),
+    };
+    let line = Line {
+        time: switchboard_core::time::rfc3339(call.started),
+        client: call.client.as_deref(),
+        tool: call.tool,
+        server: call.upstream.as_ref().map(|(s, _)| s.as_str()),
+        upstream_tool: call.upstream.as_ref().map(|(_, t)| t.as_str()),
+        arguments: redact_arguments(&Value::Object(call.arguments.clone())),
+        outcome,
+        error,
+        result_bytes,
+        duration_ms: (call.took.as_micros() as f64) / 1000.0,
+    };
+    // Serializing our own plain struct cannot fail (string keys only); written from the
+    // struct, not through a `Value`, so the keys keep their order.
+    serde_json::to_string(&line).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rmcp::model::ContentBlock as Content;
+    use serde_json::json;
+
+    fn line(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> Value {
+        serde_json::from_str(&line_text(call, outcome)).unwrap()
+    }
 
     #[test]
     fn a_line_says_who_called_what_how_it_ended_and_keeps_no_secret() {
@@ -143,7 +175,11 @@ mod tests {
         );
         assert_eq!(ok["arguments"], json!({"query": "login", "api_key": "***"}));
         assert_eq!(ok["outcome"], "ok");
-        assert_eq!(ok["duration_ms"], 42);
+        assert_eq!(ok["duration_ms"], 42.0);
+        assert!(
+            line_text(&call, Err("x"))
+                .starts_with("{\"time\":\"1970-01-01T00:00:01.500Z\",\"client\"")
+        );
         assert!(ok["result_bytes"].as_u64().unwrap() > 0);
         assert!(ok.get("error").is_none());
         let failed = line(
