@@ -36,7 +36,6 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
