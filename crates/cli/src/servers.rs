@@ -142,6 +142,11 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
         let sessions = source::connect(&config).await;
         let catalog =
             switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
+        for (_, _, message) in
+            switchboard_host::config::unknown_tool_settings(&catalog, &config.servers)
+        {
+            tracing::warn!("{message}");
+        }
         for c in &config.servers {
             if let Some(listed) = catalog.servers.get(c.name()) {
                 let mut listed = listed.clone();

@@ -108,6 +108,11 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
 pub async fn live_catalog(config: &Config, left_out: &str) -> Catalog {
     let sessions = connect(config).await;
     let catalog = switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
+    for (_, _, message) in
+        switchboard_host::config::unknown_tool_settings(&catalog, &config.servers)
+    {
+        tracing::warn!("{message}");
+    }
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
         tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
     }

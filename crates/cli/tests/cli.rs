@@ -2090,3 +2090,31 @@ fn a_tools_description_from_the_config_replaces_the_servers() {
     let saved = std::fs::read_to_string(dir.path().join("saved.json")).unwrap();
     assert!(saved.contains("with its full thread"), "{saved}");
 }
+
+/// Per-tool settings that name a tool the server does not list (a typo would leave the tool
+/// without the approval meant for it) are named on stderr, with the nearest tool the server
+/// lists, by every command that connects (`servers`, `inspect` here) and once by `serve`.
+#[test]
+fn a_tool_setting_for_a_tool_the_server_lacks_is_named_with_the_nearest_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.tickets.tool.clse_ticket]\napprove = \"always\"\n\n[servers.tickets.tool.search]\ndescription = \"Find tickets.\"\n"
+        ),
+    )
+    .unwrap();
+    for args in [&["servers"][..], &["inspect"][..]] {
+        let out = run(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "[servers.tickets.tool.clse_ticket] names a tool the server does not list, so its settings apply to nothing; did you mean \"close_ticket\"?"
+            ),
+            "{args:?}: {stderr}"
+        );
+        // A setting for a tool the server lists is not named.
+        assert!(!stderr.contains("tool.search]"), "{stderr}");
+    }
+}

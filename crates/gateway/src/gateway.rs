@@ -603,6 +603,13 @@ impl Gateway {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let catalog = self.sessions.catalog();
+        for (server, tool, message) in
+            switchboard_host::config::unknown_tool_settings(&catalog, &servers.list)
+        {
+            if self.warned.first(&server, &tool, "unknown tool setting") {
+                tracing::warn!("{message}");
+            }
+        }
         let view = View::build(
             &catalog,
             &servers.list,

@@ -102,7 +102,7 @@ pub struct Warned(Mutex<HashSet<(String, String, String)>>);
 
 impl Warned {
     /// True the first time it is asked about this (server, name, what).
-    fn first(&self, server: &str, name: &str, what: &str) -> bool {
+    pub(crate) fn first(&self, server: &str, name: &str, what: &str) -> bool {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).insert((
             server.to_string(),
             name.to_string(),

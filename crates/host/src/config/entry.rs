@@ -724,9 +724,13 @@ pub fn record(
 
 /// The closest known key to an unknown one, for "did you mean" hints.
 pub fn suggest(unknown: &str, known: &[&'static str]) -> Option<&'static str> {
+    closest(unknown, known.iter().copied())
+}
+
+/// The one of `known` within two edits of `unknown`, the nearest first.
+pub fn closest<'a>(unknown: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     known
-        .iter()
-        .map(|k| (edit_distance(unknown, k), *k))
+        .map(|k| (edit_distance(unknown, k), k))
         .filter(|(d, _)| *d <= 2)
         .min()
         .map(|(_, k)| k)

@@ -163,6 +163,37 @@ pub fn with_descriptions(
     catalog
 }
 
+/// The per-tool settings (`[servers.NAME.tool.TOOL]`) that name a tool their server, ready in
+/// `catalog`, does not list: a misspelt name would leave a tool without the approval or the
+/// description the user meant. One (server, tool, message) each, the message naming the
+/// nearest name the server lists.
+pub fn unknown_tool_settings(
+    catalog: &switchboard_core::Catalog,
+    servers: &[ServerConfig],
+) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for config in servers {
+        let Some(listed) = catalog.servers.get(config.name()) else {
+            continue;
+        };
+        for tool in config.tool_overrides.keys() {
+            if listed.tool(tool).is_some() {
+                continue;
+            }
+            let hint = entry::closest(tool, listed.tools.iter().map(|t| t.def.name.as_str()))
+                .map(|t| format!("; did you mean {t:?}?"))
+                .unwrap_or_default();
+            let message = format!(
+                "server {:?}: [servers.{}.tool.{tool}] names a tool the server does not list, so its settings apply to nothing{hint}",
+                config.name(),
+                config.name()
+            );
+            out.push((config.name().to_string(), tool.clone(), message));
+        }
+    }
+    out
+}
+
 /// A server the config names but that cannot run, and why.
 #[derive(Clone, Debug, Serialize)]
 pub struct DisabledServer {

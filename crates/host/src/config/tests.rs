@@ -2603,3 +2603,34 @@ fn claude_codes_timeout_variables_are_the_defaults_of_its_servers() {
         c.warnings
     );
 }
+
+#[test]
+fn tool_settings_for_tools_a_ready_server_lacks_are_found_with_the_nearest_name() {
+    use switchboard_core::{Catalog, Entry, ServerCatalog, Tool};
+    let c = parse(
+        "switchboard.toml",
+        "[servers.t]\ncommand = \"x\"\n[servers.t.tool.clse_ticket]\napprove = \"always\"\n[servers.t.tool.zzz]\ndescription = \"?\"\n[servers.t.tool.search]\napprove = \"never\"\n[servers.down]\ncommand = \"y\"\n[servers.down.tool.anything]\napprove = \"always\"\n",
+    )
+    .unwrap();
+    let mut listed = ServerCatalog::new("t");
+    for name in ["search", "close_ticket"] {
+        listed.tools.push(Entry::new(Tool::new(
+            name,
+            "d",
+            serde_json::json!({"type": "object"}),
+        )));
+    }
+    // `down` is not in the catalog (not ready): nothing can be said about its tools.
+    let found = unknown_tool_settings(&Catalog::from_servers(vec![listed]), &c.servers);
+    let found: Vec<(&str, &str, bool)> = found
+        .iter()
+        .map(|(s, t, m)| {
+            (
+                s.as_str(),
+                t.as_str(),
+                m.contains("did you mean \"close_ticket\""),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("t", "clse_ticket", true), ("t", "zzz", false)]);
+}
