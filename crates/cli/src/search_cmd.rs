@@ -93,18 +93,12 @@ impl SearchTools {
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }
-        let mut aliases = BTreeMap::new();
-        let mut servers = Vec::new();
-        for s in &config.servers {
-            if let Some(a) = &s.alias {
-                aliases.insert(s.name().to_string(), a.clone());
-            }
-            if let Some(found) = catalog.servers.get(s.name()) {
-                let mut found = found.clone();
-                found.tools.retain(|t| s.filter.permits(&t.def.name));
-                servers.push(found);
-            }
-        }
+        let aliases: BTreeMap<String, String> = config
+            .servers
+            .iter()
+            .filter_map(|s| Some((s.name().to_string(), s.alias.clone()?)))
+            .collect();
+        let servers = source::offered(&config, &catalog);
         let origin = format!("{} ready server(s)", servers.len());
         Ok(SearchTools {
             servers,

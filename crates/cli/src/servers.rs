@@ -140,20 +140,8 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             obj.insert("other_hosts".into(), other_hosts_json());
         }
         let sessions = source::connect(&config).await;
-        let catalog =
-            switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
-        for (_, _, message) in
-            switchboard_host::config::unknown_tool_settings(&catalog, &config.servers)
-        {
-            tracing::warn!("{message}");
-        }
-        for c in &config.servers {
-            if let Some(listed) = catalog.servers.get(c.name()) {
-                let mut listed = listed.clone();
-                listed.tools.retain(|t| c.filter.permits(&t.def.name));
-                offered.push(listed);
-            }
-        }
+        let catalog = source::presented(&config, &sessions);
+        offered = source::offered(&config, &catalog);
         rows.extend(sessions.statuses().into_iter().map(|status| {
             // The allow/deny lists hide tools from every command but this one's TOOLS count.
             let allowed = config

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
-use switchboard_core::{Catalog, catalog_file};
+use switchboard_core::{Catalog, ServerCatalog, catalog_file};
 use switchboard_host::Config;
 use switchboard_mcp::Sessions;
 
@@ -107,17 +107,39 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
 /// that is not ready is named with `left_out` ("is not searched") and why.
 pub async fn live_catalog(config: &Config, left_out: &str) -> Catalog {
     let sessions = connect(config).await;
+    let catalog = presented(config, &sessions);
+    for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+        tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
+    }
+    sessions.shutdown().await;
+    catalog
+}
+
+/// What the sessions list, as the config presents it to a model (its tool descriptions in
+/// place of the servers'); per-tool settings naming a tool its server does not list are named
+/// on stderr.
+pub fn presented(config: &Config, sessions: &Sessions) -> Catalog {
     let catalog = switchboard_host::config::with_descriptions(sessions.catalog(), &config.servers);
     for (_, _, message) in
         switchboard_host::config::unknown_tool_settings(&catalog, &config.servers)
     {
         tracing::warn!("{message}");
     }
-    for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-        tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
-    }
-    sessions.shutdown().await;
     catalog
+}
+
+/// Each configured server's listed catalog with only the tools its allow/deny lists let
+/// through (what `serve` and the loop offer a model), in config order.
+pub fn offered(config: &Config, catalog: &Catalog) -> Vec<ServerCatalog> {
+    config
+        .servers
+        .iter()
+        .filter_map(|c| {
+            let mut listed = catalog.servers.get(c.name())?.clone();
+            listed.tools.retain(|t| c.filter.permits(&t.def.name));
+            Some(listed)
+        })
+        .collect()
 }
 
 /// Read `--catalog` files into one catalog. Entries a file gets wrong are skipped with a warning.
