@@ -38,7 +38,8 @@ use clap::{Parser, Subcommand};
 /// claude-desktop, claude-code, vscode, windsurf, gemini, zed, cline, roo, kiro, amazonq,
 /// copilot, lmstudio, codex,
 /// goose, opencode, crush, continue) opens that host's file where it keeps it; `switchboard servers` without a config
-/// lists the ones on this machine.
+/// lists the ones on this machine. Claude Desktop's installed extensions come with its file,
+/// and an MCP bundle (`--config server.mcpb`, or the bundle's folder) runs the server it packs.
 #[derive(Parser, Debug)]
 #[command(
     name = "switchboard",
@@ -62,8 +63,9 @@ struct Cli {
 #[derive(clap::Args, Debug, Clone)]
 pub struct Global {
     /// Config file: switchboard.toml, or another host's (mcpServers / VS Code / Zed / OpenCode /
-    /// Crush JSON, Codex config.toml, goose or Continue config.yaml), or a host's name (cursor,
-    /// claude-desktop, codex, ...) for that host's file.
+    /// Crush JSON, Codex config.toml, goose or Continue config.yaml), an MCP bundle (.mcpb,
+    /// its folder or manifest.json), or a host's name (cursor, claude-desktop, codex, ...) for
+    /// that host's file.
     #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
     config: Option<PathBuf>,
     /// Use only the servers and tools of this [profiles.NAME] entry of the config.

@@ -257,6 +257,9 @@ async fn watch_config(gateway: Arc<Gateway>, global: Global, path: PathBuf, inpu
     }
 }
 
+/// The largest file the config watcher compares by content.
+const SNAPSHOT_BYTES: u64 = 1 << 20;
+
 fn snapshots(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
     paths.iter().map(|p| snapshot(p)).collect()
 }
@@ -265,6 +268,11 @@ fn snapshots(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
 /// server files each file's name and bytes.
 fn snapshot(path: &Path) -> Option<Vec<u8>> {
     if !path.is_dir() {
+        // A `.mcpb` bundle can be hundreds of megabytes: its size and time stand for it.
+        let meta = std::fs::metadata(path).ok()?;
+        if meta.len() > SNAPSHOT_BYTES {
+            return Some(format!("{} {:?}", meta.len(), meta.modified().ok()).into_bytes());
+        }
         return std::fs::read(path).ok();
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)

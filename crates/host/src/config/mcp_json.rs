@@ -22,6 +22,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         column: e.column().max(1),
         message: e.to_string(),
     })?;
+    // An MCP bundle's manifest: the one server it describes.
+    if super::mcpb::is_manifest(&root) {
+        return super::mcpb::parse(ctx, &root);
+    }
     // Continue's older config.json lists its servers instead of naming them as keys.
     if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {
         return super::continue_dev::parse(ctx, text, list);
@@ -166,6 +170,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         gemini_lists(&root, &mut servers, &mut disabled);
         if state.is_none() && ctx.policy {
             super::layers::gather(ctx, &mut servers, &mut disabled, &mut warnings);
+            super::claude_extensions::add(ctx, &mut servers, &mut disabled, &mut warnings);
         }
     }
     // Claude Code's own files: its settings are read once, for the project's approvals, the
@@ -210,6 +215,10 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     Ok(ctx.servers_only(servers, disabled, warnings))
 }
 
+/// The servers of a file that names none.
+static NO_SERVERS: std::sync::LazyLock<serde_json::Map<String, Value>> =
+    std::sync::LazyLock::new(serde_json::Map::new);
+
 /// The map a file's format keeps its servers in, where its key is written, and the dialect of its
 /// entries.
 fn named_servers<'a>(
@@ -222,6 +231,12 @@ fn named_servers<'a>(
         .into_iter()
         .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
         .or(alone.map(|one| ("", one)))
+        .or_else(|| {
+            // Claude Desktop's config may hold only its preferences when every server is an
+            // extension (`claude_extensions`).
+            super::claude_extensions::is_config_file(ctx.path)
+                .then(|| ("mcpServers", &*NO_SERVERS))
+        })
         .ok_or_else(|| HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
             message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush), or one server's own \"command\" or \"url\"".into(),

@@ -4,6 +4,7 @@
 //! line and column; the other servers still start.
 
 mod claude_code;
+mod claude_extensions;
 mod claude_plugins;
 mod claude_policy;
 mod claude_settings;
@@ -19,6 +20,8 @@ pub mod hosts;
 mod jsonc;
 mod layers;
 mod mcp_json;
+mod mcpb;
+mod mcpb_archive;
 mod native;
 mod opencode;
 mod position;
@@ -323,15 +326,55 @@ impl Config {
     /// A folder is read as Continue's `.continue/mcpServers/`: each `.yaml`, `.yml`, `.json` and
     /// `.jsonc` file in it, in name order. A file that cannot be read is a warning and the
     /// others still count; a second server of a name already taken is disabled.
+    ///
+    /// An MCP bundle is read as the one server it holds: a `.mcpb` (or `.dxt`) file, unpacked
+    /// into the user cache first, a folder holding its `manifest.json`, or the manifest itself.
     pub fn load(path: &Path) -> Result<Config, HostError> {
         if path.is_dir() {
+            let manifest = path.join("manifest.json");
+            if std::fs::read_to_string(&manifest)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .is_some_and(|m| mcpb::is_manifest(&m))
+            {
+                return Self::load(&manifest);
+            }
             return Self::load_folder(path);
+        }
+        if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("mcpb" | "dxt")
+        ) {
+            return Self::load_bundle(path);
         }
         let text = std::fs::read_to_string(path).map_err(|source| HostError::ConfigRead {
             path: path.to_path_buf(),
             source,
         })?;
         Self::parse(path, &text, &|name| std::env::var(name).ok())
+    }
+
+    fn load_bundle(archive: &Path) -> Result<Config, HostError> {
+        let unusable = |message: String| HostError::ConfigShape {
+            path: archive.to_path_buf(),
+            message: format!("cannot use this bundle: {message}"),
+        };
+        let root = mcpb_archive::cache_root()
+            .ok_or_else(|| unusable("no user cache folder to unpack it in".into()))?;
+        let dir = mcpb_archive::unpack(archive, &root).map_err(unusable)?;
+        let manifest = dir.join("manifest.json");
+        let mut config = Self::load(&manifest)?;
+        config.source = ConfigSource::File {
+            path: archive.to_path_buf(),
+        };
+        // Reasons name the file the user gave, not the unpacked copy.
+        let unpacked = manifest.display().to_string();
+        for d in &mut config.disabled {
+            if let Some(rest) = d.reason.strip_prefix(&unpacked) {
+                d.reason = format!("{}{rest}", archive.display());
+            }
+        }
+        Ok(config)
     }
 
     fn load_folder(dir: &Path) -> Result<Config, HostError> {
