@@ -1,6 +1,7 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
-//! settings (bare `$VAR`) and a layered host's file, with each format's variable expansion.
+//! settings (bare `$VAR`), a layered host's file, Claude Desktop's config and an MCP bundle's
+//! manifest, with each format's variable expansion.
 #![no_main]
 
 use std::path::Path;
@@ -8,7 +9,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 12] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -19,6 +20,8 @@ const NAMES: [&str; 10] = [
     ".claude.json",
     ".gemini/settings.json",
     ".cursor/mcp.json",
+    "Claude/claude_desktop_config.json",
+    "bundle/manifest.json",
 ];
 
 fuzz_target!(|data: &[u8]| {

@@ -125,6 +125,12 @@ pub async fn start_agent(
         None => None,
     };
     let sessions = source::connect_within(&config, wait).await;
+    // A misspelt per-tool setting would leave a tool without the approval meant for it.
+    for (_, _, message) in
+        switchboard_host::config::unknown_tool_settings(&sessions.catalog(), &config.servers)
+    {
+        tracing::warn!("{message}");
+    }
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
         if s.state == ServerState::Connecting {
             let after = wait.map_or_else(String::new, |w| format!(" after {} s", w.as_secs_f64()));

@@ -2093,7 +2093,7 @@ fn a_tools_description_from_the_config_replaces_the_servers() {
 
 /// Per-tool settings that name a tool the server does not list (a typo would leave the tool
 /// without the approval meant for it) are named on stderr, with the nearest tool the server
-/// lists, by every command that connects (`servers`, `inspect` here) and once by `serve`.
+/// lists, by every command that connects (`servers`, `inspect`, `run` here) and once by `serve`.
 #[test]
 fn a_tool_setting_for_a_tool_the_server_lacks_is_named_with_the_nearest_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -2105,7 +2105,17 @@ fn a_tool_setting_for_a_tool_the_server_lacks_is_named_with_the_nearest_one() {
         ),
     )
     .unwrap();
-    for args in [&["servers"][..], &["inspect"][..]] {
+    // `run` names it before its first request (which goes nowhere here).
+    let task = [
+        "run",
+        "-p",
+        "hi",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+    ];
+    for args in [&["servers"][..], &["inspect"][..], &task[..]] {
         let out = run(dir.path(), args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
