@@ -2048,7 +2048,7 @@ fn a_tools_description_from_the_config_replaces_the_servers() {
     std::fs::write(
         dir.path().join("switchboard.toml"),
         format!(
-            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.tickets.tool.get_ticket]\ndescription = \"Fetch one ticket by its id (T-1234) with its full thread; use it before answering a customer.\"\n"
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.tickets.tool.get_ticket]\ndescription = \"Fetch one ticket by its id (T-1234) with its full thread; use it before answering a customer.\"\ntitle = \"Read ticket\"\nparameters = {{ id = \"The ticket's id as the customer quotes it.\", idd = \"typo\" }}\n"
         ),
     )
     .unwrap();
@@ -2068,6 +2068,22 @@ fn a_tools_description_from_the_config_replaces_the_servers() {
         "{v}"
     );
     assert!(!described("tickets__search").contains("T-1234"), "{v}");
+    // The parameter's description too; a parameter the tool lacks is named, with the nearest.
+    let get = tools
+        .iter()
+        .find(|t| t["name"] == "tickets__get_ticket")
+        .unwrap();
+    assert_eq!(
+        get["input_schema"]["properties"]["id"]["description"],
+        "The ticket's id as the customer quotes it.",
+        "{get}"
+    );
+    let out = run(dir.path(), &["inspect"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[servers.tickets.tool.get_ticket] parameters.idd names a parameter the tool does not take, so it describes nothing; did you mean \"id\"?"),
+        "{stderr}"
+    );
     // The search ranks the tool by the words the model will read.
     let out = run(
         dir.path(),
@@ -2089,6 +2105,8 @@ fn a_tools_description_from_the_config_replaces_the_servers() {
     run(dir.path(), &["servers", "--save-catalog", "saved.json"]);
     let saved = std::fs::read_to_string(dir.path().join("saved.json")).unwrap();
     assert!(saved.contains("with its full thread"), "{saved}");
+    assert!(saved.contains("\"Read ticket\""), "{saved}");
+    assert!(saved.contains("as the customer quotes it"), "{saved}");
 }
 
 /// Per-tool settings that name a tool the server does not list (a typo would leave the tool

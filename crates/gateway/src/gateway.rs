@@ -650,16 +650,9 @@ impl Gateway {
                     by_pair.contains_key(&pair) && seen.insert(pair)
                 })
                 .map(|(s, t)| {
-                    // Searched as clients read it: with the config's description, if any.
-                    match servers
-                        .get(&s.server)
-                        .and_then(|c| c.description_for(&t.def.name))
-                    {
-                        Some(text) => {
-                            let mut def = t.def.clone();
-                            def.description = Some(text.to_string());
-                            Doc::from_entry(s, &switchboard_core::Entry::new(def))
-                        }
+                    // Searched as clients read it: with the config's texts, if any.
+                    match servers.get(&s.server).and_then(|c| c.presented(&t.def)) {
+                        Some(def) => Doc::from_entry(s, &switchboard_core::Entry::new(def)),
                         None => Doc::from_entry(s, t),
                     }
                 })

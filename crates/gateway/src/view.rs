@@ -244,13 +244,10 @@ impl View {
                 }
             };
             if let Route::Open { .. } = route {
-                let mut def = tool.clone();
+                // The config's own description, title and parameter descriptions replace the
+                // server's for clients (pins above watch the server's).
+                let mut def = config.presented(tool).unwrap_or_else(|| tool.clone());
                 def.name = public.to_string();
-                // The config's own description replaces the server's for clients (pins above
-                // watch the server's).
-                if let Some(text) = config.description_for(&tool.name) {
-                    def.description = Some(text.to_string());
-                }
                 ui_uris_public(&mut def, config);
                 view.tools.push(Listed {
                     public: public.to_string(),

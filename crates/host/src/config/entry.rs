@@ -165,6 +165,20 @@ pub struct ToolOverride {
     /// What the model reads about the tool, in place of the server's description.
     #[serde(default)]
     pub description: Option<String>,
+    /// The tool's title, in place of the server's.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Descriptions of the tool's parameters, in place of the server's, by parameter (a nested
+    /// one by its path, `filter.status`).
+    #[serde(default)]
+    pub parameters: BTreeMap<String, String>,
+}
+
+impl ToolOverride {
+    /// Whether it changes what a model reads about the tool.
+    pub fn changes_definition(&self) -> bool {
+        self.description.is_some() || self.title.is_some() || !self.parameters.is_empty()
+    }
 }
 
 /// A timeout as written: seconds as a number, or a string with a unit (`"500ms"`, `"30s"`, `"2m"`).

@@ -117,11 +117,32 @@ impl ServerConfig {
             .unwrap_or(DEFAULT_RESULT_TOKENS)
     }
 
-    /// The description the config gives `tool` in place of the server's, if it gives one.
-    pub fn description_for(&self, tool: &str) -> Option<&str> {
-        self.tool_overrides
-            .get(tool)
-            .and_then(|o| o.description.as_deref())
+    /// `def` as the config presents it to a model: with the description, title and parameter
+    /// descriptions its `[servers.NAME.tool.TOOL]` gives in place of the server's. `None` when
+    /// the config changes nothing of it.
+    pub fn presented(&self, def: &switchboard_core::Tool) -> Option<switchboard_core::Tool> {
+        let o = self
+            .tool_overrides
+            .get(&def.name)
+            .filter(|o| o.changes_definition())?;
+        let mut out = def.clone();
+        if let Some(text) = &o.description {
+            out.description = Some(text.clone());
+        }
+        if let Some(title) = &o.title {
+            out.title = Some(title.clone());
+        }
+        for (path, text) in &o.parameters {
+            if let Some(serde_json::Value::Object(param)) =
+                parameter_mut(&mut out.input_schema, path)
+            {
+                param.insert(
+                    "description".into(),
+                    serde_json::Value::String(text.clone()),
+                );
+            }
+        }
+        (out != *def).then_some(out)
     }
 
     /// The result limit of `tool` when the config sets one (the tool's, else the server's), with
@@ -135,9 +156,45 @@ impl ServerConfig {
     }
 }
 
+/// The schema of parameter `path` within a tool's input schema: a top-level property, else a
+/// nested one by its dotted path (through `properties`, and `items` of an array).
+fn parameter_mut<'a>(
+    schema: &'a mut serde_json::Value,
+    path: &str,
+) -> Option<&'a mut serde_json::Value> {
+    if schema
+        .pointer(&format!("/properties/{}", pointer_token(path)))
+        .is_some()
+    {
+        return schema.get_mut("properties")?.get_mut(path);
+    }
+    let mut at = schema;
+    for segment in path.split('.') {
+        if at.get("properties").is_none() && at.pointer("/items/properties").is_some() {
+            at = at.get_mut("items")?;
+        }
+        at = at.get_mut("properties")?.get_mut(segment)?;
+    }
+    Some(at)
+}
+
+/// `name` escaped as one JSON Pointer token.
+fn pointer_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+/// The top-level parameter names of a tool's input schema.
+fn parameter_names(schema: &serde_json::Value) -> impl Iterator<Item = &str> {
+    schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.keys().map(String::as_str))
+}
+
 /// `catalog` as the config presents it to a model: each tool the config gives a
-/// `description` (`[servers.NAME.tool.TOOL] description = "..."`) carries that one instead of
-/// the server's. Applied after pinning, which watches what the server says.
+/// `description`, `title` or `parameters` (`[servers.NAME.tool.TOOL]`) carries those instead
+/// of the server's. Applied after pinning, which watches what the server says.
 pub fn with_descriptions(
     mut catalog: switchboard_core::Catalog,
     servers: &[ServerConfig],
@@ -146,19 +203,15 @@ pub fn with_descriptions(
         let Some(config) = servers.iter().find(|s| s.name() == name) else {
             continue;
         };
-        if config
+        if !config
             .tool_overrides
             .values()
-            .all(|o| o.description.is_none())
+            .any(ToolOverride::changes_definition)
         {
             continue;
         }
         for entry in server.tools.iter_mut() {
-            if let Some(text) = config.description_for(&entry.def.name)
-                && entry.def.description.as_deref() != Some(text)
-            {
-                let mut def = entry.def.clone();
-                def.description = Some(text.to_string());
+            if let Some(def) = config.presented(&entry.def) {
                 *entry = switchboard_core::Entry::new(def);
             }
         }
@@ -179,8 +232,23 @@ pub fn unknown_tool_settings(
         let Some(listed) = catalog.servers.get(config.name()) else {
             continue;
         };
-        for tool in config.tool_overrides.keys() {
-            if listed.tool(tool).is_some() {
+        for (tool, settings) in &config.tool_overrides {
+            if let Some(entry) = listed.tool(tool) {
+                let schema = &entry.def.input_schema;
+                for path in settings.parameters.keys() {
+                    if parameter_mut(&mut schema.clone(), path).is_some() {
+                        continue;
+                    }
+                    let hint = entry::closest(path, parameter_names(schema))
+                        .map(|p| format!("; did you mean {p:?}?"))
+                        .unwrap_or_default();
+                    let message = format!(
+                        "server {:?}: [servers.{}.tool.{tool}] parameters.{path} names a parameter the tool does not take, so it describes nothing{hint}",
+                        config.name(),
+                        config.name()
+                    );
+                    out.push((config.name().to_string(), format!("{tool}.{path}"), message));
+                }
                 continue;
             }
             let hint = entry::closest(tool, listed.tools.iter().map(|t| t.def.name.as_str()))

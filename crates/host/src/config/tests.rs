@@ -2816,3 +2816,67 @@ fn a_bundle_folder_or_manifest_is_a_config_of_its_one_server() {
         ["one"]
     );
 }
+
+#[test]
+fn a_tools_title_and_parameter_descriptions_from_the_config_replace_the_servers() {
+    use serde_json::json;
+    let c = parse(
+        "switchboard.toml",
+        r#"
+[servers.s]
+command = "x"
+
+[servers.s.tool.find]
+title = "Find things"
+parameters = { q = "What to look for.", "filter.status" = "open or closed", "rows.id" = "Row id.", "a.b" = "dotted name", nope = "typo" }
+"#,
+    )
+    .unwrap();
+    let server = &c.servers[0];
+    let def: switchboard_core::Tool = serde_json::from_value(json!({
+        "name": "find",
+        "description": "Finds.",
+        "inputSchema": {"type": "object", "properties": {
+            "q": {"type": "string", "description": "query"},
+            "filter": {"type": "object", "properties": {"status": {"type": "string"}}},
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}},
+            "a.b": {"type": "string"}
+        }}
+    }))
+    .unwrap();
+    let shown = server.presented(&def).unwrap();
+    assert_eq!(shown.title.as_deref(), Some("Find things"));
+    assert_eq!(shown.description.as_deref(), Some("Finds."));
+    let s = &shown.input_schema;
+    assert_eq!(s["properties"]["q"]["description"], "What to look for.");
+    assert_eq!(
+        s["properties"]["filter"]["properties"]["status"]["description"],
+        "open or closed"
+    );
+    assert_eq!(
+        s["properties"]["rows"]["items"]["properties"]["id"]["description"],
+        "Row id."
+    );
+    assert_eq!(s["properties"]["a.b"]["description"], "dotted name");
+    // A tool the config says nothing about is left as it is.
+    let other = switchboard_core::Tool {
+        name: "other".into(),
+        ..def.clone()
+    };
+    assert!(server.presented(&other).is_none());
+
+    let mut catalog = switchboard_core::Catalog::default();
+    let mut sc = switchboard_core::ServerCatalog::new("s");
+    sc.tools.push(switchboard_core::Entry::new(def));
+    catalog.servers.insert("s".into(), sc);
+    let unknown = unknown_tool_settings(&catalog, &c.servers);
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!(unknown[0].1, "find.nope");
+    assert!(
+        unknown[0]
+            .2
+            .contains("parameters.nope names a parameter the tool does not take"),
+        "{}",
+        unknown[0].2
+    );
+}
