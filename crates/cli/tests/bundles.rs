@@ -1,5 +1,5 @@
-//! MCP bundles run for real: a `.mcpb` file given as the config, and the extensions Claude
-//! Desktop installed beside its config. Each bundle's server is the npm reference filesystem
+//! MCP bundles run for real: a `.mcpb` file given as the config, a config entry's `bundle`, and
+//! the extensions Claude Desktop installed beside its config. Each bundle's server is the npm reference filesystem
 //! server, started by the bundle's own entry point as Claude Desktop would start it.
 
 use std::io::Write;
@@ -302,4 +302,75 @@ fn claude_desktops_installed_extensions_run_with_their_saved_settings() {
         .find(|h| h["name"] == "claude-desktop")
         .unwrap_or_else(|| panic!("{v}"));
     assert_eq!(desktop["servers"], 3, "{desktop}");
+}
+
+#[test]
+fn a_config_entry_runs_a_bundle_with_its_own_settings_beside_other_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let (data, more) = (home.join("data"), home.join("more"));
+    for folder in [&data, &more] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    mcpb(&home.join("files.mcpb"), "files");
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        home.join("switchboard.toml"),
+        format!(
+            r#"[servers.tickets]
+command = {exe}
+args = ["demo-server", "tickets"]
+
+[servers.files]
+bundle = "files.mcpb"
+user_config = {{ allowed_directories = ["${{DATA_DIR}}", {more}] }}
+alias = "fs"
+
+[servers.missing]
+bundle = "gone.mcpb"
+
+[servers.stray]
+command = "x"
+user_config = {{ a = 1 }}
+"#,
+            more = serde_json::to_string(&more).unwrap(),
+        ),
+    )
+    .unwrap();
+    let env = [("DATA_DIR", data.to_str().unwrap())];
+    let v = json_of(&run(home, home, &["servers", "--json"], &env));
+    assert_eq!(server(&v, "tickets")["state"], "ready", "{v}");
+    assert_eq!(server(&v, "files")["state"], "ready", "{v}");
+    let missing = server(&v, "missing")["error"].as_str().unwrap();
+    assert!(
+        missing.contains("switchboard.toml:11:1:")
+            && missing.contains("gone.mcpb: no such file or folder"),
+        "{missing}"
+    );
+    let stray = server(&v, "stray")["error"].as_str().unwrap();
+    assert!(stray.contains("has no `bundle`"), "{stray}");
+
+    // The entry's own settings apply to the bundle's tools (here its alias).
+    let out = run(
+        home,
+        home,
+        &["call", "files", "list_allowed_directories"],
+        &env,
+    );
+    let stdout = listed_directories(&out);
+    for folder in [&data, &more] {
+        let real = folder.canonicalize().unwrap();
+        assert!(
+            stdout.contains(real.to_str().unwrap()) || stdout.contains(folder.to_str().unwrap()),
+            "{stdout}"
+        );
+    }
+    let v = json_of(&run(home, home, &["--json", "inspect"], &env));
+    let names: Vec<&str> = v["request"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"fs__list_allowed_directories"), "{names:?}");
 }

@@ -267,6 +267,13 @@ pub struct RawServer {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub cwd: Option<String>,
+    /// An MCP bundle to run in place of a `command`: a `.mcpb` (or `.dxt`) file, the bundle's
+    /// folder or its `manifest.json`, from the config's folder.
+    #[serde(default)]
+    pub bundle: Option<String>,
+    /// Values for the bundle's `user_config` settings (`${VAR}` expanded in strings).
+    #[serde(default)]
+    pub user_config: BTreeMap<String, serde_json::Value>,
     /// A `.env` file whose variables join the command's environment (`envFile` in VS Code's and
     /// Cursor's JSON); `env` wins for a variable both set.
     #[serde(default, alias = "envFile")]
@@ -338,6 +345,8 @@ pub const NATIVE_KEYS: &[&str] = &[
     "env",
     "env_file",
     "cwd",
+    "bundle",
+    "user_config",
     "url",
     "headers",
     "headers_helper",
@@ -420,6 +429,16 @@ pub fn validate(
     let lookup = |name: &str| variable(ctx, name);
     let ex = |field: &'static str, v: &str| {
         expand(v, &lookup).map_err(|e| err(field, format!("{field}: {e}")))
+    };
+    let raw = match raw.bundle.clone() {
+        Some(bundle) => from_bundle(ctx, raw, &bundle, &ex)?,
+        None if !raw.user_config.is_empty() => {
+            return Err(err(
+                "user_config",
+                "`user_config` gives an MCP bundle's settings, but the entry has no `bundle`",
+            ));
+        }
+        None => raw,
     };
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
     let mut written_command = None;
@@ -631,6 +650,94 @@ pub fn validate(
         startup_timeout_written,
         call_timeout_written,
     }))
+}
+
+/// An entry with `bundle`: the command, arguments, folder and environment the bundle's manifest
+/// gives, with the entry's `user_config` values; the entry's own `env` is added over the
+/// bundle's.
+fn from_bundle(
+    ctx: &Context<'_>,
+    mut raw: RawServer,
+    bundle: &str,
+    ex: &dyn Fn(&'static str, &str) -> Result<String, EntryError>,
+) -> Result<RawServer, EntryError> {
+    if raw.command.is_some() || raw.url.is_some() {
+        return Err(err(
+            "bundle",
+            "has `bundle` and also `command` or `url`; a bundle's manifest says how to run it",
+        ));
+    }
+    if !raw.args.is_empty() || raw.cwd.is_some() {
+        return Err(err(
+            "bundle",
+            "has `bundle` and also `args` or `cwd`; a bundle's manifest says how to run it (set its `user_config` instead)",
+        ));
+    }
+    let path = ctx.base.join(ex("bundle", bundle)?);
+    ctx.input(&path);
+    let manifest_path = super::mcpb::manifest_of(&path)
+        .map_err(|m| err("bundle", format!("bundle {}: {m}", path.display())))?;
+    let manifest: serde_json::Value = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        .map_err(|e| err("bundle", format!("bundle {}: {e}", manifest_path.display())))?;
+    if !super::mcpb::is_manifest(&manifest) {
+        return Err(err(
+            "bundle",
+            format!(
+                "{} is not an MCP bundle's manifest (it needs `manifest_version` and `server`)",
+                manifest_path.display()
+            ),
+        ));
+    }
+    let mut saved = serde_json::Map::new();
+    for (key, value) in &raw.user_config {
+        saved.insert(key.clone(), expand_strings(value, ex)?);
+    }
+    let dir = manifest_path.parent().unwrap_or(Path::new("."));
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let home = ctx.home();
+    let at = super::mcpb::Surroundings {
+        dir: &dir,
+        saved: &saved,
+        env: ctx.env,
+        platform: super::mcpb::platform(),
+        home: home.as_deref(),
+        host: super::mcpb::Host::Config,
+    };
+    let entry = super::mcpb::entry(&manifest, &at)
+        .map_err(|m| err("bundle", format!("bundle {}: {m}", path.display())))?;
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    raw.command = Some(text(&entry["command"]));
+    raw.args = entry["args"]
+        .as_array()
+        .map(|a| a.iter().map(text).collect())
+        .unwrap_or_default();
+    raw.cwd = Some(text(&entry["cwd"]));
+    let mut env: BTreeMap<String, String> = entry["env"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), text(v))).collect())
+        .unwrap_or_default();
+    env.append(&mut raw.env);
+    raw.env = env;
+    Ok(raw)
+}
+
+/// `value` with `${VAR}` expanded in each string, within lists too.
+fn expand_strings(
+    value: &serde_json::Value,
+    ex: &dyn Fn(&'static str, &str) -> Result<String, EntryError>,
+) -> Result<serde_json::Value, EntryError> {
+    Ok(match value {
+        serde_json::Value::String(s) => serde_json::Value::String(ex("user_config", s)?),
+        serde_json::Value::Array(items) => serde_json::Value::Array(
+            items
+                .iter()
+                .map(|i| expand_strings(i, ex))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
 }
 
 /// Check an entry's OAuth settings; every value goes through `${VAR}` expansion.

@@ -8,7 +8,8 @@
 //! bundle's folder.
 //!
 //! A `user_config` value is the environment's `SWITCHBOARD_INPUT_KEY` when set, else the one
-//! the host saved (Claude Desktop's extension settings), else the manifest's default. A
+//! saved for it (Claude Desktop's extension settings, a config entry's `user_config`), else the
+//! manifest's default. A
 //! required value that is missing disables the server and names the variable that gives it;
 //! an optional one that is missing leaves nothing (an argument that was only that value is
 //! dropped) where Claude Desktop would pass the placeholder's text on.
@@ -116,6 +117,35 @@ pub enum Host {
     /// An extension Claude Desktop installed: its settings hold the values, but not the
     /// sensitive ones, which Claude Desktop keeps in the system's keychain.
     ClaudeDesktop,
+    /// A config entry's `bundle`: its `user_config` holds the values.
+    Config,
+}
+
+/// The manifest of the bundle at `path`: a `.mcpb` (or `.dxt`) file, unpacked into the user
+/// cache; a folder holding `manifest.json`; or the manifest itself. The error does not name
+/// `path`; the caller does.
+pub fn manifest_of(path: &Path) -> Result<std::path::PathBuf, String> {
+    if path.is_dir() {
+        let manifest = path.join("manifest.json");
+        return if manifest.is_file() {
+            Ok(manifest)
+        } else {
+            Err("the folder holds no manifest.json, so it is not an MCP bundle's folder".into())
+        };
+    }
+    if !path.is_file() {
+        return Err("no such file or folder".into());
+    }
+    if matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mcpb" | "dxt")
+    ) {
+        let root = super::mcpb_archive::cache_root()
+            .ok_or("no user cache folder to unpack the bundle in")?;
+        let dir = super::mcpb_archive::unpack(path, &root)?;
+        return Ok(dir.join("manifest.json"));
+    }
+    Ok(path.to_path_buf())
 }
 
 /// What the entry needs from around it.
@@ -377,6 +407,7 @@ fn variables(manifest: &Value, at: &Surroundings<'_>) -> Result<BTreeMap<String,
                 Host::Alone => "a bundle run on its own takes its settings from the environment",
                 Host::ClaudeDesktop =>
                     "set it in Claude Desktop's settings for the extension, or in the environment",
+                Host::Config => "set it in the entry's `user_config`, or in the environment",
             }
         ));
     }

@@ -423,14 +423,10 @@ impl Config {
     }
 
     fn load_bundle(archive: &Path) -> Result<Config, HostError> {
-        let unusable = |message: String| HostError::ConfigShape {
+        let manifest = mcpb::manifest_of(archive).map_err(|message| HostError::ConfigShape {
             path: archive.to_path_buf(),
-            message: format!("cannot use this bundle: {message}"),
-        };
-        let root = mcpb_archive::cache_root()
-            .ok_or_else(|| unusable("no user cache folder to unpack it in".into()))?;
-        let dir = mcpb_archive::unpack(archive, &root).map_err(unusable)?;
-        let manifest = dir.join("manifest.json");
+            message,
+        })?;
         let mut config = Self::load(&manifest)?;
         config.source = ConfigSource::File {
             path: archive.to_path_buf(),
