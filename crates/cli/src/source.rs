@@ -125,6 +125,9 @@ pub fn presented(config: &Config, sessions: &Sessions) -> Catalog {
     {
         tracing::warn!("{message}");
     }
+    for message in switchboard_host::config::manifest_mismatches(&catalog, &config.servers) {
+        tracing::warn!("{message}");
+    }
     catalog
 }
 

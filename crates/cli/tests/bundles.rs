@@ -91,13 +91,17 @@ fn write(path: &Path, text: &str) {
 }
 
 fn mcpb(path: &Path, name: &str) {
+    mcpb_of(path, &manifest(name));
+}
+
+fn mcpb_of(path: &Path, manifest: &Value) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
     for (file, text) in [
         (
             "manifest.json",
-            serde_json::to_string_pretty(&manifest(name)).unwrap(),
+            serde_json::to_string_pretty(manifest).unwrap(),
         ),
         ("server/index.mjs", entry_point()),
     ] {
@@ -158,6 +162,10 @@ fn a_mcpb_file_is_a_config_whose_server_takes_its_settings_from_the_environment(
         &given,
     ));
     assert_eq!(server(&v, "files")["state"], "ready", "{v}");
+    // A well-made bundle draws no warning about its manifest.
+    let out = run(home, home, &["--config", config, "servers"], &given);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("manifest"), "{stderr}");
     let out = run(
         home,
         home,
@@ -190,6 +198,32 @@ fn a_mcpb_file_is_a_config_whose_server_takes_its_settings_from_the_environment(
         .into_owned();
     assert!(name.starts_with("files-"), "{name}");
     assert!(unpacked[0].join("server/index.mjs").is_file());
+
+    // A manifest whose tools are not the server's, whose entry point is not packed, and which
+    // lacks a required field: each is named, and the server still runs.
+    let mut stale = manifest("stale");
+    stale["tools"] = json!([{"name": "read_text_file"}, {"name": "gone"}]);
+    stale["server"]["entry_point"] = json!("server/main.mjs");
+    stale.as_object_mut().unwrap().remove("version");
+    let stale_path = home.join("stale.mcpb");
+    mcpb_of(&stale_path, &stale);
+    let out = run(
+        home,
+        home,
+        &["--config", stale_path.to_str().unwrap(), "servers"],
+        &given,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        &format!("{}: the manifest has no `version`", stale_path.display()),
+        "`server.entry_point` \"server/main.mjs\" is not in the bundle",
+        "the bundle's manifest lists \"gone\", which the server does not have",
+        "\"list_allowed_directories\"",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    assert!(!stderr.contains("\"read_text_file\""), "{stderr}");
 
     // A file that is not a bundle is named as such, and exits as a config error.
     std::fs::write(home.join("broken.mcpb"), "not a zip").unwrap();

@@ -515,6 +515,7 @@ mod tests {
             written_command: None,
             startup_timeout_written: false,
             call_timeout_written: false,
+            manifest_tools: None,
         }
     }
 

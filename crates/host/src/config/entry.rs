@@ -649,6 +649,7 @@ pub fn validate(
         written_command,
         startup_timeout_written,
         call_timeout_written,
+        manifest_tools: None,
     }))
 }
 

@@ -61,7 +61,130 @@ pub fn parse(ctx: &Context<'_>, root: &Value) -> Result<Config, HostError> {
         home.as_deref(),
     )?;
     config.inputs.extend(ctx.take_inputs());
+    // Run on its own, the bundle is most likely its author's: say what would trip its users.
+    let dir = std::path::absolute(ctx.base).unwrap_or_else(|_| ctx.base.to_path_buf());
+    config.warnings.extend(
+        check(root, &dir)
+            .into_iter()
+            .map(|w| format!("{}: {w}", ctx.path.display())),
+    );
+    let generated = root.get("tools_generated").and_then(Value::as_bool) == Some(true);
+    let declared = root.get("tools").and_then(Value::as_array).map(|tools| {
+        tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    });
+    if let (Some(server), false) = (config.servers.first_mut(), generated) {
+        server.manifest_tools = declared;
+    }
     Ok(config)
+}
+
+/// The user_config types the bundle format defines.
+const SETTING_TYPES: &[&str] = &["string", "number", "boolean", "directory", "file"];
+
+/// What is wrong in a manifest that would still let its server run: a required field missing,
+/// an entry point or a `${__dirname}` file that is not in the bundle, a `user_config` setting
+/// of an unknown type or whose default does not fit it, a `${user_config.KEY}` of an
+/// undeclared KEY.
+pub fn check(manifest: &Value, dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for field in ["name", "version", "description"] {
+        if manifest.get(field).and_then(Value::as_str).is_none() {
+            out.push(format!(
+                "the manifest has no `{field}`, which the bundle format requires"
+            ));
+        }
+    }
+    if manifest
+        .pointer("/author/name")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        out.push("the manifest has no `author.name`, which the bundle format requires".into());
+    }
+    let server = manifest.get("server");
+    if let Some(entry) = server
+        .and_then(|s| s.get("entry_point"))
+        .and_then(Value::as_str)
+        && !dir.join(entry).exists()
+    {
+        out.push(format!(
+            "`server.entry_point` {entry:?} is not in the bundle"
+        ));
+    }
+    let config = server.and_then(|s| s.get("mcp_config"));
+    let mut texts: Vec<&str> = Vec::new();
+    collect_strings(config, &mut texts);
+    for text in &texts {
+        if let Some(rest) = text.strip_prefix("${__dirname}/") {
+            let rest = rest.split("${").next().unwrap_or_default();
+            if !rest.is_empty() && !rest.ends_with('/') && !dir.join(rest).exists() {
+                out.push(format!(
+                    "`server.mcp_config` names {text:?}, but {rest:?} is not in the bundle"
+                ));
+            }
+        }
+    }
+    let declared = manifest.get("user_config").and_then(Value::as_object);
+    let mut referenced = std::collections::BTreeSet::new();
+    for text in &texts {
+        let mut rest = *text;
+        while let Some(at) = rest.find("${user_config.") {
+            let after = &rest[at + "${user_config.".len()..];
+            let Some(end) = after.find('}') else { break };
+            referenced.insert(&after[..end]);
+            rest = &after[end..];
+        }
+    }
+    for key in referenced {
+        if !declared.is_some_and(|d| d.contains_key(key)) {
+            out.push(format!(
+                "`server.mcp_config` uses ${{user_config.{key}}}, which `user_config` does not declare, so it is always empty"
+            ));
+        }
+    }
+    for (key, option) in declared.into_iter().flatten() {
+        let kind = option.get("type").and_then(Value::as_str).unwrap_or("");
+        if !SETTING_TYPES.contains(&kind) {
+            out.push(format!(
+                "`user_config.{key}.type` is {kind:?}, not one of {}",
+                SETTING_TYPES.join(", ")
+            ));
+            continue;
+        }
+        let multiple = option.get("multiple").and_then(Value::as_bool) == Some(true);
+        let fits = |v: &Value| match kind {
+            "number" => v.is_number(),
+            "boolean" => v.is_boolean(),
+            _ => v.is_string(),
+        };
+        if let Some(default) = option.get("default") {
+            let ok = match default {
+                Value::Array(items) => multiple && items.iter().all(fits),
+                other => fits(other),
+            };
+            if !ok {
+                out.push(format!(
+                    "`user_config.{key}.default` does not fit its type {kind:?}{}",
+                    if multiple { " (or a list of them)" } else { "" }
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every string in `value`, at any depth.
+fn collect_strings<'a>(value: Option<&'a Value>, out: &mut Vec<&'a str>) {
+    match value {
+        Some(Value::String(s)) => out.push(s),
+        Some(Value::Array(items)) => items.iter().for_each(|i| collect_strings(Some(i), out)),
+        Some(Value::Object(map)) => map.values().for_each(|v| collect_strings(Some(v), out)),
+        _ => {}
+    }
 }
 
 /// The one server of the bundle whose manifest, at `manifest_path`, is `manifest`, named
@@ -707,6 +830,42 @@ mod tests {
         .unwrap();
         // Written `$${`, which the entry reader turns back into a literal `${`.
         assert_eq!(e["args"], json!(["$${PATH}", "--name=$${HOME}", "$${open"]));
+    }
+
+    #[test]
+    fn a_manifests_mistakes_that_still_run_are_each_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("server")).unwrap();
+        std::fs::write(dir.path().join("server/index.js"), "").unwrap();
+        let manifest = json!({
+            "manifest_version": "0.3",
+            "name": "x",
+            "version": "1.0.0",
+            "server": {"type": "node", "entry_point": "server/main.js", "mcp_config": {
+                "command": "node",
+                "args": ["${__dirname}/server/index.js", "${__dirname}/dist/cli.js",
+                         "--k=${user_config.typo}", "${user_config.dirs}"]
+            }},
+            "user_config": {
+                "dirs": {"type": "directory", "multiple": true, "default": ["/a", 3]},
+                "level": {"type": "text"},
+                "n": {"type": "number", "default": 2}
+            }
+        });
+        let found = check(&manifest, dir.path());
+        let expected = [
+            "no `description`",
+            "no `author.name`",
+            "`server.entry_point` \"server/main.js\" is not in the bundle",
+            "\"dist/cli.js\" is not in the bundle",
+            "${user_config.typo}, which `user_config` does not declare",
+            "`user_config.dirs.default` does not fit",
+            "`user_config.level.type` is \"text\"",
+        ];
+        assert_eq!(found.len(), expected.len(), "{found:#?}");
+        for (f, e) in found.iter().zip(expected) {
+            assert!(f.contains(e), "{f} lacks {e}");
+        }
     }
 
     #[test]

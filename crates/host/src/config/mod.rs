@@ -91,6 +91,9 @@ pub struct ServerConfig {
     pub startup_timeout_written: bool,
     /// Whether the entry set its own call timeout (`call_timeout`, or a host's own `timeout`).
     pub call_timeout_written: bool,
+    /// The tools an MCP bundle's manifest says its server has, for a bundle run on its own
+    /// (`--config x.mcpb`) whose manifest lists them and does not say they are generated.
+    pub manifest_tools: Option<Vec<String>>,
 }
 
 impl ServerConfig {
@@ -265,6 +268,55 @@ pub fn unknown_tool_settings(
     out
 }
 
+/// For each bundle run on its own whose manifest lists its tools: where that list and the tools
+/// the server, ready in `catalog`, lists differ. Claude Desktop shows the manifest's list before
+/// a bundle is installed, so a stale one misleads its users.
+pub fn manifest_mismatches(
+    catalog: &switchboard_core::Catalog,
+    servers: &[ServerConfig],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for config in servers {
+        let (Some(declared), Some(listed)) =
+            (&config.manifest_tools, catalog.servers.get(config.name()))
+        else {
+            continue;
+        };
+        let names = |list: Vec<&str>| {
+            list.iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let missing: Vec<&str> = declared
+            .iter()
+            .map(String::as_str)
+            .filter(|d| listed.tool(d).is_none())
+            .collect();
+        let unlisted: Vec<&str> = listed
+            .tools
+            .iter()
+            .map(|t| t.def.name.as_str())
+            .filter(|t| !declared.iter().any(|d| d == t))
+            .collect();
+        if !missing.is_empty() {
+            out.push(format!(
+                "server {:?}: the bundle's manifest lists {}, which the server does not have; take them out of the manifest's `tools`",
+                config.name(),
+                names(missing)
+            ));
+        }
+        if !unlisted.is_empty() {
+            out.push(format!(
+                "server {:?}: the server has {}, which the bundle's manifest does not list; add them to its `tools`, or set `tools_generated: true` if the server makes its tools at run time",
+                config.name(),
+                names(unlisted)
+            ));
+        }
+    }
+    out
+}
+
 /// A server the config names but that cannot run, and why.
 #[derive(Clone, Debug, Serialize)]
 pub struct DisabledServer {
@@ -431,11 +483,12 @@ impl Config {
         config.source = ConfigSource::File {
             path: archive.to_path_buf(),
         };
-        // Reasons name the file the user gave, not the unpacked copy.
+        // Reasons and warnings name the file the user gave, not the unpacked copy.
         let unpacked = manifest.display().to_string();
-        for d in &mut config.disabled {
-            if let Some(rest) = d.reason.strip_prefix(&unpacked) {
-                d.reason = format!("{}{rest}", archive.display());
+        let texts = config.disabled.iter_mut().map(|d| &mut d.reason);
+        for text in texts.chain(config.warnings.iter_mut()) {
+            if let Some(rest) = text.strip_prefix(&unpacked) {
+                *text = format!("{}{rest}", archive.display());
             }
         }
         Ok(config)
@@ -634,6 +687,7 @@ impl Config {
                 written_command: None,
                 startup_timeout_written: false,
                 call_timeout_written: false,
+                manifest_tools: None,
             })
             .collect();
         Config {
