@@ -1,5 +1,5 @@
-//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, `SERVER__TOOL`): one tool call,
-//! its result printed in full.
+//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, `SERVER__TOOL`, or just `TOOL`
+//! when the config has one server): one tool call, its result printed in full.
 
 use std::process::ExitCode;
 
@@ -15,7 +15,8 @@ use crate::{Global, source};
 #[derive(clap::Args, Debug)]
 pub struct CallArgs {
     /// The configured server name (see `switchboard servers`); or, with no TOOL, the tool as
-    /// SERVER/TOOL or as the SERVER__TOOL name `inspect` shows.
+    /// SERVER/TOOL or as the SERVER__TOOL name `inspect` shows (or only the tool's name, when
+    /// the config has one server).
     server: String,
     /// The tool's name on that server.
     tool: Option<String>,
@@ -55,6 +56,11 @@ impl Target {
             Some((s, t)) if !s.is_empty() && !t.is_empty() => Ok(Target {
                 server: s.to_string(),
                 tool: t.to_string(),
+            }),
+            // With one server (a bundle, say), the word is its tool.
+            None if servers.len() == 1 && servers[0] != server => Ok(Target {
+                server: servers[0].to_string(),
+                tool: server,
             }),
             _ => bail!(
                 "which tool? give SERVER TOOL (e.g. `switchboard call tickets search`), \
@@ -295,5 +301,41 @@ mod tests {
             printable("plain\ntext"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn a_call_names_its_tool_in_every_form_and_alone_with_one_server() {
+        let resolve = |words: &[&str], servers: &[&str]| {
+            let args = CallArgs {
+                server: words[0].to_string(),
+                tool: words.get(1).map(|t| t.to_string()),
+                args: "{}".into(),
+            };
+            Target::resolve(args, servers.iter().copied())
+                .map(|t| (t.server, t.tool))
+                .map_err(|e| e.to_string())
+        };
+        let pair = |s: &str, t: &str| Ok((s.to_string(), t.to_string()));
+        let two = ["tickets", "docs"];
+        assert_eq!(
+            resolve(&["tickets", "search"], &two),
+            pair("tickets", "search")
+        );
+        assert_eq!(
+            resolve(&["tickets/search"], &two),
+            pair("tickets", "search")
+        );
+        assert_eq!(
+            resolve(&["tickets__search"], &two),
+            pair("tickets", "search")
+        );
+        assert!(
+            resolve(&["search"], &two)
+                .unwrap_err()
+                .contains("which tool?")
+        );
+        // One server: the word alone is its tool, unless it is the server's own name.
+        assert_eq!(resolve(&["search"], &["files"]), pair("files", "search"));
+        assert!(resolve(&["files"], &["files"]).is_err());
     }
 }

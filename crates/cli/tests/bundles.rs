@@ -169,13 +169,8 @@ fn a_mcpb_file_is_a_config_whose_server_takes_its_settings_from_the_environment(
     let out = run(
         home,
         home,
-        &[
-            "--config",
-            config,
-            "call",
-            "files",
-            "list_allowed_directories",
-        ],
+        // One server: its tool's name is enough.
+        &["--config", config, "call", "list_allowed_directories"],
         &given,
     );
     let stdout = listed_directories(&out);
