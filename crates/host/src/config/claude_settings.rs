@@ -202,10 +202,11 @@ impl Settings {
 }
 
 /// Claude Code's host-wide timeouts, in milliseconds: `MCP_TIMEOUT` for a server's start and
-/// `MCP_TOOL_TIMEOUT` for each call, taken from the environment, else from the `env` of its
-/// settings files (the last file in Claude Code's ranking that sets it). Each applies to the
-/// servers of its files that do not set that timeout themselves. A value that is not a
-/// positive number of milliseconds is a warning and is left out.
+/// `MCP_TOOL_TIMEOUT` for each call, taken from the `env` of its settings files (the last file
+/// in Claude Code's ranking that sets it), else from the environment: Claude Code applies a
+/// settings file's `env` over the shell's by design. Each applies to the servers of its files
+/// that do not set that timeout themselves. A value that is not a positive number of
+/// milliseconds is a warning and is left out.
 pub fn apply_timeouts(
     ctx: &Context<'_>,
     settings: &Settings,
@@ -224,11 +225,12 @@ pub fn apply_timeouts(
                 Some((text, format!("{} (env.{var})", f.path.display())))
             })
         };
-        let Some((text, source)) = (ctx.env)(var)
-            .filter(|v| !v.trim().is_empty())
-            .map(|v| (v, format!("the environment variable {var}")))
-            .or_else(from_settings)
-        else {
+        let from_env = || {
+            (ctx.env)(var)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (v, format!("the environment variable {var}")))
+        };
+        let Some((text, source)) = from_settings().or_else(from_env) else {
             continue;
         };
         let Some(ms) = text.trim().parse::<u64>().ok().filter(|&ms| ms > 0) else {

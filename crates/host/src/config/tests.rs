@@ -2577,9 +2577,19 @@ fn claude_codes_timeout_variables_are_the_defaults_of_its_servers() {
     let c = read("mcp.json", &vars);
     let default = switchboard_core::server::DEFAULT_STARTUP_TIMEOUT.as_secs_f64();
     assert_eq!(timeouts(&c, "plain").0, default);
+    // A value that is not milliseconds is named and left out.
+    let c = read(".mcp.json", &[("MCP_TIMEOUT", "soon")]);
+    assert_eq!(timeouts(&c, "plain").0, default);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("MCP_TIMEOUT") && w.contains("\"soon\"")),
+        "{:?}",
+        c.warnings
+    );
 
     // From the settings' `env` (a number or a string), the last file in Claude Code's order
-    // winning; the environment wins over both.
+    // winning; a settings file's `env` wins over the shell's, as in Claude Code.
     m.write(
         &m.home.join(".claude/settings.json"),
         serde_json::json!({"env": {"MCP_TOOL_TIMEOUT": "90000", "MCP_TIMEOUT": 20000}}),
@@ -2591,17 +2601,7 @@ fn claude_codes_timeout_variables_are_the_defaults_of_its_servers() {
     let c = read(".mcp.json", &[]);
     assert_eq!(timeouts(&c, "plain"), (20.0, 600.0));
     let c = read(".mcp.json", &[("MCP_TIMEOUT", "1000")]);
-    assert_eq!(timeouts(&c, "plain"), (1.0, 600.0));
-    // A value that is not milliseconds is named and left out.
-    let c = read(".mcp.json", &[("MCP_TIMEOUT", "soon")]);
-    assert_eq!(timeouts(&c, "plain").0, default);
-    assert!(
-        c.warnings
-            .iter()
-            .any(|w| w.contains("MCP_TIMEOUT") && w.contains("\"soon\"")),
-        "{:?}",
-        c.warnings
-    );
+    assert_eq!(timeouts(&c, "plain"), (20.0, 600.0));
 }
 
 #[test]
