@@ -68,6 +68,27 @@ const HOSTS: &[Host] = &[
         },
     },
     Host {
+        names: &["qwen"],
+        label: "Qwen Code",
+        places: |f| {
+            vec![
+                f.cwd.join(".qwen/settings.json"),
+                f.home.join(".qwen/settings.json"),
+            ]
+        },
+    },
+    Host {
+        names: &["amp"],
+        label: "Amp",
+        places: |f| {
+            vec![
+                f.cwd.join(".amp/settings.json"),
+                f.home.join(".config/amp/settings.json"),
+                f.config.join("amp/settings.json"),
+            ]
+        },
+    },
+    Host {
         names: &["zed"],
         label: "Zed",
         places: |f| {

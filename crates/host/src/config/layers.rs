@@ -1,6 +1,6 @@
 //! Hosts whose servers come from the user's file and the project's together: Cursor, VS Code,
-//! Kiro, Amazon Q and Roo Code each run both, and where both name a server the project's wins
-//! (as Roo Code, Kiro and Amazon Q document it). When either file is the config, the other is
+//! Kiro, Amazon Q, Roo Code, Qwen Code and Amp each run both, and where both name a server the
+//! project's wins (as Roo Code, Kiro and Amazon Q document it). When either file is the config, the other is
 //! read too, so `--config cursor` runs what Cursor runs in this folder.
 
 use std::path::{Path, PathBuf};
@@ -36,6 +36,23 @@ const LAYERED: &[Layered] = &[
         label: "Amazon Q",
         project: ".amazonq/mcp.json",
         user: |home, _| home.join(".aws/amazonq/mcp.json"),
+    },
+    Layered {
+        label: "Qwen Code",
+        project: ".qwen/settings.json",
+        user: |home, _| home.join(".qwen/settings.json"),
+    },
+    Layered {
+        label: "Amp",
+        project: ".amp/settings.json",
+        // `%APPDATA%\amp\settings.json` on Windows, `~/.config/amp/settings.json` elsewhere.
+        user: |home, config| {
+            if cfg!(windows) {
+                config.join("amp/settings.json")
+            } else {
+                home.join(".config/amp/settings.json")
+            }
+        },
     },
     Layered {
         label: "Roo Code",

@@ -1,8 +1,8 @@
 //! The JSON configs other hosts already use, read as-is: `mcpServers` (Claude Desktop, Cursor,
 //! Claude Code's `.mcp.json`, Gemini CLI, Windsurf; Continue's list form goes to
 //! `continue_dev`), `servers` (VS Code's `mcp.json`, comments and trailing commas included),
-//! `context_servers` (Zed's settings) and `mcp` (OpenCode's and Crush's, each entry translated by
-//! `opencode` or `crush`). Keys those hosts define that switchboard does not use (`autoApprove`,
+//! `context_servers` (Zed's settings), `amp.mcpServers` (Amp's settings) and `mcp` (OpenCode's
+//! and Crush's, each entry translated by `opencode` or `crush`). Keys those hosts define that switchboard does not use (`autoApprove`,
 //! `alwaysAllow`, ...) are ignored, not errors.
 
 use serde_json::Value;
@@ -227,19 +227,27 @@ fn named_servers<'a>(
     root: &'a Value,
     alone: Option<&'a serde_json::Map<String, Value>>,
 ) -> Result<(usize, &'a serde_json::Map<String, Value>, Dialect), HostError> {
-    let (key, mut map) = ["mcpServers", "servers", "context_servers", "mcp"]
+    let (key, mut map) = [
+        "mcpServers",
+        "servers",
+        "context_servers",
+        "mcp",
+        "amp.mcpServers",
+    ]
         .into_iter()
         .find_map(|k| root.get(k).and_then(Value::as_object).map(|m| (k, m)))
         .or(alone.map(|one| ("", one)))
         .or_else(|| {
             // Claude Desktop's config may hold only its preferences when every server is an
-            // extension (`claude_extensions`).
-            super::claude_extensions::is_config_file(ctx.path)
-                .then(|| ("mcpServers", &*NO_SERVERS))
+            // extension (`claude_extensions`), and a host's `settings.json` (Qwen Code's, Amp's,
+            // Zed's) only its other settings.
+            (super::claude_extensions::is_config_file(ctx.path)
+                || ctx.path.file_name().is_some_and(|n| n == "settings.json"))
+            .then(|| ("mcpServers", &*NO_SERVERS))
         })
         .ok_or_else(|| HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
-            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed) or \"mcp\" (OpenCode, Crush), or one server's own \"command\" or \"url\"".into(),
+            message: "expected an object with \"mcpServers\" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf, Continue), \"servers\" (VS Code), \"context_servers\" (Zed), \"mcp\" (OpenCode, Crush) or \"amp.mcpServers\" (Amp), or one server's own \"command\" or \"url\"".into(),
         })?;
     let mut section = find_json_key(text, 0, key).unwrap_or(0);
     if key != "mcp" {

@@ -2880,3 +2880,54 @@ parameters = { q = "What to look for.", "filter.status" = "open or closed", "row
         unknown[0].2
     );
 }
+
+/// Amp keeps its servers under `amp.mcpServers` in `~/.config/amp/settings.json` and a
+/// project's `.amp/settings.json`; Qwen Code under `mcpServers` in `~/.qwen/settings.json` and
+/// `.qwen/settings.json`. Each runs both files' servers, the project's winning on a name, and a
+/// settings file that names no servers is only that.
+#[test]
+fn amp_and_qwen_code_settings_are_read_with_their_other_layer() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("proj"));
+    let home_text = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
+    let read = |file: &Path| {
+        let text = std::fs::read_to_string(file).unwrap();
+        Config::parse_in(file, &text, &env, Some(project.clone())).unwrap()
+    };
+    let amp_user = home.join(".config/amp/settings.json");
+    let amp_project = project.join(".amp/settings.json");
+    write_json(
+        &amp_user,
+        json!({"amp.notifications.enabled": true,
+               "amp.mcpServers": {"mine": {"command": "mine"}, "shared": {"command": "user"},
+                                  "remote": {"url": "https://x.example/mcp", "headers": {"A": "b"}},
+                                  "off": {"command": "x", "disabled": true}}}),
+    );
+    write_json(
+        &amp_project,
+        json!({"amp.mcpServers": {"shared": {"command": "proj"}}}),
+    );
+    if cfg!(not(windows)) {
+        for file in [&amp_user, &amp_project] {
+            let c = read(file);
+            assert_eq!(names(&c), ["mine", "remote", "shared"], "{file:?}");
+            assert_eq!(command_of(&c, "shared"), "proj");
+            assert!(reason(&c, "off").contains("disabled"));
+        }
+    }
+    let qwen_user = home.join(".qwen/settings.json");
+    let qwen_project = project.join(".qwen/settings.json");
+    write_json(&qwen_user, json!({"ui": {"theme": "Default"}}));
+    write_json(
+        &qwen_project,
+        json!({"mcpServers": {"proj": {"httpUrl": "https://q.example/mcp"}}}),
+    );
+    for file in [&qwen_user, &qwen_project] {
+        let c = read(file);
+        assert_eq!(names(&c), ["proj"], "{file:?}: {:?}", c.warnings);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+}
