@@ -24,7 +24,22 @@ const HOSTS: &[Host] = &[
     Host {
         names: &["claude-desktop", "claude"],
         label: "Claude Desktop",
-        places: |f| vec![f.config.join("Claude/claude_desktop_config.json")],
+        places: |f| {
+            // The Microsoft Store (MSIX) build keeps its folder where Windows redirects a
+            // packaged app's `%APPDATA%`.
+            let packaged = std::fs::read_dir(f.home.join("AppData/Local/Packages"))
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("Claude_"))
+                .map(|e| {
+                    e.path()
+                        .join("LocalCache/Roaming/Claude/claude_desktop_config.json")
+                });
+            std::iter::once(f.config.join("Claude/claude_desktop_config.json"))
+                .chain(packaged)
+                .collect()
+        },
     },
     Host {
         names: &["claude-code"],

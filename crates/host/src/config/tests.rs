@@ -2931,3 +2931,26 @@ fn amp_and_qwen_code_settings_are_read_with_their_other_layer() {
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     }
 }
+
+/// Claude Desktop from the Microsoft Store keeps its folder where Windows redirects a packaged
+/// app's `%APPDATA%`; `--config claude-desktop` finds it there when the usual one is absent.
+#[test]
+fn claude_desktops_packaged_folder_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let config = home.join("AppData/Roaming");
+    let folders = hosts::Folders {
+        home,
+        config: &config,
+        cwd: home,
+    };
+    assert_eq!(
+        hosts::resolve("claude-desktop", &folders),
+        Some(config.join("Claude/claude_desktop_config.json"))
+    );
+    let packaged = home.join(
+        "AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json",
+    );
+    write_json(&packaged, serde_json::json!({"mcpServers": {}}));
+    assert_eq!(hosts::resolve("claude-desktop", &folders), Some(packaged));
+}
