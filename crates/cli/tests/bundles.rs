@@ -1,12 +1,14 @@
-//! MCP bundles run for real: a `.mcpb` file given as the config, a config entry's `bundle`, and
-//! the extensions Claude Desktop installed beside its config. Each bundle's server is the npm reference filesystem
-//! server, started by the bundle's own entry point as Claude Desktop would start it.
+//! MCP bundles run for real: a `.mcpb` file given as the config, a config entry's `bundle`,
+//! and the extensions Claude Desktop installed beside its config. Each bundle's server is the
+//! npm reference filesystem server, started by the bundle's own entry point as Claude Desktop
+//! would start it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+use switchboard_test_support::output::{server_row as server, stdout_json as json_of};
 use switchboard_test_support::peers::peer;
 
 fn exe() -> &'static str {
@@ -27,25 +29,6 @@ fn run(dir: &Path, home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .envs(env.iter().copied())
         .output()
         .expect("the switchboard binary runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn server<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no server {name} in {v}"))
 }
 
 /// The manifest of a bundle packing the filesystem server, as the official Filesystem

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use switchboard_test_support::output::{server_row as server, stdout_json as json};
 use switchboard_test_support::peers::{node, peer};
 
 fn exe() -> &'static str {
@@ -27,25 +28,6 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
         .envs(env.iter().copied())
         .output()
         .expect("the switchboard binary runs")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn server<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no server {name} in {v}"))
 }
 
 fn toml_str(p: &Path) -> String {

@@ -6,6 +6,7 @@ pub mod hostile;
 pub mod line_client;
 pub mod lint_fixture;
 pub mod listening;
+pub mod output;
 pub mod peers;
 pub mod provider_double;
 pub mod raw_http;
