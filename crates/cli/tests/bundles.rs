@@ -94,15 +94,22 @@ fn mcpb_of(path: &Path, manifest: &Value) {
     zip.finish().unwrap();
 }
 
-fn listed_directories(out: &Output) -> String {
+/// Check that a `list_allowed_directories` call succeeded and listed each of `folders`.
+fn lists_folders(out: &Output, folders: &[&PathBuf]) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
         Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        "stdout:\n{stdout}\nstderr:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    for folder in folders {
+        let real = folder.canonicalize().unwrap();
+        assert!(
+            stdout.contains(real.to_str().unwrap()) || stdout.contains(folder.to_str().unwrap()),
+            "{folder:?}: {stdout}"
+        );
+    }
 }
 
 #[test]
@@ -156,12 +163,7 @@ fn a_mcpb_file_is_a_config_whose_server_takes_its_settings_from_the_environment(
         &["--config", config, "call", "list_allowed_directories"],
         &given,
     );
-    let stdout = listed_directories(&out);
-    let data_real = data.canonicalize().unwrap();
-    assert!(
-        stdout.contains(data_real.to_str().unwrap()) || stdout.contains(data.to_str().unwrap()),
-        "{stdout}"
-    );
+    lists_folders(&out, &[&data]);
 
     // It was unpacked once, into the user cache, named after the file and its hash.
     let unpacked: Vec<PathBuf> = std::fs::read_dir(home.join(".cache/switchboard/bundles"))
@@ -295,14 +297,7 @@ fn claude_desktops_installed_extensions_run_with_their_saved_settings() {
         ],
         &[],
     );
-    let stdout = listed_directories(&out);
-    for folder in [&data, &more] {
-        let real = folder.canonicalize().unwrap();
-        assert!(
-            stdout.contains(real.to_str().unwrap()) || stdout.contains(folder.to_str().unwrap()),
-            "{stdout}"
-        );
-    }
+    lists_folders(&out, &[&data, &more]);
 
     // With no config, the demo runs and counts Claude Desktop's servers, extensions included.
     let v = json_of(&run(&work, home, &["servers", "--json"], &[]));
@@ -369,14 +364,7 @@ user_config = {{ a = 1 }}
         &["call", "files", "list_allowed_directories"],
         &env,
     );
-    let stdout = listed_directories(&out);
-    for folder in [&data, &more] {
-        let real = folder.canonicalize().unwrap();
-        assert!(
-            stdout.contains(real.to_str().unwrap()) || stdout.contains(folder.to_str().unwrap()),
-            "{stdout}"
-        );
-    }
+    lists_folders(&out, &[&data, &more]);
     let v = json_of(&run(home, home, &["--json", "inspect"], &env));
     let names: Vec<&str> = v["request"]["tools"]
         .as_array()
