@@ -4,8 +4,11 @@
 //! one, then the managed settings, the later winning; a project's files turn a plugin on only
 //! once Claude Code trusts the folder). A plugin's servers are its
 //! `.claude-plugin/plugin.json` `mcpServers` (inline, or the files it names) or its `.mcp.json`,
-//! with `${CLAUDE_PLUGIN_ROOT}` the plugin's folder. Each is named `plugin_PLUGIN_SERVER`, the
-//! name Claude Code gives its tools (`mcp__plugin_PLUGIN_SERVER__tool`).
+//! with `${CLAUDE_PLUGIN_ROOT}` the plugin's folder and `${user_config.KEY}` the value of the
+//! plugin's `userConfig` setting KEY (saved in the settings' `pluginConfigs`, the sensitive ones
+//! in `~/.claude/.credentials.json`; `SWITCHBOARD_INPUT_KEY` wins). Each is named
+//! `plugin_PLUGIN_SERVER`, the name Claude Code gives its tools
+//! (`mcp__plugin_PLUGIN_SERVER__tool`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,10 +67,35 @@ pub fn add(
                 continue;
             }
         };
+        // The plugin's `userConfig` values, put into its servers' `${user_config.KEY}`.
+        let declared = read_json(&root.join(".claude-plugin/plugin.json"))
+            .and_then(|m| m.get("userConfig").and_then(Value::as_object).cloned());
+        let saved = plugin_options(settings, scope.trusted, home, id);
+        let values = super::mcpb::user_values(
+            declared.as_ref(),
+            &saved,
+            ctx.env,
+            super::mcpb::Host::ClaudeCode,
+            &Default::default(),
+        );
         for (file, map) in found {
             for (server, entry) in map {
                 let name = format!("plugin_{plugin}_{server}");
                 let claude_name = format!("plugin:{plugin}:{server}");
+                let uses_options = entry.to_string().contains("${user_config.");
+                let entry = match (&values, uses_options) {
+                    (Ok(values), true) => super::mcpb::fill_user_config(&entry, values),
+                    (Err(why), true) => {
+                        servers.retain(|s| s.name() != name);
+                        disabled.push(DisabledServer {
+                            name: name.clone(),
+                            reason: format!("Claude Code plugin {id}: {why}"),
+                        });
+                        added.push(PluginServer { name, claude_name });
+                        continue;
+                    }
+                    (_, false) => entry,
+                };
                 let mut one = Map::new();
                 one.insert(name.clone(), with_plugin_root(entry, &root));
                 let text = serde_json::json!({ "mcpServers": one }).to_string();
@@ -141,6 +169,35 @@ fn install_path(installs: &Value, project: Option<&Path>) -> Option<PathBuf> {
         .filter_map(|i| i.get("installPath").and_then(Value::as_str))
         .map(PathBuf::from)
         .next_back()
+}
+
+/// The values saved for plugin `id`'s `userConfig`: `pluginConfigs.ID.options` of the settings
+/// files (a later file's value for a key winning; a project's files only once Claude Code
+/// trusts the folder), and the sensitive ones Claude Code keeps in
+/// `~/.claude/.credentials.json` (`pluginSecrets.ID`) where there is no keychain.
+fn plugin_options(settings: &Settings, trusted: bool, home: &Path, id: &str) -> Map<String, Value> {
+    let mut options = Map::new();
+    for file in settings
+        .files
+        .iter()
+        .filter(|f| trusted || f.kind != Kind::Project)
+    {
+        if let Some(saved) = file
+            .value
+            .get("pluginConfigs")
+            .and_then(|c| c.get(id))
+            .and_then(|c| c.get("options"))
+            .and_then(Value::as_object)
+        {
+            options.extend(saved.clone());
+        }
+    }
+    if let Some(secrets) = read_json(&home.join(".claude/.credentials.json"))
+        .and_then(|c| c.get("pluginSecrets")?.get(id)?.as_object().cloned())
+    {
+        options.extend(secrets);
+    }
+    options
 }
 
 /// A map of servers, with the file it was read from.

@@ -242,6 +242,9 @@ pub enum Host {
     ClaudeDesktop,
     /// A config entry's `bundle`: its `user_config` holds the values.
     Config,
+    /// A Claude Code plugin's `userConfig`: its settings hold the values, but not the sensitive
+    /// ones, which Claude Code keeps in the keychain on macOS.
+    ClaudeCode,
 }
 
 /// The manifest of the bundle at `path`: a `.mcpb` (or `.dxt`) file, unpacked into the user
@@ -297,7 +300,7 @@ pub fn platform() -> &'static str {
 
 /// A variable's value: one string, or several (a `multiple` directory or file choice).
 #[derive(Clone, Debug, PartialEq)]
-enum Var {
+pub enum Var {
     One(String),
     Many(Vec<String>),
 }
@@ -481,32 +484,47 @@ fn variables(manifest: &Value, at: &Surroundings<'_>) -> Result<BTreeMap<String,
             Var::One(place(directories::UserDirs::download_dir, "Downloads")),
         );
     }
-    let declared = manifest
-        .get("user_config")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let declared = manifest.get("user_config").and_then(Value::as_object);
+    let user = user_values(declared, at.saved, at.env, at.host, &vars)?;
+    vars.extend(user.0);
+    Ok(vars)
+}
+
+/// The `user_config.KEY` variables of a declaration's settings, as [`user_values`] found them.
+pub struct UserValues(BTreeMap<String, Var>);
+
+/// The values of the settings `declared` (a bundle's `user_config`, a Claude Code plugin's
+/// `userConfig`): each from the environment's `SWITCHBOARD_INPUT_KEY`, else `saved`, else its
+/// default (with `system` variables put in); `Err` names the required ones missing and how to
+/// give them.
+pub fn user_values(
+    declared: Option<&Map<String, Value>>,
+    saved: &Map<String, Value>,
+    env: &dyn Fn(&str) -> Option<String>,
+    host: Host,
+    system: &BTreeMap<String, Var>,
+) -> Result<UserValues, String> {
+    let empty = Map::new();
+    let declared = declared.unwrap_or(&empty);
     let mut missing = Vec::new();
     // Values saved for keys the manifest does not declare still substitute, as in Claude Desktop.
     let keys = declared
         .keys()
-        .chain(at.saved.keys().filter(|k| !declared.contains_key(*k)));
+        .chain(saved.keys().filter(|k| !declared.contains_key(*k)));
     let mut user = BTreeMap::new();
     for key in keys {
         let option = declared.get(key);
-        let from_env = (at.env)(&input_var(key))
-            .filter(|v| !v.is_empty())
-            .map(Var::One);
+        let from_env = env(&input_var(key)).filter(|v| !v.is_empty()).map(Var::One);
         let value = from_env
-            .or_else(|| at.saved.get(key).and_then(to_var))
+            .or_else(|| saved.get(key).and_then(to_var))
             .or_else(|| {
                 option
                     .and_then(|o| o.get("default"))
                     .and_then(to_var)
                     .map(|d| match d {
-                        Var::One(s) => Var::One(substitute(&s, &vars)),
+                        Var::One(s) => Var::One(substitute(&s, system)),
                         Var::Many(items) => {
-                            Var::Many(items.iter().map(|s| substitute(s, &vars)).collect())
+                            Var::Many(items.iter().map(|s| substitute(s, system)).collect())
                         }
                     })
             });
@@ -518,24 +536,83 @@ fn variables(manifest: &Value, at: &Surroundings<'_>) -> Result<BTreeMap<String,
             Some(v) => {
                 user.insert(format!("user_config.{key}"), v);
             }
-            None if required => missing.push(describe_missing(key, option, at.host)),
+            None if required => missing.push(describe_missing(key, option, host)),
             None => {}
         }
     }
     if !missing.is_empty() {
         return Err(format!(
-            "the bundle needs {} ({})",
+            "{} {} ({})",
+            match host {
+                Host::ClaudeCode => "the plugin needs",
+                _ => "the bundle needs",
+            },
             missing.join("; "),
-            match at.host {
+            match host {
                 Host::Alone => "a bundle run on its own takes its settings from the environment",
                 Host::ClaudeDesktop =>
                     "set it in Claude Desktop's settings for the extension, or in the environment",
                 Host::Config => "set it in the entry's `user_config`, or in the environment",
+                Host::ClaudeCode =>
+                    "set it with Claude Code's /plugin (Configure options), or in the environment",
             }
         ));
     }
-    vars.extend(user);
-    Ok(vars)
+    Ok(UserValues(user))
+}
+
+/// `entry` (a server entry's JSON) with each `${user_config.KEY}` in its strings replaced by
+/// the value in `user` (nothing when it has none); an array item that is only a multi-valued
+/// one becomes one item per value. Other `${...}` are left for the entry reader; the values put
+/// in are written so that it reads them as they are.
+pub fn fill_user_config(entry: &Value, user: &UserValues) -> Value {
+    match entry {
+        Value::String(s) => Value::String(fill_text(s, &user.0)),
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                match item.as_str().and_then(whole_user_value) {
+                    Some(key) => match user.0.get(&format!("user_config.{key}")) {
+                        Some(Var::One(v)) => out.push(Value::String(escape(v))),
+                        Some(Var::Many(vs)) => {
+                            out.extend(vs.iter().map(|v| Value::String(escape(v))));
+                        }
+                        None => {}
+                    },
+                    None => out.push(fill_user_config(item, user)),
+                }
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), fill_user_config(v, user)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `text` with each `${user_config.KEY}` replaced by its escaped value; the rest as written.
+fn fill_text(text: &str, user: &BTreeMap<String, Var>) -> String {
+    const OPEN: &str = "${user_config.";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        out.push_str(&rest[..start]);
+        match user.get(&after[..end]) {
+            Some(Var::One(v)) => out.push_str(&escape(v)),
+            Some(Var::Many(vs)) => {
+                out.push_str(&escape(&vs.join(if cfg!(windows) { ";" } else { ":" })));
+            }
+            None => {}
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// "`api_key` (API Key), from SWITCHBOARD_INPUT_API_KEY", with where a sensitive value went.
@@ -549,10 +626,14 @@ fn describe_missing(key: &str, option: Option<&Value>, host: Host) -> String {
         .and_then(|o| o.get("sensitive"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let keychain = if sensitive && host == Host::ClaudeDesktop {
-        ", which Claude Desktop keeps in the system keychain where switchboard cannot read it"
-    } else {
-        ""
+    let keychain = match host {
+        Host::ClaudeDesktop if sensitive => {
+            ", which Claude Desktop keeps in the system keychain where switchboard cannot read it"
+        }
+        Host::ClaudeCode if sensitive => {
+            ", which Claude Code keeps in the macOS keychain (elsewhere in ~/.claude/.credentials.json, which is read)"
+        }
+        _ => "",
     };
     format!(
         "`{key}`{title}{keychain}: give it in the environment variable {}",
@@ -866,6 +947,32 @@ mod tests {
         for (f, e) in found.iter().zip(expected) {
             assert!(f.contains(e), "{f} lacks {e}");
         }
+    }
+
+    #[test]
+    fn filling_an_entry_puts_in_only_its_settings_and_escapes_them() {
+        let declared = json!({"a": {"type": "file", "multiple": true}, "b": {"type": "string"}});
+        let saved = json!({"a": ["1", "2"], "b": "${X}"});
+        let no_env = |_: &str| None;
+        let values = user_values(
+            declared.as_object(),
+            saved.as_object().unwrap(),
+            &no_env,
+            Host::ClaudeCode,
+            &BTreeMap::new(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let entry = json!({
+            "args": ["${HOME}/x", "${user_config.a}", "pre-${user_config.b}-post", "${user_config.none}"],
+            "env": {"B": "${user_config.b}"}
+        });
+        assert_eq!(
+            fill_user_config(&entry, &values),
+            json!({
+                "args": ["${HOME}/x", "1", "2", "pre-$${X}-post"],
+                "env": {"B": "$${X}"}
+            })
+        );
     }
 
     #[test]

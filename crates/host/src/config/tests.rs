@@ -2954,3 +2954,74 @@ fn claude_desktops_packaged_folder_is_found() {
     write_json(&packaged, serde_json::json!({"mcpServers": {}}));
     assert_eq!(hosts::resolve("claude-desktop", &folders), Some(packaged));
 }
+
+/// A Claude Code plugin's `userConfig` values fill its servers' `${user_config.KEY}`: the
+/// settings' `pluginConfigs.ID.options`, the sensitive ones from `~/.claude/.credentials.json`
+/// (`pluginSecrets`), a multi-valued one as one argument per value. A required value that is
+/// missing disables that plugin's servers that use it, saying where Claude Code keeps it.
+#[test]
+fn claude_code_plugin_options_fill_their_servers() {
+    use serde_json::json;
+    let m = PolicyMachine::new();
+    let plugins = m.home.join(".claude/plugins");
+    let root = plugins.join("cache/market/opts");
+    m.write(
+        &root.join(".claude-plugin/plugin.json"),
+        json!({"name": "opts",
+        "userConfig": {
+            "api_key": {"type": "string", "title": "API key", "description": "k",
+                        "sensitive": true, "required": true},
+            "region": {"type": "string", "title": "Region", "description": "r", "default": "eu"},
+            "dirs": {"type": "directory", "title": "Folders", "description": "d", "multiple": true}
+        },
+        "mcpServers": {
+            "svc": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/svc",
+                    "args": ["--region=${user_config.region}", "${user_config.dirs}"],
+                    "env": {"KEY": "${user_config.api_key}"}},
+            "plain": {"command": "plain"}
+        }}),
+    );
+    m.write(
+        &plugins.join("installed_plugins.json"),
+        json!({"version": 2, "plugins": {"opts@market": [{"scope": "user", "installPath": root}]}}),
+    );
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        json!({"enabledPlugins": {"opts@market": true},
+               "pluginConfigs": {"opts@market": {"options": {"dirs": ["/a", "/b"], "region": "us"}}}}),
+    );
+    let credentials = m.home.join(".claude/.credentials.json");
+    m.write(
+        &credentials,
+        json!({"pluginSecrets": {"opts@market": {"api_key": "sk-1"}}}),
+    );
+    let state =
+        json!({"projects": {m.project.display().to_string(): {"hasTrustDialogAccepted": true}}});
+    let c = m.read_state(&state);
+    let svc = c
+        .servers
+        .iter()
+        .find(|s| s.name() == "plugin_opts_svc")
+        .unwrap_or_else(|| panic!("{:?}", c.disabled));
+    match &svc.spec.transport {
+        TransportSpec::Stdio { command, args, .. } => {
+            assert_eq!(command, &root.join("bin/svc").display().to_string());
+            assert_eq!(args, &["--region=us", "/a", "/b"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(env_of(svc).contains(&("KEY".to_string(), "sk-1".to_string())));
+
+    // Without the secret (kept in the keychain on macOS), the server that needs it is
+    // disabled, naming it; the plugin's other server still runs.
+    std::fs::remove_file(&credentials).unwrap();
+    let c = m.read_state(&state);
+    let why = reason(&c, "plugin_opts_svc");
+    assert!(
+        why.contains("`api_key` (API key)")
+            && why.contains("keychain")
+            && why.contains("SWITCHBOARD_INPUT_API_KEY"),
+        "{why}"
+    );
+    assert!(c.servers.iter().any(|s| s.name() == "plugin_opts_plain"));
+}
