@@ -273,6 +273,23 @@ fn render(rows: &[Row]) -> String {
         (2, _) => paint(cell, "31", color),
         _ => cell.to_string(),
     });
+    // A config gathered from several places (Claude Code's scopes and plugins, a user's and a
+    // project's file, Claude Desktop's extensions) says where each server comes from.
+    let mut origins: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in rows {
+        if let Some(origin) = &r.origin {
+            match origins.iter_mut().find(|(o, _)| o == origin) {
+                Some((_, names)) => names.push(&r.name),
+                None => origins.push((origin, vec![&r.name])),
+            }
+        }
+    }
+    if !origins.is_empty() {
+        out.push('\n');
+        for (origin, names) in origins {
+            out.push_str(&format!("from {origin}: {}\n", names.join(", ")));
+        }
+    }
     for r in rows {
         if let Some(e) = &r.error {
             out.push_str(&format!(

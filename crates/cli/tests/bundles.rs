@@ -285,6 +285,17 @@ fn claude_desktops_installed_extensions_run_with_their_saved_settings() {
         "{off}"
     );
 
+    // The table says where each gathered server comes from.
+    let out = run(&work, home, &["--config", "claude-desktop", "servers"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "from Claude Desktop extension {id} ({}): filesystem\n",
+            installed.join(id).display()
+        )),
+        "{stdout}"
+    );
+
     let out = run(
         &work,
         home,
