@@ -1186,24 +1186,13 @@ fn a_headers_helper_gives_an_http_upstream_its_token() {
     assert!(seen.contains(&format!("gw {}", http.url)), "{seen}");
 }
 
-/// A `headersHelper` is run again when the server refuses the headers it gave (401 or 403), and
-/// the request is sent once more with the new ones, as Claude Code does: a short-lived token that
-/// expires mid-session costs no failed call. A helper whose new headers are refused too is run
-/// once per refused request, not in a loop, and the call fails saying the server refused it,
-/// leaving the session open. A fixed bearer token that is refused is named as such. The server
-/// is `fixtures/token-server.mjs`, whose accepted token a file sets per request.
-#[test]
-fn a_headers_helper_is_run_again_when_its_token_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let accepted = dir.path().join("accepted.txt");
-    let handed = dir.path().join("handed.txt");
-    let runs = dir.path().join("runs.txt");
-    std::fs::write(&accepted, "first-token").unwrap();
-    std::fs::write(&handed, "first-token").unwrap();
+/// A running `fixtures/token-server.mjs` whose accepted token `accepted` holds: its Streamable
+/// HTTP URL (`/mcp`; its legacy SSE one is `/sse`), and the guard that stops it.
+fn token_server(accepted: &std::path::Path) -> (String, impl Drop) {
     let fixture = repo_root().join("crates/cli/tests/fixtures/token-server.mjs");
     let mut server = Command::new(node())
         .arg(&fixture)
-        .env("TOKEN_FILE", &accepted)
+        .env("TOKEN_FILE", accepted)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -1225,7 +1214,24 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
             let _ = self.0.wait();
         }
     }
-    let _server = Kill(server);
+    (url, Kill(server))
+}
+
+/// A `headersHelper` is run again when the server refuses the headers it gave (401 or 403), and
+/// the request is sent once more with the new ones, as Claude Code does: a short-lived token that
+/// expires mid-session costs no failed call. A helper whose new headers are refused too is run
+/// once per refused request, not in a loop, and the call fails saying the server refused it,
+/// leaving the session open. A fixed bearer token that is refused is named as such. The server
+/// is `fixtures/token-server.mjs`, whose accepted token a file sets per request.
+#[test]
+fn a_headers_helper_is_run_again_when_its_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let accepted = dir.path().join("accepted.txt");
+    let handed = dir.path().join("handed.txt");
+    let runs = dir.path().join("runs.txt");
+    std::fs::write(&accepted, "first-token").unwrap();
+    std::fs::write(&handed, "first-token").unwrap();
+    let (url, _server) = token_server(&accepted);
     let helper = format!(
         "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
         runs.display(),
@@ -1302,6 +1308,47 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
     assert_eq!(runs_so_far(), 4);
     let stderr = c.finish();
     assert!(!stderr.contains("third-token"), "{stderr}");
+}
+
+/// On a server of the legacy HTTP+SSE transport too, a `headersHelper` is run again when a
+/// POST's headers are refused, and the message is sent once more with the new ones.
+#[test]
+fn a_headers_helper_is_run_again_on_a_legacy_sse_server_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let accepted = dir.path().join("accepted.txt");
+    let handed = dir.path().join("handed.txt");
+    let runs = dir.path().join("runs.txt");
+    std::fs::write(&accepted, "first-token").unwrap();
+    std::fs::write(&handed, "first-token").unwrap();
+    let (url, _server) = token_server(&accepted);
+    let url = url.replace("/mcp", "/sse");
+    let helper = format!(
+        "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
+        runs.display(),
+        handed.display()
+    );
+    let setup = Setup::new(&format!(
+        "[servers.tok]\nurl = {url:?}\nheaders_helper = {helper:?}\npin = \"off\"\n"
+    ));
+    let runs_so_far = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "30"]), "2025-11-25");
+    let echoed = |r: &Value| r["content"][0]["text"].as_str().unwrap_or("").to_string();
+    let r = c.call(1, "tok__echo", json!({"text": "one"}));
+    assert_eq!(echoed(&r), "one", "{r}");
+    assert_eq!(runs_so_far(), 1);
+    std::fs::write(&accepted, "second-token").unwrap();
+    std::fs::write(&handed, "second-token").unwrap();
+    let r = c.call(2, "tok__echo", json!({"text": "two"}));
+    assert_eq!(echoed(&r), "two", "{r}");
+    assert_eq!(runs_so_far(), 2);
+    // (The fixture refuses Streamable HTTP at /sse, so these calls went over legacy SSE.)
+    let stderr = c.finish();
+    assert!(!stderr.contains("second-token"), "{stderr}");
 }
 
 /// A request of a method MCP defines whose params are wrong gets "invalid params" saying what

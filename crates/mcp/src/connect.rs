@@ -277,6 +277,8 @@ pub(crate) async fn open_http(
         HttpAuth::Session(refresh) => (false, refresh),
         HttpAuth::Anonymous => (true, None),
     };
+    // The legacy transport runs the helper again on a refusal too.
+    let legacy_refresh = refresh.clone();
     let started = if config.auth_header.is_some() || anonymous {
         // The entry brings its own bearer token (send it and nothing else), or this is a
         // probe, which sends only what the entry says.
@@ -304,7 +306,7 @@ pub(crate) async fn open_http(
             legacy_sse: false,
         }),
         Err(error) if refused_post(&error) => {
-            match legacy_sse(fallback, http, url, headers, server).await {
+            match legacy_sse(fallback, http, url, headers, server, legacy_refresh).await {
                 Ok(service) => {
                     tracing::info!(%server, "the URL refused Streamable HTTP; connected with the legacy HTTP+SSE transport");
                     Ok(Connected {
@@ -444,9 +446,10 @@ async fn legacy_sse(
     url: &str,
     headers: &[(String, Secret)],
     server: &str,
+    refresh: Option<std::sync::Arc<Refresh>>,
 ) -> Result<Service, String> {
     let headers = crate::legacy_sse::header_map(headers).map_err(|e| e.0)?;
-    let opened = crate::legacy_sse::open(http, url, headers, server)
+    let opened = crate::legacy_sse::open(http, url, headers, server, refresh)
         .await
         .map_err(|e| e.0)?;
     let transport =

@@ -205,6 +205,19 @@ impl Refresh {
         })
     }
 
+    /// The headers to send now, as one map (the bearer token as `Authorization`), and their
+    /// generation, for [`Refresh::renew`] when the server refuses them.
+    pub(crate) fn header_map(&self) -> (u64, http::HeaderMap) {
+        let sent = self.sent();
+        let mut map: http::HeaderMap = sent.custom.into_iter().collect();
+        if let Some(bearer) = sent.bearer
+            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {bearer}"))
+        {
+            map.insert(http::header::AUTHORIZATION, value);
+        }
+        (sent.generation, map)
+    }
+
     fn sent(&self) -> Sent {
         self.current
             .lock()
@@ -215,7 +228,7 @@ impl Refresh {
     /// New headers after those of generation `refused` were refused: run the helper unless a
     /// request refused at the same time already did. False when there are none (the helper
     /// failed: logged, and the refusal stands).
-    async fn renew(&self, refused: u64) -> bool {
+    pub(crate) async fn renew(&self, refused: u64) -> bool {
         let _running = self.running.lock().await;
         if self.sent().generation != refused {
             return true;

@@ -18,6 +18,8 @@ use rmcp::RoleClient;
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use switchboard_core::Secret;
+
+use crate::headers_helper::Refresh;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -67,12 +69,15 @@ pub(crate) fn header_map(headers: &[(String, Secret)]) -> Result<HeaderMap, Open
 }
 
 /// Open the event stream at `url`, wait for its `endpoint` event, and start the reader and the
-/// poster (whose log lines name `server`).
+/// poster (whose log lines name `server`). With a `headersHelper` (`refresh`), each POST sends
+/// its latest headers, and one the server refuses (401 or 403) runs it again and is sent once
+/// more, as over Streamable HTTP.
 pub(crate) async fn open(
     http: &reqwest::Client,
     url: &str,
     headers: HeaderMap,
     server: &str,
+    refresh: Option<Arc<Refresh>>,
 ) -> Result<Opened, OpenError> {
     let base = reqwest::Url::parse(url).map_err(|e| OpenError(format!("bad URL: {e}")))?;
     let response = http
@@ -151,7 +156,10 @@ pub(crate) async fn open(
     tokio::spawn(post(
         http.clone(),
         endpoint,
-        headers,
+        Headers {
+            fixed: headers,
+            refresh,
+        },
         out_rx,
         in_tx,
         stop.clone(),
@@ -221,12 +229,18 @@ async fn read(
     stop.cancel();
 }
 
+/// The headers each POST sends: the entry's, or a `headersHelper`'s latest.
+struct Headers {
+    fixed: HeaderMap,
+    refresh: Option<Arc<Refresh>>,
+}
+
 /// POST each message the session sends, in order. A request whose POST fails is answered with
 /// an error at once, so its caller does not wait out its timeout.
 async fn post(
     http: reqwest::Client,
     endpoint: reqwest::Url,
-    headers: HeaderMap,
+    headers: Headers,
     mut rx: fmpsc::UnboundedReceiver<TxJsonRpcMessage<RoleClient>>,
     answers: mpsc::UnboundedSender<RxJsonRpcMessage<RoleClient>>,
     stop: CancellationToken,
@@ -238,12 +252,25 @@ async fn post(
             _ = stop.cancelled() => return,
         };
         let Some(message) = message else { return };
-        let sent = http
-            .post(endpoint.clone())
-            .headers(headers.clone())
-            .json(&message)
-            .send()
-            .await;
+        let send = |headers: HeaderMap| {
+            http.post(endpoint.clone())
+                .headers(headers)
+                .json(&message)
+                .send()
+        };
+        let sent = match &headers.refresh {
+            None => send(headers.fixed.clone()).await,
+            Some(refresh) => {
+                let (generation, now) = refresh.header_map();
+                let first = send(now).await;
+                let refused = matches!(&first, Ok(r) if matches!(r.status().as_u16(), 401 | 403));
+                if refused && refresh.renew(generation).await {
+                    send(refresh.header_map().1).await
+                } else {
+                    first
+                }
+            }
+        };
         let failure = match sent {
             Ok(r) if r.status().is_success() => None,
             Ok(r) => Some(format!(
