@@ -328,7 +328,22 @@ async fn lint(
         source::load_catalog_files(&global.catalog)?
     } else {
         let config = source::load_config(global)?;
-        source::live_catalog(&config, "is not linted").await
+        let (catalog, missing) = source::live_catalog_and_missing(&config, "is not linted").await;
+        let code = lint_cmd::run_on_catalog(&args, &catalog)?;
+        // A server that did not come up was not checked: a clean report must not pass for it,
+        // nor for a config none of whose servers could run.
+        if !missing.is_empty() {
+            tracing::error!(
+                "not every server was linted ({} did not come up), so the result is incomplete",
+                missing.join(", ")
+            );
+            return Ok(ExitCode::from(2));
+        }
+        if config.servers.is_empty() && !config.disabled.is_empty() {
+            tracing::error!("no server was linted: every server of the config is disabled");
+            return Ok(ExitCode::from(2));
+        }
+        return Ok(code);
     };
     lint_cmd::run_on_catalog(&args, &catalog)
 }

@@ -12,7 +12,7 @@ use crate::Global;
 use crate::output;
 
 /// Load the config the global flags point at (or the embedded demo), with its profile applied.
-/// Prints the config's warnings and disabled servers to stderr through tracing.
+/// Prints the config's warnings to stderr through tracing.
 pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = match Config::locate(global.config.as_deref(), &cwd) {
@@ -106,13 +106,24 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
 /// The catalog of the config's live servers: connect, take what they list, close. Each server
 /// that is not ready is named with `left_out` ("is not searched") and why.
 pub async fn live_catalog(config: &Config, left_out: &str) -> Catalog {
+    live_catalog_and_missing(config, left_out).await.0
+}
+
+/// [`live_catalog`], and the servers that did not come up (each named on stderr, as are the
+/// config's disabled ones).
+pub async fn live_catalog_and_missing(config: &Config, left_out: &str) -> (Catalog, Vec<String>) {
+    for d in &config.disabled {
+        tracing::warn!("server {:?} {left_out}: {}", d.name, d.reason);
+    }
     let sessions = connect(config).await;
     let catalog = presented(config, &sessions);
+    let mut missing = Vec::new();
     for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
         tracing::warn!("server {:?} {left_out}: {}", s.name, s.state.describe());
+        missing.push(s.name.clone());
     }
     sessions.shutdown().await;
-    catalog
+    (catalog, missing)
 }
 
 /// What the sessions list, as the config presents it to a model (its tool descriptions in

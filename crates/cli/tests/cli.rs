@@ -705,6 +705,50 @@ fn the_demo_servers_lint_clean_but_for_the_intended_search_collision() {
     }
 }
 
+/// `lint` of a config whose server did not come up, or whose servers are all disabled, has
+/// checked nothing of them: it exits 2 saying so, so a CI step cannot pass on an empty report.
+/// The servers that did come up are still linted and reported.
+#[test]
+fn lint_fails_when_a_configured_server_was_not_linted() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = serde_json::to_string(exe()).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\n\n[servers.gone]\ncommand = \"no-such-program-for-lint\"\n"
+        ),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["--json", "lint"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not every server was linted (gone did not come up)"),
+        "{stderr}"
+    );
+    // The report covers the server that came up.
+    let report = json(&out);
+    assert_eq!(
+        (&report["summary"]["servers"], &report["summary"]["tools"]),
+        (&serde_json::json!(1), &serde_json::json!(3)),
+        "{report}"
+    );
+
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[servers.off]\ncommand = \"x\"\ndisabled = true\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["lint"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server \"off\" is not linted: disabled in the config")
+            && stderr.contains("every server of the config is disabled"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn linting_a_live_fixture_server_finds_what_its_definitions_contain() {
     use switchboard_test_support::lint_fixture::lint_fixture_tools;
