@@ -331,6 +331,9 @@ fn a_config_entry_runs_a_bundle_with_its_own_settings_beside_other_servers() {
         std::fs::create_dir_all(folder).unwrap();
     }
     mcpb(&home.join("files.mcpb"), "files");
+    let mut unversioned = manifest("unversioned");
+    unversioned.as_object_mut().unwrap().remove("version");
+    mcpb_of(&home.join("unversioned.mcpb"), &unversioned);
     let exe = serde_json::to_string(exe()).unwrap();
     std::fs::write(
         home.join("switchboard.toml"),
@@ -350,6 +353,10 @@ bundle = "gone.mcpb"
 [servers.stray]
 command = "x"
 user_config = {{ a = 1 }}
+
+[servers.unversioned]
+bundle = "unversioned.mcpb"
+user_config = {{ allowed_directories = [{more}] }}
 "#,
             more = serde_json::to_string(&more).unwrap(),
         ),
@@ -367,6 +374,15 @@ user_config = {{ a = 1 }}
     );
     let stray = server(&v, "stray")["error"].as_str().unwrap();
     assert!(stray.contains("has no `bundle`"), "{stray}");
+    // A bundle entry's manifest is checked too, the warning at the entry's `bundle` line.
+    assert_eq!(server(&v, "unversioned")["state"], "ready", "{v}");
+    let out = run(home, home, &["servers"], &env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("switchboard.toml:18:1: server \"unversioned\": bundle ")
+            && stderr.contains("unversioned.mcpb: the manifest has no `version`"),
+        "{stderr}"
+    );
 
     // The entry's own settings apply to the bundle's tools (here its alias).
     let out = run(

@@ -29,6 +29,9 @@ pub struct Context<'a> {
     pub policy: bool,
     /// The other files this read looked at (see [`Config::inputs`]).
     pub inputs: std::cell::RefCell<Vec<std::path::PathBuf>>,
+    /// What an entry's reading found wrong without failing it (a `bundle`'s manifest checks),
+    /// for the reader to add to its warnings at the entry's position.
+    pub notes: std::cell::RefCell<Vec<String>>,
 }
 
 impl Context<'_> {
@@ -48,6 +51,11 @@ impl Context<'_> {
             .filter(|h| !h.is_empty())
             .map(std::path::PathBuf::from)
             .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+    }
+
+    /// The notes the last entry's reading left (see [`Context::notes`]).
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.borrow_mut())
     }
 
     /// The files noted with [`Context::input`], for the config being built.
@@ -708,6 +716,11 @@ fn from_bundle(
     };
     let entry = super::mcpb::entry(&manifest, &at)
         .map_err(|m| err("bundle", format!("bundle {}: {m}", path.display())))?;
+    ctx.notes.borrow_mut().extend(
+        super::mcpb::check(&manifest, &dir)
+            .into_iter()
+            .map(|w| format!("bundle {}: {w}", path.display())),
+    );
     let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
     raw.command = Some(text(&entry["command"]));
     raw.args = entry["args"]

@@ -146,7 +146,16 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 let (line, column) = line_col(text, offset);
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
-            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+            let validated = entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message));
+            let offset = find_json_key(text, entry_at, "bundle").unwrap_or(entry_at);
+            let (line, column) = line_col(text, offset);
+            for note in ctx.take_notes() {
+                warnings.push(format!(
+                    "{}:{line}:{column}: server {name:?}: {note}",
+                    ctx.path.display()
+                ));
+            }
+            validated
         })();
         entry::record(
             name,

@@ -645,6 +645,7 @@ impl Config {
             cwd,
             policy,
             inputs: Default::default(),
+            notes: Default::default(),
         };
         if matches!(ext, Some("yaml" | "yml")) {
             parse_yaml(&ctx, text)

@@ -111,7 +111,15 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 let (line, column) = at(Some("args"));
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
-            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+            let validated = entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message));
+            let (line, column) = at(Some("bundle"));
+            for note in ctx.take_notes() {
+                warnings.push(format!(
+                    "{}:{line}:{column}: server {name:?}: {note}",
+                    ctx.path.display()
+                ));
+            }
+            validated
         })();
         entry::record(
             name,
