@@ -1217,6 +1217,45 @@ fn token_server(accepted: &std::path::Path) -> (String, impl Drop) {
     (url, Kill(server))
 }
 
+/// Files for a token that rotates: the one the token server accepts, the one a `headersHelper`
+/// prints, and a line per run of that helper.
+struct RotatingToken {
+    accepted: PathBuf,
+    handed: PathBuf,
+    runs: PathBuf,
+}
+
+impl RotatingToken {
+    /// Both tokens start as `first-token`.
+    fn new(dir: &std::path::Path) -> Self {
+        let token = RotatingToken {
+            accepted: dir.join("accepted.txt"),
+            handed: dir.join("handed.txt"),
+            runs: dir.join("runs.txt"),
+        };
+        std::fs::write(&token.accepted, "first-token").unwrap();
+        std::fs::write(&token.handed, "first-token").unwrap();
+        token
+    }
+
+    /// The helper's shell command: it notes its run and prints the handed token as a header.
+    fn helper(&self) -> String {
+        format!(
+            "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
+            self.runs.display(),
+            self.handed.display()
+        )
+    }
+
+    /// How many times the helper has run.
+    fn runs(&self) -> usize {
+        std::fs::read_to_string(&self.runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+}
+
 /// A `headersHelper` is run again when the server refuses the headers it gave (401 or 403), and
 /// the request is sent once more with the new ones, as Claude Code does: a short-lived token that
 /// expires mid-session costs no failed call. A helper whose new headers are refused too is run
@@ -1226,26 +1265,14 @@ fn token_server(accepted: &std::path::Path) -> (String, impl Drop) {
 #[test]
 fn a_headers_helper_is_run_again_when_its_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let accepted = dir.path().join("accepted.txt");
-    let handed = dir.path().join("handed.txt");
-    let runs = dir.path().join("runs.txt");
-    std::fs::write(&accepted, "first-token").unwrap();
-    std::fs::write(&handed, "first-token").unwrap();
-    let (url, _server) = token_server(&accepted);
-    let helper = format!(
-        "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
-        runs.display(),
-        handed.display()
-    );
+    let token = RotatingToken::new(dir.path());
+    let (accepted, handed) = (&token.accepted, &token.handed);
+    let (url, _server) = token_server(accepted);
+    let helper = token.helper();
     let setup = Setup::new(&format!(
         "[servers.tok]\nurl = {url:?}\nheaders_helper = {helper:?}\npin = \"off\"\n\n[servers.fixed]\nurl = {url:?}\nheaders = {{ Authorization = \"Bearer first-token\" }}\npin = \"off\"\n"
     ));
-    let runs_so_far = || {
-        std::fs::read_to_string(&runs)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
+    let runs_so_far = || token.runs();
     let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "30"]), "2025-11-25");
     let echoed = |r: &Value| r["content"][0]["text"].as_str().unwrap_or("").to_string();
     let r = c.call(1, "tok__echo", json!({"text": "one"}));
@@ -1255,8 +1282,8 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
     assert_eq!(runs_so_far(), 1);
 
     // The token rotates: the server takes only the new one, which the helper now prints.
-    std::fs::write(&accepted, "second-token").unwrap();
-    std::fs::write(&handed, "second-token").unwrap();
+    std::fs::write(accepted, "second-token").unwrap();
+    std::fs::write(handed, "second-token").unwrap();
     let r = c.call(2, "tok__echo", json!({"text": "two"}));
     assert_ne!(r["isError"], json!(true), "{r}");
     assert_eq!(echoed(&r), "two", "{r}");
@@ -1283,7 +1310,7 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
 
     // The server rotates again but the helper still prints the old token: one more run, then
     // the call fails saying why.
-    std::fs::write(&accepted, "third-token").unwrap();
+    std::fs::write(accepted, "third-token").unwrap();
     let r = c.request(
         4,
         "tools/call",
@@ -1302,7 +1329,7 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
     assert_eq!(runs_so_far(), 3);
 
     // The session was left open: once the helper prints the new token, calls work again.
-    std::fs::write(&handed, "third-token").unwrap();
+    std::fs::write(handed, "third-token").unwrap();
     let r = c.call(5, "tok__echo", json!({"text": "five"}));
     assert_eq!(echoed(&r), "five", "{r}");
     assert_eq!(runs_so_far(), 4);
@@ -1315,34 +1342,22 @@ fn a_headers_helper_is_run_again_when_its_token_is_refused() {
 #[test]
 fn a_headers_helper_is_run_again_on_a_legacy_sse_server_too() {
     let dir = tempfile::tempdir().unwrap();
-    let accepted = dir.path().join("accepted.txt");
-    let handed = dir.path().join("handed.txt");
-    let runs = dir.path().join("runs.txt");
-    std::fs::write(&accepted, "first-token").unwrap();
-    std::fs::write(&handed, "first-token").unwrap();
-    let (url, _server) = token_server(&accepted);
+    let token = RotatingToken::new(dir.path());
+    let (accepted, handed) = (&token.accepted, &token.handed);
+    let (url, _server) = token_server(accepted);
     let url = url.replace("/mcp", "/sse");
-    let helper = format!(
-        "echo run >> '{}'; printf '{{\"Authorization\": \"Bearer %s\"}}' \"$(cat '{}')\"",
-        runs.display(),
-        handed.display()
-    );
+    let helper = token.helper();
     let setup = Setup::new(&format!(
         "[servers.tok]\nurl = {url:?}\nheaders_helper = {helper:?}\npin = \"off\"\n"
     ));
-    let runs_so_far = || {
-        std::fs::read_to_string(&runs)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
+    let runs_so_far = || token.runs();
     let mut c = LineClient::start(setup.stdio(&[], &["--startup-wait", "30"]), "2025-11-25");
     let echoed = |r: &Value| r["content"][0]["text"].as_str().unwrap_or("").to_string();
     let r = c.call(1, "tok__echo", json!({"text": "one"}));
     assert_eq!(echoed(&r), "one", "{r}");
     assert_eq!(runs_so_far(), 1);
-    std::fs::write(&accepted, "second-token").unwrap();
-    std::fs::write(&handed, "second-token").unwrap();
+    std::fs::write(accepted, "second-token").unwrap();
+    std::fs::write(handed, "second-token").unwrap();
     let r = c.call(2, "tok__echo", json!({"text": "two"}));
     assert_eq!(echoed(&r), "two", "{r}");
     assert_eq!(runs_so_far(), 2);
