@@ -181,7 +181,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 prompts: 0,
                 connect_ms: None,
                 stderr_tail: Vec::new(),
-                origin: None,
+                origin: d.origin.clone(),
             });
         }
     }

@@ -278,6 +278,12 @@ fn claude_desktops_installed_extensions_run_with_their_saved_settings() {
     let off = server(&v, "off");
     assert_eq!(off["state"], "disabled");
     assert!(
+        off["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("Claude Desktop extension local.off (")),
+        "{off}"
+    );
+    assert!(
         off["error"]
             .as_str()
             .unwrap()

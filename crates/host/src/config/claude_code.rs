@@ -201,6 +201,7 @@ impl<'a> StateFile<'a> {
                         "{}: turned off for this project in Claude Code (disabledMcpjsonServers)",
                         file.display()
                     ),
+                    origin: None,
                 });
             } else if approved {
                 servers.retain(|s| s.name() != name);
@@ -216,6 +217,7 @@ impl<'a> StateFile<'a> {
                         file.display()
                     ),
                     name,
+                    origin: None,
                 });
             } else {
                 disabled.push(DisabledServer {
@@ -225,6 +227,7 @@ impl<'a> StateFile<'a> {
                         file.display()
                     ),
                     name,
+                    origin: None,
                 });
             }
         }
@@ -269,6 +272,7 @@ impl<'a> StateFile<'a> {
                 disabled.push(DisabledServer {
                     name: s.name().to_string(),
                     reason: reason.clone(),
+                    origin: None,
                 });
             }
             keep

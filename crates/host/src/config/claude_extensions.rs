@@ -68,6 +68,10 @@ pub fn add(
         if taken(&name) {
             continue;
         }
+        let origin = format!(
+            "Claude Desktop extension {id} ({})",
+            installed.join(&id).display()
+        );
         let settings_path = settings_dir.join(format!("{id}.json"));
         let settings = match read_json(&settings_path) {
             Ok(s) => s,
@@ -78,6 +82,7 @@ pub fn add(
                         "Claude Desktop extension {id} is not turned on in Claude Desktop ({} is absent)",
                         settings_path.display()
                     ),
+                    origin: Some(origin.clone()),
                 });
                 continue;
             }
@@ -85,6 +90,7 @@ pub fn add(
                 disabled.push(DisabledServer {
                     name,
                     reason: format!("Claude Desktop extension {id}: {why}"),
+                    origin: Some(origin.clone()),
                 });
                 continue;
             }
@@ -96,6 +102,7 @@ pub fn add(
                     "Claude Desktop extension {id} is turned off in Claude Desktop (\"isEnabled\" in {})",
                     settings_path.display()
                 ),
+                origin: Some(origin.clone()),
             });
             continue;
         }
@@ -104,10 +111,6 @@ pub fn add(
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_else(Map::new);
-        let origin = format!(
-            "Claude Desktop extension {id} ({})",
-            installed.join(&id).display()
-        );
         match mcpb::read(
             &manifest_path,
             &manifest,
@@ -122,12 +125,16 @@ pub fn add(
                     s.origin = Some(origin.clone());
                     s
                 }));
-                disabled.extend(config.disabled);
+                disabled.extend(config.disabled.into_iter().map(|mut d| {
+                    d.origin = Some(origin.clone());
+                    d
+                }));
                 warnings.extend(config.warnings);
             }
             Err(e) => disabled.push(DisabledServer {
                 name,
                 reason: e.to_string(),
+                origin: Some(origin.clone()),
             }),
         }
     }

@@ -82,6 +82,7 @@ pub fn add(
             for (server, entry) in map {
                 let name = format!("plugin_{plugin}_{server}");
                 let claude_name = format!("plugin:{plugin}:{server}");
+                let origin = format!("Claude Code plugin {id} ({})", file.display());
                 let uses_options = entry.to_string().contains("${user_config.");
                 let entry = match (&values, uses_options) {
                     (Ok(values), true) => super::mcpb::fill_user_config(&entry, values),
@@ -90,6 +91,7 @@ pub fn add(
                         disabled.push(DisabledServer {
                             name: name.clone(),
                             reason: format!("Claude Code plugin {id}: {why}"),
+                            origin: Some(origin),
                         });
                         added.push(PluginServer { name, claude_name });
                         continue;
@@ -111,11 +113,13 @@ pub fn add(
                     Ok(config) => {
                         servers.retain(|s| s.name() != name);
                         servers.extend(config.servers.into_iter().map(|mut s| {
-                            s.origin =
-                                Some(format!("Claude Code plugin {id} ({})", file.display()));
+                            s.origin = Some(origin.clone());
                             s
                         }));
-                        disabled.extend(config.disabled);
+                        disabled.extend(config.disabled.into_iter().map(|mut d| {
+                            d.origin = Some(origin.clone());
+                            d
+                        }));
                         warnings.extend(config.warnings);
                         added.push(PluginServer { name, claude_name });
                     }

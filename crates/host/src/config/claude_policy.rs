@@ -100,6 +100,7 @@ pub fn apply(
             disabled.push(DisabledServer {
                 name: s.name().to_string(),
                 reason: reason.clone(),
+                origin: None,
             });
         }
         let read = std::fs::read_to_string(&exclusive_file)
@@ -170,6 +171,7 @@ pub fn apply(
                     rule.written,
                     rule.file.display()
                 ),
+                origin: None,
             });
             continue;
         }
@@ -191,6 +193,7 @@ pub fn apply(
                         format!(" ({})", files.into_iter().collect::<Vec<_>>().join(", "))
                     }
                 ),
+                origin: None,
             });
             continue;
         }

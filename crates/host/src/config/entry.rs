@@ -849,10 +849,12 @@ pub fn record(
         Ok(None) => disabled.push(super::DisabledServer {
             name: name.to_string(),
             reason: disabled_note.to_string(),
+            origin: None,
         }),
         Err(e) => disabled.push(super::DisabledServer {
             name: name.to_string(),
             reason: e.to_string(),
+            origin: None,
         }),
     }
 }

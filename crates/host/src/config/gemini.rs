@@ -245,6 +245,7 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
                     "{}: Gemini CLI ignores this folder's settings until it trusts the folder ({why}); trust it in Gemini CLI, or set GEMINI_CLI_TRUST_WORKSPACE=true",
                     file.display()
                 ),
+                origin: None,
             });
         }
     }
@@ -466,6 +467,7 @@ fn extensions(
                         "its Gemini CLI extension {name} is disabled for this folder ({})",
                         enablement_file.display()
                     ),
+                    origin: None,
                 });
                 continue;
             }

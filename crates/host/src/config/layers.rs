@@ -108,6 +108,9 @@ pub fn gather(
         for s in servers.iter_mut() {
             s.origin.get_or_insert_with(|| label(own_label, ctx.path));
         }
+        for d in disabled.iter_mut() {
+            d.origin.get_or_insert_with(|| label(own_label, ctx.path));
+        }
         if !other.is_file() {
             return;
         }
@@ -127,6 +130,14 @@ pub fn gather(
             s.origin = Some(origin.clone());
             s
         });
+        let read_disabled: Vec<DisabledServer> = read
+            .disabled
+            .into_iter()
+            .map(|mut d| {
+                d.origin = Some(origin.clone());
+                d
+            })
+            .collect();
         if this_is_project {
             // The user's servers, where the project has none of the name.
             for s in other_servers {
@@ -134,7 +145,7 @@ pub fn gather(
                     servers.push(s);
                 }
             }
-            for d in read.disabled {
+            for d in read_disabled {
                 if !taken(servers, disabled, &d.name) {
                     disabled.push(d);
                 }
@@ -147,7 +158,7 @@ pub fn gather(
                 disabled.retain(|have| have.name != name);
                 servers.push(s);
             }
-            for d in read.disabled {
+            for d in read_disabled {
                 servers.retain(|have| have.name() != d.name);
                 disabled.retain(|have| have.name != d.name);
                 disabled.push(d);

@@ -167,10 +167,12 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             &mut servers,
             &mut disabled,
         );
-        if let Some(state) = &state
-            && let Some(last) = servers.last_mut().filter(|s| s.name() == name.as_str())
-        {
-            last.origin = Some(state.scope_of(name));
+        if let Some(state) = &state {
+            if let Some(last) = servers.last_mut().filter(|s| s.name() == name.as_str()) {
+                last.origin = Some(state.scope_of(name));
+            } else if let Some(last) = disabled.last_mut().filter(|d| d.name == *name) {
+                last.origin = Some(state.scope_of(name));
+            }
         }
     }
     // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
@@ -349,6 +351,7 @@ pub fn gemini_lists(
         disabled.push(DisabledServer {
             name: name.to_string(),
             reason,
+            origin: None,
         });
         false
     });

@@ -223,6 +223,7 @@ pub fn read(
             disabled: vec![DisabledServer {
                 name: name.to_string(),
                 reason: format!("{}: {why}", manifest_path.display()),
+                origin: None,
             }],
             profiles: Default::default(),
             settings: Settings::default(),

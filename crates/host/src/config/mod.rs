@@ -324,6 +324,9 @@ pub struct DisabledServer {
     pub name: String,
     /// The full reason, with file:line:col where it applies.
     pub reason: String,
+    /// Where the entry comes from when the config gathers several (as [`ServerConfig::origin`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// A named selection of servers and tools for one job (`--profile NAME`).
@@ -556,6 +559,7 @@ impl Config {
                             file.display(),
                             first.display()
                         ),
+                        origin: None,
                     });
                 }
             }
@@ -574,7 +578,16 @@ impl Config {
                 );
             merged
                 .disabled
-                .extend(config.disabled.into_iter().filter(|d| new(&d.name)));
+                .extend(
+                    config
+                        .disabled
+                        .into_iter()
+                        .filter(|d| new(&d.name))
+                        .map(|mut d| {
+                            d.origin.get_or_insert_with(|| file.display().to_string());
+                            d
+                        }),
+                );
             for name in names {
                 taken.entry(name).or_insert_with(|| file.clone());
             }

@@ -2760,6 +2760,14 @@ fn claude_desktops_extensions_run_as_installed_with_their_settings() {
         ext.origin
     );
     assert!(reason(&c, "off").contains("turned off in Claude Desktop"));
+    let off = c.disabled.iter().find(|d| d.name == "off").unwrap();
+    assert!(
+        off.origin
+            .as_deref()
+            .is_some_and(|o| o.starts_with("Claude Desktop extension local.off (")),
+        "{:?}",
+        off.origin
+    );
     let keyed = reason(&c, "keyed");
     assert!(
         keyed.contains("`api_key` (API Key)")
