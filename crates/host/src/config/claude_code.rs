@@ -201,7 +201,7 @@ impl<'a> StateFile<'a> {
                         "{}: turned off for this project in Claude Code (disabledMcpjsonServers)",
                         file.display()
                     ),
-                    origin: None,
+                    origin: Some(format!("Claude Code project scope ({})", file.display())),
                 });
             } else if approved {
                 servers.retain(|s| s.name() != name);
@@ -217,7 +217,7 @@ impl<'a> StateFile<'a> {
                         file.display()
                     ),
                     name,
-                    origin: None,
+                    origin: Some(format!("Claude Code project scope ({})", file.display())),
                 });
             } else {
                 disabled.push(DisabledServer {
@@ -227,7 +227,7 @@ impl<'a> StateFile<'a> {
                         file.display()
                     ),
                     name,
-                    origin: None,
+                    origin: Some(format!("Claude Code project scope ({})", file.display())),
                 });
             }
         }
@@ -272,7 +272,7 @@ impl<'a> StateFile<'a> {
                 disabled.push(DisabledServer {
                     name: s.name().to_string(),
                     reason: reason.clone(),
-                    origin: None,
+                    origin: s.origin.clone(),
                 });
             }
             keep

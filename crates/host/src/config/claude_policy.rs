@@ -100,7 +100,7 @@ pub fn apply(
             disabled.push(DisabledServer {
                 name: s.name().to_string(),
                 reason: reason.clone(),
-                origin: None,
+                origin: s.origin.clone(),
             });
         }
         let read = std::fs::read_to_string(&exclusive_file)
@@ -171,7 +171,7 @@ pub fn apply(
                     rule.written,
                     rule.file.display()
                 ),
-                origin: None,
+                origin: s.origin.clone(),
             });
             continue;
         }
@@ -193,7 +193,7 @@ pub fn apply(
                         format!(" ({})", files.into_iter().collect::<Vec<_>>().join(", "))
                     }
                 ),
-                origin: None,
+                origin: s.origin.clone(),
             });
             continue;
         }
