@@ -139,6 +139,15 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
         {
             obj.insert("other_hosts".into(), other_hosts_json());
         }
+        if config.servers.is_empty()
+            && config.disabled.is_empty()
+            && let switchboard_host::config::ConfigSource::File { path } = &config.source
+        {
+            tracing::warn!(
+                "{} names no MCP servers (see --help for the files and keys switchboard reads)",
+                path.display()
+            );
+        }
         let sessions = source::connect(&config).await;
         let catalog = source::presented(&config, &sessions);
         offered = source::offered(&config, &catalog);

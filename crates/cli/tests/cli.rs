@@ -749,6 +749,26 @@ fn lint_fails_when_a_configured_server_was_not_linted() {
     );
 }
 
+/// A host's settings file that names no servers (Amp's, here) is read as an empty config, and
+/// `servers` says so rather than printing a bare header.
+#[test]
+fn a_settings_file_without_servers_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".amp")).unwrap();
+    std::fs::write(
+        dir.path().join(".amp/settings.json"),
+        r#"{"amp.notifications.enabled": true}"#,
+    )
+    .unwrap();
+    let out = run(dir.path(), &["--config", ".amp/settings.json", "servers"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".amp/settings.json names no MCP servers"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn linting_a_live_fixture_server_finds_what_its_definitions_contain() {
     use switchboard_test_support::lint_fixture::lint_fixture_tools;
