@@ -171,9 +171,7 @@ fn extension_ids(registry: &Path, installed: &Path) -> Vec<String> {
     ids
 }
 
+/// A JSON file as Claude Desktop writes it, the error naming the file.
 fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))
+    super::claude_settings::read_json(path).map_err(|e| format!("{}: {e}", path.display()))
 }

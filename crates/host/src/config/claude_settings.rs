@@ -250,8 +250,11 @@ pub fn apply_timeouts(
     }
 }
 
-/// A JSON file, comments and trailing commas allowed (Claude Code's files may hold them).
+/// A JSON file, comments, trailing commas and a byte-order mark allowed (Claude Code's and
+/// Claude Desktop's files may hold them).
 pub fn read_json(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    serde_json::from_str(&super::jsonc::to_json(&text)).map_err(|e| e.to_string())
+    // An editor on Windows may begin the file with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    serde_json::from_str(&super::jsonc::to_json(text)).map_err(|e| e.to_string())
 }

@@ -306,6 +306,17 @@ pub enum Var {
     Many(Vec<String>),
 }
 
+impl Var {
+    /// The value inside a longer string: several parts joined with the platform's path-list
+    /// separator (they are directories or files).
+    fn joined(&self) -> String {
+        match self {
+            Var::One(v) => v.clone(),
+            Var::Many(vs) => vs.join(if cfg!(windows) { ";" } else { ":" }),
+        }
+    }
+}
+
 /// The manifest's server as a `mcpServers` entry (`command`, `args`, `env`, `cwd`), every
 /// variable substituted; any `${` left is written `$${` so the entry reader keeps it as text.
 /// `Err` says why the bundle cannot run here.
@@ -596,24 +607,13 @@ pub fn fill_user_config(entry: &Value, user: &UserValues) -> Value {
 
 /// `text` with each `${user_config.KEY}` replaced by its escaped value; the rest as written.
 fn fill_text(text: &str, user: &BTreeMap<String, Var>) -> String {
-    const OPEN: &str = "${user_config.";
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else { break };
-        out.push_str(&rest[..start]);
-        match user.get(&after[..end]) {
-            Some(Var::One(v)) => out.push_str(&escape(v)),
-            Some(Var::Many(vs)) => {
-                out.push_str(&escape(&vs.join(if cfg!(windows) { ";" } else { ":" })));
-            }
-            None => {}
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
+    replace_vars(text, |name| {
+        name.starts_with("user_config.").then(|| {
+            user.get(name)
+                .map(|v| escape(&v.joined()))
+                .unwrap_or_default()
+        })
+    })
 }
 
 /// "`api_key` (API Key), from SWITCHBOARD_INPUT_API_KEY", with where a sensitive value went.
@@ -668,20 +668,23 @@ fn whole_user_value(arg: &str) -> Option<&str> {
 /// platform's path-list separator (they are directories or files). An unknown `${NAME}` stays
 /// as written, but a `${user_config.KEY}` with no value becomes nothing.
 fn substitute(text: &str, vars: &BTreeMap<String, Var>) -> String {
+    replace_vars(text, |name| match vars.get(name) {
+        Some(v) => Some(v.joined()),
+        None => name.starts_with("user_config.").then(String::new),
+    })
+}
+
+/// `text` with each `${NAME}` replaced by what `value(NAME)` gives; one it gives nothing for,
+/// and a `${` without its `}`, stay as written.
+fn replace_vars(text: &str, value: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let name = &after[..end];
-        match vars.get(name) {
-            Some(Var::One(v)) => out.push_str(v),
-            Some(Var::Many(vs)) => out.push_str(&vs.join(if cfg!(windows) { ";" } else { ":" })),
-            None if name.starts_with("user_config.") => {}
+        let Some(end) = after.find('}') else { break };
+        out.push_str(&rest[..start]);
+        match value(&after[..end]) {
+            Some(v) => out.push_str(&v),
             None => out.push_str(&rest[start..start + 2 + end + 1]),
         }
         rest = &after[end + 1..];
