@@ -1,10 +1,12 @@
-//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, `SERVER__TOOL`, or just `TOOL`
-//! when the config has one server): one tool call, its result printed in full.
+//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, a name `inspect` shows a
+//! model, or just `TOOL` when the config has one server, each optionally followed by the JSON
+//! arguments): one tool call, its result printed in full.
 
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
+use switchboard_core::names::NameMap;
 use switchboard_core::{CallResult, ContentBlock};
 use switchboard_mcp::SessionError;
 
@@ -15,100 +17,201 @@ use crate::{Global, source};
 #[derive(clap::Args, Debug)]
 pub struct CallArgs {
     /// The configured server name (see `switchboard servers`); or, with no TOOL, the tool as
-    /// SERVER/TOOL or as the SERVER__TOOL name `inspect` shows (or only the tool's name, when
-    /// the config has one server).
+    /// SERVER/TOOL or as the name `inspect` shows a model (SERVER__TOOL, an alias's prefix, a
+    /// shortened name), or only the tool's name when the config has one server.
     server: String,
-    /// The tool's name on that server.
+    /// The tool's name on that server; or, after a one-word tool, its arguments as a JSON
+    /// object (as --args).
     tool: Option<String>,
     /// The arguments as a JSON object, e.g. '{"query": "login"}'.
-    #[arg(long, value_name = "JSON", default_value = "{}")]
-    args: String,
+    #[arg(long, value_name = "JSON")]
+    args: Option<String>,
 }
 
-/// The server and tool a call names.
-struct Target {
-    server: String,
-    tool: String,
+/// The tool a call names.
+#[derive(Debug, PartialEq, Eq)]
+enum Target {
+    /// A server and its tool's own name: `SERVER TOOL`, `SERVER/TOOL`, `SERVER__TOOL` split at
+    /// a configured server's name, or `TOOL` alone with one server. `word` is the one word as
+    /// given, looked up as a public name if the server lists no tool by that name.
+    Tool {
+        server: String,
+        tool: String,
+        word: Option<String>,
+    },
+    /// A name a model sees (an alias's prefix, characters replaced, a shortened name), to look
+    /// up among these servers' tools once they are up.
+    Public { word: String, servers: Vec<String> },
+}
+
+/// A configured server's name and the `alias` its public names start with instead.
+struct Named<'a> {
+    name: &'a str,
+    alias: Option<&'a str>,
 }
 
 impl Target {
-    /// `SERVER TOOL`, or one word: `SERVER/TOOL`, or `SERVER__TOOL` where SERVER is a configured
-    /// server (the name `inspect` shows a model when the server needs no other rewriting).
-    fn resolve<'a>(
-        args: CallArgs,
-        servers: impl Iterator<Item = &'a str>,
+    /// Read the words of the command line; `servers` are the configured ones.
+    fn resolve(
+        server: String,
+        tool: Option<String>,
+        servers: &[Named<'_>],
     ) -> anyhow::Result<Target> {
-        let CallArgs { server, tool, .. } = args;
         if let Some(tool) = tool {
-            return Ok(Target { server, tool });
+            return Ok(Target::Tool {
+                server,
+                tool,
+                word: None,
+            });
         }
-        let servers: Vec<&str> = servers.collect();
-        let split = server.split_once('/').or_else(|| {
-            servers
+        let word = server;
+        let names: Vec<&str> = servers.iter().map(|s| s.name).collect();
+        let split = word.split_once('/').or_else(|| {
+            names
                 .iter()
                 .copied()
                 .filter(|name| !name.is_empty())
-                .filter_map(|name| Some((name, server.strip_prefix(name)?.strip_prefix("__")?)))
+                .filter_map(|name| Some((name, word.strip_prefix(name)?.strip_prefix("__")?)))
                 .max_by_key(|(name, _)| name.len())
-                .map(|(name, tool)| (&server[..name.len()], tool))
+                .map(|(name, tool)| (&word[..name.len()], tool))
         });
-        match split {
-            Some((s, t)) if !s.is_empty() && !t.is_empty() => Ok(Target {
+        if let Some((s, t)) = split.filter(|(s, t)| !s.is_empty() && !t.is_empty()) {
+            return Ok(Target::Tool {
                 server: s.to_string(),
                 tool: t.to_string(),
-            }),
-            // With one server (a bundle, say), the word is its tool.
-            None if servers.len() == 1 && servers[0] != server => Ok(Target {
-                server: servers[0].to_string(),
-                tool: server,
-            }),
-            _ => bail!(
-                "which tool? give SERVER TOOL (e.g. `switchboard call tickets search`), \
-                 SERVER/TOOL, or SERVER__TOOL as `inspect` names it; {server:?} is none of \
-                 these (servers: {})",
-                if servers.is_empty() {
-                    "none".to_string()
-                } else {
-                    servers.join(", ")
-                }
-            ),
+                word: Some(word.clone()),
+            });
         }
+        // With one server (a bundle, say), the word is its tool.
+        if names.len() == 1 && names[0] != word {
+            return Ok(Target::Tool {
+                server: names[0].to_string(),
+                tool: word.clone(),
+                word: Some(word),
+            });
+        }
+        let candidates: Vec<String> = servers
+            .iter()
+            .filter(|s| public_prefix_fits(s, &word))
+            .map(|s| s.name.to_string())
+            .collect();
+        if !candidates.is_empty() {
+            return Ok(Target::Public {
+                word,
+                servers: candidates,
+            });
+        }
+        bail!(
+            "which tool? give SERVER TOOL (e.g. `switchboard call tickets search`), \
+             SERVER/TOOL, or SERVER__TOOL as `inspect` names it; {word:?} is none of \
+             these (servers: {})",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )
+    }
+
+    /// The servers to start for the call.
+    fn servers(&self) -> Vec<&str> {
+        match self {
+            Target::Tool { server, .. } => vec![server.as_str()],
+            Target::Public { servers, .. } => servers.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// Whether `word` may be a public name of one of `server`'s tools: it starts with the server's
+/// prefix (its alias, else its name) as a dialect writes it (characters a provider rejects
+/// become `_`), or the server's tools carry no prefix (`alias = ""`).
+fn public_prefix_fits(server: &Named<'_>, word: &str) -> bool {
+    let prefix = server.alias.unwrap_or(server.name);
+    if prefix.is_empty() {
+        return true;
+    }
+    let written: String = prefix
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    // A shortened name keeps at least its stem's first 55 characters.
+    let head: String = written.chars().take(40).collect();
+    let (word, head) = (word.trim_start_matches('_'), head.trim_start_matches('_'));
+    word.len() > head.len() && word.starts_with(head)
+}
+
+/// The arguments: `--args`, or the JSON object given where a tool's name would be.
+fn arguments(args: &mut CallArgs) -> anyhow::Result<Map<String, Value>> {
+    let positional = args.tool.take_if(|t| t.trim_start().starts_with('{'));
+    let text = match (positional, args.args.take()) {
+        (Some(_), Some(_)) => bail!("the arguments are given twice: as --args and after the tool"),
+        (Some(text), None) => text,
+        (None, Some(text)) => text,
+        (None, None) => return Ok(Map::new()),
+    };
+    match serde_json::from_str::<Value>(&text)
+        .with_context(|| format!("the arguments are not valid JSON: {text}"))?
+    {
+        Value::Object(m) => Ok(m),
+        other => bail!("the arguments must be a JSON object, got {other}"),
     }
 }
 
 /// Run the command.
-pub async fn run(global: &Global, args: CallArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(global: &Global, mut args: CallArgs) -> anyhow::Result<ExitCode> {
     if !global.catalog.is_empty() {
         bail!("call needs a live server; --catalog files only describe tools");
     }
-    let arguments: Map<String, Value> = match serde_json::from_str::<Value>(&args.args)
-        .with_context(|| format!("--args is not valid JSON: {}", args.args))?
-    {
-        Value::Object(m) => m,
-        other => bail!("--args must be a JSON object, got {other}"),
-    };
+    let arguments = arguments(&mut args)?;
     let config = source::load_config(global)?;
-    let args = Target::resolve(args, config.server_names())?;
-    let Some(server) = config.servers.iter().find(|s| s.name() == args.server) else {
-        if let Some(d) = config.disabled.iter().find(|d| d.name == args.server) {
-            bail!("server {:?} is disabled: {}", args.server, d.reason);
-        }
-        let names: Vec<&str> = config.server_names().collect();
-        bail!(
-            "no server {:?} in the config; servers: {}",
-            args.server,
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(", ")
+    let named: Vec<Named<'_>> = config
+        .servers
+        .iter()
+        .map(|s| Named {
+            name: s.name(),
+            alias: s.alias.as_deref(),
+        })
+        .chain(config.disabled.iter().map(|d| Named {
+            name: &d.name,
+            alias: None,
+        }))
+        .collect();
+    let target = Target::resolve(args.server, args.tool, &named)?;
+    let mut chosen = Vec::new();
+    for name in target.servers() {
+        match config.servers.iter().find(|s| s.name() == name) {
+            Some(server) => chosen.push(server.clone()),
+            None => {
+                // A word that might be several servers' names only fails when none is up.
+                if matches!(target, Target::Public { ref servers, .. } if servers.len() > 1) {
+                    continue;
+                }
+                if let Some(d) = config.disabled.iter().find(|d| d.name == name) {
+                    bail!("server {name:?} is disabled: {}", d.reason);
+                }
+                let names: Vec<&str> = config.server_names().collect();
+                bail!(
+                    "no server {name:?} in the config; servers: {}",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                );
             }
-        );
-    };
-    // Only the named server is started.
-    let mut one = config.clone();
-    one.servers = vec![server.clone()];
-    let sessions = source::connect(&one).await;
-    let outcome = call(&sessions, &args, arguments).await;
+        }
+    }
+    // Only the named server (or the few a public name may belong to) is started.
+    let mut some = config.clone();
+    some.servers = chosen;
+    let sessions = source::connect(&some).await;
+    let outcome = call(&sessions, &some, &target, arguments).await;
     sessions.shutdown().await;
     let result = match outcome {
         Ok(r) => r,
@@ -139,36 +242,115 @@ enum CallFailure {
     Session(SessionError),
 }
 
+/// The (server, tool) a public name stands for among the started servers' tools, in any
+/// dialect's naming; or the names it might have meant.
+fn by_public_name(
+    catalog: &switchboard_core::Catalog,
+    config: &switchboard_host::Config,
+    word: &str,
+) -> Result<(String, String), Vec<String>> {
+    let aliases: std::collections::BTreeMap<String, String> = config
+        .servers
+        .iter()
+        .filter_map(|s| Some((s.name().to_string(), s.alias.clone()?)))
+        .collect();
+    let pairs: Vec<(&str, &str)> = catalog
+        .servers
+        .values()
+        .flat_map(|s| {
+            s.tools
+                .iter()
+                .map(|t| (s.server.as_str(), t.def.name.as_str()))
+        })
+        .collect();
+    let mut known = Vec::new();
+    for dialect in switchboard_core::Dialect::ALL {
+        let map = NameMap::build(dialect, pairs.iter().copied(), &aliases);
+        if let Some((s, t)) = map.resolve(word) {
+            return Ok((s.to_string(), t.to_string()));
+        }
+        known.extend(map.names().map(|(_, _, public)| public.to_string()));
+    }
+    known.sort();
+    known.dedup();
+    Err(known)
+}
+
 async fn call(
     sessions: &switchboard_mcp::Sessions,
-    args: &Target,
+    config: &switchboard_host::Config,
+    target: &Target,
     arguments: Map<String, Value>,
 ) -> Result<CallResult, CallFailure> {
-    let status = sessions.statuses().into_iter().next();
-    if let Some(s) = status.filter(|s| !s.state.is_ready()) {
+    let statuses = sessions.statuses();
+    let ready = statuses.iter().filter(|s| s.state.is_ready()).count();
+    if let Some(s) = statuses.first().filter(|_| ready == 0) {
         let what = format!("server {:?} is not ready", s.name);
         return Err(CallFailure::Usage(crate::servers::not_ready_message(
-            &what, &s,
+            &what, s,
         )));
     }
     let catalog = sessions.catalog();
-    if catalog.tool(&args.server, &args.tool).is_none() {
-        let names: Vec<String> = catalog
-            .servers
-            .get(&args.server)
-            .map(|s| s.tools.iter().map(|t| t.def.name.clone()).collect())
-            .unwrap_or_default();
-        return Err(CallFailure::Usage(format!(
-            "server {:?} has no tool {:?}; its tools: {}",
-            args.server,
-            args.tool,
-            names.join(", ")
-        )));
-    }
+    let (server, tool) = match target {
+        Target::Tool { server, tool, word } => {
+            if catalog.tool(server, tool).is_some() {
+                (server.clone(), tool.clone())
+            } else if let Some(Ok(found)) =
+                word.as_deref().map(|w| by_public_name(&catalog, config, w))
+            {
+                found
+            } else {
+                let names: Vec<&str> = catalog
+                    .servers
+                    .get(server)
+                    .map(|s| s.tools.iter().map(|t| t.def.name.as_str()).collect())
+                    .unwrap_or_default();
+                let hint = closest(tool, names.iter().copied())
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+                return Err(CallFailure::Usage(format!(
+                    "server {server:?} has no tool {tool:?}{hint} (its tools: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+        Target::Public { word, servers } => match by_public_name(&catalog, config, word) {
+            Ok(found) => found,
+            Err(known) => {
+                let hint = closest(word, known.iter().map(String::as_str))
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+                let down: Vec<&str> = statuses
+                    .iter()
+                    .filter(|s| !s.state.is_ready())
+                    .map(|s| s.name.as_str())
+                    .collect();
+                let down = if down.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} did not come up)", down.join(", "))
+                };
+                return Err(CallFailure::Usage(format!(
+                    "no tool is named {word:?} on {}{down}{hint}",
+                    servers.join(", ")
+                )));
+            }
+        },
+    };
     sessions
-        .call_tool(&args.server, &args.tool, arguments)
+        .call_tool(&server, &tool, arguments)
         .await
         .map_err(CallFailure::Session)
+}
+
+/// The one of `known` nearest to `word`: two edits away at most, or else the only one it is a
+/// part of (`get` for `get_page`).
+fn closest<'a>(word: &str, known: impl Iterator<Item = &'a str> + Clone) -> Option<&'a str> {
+    switchboard_host::config::closest(word, known.clone()).or_else(|| {
+        let mut within = known.filter(|k| k.contains(word) || word.contains(*k));
+        let first = within.next()?;
+        within.next().is_none().then_some(first)
+    })
 }
 
 /// Text in full; binary content summarised; structured content as JSON.
@@ -305,29 +487,41 @@ mod tests {
 
     #[test]
     fn a_call_names_its_tool_in_every_form_and_alone_with_one_server() {
-        let resolve = |words: &[&str], servers: &[&str]| {
-            let args = CallArgs {
-                server: words[0].to_string(),
-                tool: words.get(1).map(|t| t.to_string()),
-                args: "{}".into(),
-            };
-            Target::resolve(args, servers.iter().copied())
-                .map(|t| (t.server, t.tool))
-                .map_err(|e| e.to_string())
+        let resolve_with = |words: &[&str], servers: &[(&str, Option<&str>)]| {
+            let named: Vec<Named<'_>> = servers
+                .iter()
+                .map(|&(name, alias)| Named { name, alias })
+                .collect();
+            Target::resolve(
+                words[0].to_string(),
+                words.get(1).map(|t| t.to_string()),
+                &named,
+            )
+            .map_err(|e| e.to_string())
         };
-        let pair = |s: &str, t: &str| Ok((s.to_string(), t.to_string()));
+        let resolve = |words: &[&str], servers: &[&str]| {
+            let servers: Vec<(&str, Option<&str>)> = servers.iter().map(|&s| (s, None)).collect();
+            resolve_with(words, &servers)
+        };
+        let tool = |s: &str, t: &str, word: Option<&str>| {
+            Ok(Target::Tool {
+                server: s.to_string(),
+                tool: t.to_string(),
+                word: word.map(str::to_string),
+            })
+        };
         let two = ["tickets", "docs"];
         assert_eq!(
             resolve(&["tickets", "search"], &two),
-            pair("tickets", "search")
+            tool("tickets", "search", None)
         );
         assert_eq!(
             resolve(&["tickets/search"], &two),
-            pair("tickets", "search")
+            tool("tickets", "search", Some("tickets/search"))
         );
         assert_eq!(
             resolve(&["tickets__search"], &two),
-            pair("tickets", "search")
+            tool("tickets", "search", Some("tickets__search"))
         );
         assert!(
             resolve(&["search"], &two)
@@ -335,7 +529,90 @@ mod tests {
                 .contains("which tool?")
         );
         // One server: the word alone is its tool, unless it is the server's own name.
-        assert_eq!(resolve(&["search"], &["files"]), pair("files", "search"));
+        assert_eq!(
+            resolve(&["search"], &["files"]),
+            tool("files", "search", Some("search"))
+        );
         assert!(resolve(&["files"], &["files"]).is_err());
+        // A name a model sees is looked up among the servers it may belong to: the one whose
+        // alias it starts with, one whose name a provider could not take as is, and any whose
+        // tools carry no prefix.
+        let public = |word: &str, servers: &[&str]| {
+            Ok(Target::Public {
+                word: word.to_string(),
+                servers: servers.iter().map(|s| s.to_string()).collect(),
+            })
+        };
+        let aliased = [
+            ("tickets", Some("t")),
+            ("docs.site", None),
+            ("bare", Some("")),
+        ];
+        assert_eq!(
+            resolve_with(&["t__search"], &aliased),
+            public("t__search", &["tickets", "bare"])
+        );
+        assert_eq!(
+            resolve_with(&["docs_site__get_page_1a2b3c4d"], &aliased),
+            public("docs_site__get_page_1a2b3c4d", &["docs.site", "bare"])
+        );
+        assert!(
+            resolve_with(&["x__y"], &[("tickets", None), ("docs", None)])
+                .unwrap_err()
+                .contains("which tool?")
+        );
+    }
+
+    #[test]
+    fn arguments_come_from_args_or_after_a_one_word_tool() {
+        let args = |tool: Option<&str>, flag: Option<&str>| {
+            let mut a = CallArgs {
+                server: "docs__get_page".into(),
+                tool: tool.map(str::to_string),
+                args: flag.map(str::to_string),
+            };
+            arguments(&mut a)
+                .map(|m| (Value::Object(m), a.tool))
+                .map_err(|e| e.to_string())
+        };
+        let slug = json!({"slug": "x"});
+        assert_eq!(args(None, None), Ok((json!({}), None)));
+        assert_eq!(
+            args(None, Some(r#"{"slug":"x"}"#)),
+            Ok((slug.clone(), None))
+        );
+        assert_eq!(
+            args(Some(r#" {"slug":"x"}"#), None),
+            Ok((slug.clone(), None))
+        );
+        // A tool's name stays the tool's name.
+        assert_eq!(
+            args(Some("get_page"), Some("{}")),
+            Ok((json!({}), Some("get_page".to_string())))
+        );
+        assert!(
+            args(Some("{}"), Some("{}"))
+                .unwrap_err()
+                .contains("given twice")
+        );
+        assert!(
+            args(Some("{"), None)
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+        assert!(
+            args(None, Some("[1]"))
+                .unwrap_err()
+                .contains("must be a JSON object")
+        );
+    }
+
+    #[test]
+    fn a_near_miss_is_named() {
+        let known = ["get_page", "search", "list_pages"];
+        assert_eq!(closest("get_pag", known.iter().copied()), Some("get_page"));
+        assert_eq!(closest("list", known.iter().copied()), Some("list_pages"));
+        assert_eq!(closest("page", known.iter().copied()), None);
+        assert_eq!(closest("delete_everything", known.iter().copied()), None);
     }
 }

@@ -105,7 +105,7 @@ enum Command {
     #[command(after_help = r#"Examples:
   switchboard call tickets search --args '{"query": "login"}'
   switchboard call tickets get_ticket --args '{"id": "T-1001"}' --json
-  switchboard call docs__get_page --args '{"slug": "rate-limits"}'"#)]
+  switchboard call docs__get_page '{"slug": "rate-limits"}'"#)]
     Call(call::CallArgs),
     /// Show the exact request a provider would receive: tools with provider-safe names and
     /// sanitized schemas, the system prompt with server instructions, and what was changed.

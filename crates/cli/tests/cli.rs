@@ -460,6 +460,97 @@ fn call_prints_results_and_exit_codes_say_what_happened() {
     }
 }
 
+#[test]
+fn call_takes_the_names_a_model_sees_and_arguments_after_the_tool() {
+    // A server with an alias, one whose name a provider cannot take as is, and one whose tool
+    // name is too long for any provider: `inspect` shows each tool under another name than
+    // SERVER__TOOL, and `call` takes that name as it is shown.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = toml_str(Path::new(exe()));
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\nalias = \"t\"\n\n\
+             [servers.\"docs.site\"]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n\n\
+             [servers.{long}]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n",
+            long = "a_documentation_server_with_a_name_much_longer_than_any_provider_allows"
+        ),
+    )
+    .unwrap();
+    let inspect = run(dir.path(), &["inspect", "--json"]);
+    assert_eq!(
+        inspect.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&inspect.stderr)
+    );
+    let shown = String::from_utf8_lossy(&inspect.stdout).to_string();
+    let v: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    let public = |server: &str, tool: &str| -> String {
+        let names = v["names"].as_array().unwrap();
+        names
+            .iter()
+            .find(|n| n["server"] == server && n["tool"] == tool)
+            .and_then(|n| n["public"].as_str())
+            .unwrap_or_else(|| panic!("no public name for {server}/{tool} in {names:?}"))
+            .to_string()
+    };
+    let long_server = "a_documentation_server_with_a_name_much_longer_than_any_provider_allows";
+    let aliased = public("tickets", "get_ticket");
+    assert_eq!(aliased, "t__get_ticket");
+    let dotted = public("docs.site", "get_page");
+    assert!(dotted.starts_with("docs_site__get_page_"), "{dotted}");
+    let long = public(long_server, "get_page");
+    assert!(long.len() <= 64 && !long.contains("get_page"), "{long}");
+
+    // The name as shown, with the arguments right after it.
+    let out = run(
+        dir.path(),
+        &["call", &aliased, r#"{"id": "T-1002"}"#, "--json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["structuredContent"]["customer"], "Globex");
+    for name in [&dotted, &long] {
+        let out = run(dir.path(), &["call", name, r#"{"slug": "rate-limits"}"#]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("HTTP 429"),
+            "{name}"
+        );
+    }
+
+    // A near miss is named, and the arguments cannot be given twice.
+    for (args, needle) in [
+        (
+            vec!["call", "t__get_tiket"],
+            "did you mean \"t__get_ticket\"?",
+        ),
+        (
+            vec!["call", "tickets", "get_tiket"],
+            "did you mean \"get_ticket\"?",
+        ),
+        (
+            vec!["call", "t__get_ticket", "{}", "--args", "{}"],
+            "given twice",
+        ),
+    ] {
+        let out = run(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
 fn five_real_servers(dir: &Path) -> String {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();

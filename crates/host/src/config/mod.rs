@@ -34,7 +34,7 @@ use switchboard_core::{ServerSpec, ToolFilter};
 
 use crate::error::HostError;
 
-pub use entry::{Approve, PinMode, ToolOverride};
+pub use entry::{Approve, PinMode, ToolOverride, closest};
 
 /// The result size, in tokens, above which a tool result is cut (`max_result_tokens`).
 pub const DEFAULT_RESULT_TOKENS: u32 = 25_000;
