@@ -1,6 +1,6 @@
 //! A `.mcpb` (or `.dxt`) file unpacked where its server can run: a folder of the user's cache
 //! named after the file's SHA-256, so a bundle is unpacked once and a changed bundle gets a new
-//! folder. Unpacking goes to a temporary folder renamed into place when complete, so a run cut
+//! folder (the digest is kept, so an unchanged file is not read again to find it). Unpacking goes to a temporary folder renamed into place when complete, so a run cut
 //! short leaves nothing that looks unpacked. Entries whose path would leave the folder, links,
 //! and more than [`MAX_BYTES`] in all are refused.
 
@@ -24,11 +24,12 @@ pub fn cache_root() -> Option<PathBuf> {
 /// The folder `archive` is unpacked in, under `root`, unpacking it first when it is not yet.
 /// The error says what is wrong with the archive.
 pub fn unpack(archive: &Path, root: &Path) -> Result<PathBuf, String> {
-    let digest = {
-        let mut file = std::fs::File::open(archive).map_err(|e| format!("cannot read it: {e}"))?;
-        let mut hasher = Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(|e| format!("cannot read it: {e}"))?;
-        hex::encode(hasher.finalize())
+    let (digest, keep) = digest(archive, root)?;
+    let done = |target: PathBuf| {
+        if let Some(keep) = keep {
+            keep.write(&digest);
+        }
+        Ok(target)
     };
     let stem: String = archive
         .file_stem()
@@ -46,7 +47,7 @@ pub fn unpack(archive: &Path, root: &Path) -> Result<PathBuf, String> {
         .collect();
     let target = root.join(format!("{stem}-{}", &digest[..16]));
     if target.join(DONE).is_file() {
-        return Ok(target);
+        return done(target);
     }
     std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
     let staging = root.join(format!(
@@ -73,7 +74,86 @@ pub fn unpack(archive: &Path, root: &Path) -> Result<PathBuf, String> {
             return Err(format!("cannot move it into {}: {e}", target.display()));
         }
     }
-    Ok(target)
+    done(target)
+}
+
+/// The SHA-256 of `archive`, in hex. Hashing a bundle of hundreds of megabytes takes a good
+/// part of a second, so the digest of a bundle that unpacked is kept beside the unpacked
+/// folders with the file's size, modification time and (on Unix) inode and change time, and read
+/// back while those are unchanged. The second value is what to keep, when the digest was
+/// computed.
+fn digest(archive: &Path, root: &Path) -> Result<(String, Option<Kept>), String> {
+    let meta = std::fs::metadata(archive).map_err(|e| format!("cannot read it: {e}"))?;
+    let stamp = stamp_of(&meta);
+    let path = std::fs::canonicalize(archive).ok().map(|full| {
+        let key = Sha256::digest(full.to_string_lossy().as_bytes());
+        root.join(".digests").join(hex::encode(&key[..16]))
+    });
+    if let (Some(path), Some(stamp)) = (&path, &stamp)
+        && let Ok(text) = std::fs::read_to_string(path)
+        && let Some((was, digest)) = text.trim_end().rsplit_once(' ')
+        && was == stamp
+        && digest.len() == 64
+        && digest.bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        return Ok((digest.to_string(), None));
+    }
+    let mut file = std::fs::File::open(archive).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| format!("cannot read it: {e}"))?;
+    let digest = hex::encode(hasher.finalize());
+    // Kept only when the file did not change while it was read.
+    let unchanged = std::fs::metadata(archive).ok().as_ref().and_then(stamp_of) == stamp;
+    let keep = match (path, stamp) {
+        (Some(path), Some(stamp)) if unchanged => Some(Kept { path, stamp }),
+        _ => None,
+    };
+    Ok((digest, keep))
+}
+
+/// Where a digest is kept, and the stamp it holds for.
+struct Kept {
+    path: PathBuf,
+    stamp: String,
+}
+
+impl Kept {
+    /// Write it; a failure costs the next run the hashing again, nothing else.
+    fn write(self, digest: &str) {
+        let Some(folder) = self.path.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(folder).is_err() {
+            return;
+        }
+        let staging = self
+            .path
+            .with_extension(format!("{}.tmp", std::process::id()));
+        if std::fs::write(&staging, format!("{} {digest}\n", self.stamp)).is_ok() {
+            let _ = std::fs::rename(&staging, &self.path);
+        }
+        let _ = std::fs::remove_file(&staging);
+    }
+}
+
+/// What says a file is unchanged: its size, modification time and, on Unix, inode and
+/// status-change time (which moves whenever the contents are written, even if the
+/// modification time is set back).
+fn stamp_of(meta: &std::fs::Metadata) -> Option<String> {
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    let more = {
+        use std::os::unix::fs::MetadataExt;
+        format!("-{}-{}.{}", meta.ino(), meta.ctime(), meta.ctime_nsec())
+    };
+    #[cfg(not(unix))]
+    let more = String::new();
+    Some(format!("{}-{modified}{more}", meta.len()))
 }
 
 fn extract(archive: &Path, into: &Path) -> Result<(), String> {
@@ -184,7 +264,31 @@ mod tests {
         std::fs::write(first.join("marker"), "x").unwrap();
         assert_eq!(unpack(&file, &root).unwrap(), first);
         assert!(first.join("marker").is_file());
-        // A changed bundle gets its own folder.
+        // The digest is kept, and read back while the file is unchanged: a kept digest made
+        // up here names the folder looked for.
+        let kept: Vec<PathBuf> = std::fs::read_dir(root.join(".digests"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        let text = std::fs::read_to_string(&kept[0]).unwrap();
+        let (stamp, digest) = text.trim_end().rsplit_once(' ').unwrap();
+        assert!(first.to_string_lossy().ends_with(&digest[..16]), "{text}");
+        std::fs::write(&kept[0], format!("{stamp} {}\n", "ab".repeat(32))).unwrap();
+        let made_up = unpack(&file, &root).unwrap();
+        assert!(made_up.to_string_lossy().ends_with(&"ab".repeat(8)));
+        // A changed bundle (of the same size, too) gets its own folder.
+        let same_size = archive(
+            dir.path(),
+            &[
+                ("manifest.json", b"{}", 0o644),
+                ("server/run", b"#!/bin/sX\n", 0o755),
+            ],
+        );
+        assert_eq!(same_size, file);
+        let changed = unpack(&file, &root).unwrap();
+        assert_ne!(changed, first);
+        assert_ne!(changed, made_up);
         let file = archive(dir.path(), &[("manifest.json", b"{\"a\":1}", 0o644)]);
         let second = unpack(&file, &root).unwrap();
         assert_ne!(second, first);
