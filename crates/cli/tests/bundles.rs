@@ -165,10 +165,12 @@ fn a_mcpb_file_is_a_config_whose_server_takes_its_settings_from_the_environment(
     );
     lists_folders(&out, &[&data]);
 
-    // It was unpacked once, into the user cache, named after the file and its hash.
+    // It was unpacked once, into the user cache, named after the file and its hash (which is
+    // kept beside it, in `.digests`).
     let unpacked: Vec<PathBuf> = std::fs::read_dir(home.join(".cache/switchboard/bundles"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with(".digests"))
         .collect();
     assert_eq!(unpacked.len(), 1, "{unpacked:?}");
     let name = unpacked[0]
@@ -339,6 +341,7 @@ fn a_config_entry_runs_a_bundle_with_its_own_settings_beside_other_servers() {
     mcpb(&home.join("files.mcpb"), "files");
     let mut unversioned = manifest("unversioned");
     unversioned.as_object_mut().unwrap().remove("version");
+    unversioned["tools"] = json!([{"name": "read_text_file"}, {"name": "no_such_tool"}]);
     mcpb_of(&home.join("unversioned.mcpb"), &unversioned);
     let exe = serde_json::to_string(exe()).unwrap();
     std::fs::write(
@@ -398,7 +401,20 @@ user_config = {{ allowed_directories = [{more}] }}
         &env,
     );
     lists_folders(&out, &[&data, &more]);
-    let v = json_of(&run(home, home, &["--json", "inspect"], &env));
+    let out = run(home, home, &["--json", "inspect"], &env);
+    // Its manifest's `tools` are compared with what the server lists, as a bundle's given as
+    // the config are.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server \"unversioned\": the bundle's manifest lists \"no_such_tool\", which the server does not have"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("\"read_text_file\", which"), "{stderr}");
+    assert!(
+        !stderr.contains("server \"files\": the bundle's"),
+        "{stderr}"
+    );
+    let v = json_of(&out);
     let names: Vec<&str> = v["request"]["tools"]
         .as_array()
         .unwrap()

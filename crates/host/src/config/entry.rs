@@ -438,7 +438,7 @@ pub fn validate(
     let ex = |field: &'static str, v: &str| {
         expand(v, &lookup).map_err(|e| err(field, format!("{field}: {e}")))
     };
-    let raw = match raw.bundle.clone() {
+    let (raw, manifest_tools) = match raw.bundle.clone() {
         Some(bundle) => from_bundle(ctx, raw, &bundle, &ex)?,
         None if !raw.user_config.is_empty() => {
             return Err(err(
@@ -446,7 +446,7 @@ pub fn validate(
                 "`user_config` gives an MCP bundle's settings, but the entry has no `bundle`",
             ));
         }
-        None => raw,
+        None => (raw, None),
     };
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);
     let mut written_command = None;
@@ -657,19 +657,19 @@ pub fn validate(
         written_command,
         startup_timeout_written,
         call_timeout_written,
-        manifest_tools: None,
+        manifest_tools,
     }))
 }
 
 /// An entry with `bundle`: the command, arguments, folder and environment the bundle's manifest
 /// gives, with the entry's `user_config` values; the entry's own `env` is added over the
-/// bundle's.
+/// bundle's. Also the tools the manifest lists, to compare with the server's.
 fn from_bundle(
     ctx: &Context<'_>,
     mut raw: RawServer,
     bundle: &str,
     ex: &dyn Fn(&'static str, &str) -> Result<String, EntryError>,
-) -> Result<RawServer, EntryError> {
+) -> Result<(RawServer, Option<Vec<String>>), EntryError> {
     if raw.command.is_some() || raw.url.is_some() {
         return Err(err(
             "bundle",
@@ -734,7 +734,7 @@ fn from_bundle(
         .unwrap_or_default();
     env.append(&mut raw.env);
     raw.env = env;
-    Ok(raw)
+    Ok((raw, super::mcpb::declared_tools(&manifest)))
 }
 
 /// `value` with `${VAR}` expanded in each string, within lists too.

@@ -68,18 +68,26 @@ pub fn parse(ctx: &Context<'_>, root: &Value) -> Result<Config, HostError> {
             .into_iter()
             .map(|w| format!("{}: {w}", ctx.path.display())),
     );
-    let generated = root.get("tools_generated").and_then(Value::as_bool) == Some(true);
-    let declared = root.get("tools").and_then(Value::as_array).map(|tools| {
+    if let Some(server) = config.servers.first_mut() {
+        server.manifest_tools = declared_tools(root);
+    }
+    Ok(config)
+}
+
+/// The names of the tools a manifest lists, to compare with the live server's; `None` when it
+/// lists none or says they are generated at run time (`tools_generated`).
+pub fn declared_tools(manifest: &Value) -> Option<Vec<String>> {
+    if manifest.get("tools_generated").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    let tools = manifest.get("tools").and_then(Value::as_array)?;
+    Some(
         tools
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str))
             .map(str::to_string)
-            .collect::<Vec<_>>()
-    });
-    if let (Some(server), false) = (config.servers.first_mut(), generated) {
-        server.manifest_tools = declared;
-    }
-    Ok(config)
+            .collect(),
+    )
 }
 
 /// The user_config types the bundle format defines.

@@ -91,8 +91,8 @@ pub struct ServerConfig {
     pub startup_timeout_written: bool,
     /// Whether the entry set its own call timeout (`call_timeout`, or a host's own `timeout`).
     pub call_timeout_written: bool,
-    /// The tools an MCP bundle's manifest says its server has, for a bundle run on its own
-    /// (`--config x.mcpb`) whose manifest lists them and does not say they are generated.
+    /// The tools an MCP bundle's manifest says its server has (a bundle run on its own, or an
+    /// entry's `bundle`), when the manifest lists them and does not say they are generated.
     pub manifest_tools: Option<Vec<String>>,
 }
 
@@ -268,7 +268,7 @@ pub fn unknown_tool_settings(
     out
 }
 
-/// For each bundle run on its own whose manifest lists its tools: where that list and the tools
+/// For each bundle whose manifest lists its tools: where that list and the tools
 /// the server, ready in `catalog`, lists differ. Claude Desktop shows the manifest's list before
 /// a bundle is installed, so a stale one misleads its users.
 pub fn manifest_mismatches(
