@@ -5,18 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
-use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode, translate_options};
-use switchboard_host::client::ProviderClient;
-use switchboard_host::config::{Config, PinMode};
+use switchboard_host::Host;
+use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode};
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
-use switchboard_host::finder::Finder;
-use switchboard_host::pins::{self, PinStore};
-use switchboard_host::transcript::Transcript;
-use switchboard_host::translate::default_model;
-use switchboard_mcp::ServerState;
 use switchboard_providers::Part;
 
 use crate::output::print_json;
@@ -98,99 +91,43 @@ pub async fn start_agent(
     wait: Option<std::time::Duration>,
 ) -> anyhow::Result<Agent> {
     let config = source::load_config(global)?;
-    for d in &config.disabled {
-        tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
+    let mut builder = Host::builder(config.clone())
+        .provider(model.provider)
+        .approver(approver)
+        .options(AgentOptions {
+            max_turns: model.max_turns.max(1),
+            max_tokens: model.max_tokens,
+            stream,
+            tools: match model.tools {
+                Tools::All => ToolMode::All,
+                Tools::Search => ToolMode::Search,
+            },
+            ..AgentOptions::default()
+        });
+    if let Some(m) = &model.model {
+        builder = builder.model(m);
     }
-    let key = ProviderClient::key_from_env(
-        model.provider,
-        model.base_url.as_deref(),
-        model.api_key_env.as_deref(),
-        &|v| std::env::var(v).ok(),
-    )?;
-    let model_id = model
-        .model
-        .clone()
-        .unwrap_or_else(|| default_model(model.provider).to_string());
-    let client = ProviderClient::new(
-        model.provider,
-        model.base_url.as_deref(),
-        model_id.clone(),
-        key,
-    )?;
-    let transcript = match &model.transcript {
-        Some(p) => Some(
-            Transcript::create(p)
-                .with_context(|| format!("cannot write the transcript {}", p.display()))?,
-        ),
-        None => None,
-    };
+    if let Some(url) = &model.base_url {
+        builder = builder.base_url(url);
+    }
+    if let Some(var) = &model.api_key_env {
+        builder = builder.api_key_env(var);
+    }
+    if let Some(p) = &model.transcript {
+        builder = builder.transcript(p);
+    }
+    if let Some(w) = wait {
+        builder = builder.startup_wait(w);
+    }
+    // Checks the key and the transcript before any server starts; the servers then start
+    // behind a progress bar.
+    let builder = builder.check()?;
     let sessions = source::connect_within(&config, wait).await;
-    // A misspelt per-tool setting would leave a tool without the approval meant for it.
-    for (_, _, message) in
-        switchboard_host::config::unknown_tool_settings(&sessions.catalog(), &config.servers)
-    {
-        tracing::warn!("{message}");
+    let host = builder.sessions(sessions).build().await?;
+    for note in host.notes() {
+        tracing::warn!("{note}");
     }
-    for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
-        if s.state == ServerState::Connecting {
-            let after = wait.map_or_else(String::new, |w| format!(" after {} s", w.as_secs_f64()));
-            tracing::warn!(
-                "server {:?} is still starting{after}; its tools join when it is ready",
-                s.name
-            );
-        } else {
-            tracing::warn!(
-                "server {:?} is not available: {}",
-                s.name,
-                s.state.describe()
-            );
-        }
-    }
-    let opts = AgentOptions {
-        max_turns: model.max_turns.max(1),
-        max_tokens: model.max_tokens,
-        stream,
-        tools: match model.tools {
-            Tools::All => ToolMode::All,
-            Tools::Search => ToolMode::Search,
-        },
-        ..AgentOptions::default()
-    };
-    let topts = translate_options(&config, model.provider, &model_id);
-    let mut agent = Agent::new(
-        sessions,
-        config.servers.clone(),
-        client,
-        topts,
-        approver,
-        opts,
-    );
-    if let Some(t) = transcript {
-        agent.set_transcript(t);
-    }
-    agent.set_pins(open_pins(&config));
-    agent.set_finder(Arc::new(Finder::locate(
-        config.settings.search_model.as_deref(),
-    )));
-    Ok(agent)
-}
-
-/// The pin store, found as `serve` finds it without `--pins`: `[settings] pin_store`, else the
-/// user data directory. Only opened when some server pins. A store that cannot be opened is
-/// said once and the run goes on unpinned: pins guard the tools, they never block the run.
-fn open_pins(config: &Config) -> Option<Arc<PinStore>> {
-    if config.servers.iter().all(|s| s.pin == PinMode::Off) {
-        return None;
-    }
-    match pins::store_path(None, &config.settings).and_then(|p| PinStore::open(&p)) {
-        Ok(store) => Some(Arc::new(store)),
-        Err(e) => {
-            eprintln!(
-                "warning: {e}; tools are not checked against their pins in this session (set [settings] pin_store to a writable file, or pin = \"off\")"
-            );
-            None
-        }
-    }
+    Ok(host.into_agent())
 }
 
 /// Run the command. Exit 0 when the model answered, 1 when the run failed (provider error after

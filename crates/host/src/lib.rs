@@ -6,6 +6,7 @@ pub mod config;
 pub mod dispatch;
 pub mod error;
 pub mod finder;
+pub mod host;
 pub mod pins;
 pub mod policy;
 pub mod shape;
@@ -15,3 +16,4 @@ pub mod translate;
 
 pub use config::{Config, ConfigSource, Profile, ServerConfig};
 pub use error::HostError;
+pub use host::{Host, HostBuilder};

@@ -1,0 +1,373 @@
+//! `Host`: the library's front door. A config's servers, a provider client and the agent loop
+//! over them, put together by one builder, as `switchboard run` and `chat` put them together:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), switchboard_host::HostError> {
+//! use switchboard_host::{Config, Host};
+//! use switchboard_core::Dialect;
+//!
+//! let config = Config::load("switchboard.toml".as_ref())?;
+//! let mut host = Host::builder(config)
+//!     .provider(Dialect::Anthropic) // the key from ANTHROPIC_API_KEY
+//!     .build()
+//!     .await?;
+//! for note in host.notes() {
+//!     eprintln!("{note}"); // servers disabled or not up, settings that apply to nothing
+//! }
+//! let answer = host.ask("Which tickets mention login?").await?;
+//! println!("{}", answer.text);
+//! host.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What the builder does not do is print: what it finds on the way (a server that did not come
+//! up, a pin store that cannot be opened) is returned as [`Host::notes`], and the config's own
+//! warnings stay in [`Config::warnings`] for the caller to show.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use switchboard_core::{Dialect, Secret};
+use switchboard_mcp::{ServerState, Sessions};
+use switchboard_providers::Part;
+
+use crate::agent::{Agent, AgentEvent, AgentOptions, Answer, ToolMode, translate_options};
+use crate::client::ProviderClient;
+use crate::config::{Config, PinMode};
+use crate::dispatch::{ApproveAll, Approver, DeclineAll};
+use crate::error::HostError;
+use crate::finder::Finder;
+use crate::pins::{self, PinStore};
+use crate::transcript::Transcript;
+use crate::translate::default_model;
+
+/// A conversation with a model over a config's servers: an [`Agent`] and what building it
+/// found.
+pub struct Host {
+    agent: Agent,
+    notes: Vec<String>,
+}
+
+/// Where the API key comes from.
+enum Key {
+    /// The provider's usual variable (`ANTHROPIC_API_KEY`, ...), none needed for a local
+    /// `base_url`.
+    Usual,
+    /// This environment variable.
+    Env(String),
+    /// This key.
+    Given(Secret),
+    /// No key (a local model server).
+    None,
+}
+
+/// How to build a [`Host`]; every setting has the default `switchboard run` has.
+pub struct HostBuilder {
+    config: Config,
+    provider: Dialect,
+    model: Option<String>,
+    base_url: Option<String>,
+    key: Key,
+    approver: Arc<dyn Approver>,
+    options: AgentOptions,
+    transcript: Option<PathBuf>,
+    wait: Option<Duration>,
+    sessions: Option<Sessions>,
+    pins: bool,
+    /// The client and transcript, once [`HostBuilder::check`] made them.
+    checked: Option<(ProviderClient, Option<Transcript>)>,
+}
+
+impl Host {
+    /// Start building a host over `config`'s servers (see [`Config::load`]).
+    pub fn builder(config: Config) -> HostBuilder {
+        HostBuilder {
+            config,
+            provider: Dialect::Anthropic,
+            model: None,
+            base_url: None,
+            key: Key::Usual,
+            approver: Arc::new(DeclineAll {
+                why: "this host approves no calls that need approval".into(),
+            }),
+            options: AgentOptions::default(),
+            transcript: None,
+            wait: None,
+            sessions: None,
+            pins: true,
+            checked: None,
+        }
+    }
+
+    /// What building found that the caller may want to show: servers disabled by the config
+    /// or not up, per-tool settings naming tools no server lists, a pin store that could not be
+    /// opened. None of them stopped the build.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Send a text message and run the loop until the model answers (or the turn limit).
+    pub async fn ask(&mut self, text: &str) -> Result<Answer, HostError> {
+        self.send(vec![Part::Text(text.to_string())], &mut |_| {})
+            .await
+    }
+
+    /// Send a message of several parts, seeing the loop's events as they happen (streamed
+    /// text, tool uses, tools array changes).
+    pub async fn send(
+        &mut self,
+        parts: Vec<Part>,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<Answer, HostError> {
+        self.agent.send(parts, on_event).await
+    }
+
+    /// The agent: its conversation, turns, usage, tools array and sessions.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// The agent, to change its settings between messages.
+    pub fn agent_mut(&mut self) -> &mut Agent {
+        &mut self.agent
+    }
+
+    /// The agent, and the host with it.
+    pub fn into_agent(self) -> Agent {
+        self.agent
+    }
+
+    /// Close every server session (stdio servers are stopped).
+    pub async fn shutdown(self) {
+        self.agent.sessions().shutdown().await;
+    }
+}
+
+impl HostBuilder {
+    /// The provider's API (default Anthropic's).
+    pub fn provider(mut self, provider: Dialect) -> Self {
+        self.provider = provider;
+        self
+    }
+
+    /// The model id (default: the provider's default model).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Send requests here instead of the provider's API (Ollama's `http://localhost:11434/v1`,
+    /// a proxy). No key is needed then unless the provider's variable is set.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Use this API key.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Key::Given(Secret::new(key.into()));
+        self
+    }
+
+    /// Read the API key from this environment variable instead of the provider's usual one.
+    pub fn api_key_env(mut self, var: impl Into<String>) -> Self {
+        self.key = Key::Env(var.into());
+        self
+    }
+
+    /// Send no API key at all (a local model server behind `base_url`).
+    pub fn no_api_key(mut self) -> Self {
+        self.key = Key::None;
+        self
+    }
+
+    /// Who approves calls that need approval (destructive tools, or per config). The default
+    /// declines them, and the model is told so.
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = approver;
+        self
+    }
+
+    /// Approve every call that needs approval (`switchboard run --yes`).
+    pub fn approve_all(self) -> Self {
+        self.approver(Arc::new(ApproveAll))
+    }
+
+    /// The loop's settings (turn limit, `max_tokens`, streaming, where cut results go).
+    pub fn options(mut self, options: AgentOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Which tools the model sees: all of them, or a search tool and what it found.
+    pub fn tools(mut self, tools: ToolMode) -> Self {
+        self.options.tools = tools;
+        self
+    }
+
+    /// Write every request and response body to this file, as JSON lines (keys redacted).
+    pub fn transcript(mut self, path: impl Into<PathBuf>) -> Self {
+        self.transcript = Some(path.into());
+        self
+    }
+
+    /// Wait at most this long for servers to start (default: until each has started or
+    /// failed). The tools of one still starting join the tools array when it is ready.
+    pub fn startup_wait(mut self, wait: Duration) -> Self {
+        self.wait = Some(wait);
+        self
+    }
+
+    /// Use sessions already started for the config's servers (say, behind a progress bar)
+    /// instead of starting them.
+    pub fn sessions(mut self, sessions: Sessions) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// Whether to check tools against the pin store, for servers whose `pin` is not `off`
+    /// (default true: the store `[settings] pin_store` names, else the user data folder's).
+    pub fn pins(mut self, on: bool) -> Self {
+        self.pins = on;
+        self
+    }
+
+    /// Make the provider client and open the transcript now, before any server starts, so what
+    /// the caller must fix (an API key variable that is not set, a transcript that cannot be
+    /// written, a base URL that is not one) is known first. [`HostBuilder::build`] does this
+    /// itself when it was not done.
+    pub fn check(mut self) -> Result<Self, HostError> {
+        if self.checked.is_none() {
+            self.checked = Some(self.client_and_transcript()?);
+        }
+        Ok(self)
+    }
+
+    fn client_and_transcript(&mut self) -> Result<(ProviderClient, Option<Transcript>), HostError> {
+        let env = |v: &str| std::env::var(v).ok();
+        let base_url = self.base_url.as_deref();
+        let key = match &self.key {
+            Key::Usual => ProviderClient::key_from_env(self.provider, base_url, None, &env)?,
+            Key::Env(var) => {
+                ProviderClient::key_from_env(self.provider, base_url, Some(var), &env)?
+            }
+            Key::Given(secret) => Some(secret.clone()),
+            Key::None => None,
+        };
+        let model = self
+            .model
+            .get_or_insert_with(|| default_model(self.provider).to_string())
+            .clone();
+        let client = ProviderClient::new(self.provider, base_url, model, key)?;
+        let transcript = self
+            .transcript
+            .as_deref()
+            .map(Transcript::create)
+            .transpose()?;
+        Ok((client, transcript))
+    }
+
+    /// Start the servers (unless given) and make the agent. Fails only on what
+    /// [`HostBuilder::check`] checks; a server that does not come up is a note.
+    pub async fn build(mut self) -> Result<Host, HostError> {
+        let (client, transcript) = match self.checked.take() {
+            Some(checked) => checked,
+            None => self.client_and_transcript()?,
+        };
+        let HostBuilder {
+            config,
+            provider,
+            model,
+            approver,
+            options,
+            wait,
+            sessions,
+            pins,
+            ..
+        } = self;
+        let model = model.unwrap_or_else(|| default_model(provider).to_string());
+
+        let mut notes: Vec<String> = config
+            .disabled
+            .iter()
+            .map(|d| format!("server {:?} is disabled: {}", d.name, d.reason))
+            .collect();
+        let sessions = match sessions {
+            Some(s) => s,
+            None => {
+                let s = Sessions::launch(config.servers.iter().map(|s| s.spec.clone()).collect());
+                match wait {
+                    Some(w) => {
+                        let _ = tokio::time::timeout(w, s.settled()).await;
+                    }
+                    None => s.settled().await,
+                }
+                s
+            }
+        };
+        // A misspelt per-tool setting would leave a tool without the approval meant for it.
+        notes.extend(
+            crate::config::unknown_tool_settings(&sessions.catalog(), &config.servers)
+                .into_iter()
+                .map(|(_, _, message)| message),
+        );
+        for s in sessions.statuses().iter().filter(|s| !s.state.is_ready()) {
+            notes.push(if s.state == ServerState::Connecting {
+                let after =
+                    wait.map_or_else(String::new, |w| format!(" after {} s", w.as_secs_f64()));
+                format!(
+                    "server {:?} is still starting{after}; its tools join when it is ready",
+                    s.name
+                )
+            } else {
+                format!(
+                    "server {:?} is not available: {}",
+                    s.name,
+                    s.state.describe()
+                )
+            });
+        }
+
+        let translate = translate_options(&config, provider, &model);
+        let mut agent = Agent::new(
+            sessions,
+            config.servers.clone(),
+            client,
+            translate,
+            approver,
+            options,
+        );
+        if let Some(t) = transcript {
+            agent.set_transcript(t);
+        }
+        if pins {
+            let (store, note) = open_pins(&config);
+            notes.extend(note);
+            agent.set_pins(store);
+        }
+        agent.set_finder(Arc::new(Finder::locate(
+            config.settings.search_model.as_deref(),
+        )));
+        Ok(Host { agent, notes })
+    }
+}
+
+/// The pin store, found as `serve` finds it without `--pins`: `[settings] pin_store`, else the
+/// user data directory. Only opened when some server pins. A store that cannot be opened is a
+/// note and the host goes on unpinned: pins guard the tools, they never block the run.
+fn open_pins(config: &Config) -> (Option<Arc<PinStore>>, Option<String>) {
+    if config.servers.iter().all(|s| s.pin == PinMode::Off) {
+        return (None, None);
+    }
+    match pins::store_path(None, &config.settings).and_then(|p| PinStore::open(&p)) {
+        Ok(store) => (Some(Arc::new(store)), None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "{e}; tools are not checked against their pins in this session (set [settings] pin_store to a writable file, or pin = \"off\")"
+            )),
+        ),
+    }
+}

@@ -1,0 +1,100 @@
+//! The library's front door used as an agent builder would use it: a config parsed from text,
+//! a real MCP server (the npm reference "everything" server), a provider double standing in
+//! for the model, and `Host::builder(config)...build()` putting them together.
+
+use std::path::Path;
+
+use serde_json::json;
+use switchboard_core::Dialect;
+use switchboard_host::agent::End;
+use switchboard_host::{Config, Host, HostError};
+use switchboard_test_support::peers::peer;
+use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
+
+/// A config with the everything server and an entry that cannot run.
+fn config(dir: &Path) -> Config {
+    let server = serde_json::to_string(&peer("everything")).unwrap();
+    let text = format!(
+        "[servers.everything]\ncommand = \"node\"\nargs = [{server}, \"stdio\"]\n\n\
+         [servers.broken]\nurl = \"not a url\"\n\n\
+         [servers.everything.tool.no_such_tool]\napprove = \"always\"\n"
+    );
+    Config::parse(&dir.join("switchboard.toml"), &text, &|_| None).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_built_from_a_config_runs_the_loop_over_its_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = ProviderDouble::start(
+        Dialect::Anthropic,
+        vec![
+            Turn::tools(vec![Call::ends_with(
+                "__echo",
+                json!({"message": "hi there"}),
+            )]),
+            Turn::Text("The server said hi there.".into()),
+        ],
+    )
+    .await;
+    let transcript = dir.path().join("transcript.jsonl");
+    let mut host = Host::builder(config(dir.path()))
+        .provider(Dialect::Anthropic)
+        .base_url(model.base_url())
+        .no_api_key()
+        .transcript(&transcript)
+        .build()
+        .await
+        .unwrap();
+
+    // What building found is returned, not printed: the entry that cannot run, and a per-tool
+    // setting for a tool the server does not list.
+    let notes = host.notes().join("\n");
+    assert!(notes.contains("server \"broken\" is disabled"), "{notes}");
+    assert!(notes.contains("no_such_tool"), "{notes}");
+
+    let answer = host.ask("Echo hi there.").await.unwrap();
+    assert_eq!(answer.text, "The server said hi there.");
+    assert_eq!(answer.end, End::Answered);
+    model.assert_valid();
+
+    // The model saw the server's tools, and its call reached the real server and came back.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().any(|t| t["name"] == "everything__echo"),
+        "{tools:?}"
+    );
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(last.to_string().contains("Echo: hi there"), "{last}");
+    let turns = &host.agent().turns;
+    assert_eq!(turns[0].tool_calls[0].server.as_deref(), Some("everything"));
+    assert!(
+        std::fs::read_to_string(&transcript)
+            .unwrap()
+            .lines()
+            .count()
+            >= 4
+    );
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_key_variable_that_is_not_set_is_named_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = Host::builder(config(dir.path()))
+        .api_key_env("SWITCHBOARD_TEST_KEY_THAT_IS_NEVER_SET")
+        .check();
+    match result {
+        Err(HostError::ApiKeyEnvUnset { var }) => {
+            assert_eq!(var, "SWITCHBOARD_TEST_KEY_THAT_IS_NEVER_SET")
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("built without the key"),
+    }
+}
