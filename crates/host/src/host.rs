@@ -221,7 +221,9 @@ impl HostBuilder {
     }
 
     /// Use sessions already started for the config's servers (say, behind a progress bar)
-    /// instead of starting them.
+    /// instead of starting them. (Before starting them, call
+    /// `switchboard_mcp::configure_server_oauth(config.server_oauth())`, as `build` does when it
+    /// starts them, so each server's own OAuth client settings apply.)
     pub fn sessions(mut self, sessions: Sessions) -> Self {
         self.sessions = Some(sessions);
         self
@@ -297,6 +299,8 @@ impl HostBuilder {
         let sessions = match sessions {
             Some(s) => s,
             None => {
+                // Each server's own OAuth client settings, for the sessions about to start.
+                switchboard_mcp::configure_server_oauth(config.server_oauth());
                 let s = Sessions::launch(config.servers.iter().map(|s| s.spec.clone()).collect());
                 match wait {
                     Some(w) => {
