@@ -3073,9 +3073,10 @@ fn failed_restarts_warn_once_and_then_give_up() {
 }
 
 /// `serve --call-log FILE`: every tool call a client makes is one JSON line, plain calls that
-/// would pass straight through to a stdio server included: who called, the tool and its
-/// server, the arguments without their secrets, how it ended (ok, tool_error, error) and how
-/// long it took. With the facade, the line names the tool `call_tool` ran.
+/// pass straight through to a stdio server (over stdio and over HTTP) as well as those the
+/// session answers: who called, the tool and its server, the arguments without their secrets,
+/// how it ended (ok, tool_error, error) and how long it took. With the facade, the line names
+/// the tool `call_tool` ran.
 #[test]
 fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     let setup = Setup::new("");
@@ -3097,8 +3098,13 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     );
     assert!(unknown.get("error").is_some(), "{unknown}");
     let log_text = c.finish();
-    // Plain calls were not passed through: the handler saw them all.
-    assert!(!log_text.contains("call passes through"), "{log_text}");
+    // The two plain calls passed through (logging does not take them off that path); the
+    // unknown tool went to the session.
+    assert_eq!(
+        log_text.matches("call passes through").count(),
+        2,
+        "{log_text}"
+    );
 
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(!text.contains("sk-secret"), "{text}");
@@ -3170,6 +3176,72 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     assert_eq!(lines[1]["tool"], "tickets__search");
     assert_eq!(lines[1]["server"], "tickets");
     assert_eq!(lines[1]["arguments"], json!({"query": "login"}));
+
+    // Over HTTP, a plain call passes through and is logged with its client, as is one the
+    // session answers (from a client that takes sampling).
+    let debug = ("RUST_LOG", "switchboard_gateway::http_passthrough=debug");
+    let http = HttpServe::start(&setup, &["--call-log", &log_arg], &[debug]);
+    let plain = HttpClient::start(&http.authority(), json!({}));
+    let (r, kind) = plain.request(
+        1,
+        "tools/call",
+        json!({"name": "tickets__get_ticket", "arguments": {"id": "T-9999", "token": "sk-http"}}),
+    );
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
+    assert!(kind.starts_with("application/json"), "{kind}");
+    let sampler = HttpClient::start(&http.authority(), json!({"sampling": {}}));
+    let (r, kind) = sampler.request(
+        1,
+        "tools/call",
+        json!({"name": "tickets__search", "arguments": {"query": "login"}}),
+    );
+    assert_ne!(r["result"]["isError"], json!(true), "{r}");
+    assert!(kind.starts_with("text/event-stream"), "{kind}");
+    std::thread::sleep(Duration::from_millis(200));
+    let served = http.log.lock().unwrap().clone();
+    assert_eq!(
+        served.matches("call passes through (http)").count(),
+        1,
+        "{served}"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("sk-http"), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .skip(5)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let summary: Vec<(&str, &str, &str, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["client"].as_str().unwrap_or("-"),
+                l["tool"].as_str().unwrap(),
+                l["upstream_tool"].as_str().unwrap_or("-"),
+                l["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "by-hand 0",
+                "tickets__get_ticket",
+                "get_ticket",
+                "tool_error"
+            ),
+            ("by-hand 0", "tickets__search", "search", "ok"),
+        ],
+        "{text}"
+    );
+    assert_eq!(lines[0]["arguments"]["token"], "***");
+    assert!(
+        lines[0]["error"].as_str().unwrap().contains("T-9999"),
+        "{text}"
+    );
+    assert!(lines[0]["result_bytes"].as_u64().unwrap() > 0, "{text}");
 }
 
 /// A tool's `description` from the config is what clients list and what the facade searches,

@@ -60,7 +60,16 @@ impl CallLog {
 
     /// Append the line for `call`, which ended with `outcome`.
     pub(crate) fn record(&self, call: &Call<'_>, outcome: Result<&CallToolResult, &str>) {
-        let mut line = line_text(call, outcome);
+        self.append(line_text(call, Ended::of(outcome)));
+    }
+
+    /// Append the line for a call that passed straight through to its server: its result as
+    /// the server's JSON text, or why it failed.
+    pub(crate) fn record_raw(&self, call: &Call<'_>, outcome: Result<&str, &str>) {
+        self.append(line_text(call, Ended::of_raw(outcome)));
+    }
+
+    fn append(&self, mut line: String) {
         line.push('\n');
         let written = self
             .file
@@ -75,12 +84,125 @@ impl CallLog {
     }
 }
 
+/// A call passing straight through to its server, written to the log when it ends.
+pub(crate) struct Passing {
+    log: std::sync::Arc<CallLog>,
+    client: Option<String>,
+    tool: String,
+    upstream: (String, String),
+    arguments: Map<String, Value>,
+    started: SystemTime,
+    clock: std::time::Instant,
+}
+
+impl Passing {
+    /// The call to `public` (the tool `tool` of `server`) with these arguments (JSON text),
+    /// starting now, from `client`.
+    pub(crate) fn start(
+        log: std::sync::Arc<CallLog>,
+        client: Option<&str>,
+        public: &str,
+        (server, tool): (&str, &str),
+        arguments: &str,
+    ) -> Passing {
+        Passing {
+            log,
+            client: client.map(str::to_string),
+            tool: public.to_string(),
+            upstream: (server.to_string(), tool.to_string()),
+            arguments: serde_json::from_str(arguments).unwrap_or_default(),
+            started: SystemTime::now(),
+            clock: std::time::Instant::now(),
+        }
+    }
+
+    /// It ended: with the server's result (JSON text), or why it failed.
+    pub(crate) fn end(self, outcome: Result<&str, &str>) {
+        let call = Call {
+            client: self.client,
+            tool: &self.tool,
+            upstream: Some(self.upstream),
+            arguments: &self.arguments,
+            started: self.started,
+            took: self.clock.elapsed(),
+        };
+        self.log.record_raw(&call, outcome);
+    }
+}
+
+/// How a call ended, as its line says it.
+enum Ended {
+    Ok { bytes: usize },
+    ToolError { said: String, bytes: usize },
+    Error { message: String },
+}
+
+impl Ended {
+    fn of(outcome: Result<&CallToolResult, &str>) -> Ended {
+        match outcome {
+            Ok(result) => {
+                let bytes = serde_json::to_vec(result).map_or(0, |b| b.len());
+                if result.is_error == Some(true) {
+                    // What the tool said, cut short: the first text block.
+                    let said = result
+                        .content
+                        .iter()
+                        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+                        .unwrap_or_default();
+                    Ended::ToolError { said, bytes }
+                } else {
+                    Ended::Ok { bytes }
+                }
+            }
+            Err(message) => Ended::Error {
+                message: message.to_string(),
+            },
+        }
+    }
+
+    /// From a result's JSON text: only `isError` and the first text block are read.
+    fn of_raw(outcome: Result<&str, &str>) -> Ended {
+        #[derive(serde::Deserialize)]
+        struct Result<'a> {
+            #[serde(rename = "isError", default)]
+            is_error: Option<bool>,
+            #[serde(borrow, default)]
+            content: Vec<Block<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Block<'a> {
+            #[serde(borrow, default)]
+            text: Option<std::borrow::Cow<'a, str>>,
+        }
+        match outcome {
+            Ok(text) => {
+                let bytes = text.len();
+                match serde_json::from_str::<Result>(text) {
+                    Ok(r) if r.is_error == Some(true) => Ended::ToolError {
+                        said: r
+                            .content
+                            .into_iter()
+                            .find_map(|b| b.text)
+                            .unwrap_or_default()
+                            .into_owned(),
+                        bytes,
+                    },
+                    _ => Ended::Ok { bytes },
+                }
+            }
+            Err(message) => Ended::Error {
+                message: message.to_string(),
+            },
+        }
+    }
+}
+
 /// The JSON of one call, its keys in a reader's order: `time`, `client`, `tool`, `server` and
 /// `upstream_tool` (when the name resolved), `arguments` (secrets removed), `outcome` (`ok`,
 /// `tool_error` for a result with `isError`, or `error` for a JSON-RPC error), `error` (what
 /// the tool or the error said), `result_bytes` (the result's JSON size) and `duration_ms`
 /// (to the microsecond).
-fn line_text(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> String {
+fn line_text(call: &Call<'_>, ended: Ended) -> String {
     #[derive(serde::Serialize)]
     struct Line<'a> {
         time: String,
@@ -98,31 +220,11 @@ fn line_text(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> String 
         result_bytes: Option<usize>,
         duration_ms: f64,
     }
-    let (outcome, error, result_bytes) = match outcome {
-        Ok(result) if result.is_error == Some(true) => {
-            // What the tool said, cut short: the first text block.
-            let said = result
-                .content
-                .iter()
-                .find_map(|c| c.as_text().map(|t| t.text.clone()))
-                .unwrap_or_default();
-            let size = serde_json::to_vec(result).map_or(0, |b| b.len());
-            (
-                "tool_error",
-                Some(switchboard_core::clip(&said, 300).into_owned()),
-                Some(size),
-            )
-        }
-        Ok(result) => (
-            "ok",
-            None,
-            Some(serde_json::to_vec(result).map_or(0, |b| b.len())),
-        ),
-        Err(message) => (
-            "error",
-            Some(switchboard_core::clip(message, 300).into_owned()),
-            None,
-        ),
+    let clip = |s: &str| Some(switchboard_core::clip(s, 300).into_owned());
+    let (outcome, error, result_bytes) = match ended {
+        Ended::Ok { bytes } => ("ok", None, Some(bytes)),
+        Ended::ToolError { said, bytes } => ("tool_error", clip(&said), Some(bytes)),
+        Ended::Error { message } => ("error", clip(&message), None),
     };
     let line = Line {
         time: switchboard_core::time::rfc3339(call.started),
@@ -148,7 +250,11 @@ mod tests {
     use serde_json::json;
 
     fn line(call: &Call<'_>, outcome: Result<&CallToolResult, &str>) -> Value {
-        serde_json::from_str(&line_text(call, outcome)).unwrap()
+        serde_json::from_str(&line_text(call, Ended::of(outcome))).unwrap()
+    }
+
+    fn raw_line(call: &Call<'_>, outcome: Result<&str, &str>) -> Value {
+        serde_json::from_str(&line_text(call, Ended::of_raw(outcome))).unwrap()
     }
 
     #[test]
@@ -177,7 +283,7 @@ mod tests {
         assert_eq!(ok["outcome"], "ok");
         assert_eq!(ok["duration_ms"], 42.0);
         assert!(
-            line_text(&call, Err("x"))
+            line_text(&call, Ended::of(Err("x")))
                 .starts_with("{\"time\":\"1970-01-01T00:00:01.500Z\",\"client\"")
         );
         assert!(ok["result_bytes"].as_u64().unwrap() > 0);
@@ -195,6 +301,24 @@ mod tests {
         let refused = line(&call, Err("unknown tool \"x\""));
         assert_eq!(refused["outcome"], "error");
         assert!(refused.get("result_bytes").is_none());
+
+        // A result that passed straight through is read from its JSON text the same way.
+        let text = r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"no such ticket"}],"isError":true}"#;
+        let raw = raw_line(&call, Ok(text));
+        assert_eq!(
+            (raw["outcome"].as_str(), raw["error"].as_str()),
+            (Some("tool_error"), Some("no such ticket"))
+        );
+        assert_eq!(raw["result_bytes"], text.len());
+        let fine = raw_line(
+            &call,
+            Ok(r#"{"content":[{"type":"text","text":"3 found"}]}"#),
+        );
+        assert_eq!(fine["outcome"], "ok");
+        assert!(fine.get("error").is_none());
+        assert_eq!(raw_line(&call, Err("timed out"))["outcome"], "error");
+        // A result that is not what a tool result looks like still counts as answered.
+        assert_eq!(raw_line(&call, Ok("[1]"))["outcome"], "ok");
     }
 
     #[test]

@@ -193,7 +193,7 @@ pub struct Gateway {
     instructions: bool,
     pub(crate) expose: Expose,
     /// `serve --call-log`.
-    pub(crate) call_log: Option<crate::CallLog>,
+    pub(crate) call_log: Option<Arc<crate::CallLog>>,
     snapshot: RwLock<Arc<Snapshot>>,
     clients: Mutex<Vec<(Peer<RoleServer>, Arc<Client>)>>,
     /// 2026-07-28 clients hear about changes through `subscriptions/listen` streams.
@@ -258,7 +258,7 @@ impl Gateway {
             warned: Warned::default(),
             instructions: config.settings.instructions,
             expose: options.expose,
-            call_log: options.call_log,
+            call_log: options.call_log.map(Arc::new),
             snapshot: RwLock::new(Arc::new(Snapshot {
                 view: View::default(),
                 servers: Arc::default(),
@@ -316,10 +316,9 @@ impl Gateway {
 
     /// The upstream sessions.
     /// Whether a plain tool call may skip the rmcp session and its handler (see
-    /// `passthrough`): with the whole catalog exposed, not turned off, and no call log (whose
-    /// lines the handler writes).
+    /// `passthrough`): with the whole catalog exposed, and not turned off.
     pub(crate) fn passes_through(&self) -> bool {
-        crate::passthrough::enabled() && self.expose == Expose::All && self.call_log.is_none()
+        crate::passthrough::enabled() && self.expose == Expose::All
     }
 
     pub fn sessions(&self) -> &Sessions {

@@ -18,7 +18,7 @@
 //! `notifications/cancelled` for a call passing through aborts it (the upstream is told), and
 //! so does the client going away.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -43,7 +43,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::gateway::Gateway;
 use crate::http::MCP_PATH;
-use crate::passthrough::{cut, plain_call, progress_note, refusal, route, send};
+use crate::passthrough::{
+    ClientInfo, Routed, cut, logged, plain_call, progress_note, refusal, route, send,
+};
 
 /// The largest body read here (rmcp's own default limit); larger ones go to rmcp untouched.
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -64,10 +66,11 @@ pub(crate) struct Shortcut {
     flights: Mutex<HashMap<(Arc<str>, String), RawTicket>>,
 }
 
-/// Sessions whose client takes no upcalls.
+/// Sessions whose client takes no upcalls, each with the client's `name version` (for the
+/// call log).
 #[derive(Default)]
 struct Plain {
-    ids: HashSet<Arc<str>>,
+    ids: HashMap<Arc<str>, Option<Arc<str>>>,
     prune_at: usize,
 }
 
@@ -82,7 +85,7 @@ impl Shortcut {
             sessions,
             hosts,
             plain: Mutex::new(Plain {
-                ids: HashSet::new(),
+                ids: HashMap::new(),
                 prune_at: FIRST_PRUNE,
             }),
             flights: Mutex::default(),
@@ -90,17 +93,22 @@ impl Shortcut {
     }
 
     fn is_plain(&self, session: &str) -> bool {
-        lock(&self.plain).ids.contains(session)
+        lock(&self.plain).ids.contains_key(session)
     }
 
-    async fn note_plain(&self, session: Arc<str>) {
+    /// The client of a session whose calls may pass through, as its `initialize` named it.
+    fn client_of(&self, session: &str) -> Option<Arc<str>> {
+        lock(&self.plain).ids.get(session).cloned().flatten()
+    }
+
+    async fn note_plain(&self, session: Arc<str>, client: Option<Arc<str>>) {
         let stale: Vec<Arc<str>> = {
             let mut plain = lock(&self.plain);
-            plain.ids.insert(session);
+            plain.ids.insert(session, client);
             if plain.ids.len() < plain.prune_at {
                 return;
             }
-            plain.ids.iter().cloned().collect()
+            plain.ids.keys().cloned().collect()
         };
         let mut gone = Vec::new();
         for id in stale {
@@ -202,7 +210,7 @@ async fn post(
 ) -> Response {
     let session = session_of(&parts.headers);
     match (parse(&bytes), session) {
-        (Some(Kind::Initialize { plain }), None) => {
+        (Some(Kind::Initialize { plain, client }), None) => {
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
@@ -210,7 +218,7 @@ async fn post(
                 && response.status().is_success()
                 && let Some(id) = session_of(response.headers())
             {
-                shortcut.note_plain(id).await;
+                shortcut.note_plain(id, client).await;
             }
             response
         }
@@ -299,9 +307,17 @@ fn session_of(headers: &HeaderMap) -> Option<Arc<str>> {
 
 /// What a POSTed body is, as far as the pass-through cares.
 enum Kind {
-    Initialize { plain: bool },
-    Call { id: String, params: Box<RawValue> },
-    Cancelled { request_id: String },
+    Initialize {
+        plain: bool,
+        client: Option<Arc<str>>,
+    },
+    Call {
+        id: String,
+        params: Box<RawValue>,
+    },
+    Cancelled {
+        request_id: String,
+    },
 }
 
 fn parse(body: &Bytes) -> Option<Kind> {
@@ -317,6 +333,8 @@ fn parse(body: &Bytes) -> Option<Kind> {
     struct Initialize {
         #[serde(default)]
         capabilities: Capabilities,
+        #[serde(rename = "clientInfo")]
+        client_info: Option<ClientInfo>,
     }
     #[derive(Deserialize, Default)]
     struct Capabilities {
@@ -337,6 +355,7 @@ fn parse(body: &Bytes) -> Option<Kind> {
             Some(Kind::Initialize {
                 plain: init.capabilities.sampling.is_none()
                     && init.capabilities.elicitation.is_none(),
+                client: init.client_info.map(|c| Arc::from(c.named())),
             })
         }
         ("tools/call", Some(id)) => Some(Kind::Call {
@@ -362,7 +381,15 @@ async fn answer(
 ) -> Option<Response> {
     // A call naming its own revision (2026-07-28) is the stateless session path's.
     let call = plain_call(params).filter(|c| !c.names_revision)?;
-    let (caller, tool, limit) = route(&shortcut.gateway, &call.name)?;
+    let client = shortcut.client_of(&session);
+    let routed = route(&shortcut.gateway, &call.name)?;
+    let mut log = logged(&shortcut.gateway, client.as_deref(), &call, &routed);
+    let Routed {
+        caller,
+        tool,
+        limit,
+        ..
+    } = routed;
     tracing::debug!(tool = %call.name, "call passes through (http)");
     let ticket = caller.ticket();
     let key = (session, id.clone());
@@ -376,7 +403,8 @@ async fn answer(
         ticket: ticket.clone(),
     };
     let asks = call.progress_token.is_some();
-    let reply = |sink: Sink| {
+    // Called once, on one of the two paths below.
+    let mut reply = |sink: Sink| {
         Box::new(Reply {
             id: id.clone(),
             public: call.name.to_string(),
@@ -386,6 +414,7 @@ async fn answer(
             shortcut: shortcut.clone(),
             key: key.clone(),
             ticket: ticket.clone(),
+            log: log.take(),
         })
     };
     if !asks {
@@ -453,6 +482,8 @@ struct Reply {
     shortcut: Arc<Shortcut>,
     key: (Arc<str>, String),
     ticket: RawTicket,
+    /// The call log's entry, when there is a log.
+    log: Option<crate::call_log::Passing>,
 }
 
 impl Delivery for Reply {
@@ -465,8 +496,14 @@ impl Delivery for Reply {
         None
     }
 
-    fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
+    fn finish(mut self: Box<Self>, outcome: Outcome) -> Delivering {
         self.shortcut.landed(&self.key, &self.ticket);
+        if let Some(log) = self.log.take() {
+            match &outcome {
+                Ok(result) => log.end(Ok(result.get())),
+                Err(e) => log.end(Err(&e.to_string())),
+            }
+        }
         let result = match outcome {
             Ok(result) => answered(
                 &self.id,
@@ -689,14 +726,20 @@ mod tests {
             parse(&body(
                 r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":{}}}}"#
             )),
-            Some(Kind::Initialize { plain: false })
+            Some(Kind::Initialize {
+                plain: false,
+                client: None
+            })
         ));
-        assert!(matches!(
-            parse(&body(
-                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#
-            )),
-            Some(Kind::Initialize { plain: true })
-        ));
+        match parse(&body(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"cc","version":"2.1"}}}"#,
+        )) {
+            Some(Kind::Initialize {
+                plain: true,
+                client,
+            }) => assert_eq!(client.as_deref(), Some("cc 2.1")),
+            _ => panic!("a plain initialize"),
+        }
         match parse(&body(
             r#"{"jsonrpc":"2.0","id":"a b","method":"tools/call","params":{"name":"x"}}"#,
         )) {

@@ -53,6 +53,8 @@ struct ClientTerms {
     initialized: bool,
     /// Calls from this client may pass through.
     plain: bool,
+    /// `name version` from its `clientInfo`, for the call log.
+    client: Option<String>,
 }
 
 /// The revision the session answered `initialize` with: whether results must say
@@ -238,6 +240,24 @@ struct Message<'a> {
 struct Initialize {
     #[serde(default)]
     capabilities: Capabilities,
+    #[serde(rename = "clientInfo")]
+    client_info: Option<ClientInfo>,
+}
+
+/// A client's `clientInfo`.
+#[derive(Deserialize)]
+pub(crate) struct ClientInfo {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    version: String,
+}
+
+impl ClientInfo {
+    /// `name version`, as the call log names a client (the handler's path words it so too).
+    pub(crate) fn named(&self) -> String {
+        format!("{} {}", self.name, self.version).trim().to_string()
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -355,6 +375,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
                         initialized: true,
                         plain: init.capabilities.sampling.is_none()
                             && init.capabilities.elicitation.is_none(),
+                        client: init.client_info.map(|c| c.named()),
                     },
                     Err(_) => ClientTerms::default(),
                 };
@@ -379,9 +400,16 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
 
     /// Send a plain call on to its server, if it routes to one that takes calls as JSON text.
     async fn pass(&self, id: &RawValue, call: PlainCall<'_>) -> bool {
-        let Some((caller, tool, limit)) = route(&self.gateway, &call.name) else {
+        let Some(routed) = route(&self.gateway, &call.name) else {
             return false;
         };
+        let log = logged(&self.gateway, self.terms.client.as_deref(), &call, &routed);
+        let Routed {
+            caller,
+            tool,
+            limit,
+            ..
+        } = routed;
         let id: Arc<str> = Arc::from(id.get().trim());
         tracing::debug!(tool = %call.name, "call passes through");
         let ticket = caller.ticket();
@@ -397,6 +425,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Calls<W> {
             marks: self.negotiated.get().copied().unwrap_or(false),
             flights: self.flights.clone(),
             ticket: ticket.clone(),
+            log,
         });
         send(caller.start(&ticket, tool, &call.arguments, asks, answer)).await;
         true
@@ -433,6 +462,8 @@ struct Answer<W> {
     marks: bool,
     flights: Flights,
     ticket: RawTicket,
+    /// The call log's entry, when there is a log.
+    log: Option<crate::call_log::Passing>,
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
@@ -444,7 +475,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
         }))
     }
 
-    fn finish(self: Box<Self>, outcome: Outcome) -> Delivering {
+    fn finish(mut self: Box<Self>, outcome: Outcome) -> Delivering {
         {
             let mut flights = lock(&self.flights);
             if flights.get(&*self.id).is_some_and(|t| t.same(&self.ticket)) {
@@ -452,6 +483,12 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
             }
         }
         let public = &self.public;
+        if let Some(log) = self.log.take() {
+            match &outcome {
+                Ok(result) => log.end(Ok(result.get())),
+                Err(e) => log.end(Err(&e.to_string())),
+            }
+        }
         // The upstream's result is copied once, into the line (unless it needs marking).
         let built;
         let shortened = match &outcome {
@@ -485,9 +522,19 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
     }
 }
 
-/// The upstream, its tool name and the config's result limit for it (when set), for a public
-/// name that may pass through.
-pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, String, Option<u32>)> {
+/// Where a public name that may pass through goes.
+pub(crate) struct Routed {
+    pub(crate) caller: RawCaller,
+    pub(crate) server: String,
+    /// The upstream's name for the tool.
+    pub(crate) tool: String,
+    /// The config's `max_result_tokens` for the tool, when set.
+    pub(crate) limit: Option<u32>,
+}
+
+/// The upstream, its tool name and the config's result limit for it, for a public name that
+/// may pass through.
+pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<Routed> {
     let snapshot = gateway.snapshot();
     let Some(Route::Open { server, def }) = snapshot.view.routes.get(public) else {
         return None;
@@ -498,7 +545,29 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<(RawCaller, Strin
     }
     let caller = gateway.sessions().raw_caller(server)?;
     let limit = config.set_result_limit(&def.name);
-    Some((caller, def.name.to_string(), limit))
+    Some(Routed {
+        caller,
+        server: server.to_string(),
+        tool: def.name.to_string(),
+        limit,
+    })
+}
+
+/// The log entry for a call passing through, when `serve --call-log` is on.
+pub(crate) fn logged(
+    gateway: &Gateway,
+    client: Option<&str>,
+    call: &PlainCall<'_>,
+    routed: &Routed,
+) -> Option<crate::call_log::Passing> {
+    let log = gateway.call_log.clone()?;
+    Some(crate::call_log::Passing::start(
+        log,
+        client,
+        &call.name,
+        (&routed.server, &routed.tool),
+        call.arguments.get(),
+    ))
 }
 
 /// A passed-through result (JSON text) cut to the config's `max_result_tokens` for the tool,
