@@ -88,6 +88,15 @@ impl LintArgs {
 /// Handle `--explain` and `--list-rules`, which need no catalog. `None` means: go and get a
 /// catalog, then call [`run_on_catalog`].
 pub fn run_standalone(args: &LintArgs) -> Option<ExitCode> {
+    // The rules' own documentation as JSON, under `--format json` or the global `--json`.
+    let json = args.format == Some(FormatArg::Json);
+    if args.list_rules && json {
+        print_out(&format!(
+            "{}\n",
+            pretty(&serde_json::json!({ "rules": rules() }))
+        ));
+        return Some(ExitCode::SUCCESS);
+    }
     if args.list_rules {
         let mut out = String::new();
         for r in rules() {
@@ -104,6 +113,10 @@ pub fn run_standalone(args: &LintArgs) -> Option<ExitCode> {
     }
     let id = args.explain.as_deref()?;
     Some(match explain(id) {
+        Ok(doc) if json => {
+            print_out(&format!("{}\n", pretty(doc)));
+            ExitCode::SUCCESS
+        }
         Ok(doc) => {
             print_out(&explain_text(doc));
             ExitCode::SUCCESS
@@ -153,4 +166,9 @@ pub fn render(args: &LintArgs, catalog: &Catalog) -> (u8, String) {
 fn print_out(text: &str) {
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Pretty JSON of a value that always serializes (the rules' static documentation).
+fn pretty(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
 }

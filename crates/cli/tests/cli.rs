@@ -551,6 +551,50 @@ fn call_takes_the_names_a_model_sees_and_arguments_after_the_tool() {
     }
 }
 
+#[test]
+fn lint_explains_its_rules_as_text_and_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = run(dir.path(), &["lint", "--explain", "tool-rent"]);
+    assert_eq!(text.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.starts_with("tool-rent (rent, warning)"), "{text}");
+    assert!(text.contains("Passes:"), "{text}");
+
+    let doc = json(&run(
+        dir.path(),
+        &["--json", "lint", "--explain", "tool-rent"],
+    ));
+    assert_eq!(doc["id"], "tool-rent");
+    assert_eq!(doc["family"], "rent");
+    assert_eq!(doc["severity"], "warning");
+    assert!(doc["rationale"].as_str().unwrap().len() > 40, "{doc}");
+    let same = json(&run(
+        dir.path(),
+        &["lint", "--explain", "tool-rent", "--format", "json"],
+    ));
+    assert_eq!(same, doc);
+
+    // Every rule the table lists is in the JSON list, in the same order.
+    let table = run(dir.path(), &["lint", "--list-rules"]);
+    let ids: Vec<String> = String::from_utf8_lossy(&table.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let listed = json(&run(dir.path(), &["--json", "lint", "--list-rules"]));
+    let json_ids: Vec<&str> = listed["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.len() > 10, "{ids:?}");
+    assert_eq!(ids, json_ids);
+
+    let unknown = run(dir.path(), &["--json", "lint", "--explain", "no-such-rule"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no-such-rule"));
+}
+
 fn five_real_servers(dir: &Path) -> String {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
