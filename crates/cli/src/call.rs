@@ -1,6 +1,6 @@
-//! `switchboard call SERVER TOOL [--args JSON]` (or `SERVER/TOOL`, a name `inspect` shows a
-//! model, or just `TOOL` when the config has one server, each optionally followed by the JSON
-//! arguments): one tool call, its result printed in full.
+//! `switchboard call SERVER TOOL [JSON]` (or `SERVER/TOOL`, a name `inspect` shows a model, or
+//! just `TOOL` when the config has one server, each optionally followed by the JSON arguments,
+//! or with `--args JSON`): one tool call, its result printed in full.
 
 use std::process::ExitCode;
 
@@ -23,6 +23,9 @@ pub struct CallArgs {
     /// The tool's name on that server; or, after a one-word tool, its arguments as a JSON
     /// object (as --args).
     tool: Option<String>,
+    /// The arguments as a JSON object, after SERVER TOOL (as --args).
+    #[arg(value_name = "JSON")]
+    inline: Option<String>,
     /// The arguments as a JSON object, e.g. '{"query": "login"}'.
     #[arg(long, value_name = "JSON")]
     args: Option<String>,
@@ -146,9 +149,13 @@ fn public_prefix_fits(server: &Named<'_>, word: &str) -> bool {
     word.len() > head.len() && word.starts_with(head)
 }
 
-/// The arguments: `--args`, or the JSON object given where a tool's name would be.
+/// The arguments: `--args`, or the JSON object after the tool's name (or where a tool's name
+/// would be, after a one-word tool).
 fn arguments(args: &mut CallArgs) -> anyhow::Result<Map<String, Value>> {
-    let positional = args.tool.take_if(|t| t.trim_start().starts_with('{'));
+    let positional = match args.inline.take() {
+        Some(json) => Some(json),
+        None => args.tool.take_if(|t| t.trim_start().starts_with('{')),
+    };
     let text = match (positional, args.args.take()) {
         (Some(_), Some(_)) => bail!("the arguments are given twice: as --args and after the tool"),
         (Some(text), None) => text,
@@ -337,6 +344,15 @@ async fn call(
             }
         },
     };
+    // The person at the terminal named the tool: it is called, but a tool the config keeps
+    // from models is said to be one.
+    if let Some(config) = config.servers.iter().find(|s| s.name() == server)
+        && !config.filter.permits(&tool)
+    {
+        tracing::warn!(
+            "the config's tools lists keep {tool:?} of {server:?} from models; called as you named it"
+        );
+    }
     sessions
         .call_tool(&server, &tool, arguments)
         .await
@@ -569,6 +585,7 @@ mod tests {
             let mut a = CallArgs {
                 server: "docs__get_page".into(),
                 tool: tool.map(str::to_string),
+                inline: None,
                 args: flag.map(str::to_string),
             };
             arguments(&mut a)
@@ -595,6 +612,15 @@ mod tests {
                 .unwrap_err()
                 .contains("given twice")
         );
+        // After SERVER TOOL.
+        let mut three = CallArgs {
+            server: "docs".into(),
+            tool: Some("get_page".into()),
+            inline: Some(r#"{"slug":"x"}"#.into()),
+            args: None,
+        };
+        assert_eq!(Value::Object(arguments(&mut three).unwrap()), slug);
+        assert_eq!(three.tool.as_deref(), Some("get_page"));
         assert!(
             args(Some("{"), None)
                 .unwrap_err()

@@ -104,7 +104,7 @@ enum Command {
     /// usage or connection error.
     #[command(after_help = r#"Examples:
   switchboard call tickets search --args '{"query": "login"}'
-  switchboard call tickets get_ticket --args '{"id": "T-1001"}' --json
+  switchboard call tickets get_ticket '{"id": "T-1001"}' --json
   switchboard call docs__get_page '{"slug": "rate-limits"}'"#)]
     Call(call::CallArgs),
     /// Show the exact request a provider would receive: tools with provider-safe names and

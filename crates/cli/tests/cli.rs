@@ -426,6 +426,19 @@ fn call_prints_results_and_exit_codes_say_what_happened() {
     assert_eq!(v["structuredContent"]["customer"], "Globex");
     assert_eq!(v["isError"], false);
 
+    // The arguments may follow the tool's name.
+    let after = run(
+        dir.path(),
+        &[
+            "call",
+            "tickets",
+            "get_ticket",
+            r#"{"id": "T-1002"}"#,
+            "--json",
+        ],
+    );
+    assert_eq!(json(&after)["structuredContent"]["customer"], "Globex");
+
     // One word names the tool too: SERVER/TOOL, or the SERVER__TOOL name inspect shows.
     for name in ["tickets/get_ticket", "tickets__get_ticket"] {
         let out = run(
@@ -470,7 +483,7 @@ fn call_takes_the_names_a_model_sees_and_arguments_after_the_tool() {
     std::fs::write(
         dir.path().join("switchboard.toml"),
         format!(
-            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\nalias = \"t\"\n\n\
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\nalias = \"t\"\ntools = {{ deny = [\"close_ticket\"] }}\n\n\
              [servers.\"docs.site\"]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n\n\
              [servers.{long}]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n",
             long = "a_documentation_server_with_a_name_much_longer_than_any_provider_allows"
@@ -528,6 +541,18 @@ fn call_takes_the_names_a_model_sees_and_arguments_after_the_tool() {
             "{name}"
         );
     }
+
+    // A tool the config keeps from models is called when named, and said to be one.
+    let out = run(
+        dir.path(),
+        &["call", "tickets", "close_ticket", r#"{"id": "T-1002"}"#],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("keep \"close_ticket\" of \"tickets\" from models"),
+        "{err}"
+    );
 
     // A near miss is named, and the arguments cannot be given twice.
     for (args, needle) in [
