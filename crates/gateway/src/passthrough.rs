@@ -483,12 +483,11 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
             }
         }
         let public = &self.public;
-        if let Some(log) = self.log.take() {
-            match &outcome {
-                Ok(result) => log.end(Ok(result.get())),
-                Err(e) => log.end(Err(&e.to_string())),
-            }
-        }
+        // Logged once the client has its answer (the result as it got it, or why it failed).
+        let log = self.log.take().map(|log| {
+            let failed = outcome.as_ref().err().map(ToString::to_string);
+            (log, failed)
+        });
         // The upstream's result is copied once, into the line (unless it needs marking).
         let built;
         let shortened = match &outcome {
@@ -514,10 +513,17 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
         line.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         line.push_str(&self.id);
         line.push_str(",\"result\":");
+        let at = line.len();
         line.push_str(result);
+        let result = at..line.len();
         line.push_str("}\n");
         Box::pin(async move {
             let _ = write_line(&self.out, line.as_bytes()).await;
+            match log {
+                Some((log, None)) => log.end(Ok(&line[result])),
+                Some((log, Some(failed))) => log.end(Err(&failed)),
+                None => {}
+            }
         })
     }
 }
