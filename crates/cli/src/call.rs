@@ -79,8 +79,13 @@ impl Target {
                 .map(|(name, tool)| (&word[..name.len()], tool))
         });
         if let Some((s, t)) = split.filter(|(s, t)| !s.is_empty() && !t.is_empty()) {
+            // `ALIAS/TOOL` means the server with that alias, unless a server has that name.
+            let server = match servers.iter().find(|n| n.alias == Some(s)) {
+                Some(aliased) if !names.contains(&s) => aliased.name,
+                _ => s,
+            };
             return Ok(Target::Tool {
-                server: s.to_string(),
+                server: server.to_string(),
                 tool: t.to_string(),
                 word: Some(word.clone()),
             });
@@ -567,6 +572,10 @@ mod tests {
         assert_eq!(
             resolve_with(&["t__search"], &aliased),
             public("t__search", &["tickets", "bare"])
+        );
+        assert_eq!(
+            resolve_with(&["t/search"], &aliased),
+            tool("tickets", "search", Some("t/search"))
         );
         assert_eq!(
             resolve_with(&["docs_site__get_page_1a2b3c4d"], &aliased),
