@@ -3244,6 +3244,56 @@ fn the_call_log_records_every_call_with_its_outcome_and_no_secret() {
     assert!(lines[0]["result_bytes"].as_u64().unwrap() > 0, "{text}");
 }
 
+/// A call its client cancels is logged as `cancelled`, on the pass-through and on the session
+/// path alike; the call after it is logged as it ended.
+#[test]
+fn the_call_log_records_a_cancelled_call() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"
+    ));
+    for env in [&[][..], &[("SWITCHBOARD_PASSTHROUGH", "0")][..]] {
+        let log = setup.path(&format!("cancelled-{}.jsonl", env.len()));
+        let log_arg = log.display().to_string();
+        let mut c = LineClient::start(setup.stdio(env, &["--call-log", &log_arg]), "2025-11-25");
+        let tools = c.request(100, "tools/list", json!({}));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {tools}"))
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        let find = |suffix: &str| {
+            names
+                .iter()
+                .find(|n| n.starts_with("everything") && n.ends_with(suffix))
+                .unwrap_or_else(|| panic!("no everything tool *{suffix} in {names:?}"))
+                .to_string()
+        };
+        let (long, echo) = (find("long-running-operation"), find("echo"));
+        c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": long, "arguments": {"duration": 3, "steps": 1}}}));
+        std::thread::sleep(Duration::from_millis(300));
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}));
+        let r = c.call(2, &echo, json!({"message": "after"}));
+        assert_eq!(r["content"][0]["text"], json!("Echo: after"), "{r}");
+        let served = c.finish();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<(String, String)> = text
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (
+                    v["tool"].as_str().unwrap().to_string(),
+                    v["outcome"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let want = [(long, "cancelled".to_string()), (echo, "ok".to_string())];
+        assert_eq!(lines, want, "{env:?}: {text}\n{served}");
+    }
+}
+
 /// A tool's `description` from the config is what clients list and what the facade searches,
 /// and editing it while serve runs is a reload like any other: clients hear list_changed and
 /// read the new text, and the pin (which watches what the server says) does not hold the tool

@@ -58,17 +58,6 @@ impl CallLog {
         })
     }
 
-    /// Append the line for `call`, which ended with `outcome`.
-    pub(crate) fn record(&self, call: &Call<'_>, outcome: Result<&CallToolResult, &str>) {
-        self.append(line_text(call, Ended::of(outcome)));
-    }
-
-    /// Append the line for a call that passed straight through to its server: its result as
-    /// the server's JSON text, or why it failed.
-    pub(crate) fn record_raw(&self, call: &Call<'_>, outcome: Result<&str, &str>) {
-        self.append(line_text(call, Ended::of_raw(outcome)));
-    }
-
     fn append(&self, mut line: String) {
         line.push('\n');
         let written = self
@@ -84,57 +73,110 @@ impl CallLog {
     }
 }
 
-/// A call passing straight through to its server, written to the log when it ends.
-pub(crate) struct Passing {
+/// A call being made, written to the log when it ends; or, when it never does (its client
+/// cancelled it or went away, the gateway stopped), as `cancelled` when it is dropped.
+pub(crate) struct Entry {
     log: std::sync::Arc<CallLog>,
     client: Option<String>,
     tool: String,
-    upstream: (String, String),
+    upstream: Option<(String, String)>,
     arguments: Map<String, Value>,
     started: SystemTime,
     clock: std::time::Instant,
+    written: bool,
 }
 
-impl Passing {
-    /// The call to `public` (the tool `tool` of `server`) with these arguments (JSON text),
-    /// starting now, from `client`.
+impl Entry {
+    /// A call to `tool` (the name the client called), routed to `upstream` when it resolved,
+    /// starting now.
     pub(crate) fn start(
+        log: std::sync::Arc<CallLog>,
+        client: Option<String>,
+        tool: &str,
+        upstream: Option<(String, String)>,
+        arguments: Map<String, Value>,
+    ) -> Entry {
+        Entry {
+            log,
+            client,
+            tool: tool.to_string(),
+            upstream,
+            arguments,
+            started: SystemTime::now(),
+            clock: std::time::Instant::now(),
+            written: false,
+        }
+    }
+
+    /// A call passing straight through to the tool `tool` of `server`, its arguments as the
+    /// client's JSON text.
+    pub(crate) fn passing(
         log: std::sync::Arc<CallLog>,
         client: Option<&str>,
         public: &str,
         (server, tool): (&str, &str),
         arguments: &str,
-    ) -> Passing {
-        Passing {
+    ) -> Entry {
+        Entry::start(
             log,
-            client: client.map(str::to_string),
-            tool: public.to_string(),
-            upstream: (server.to_string(), tool.to_string()),
-            arguments: serde_json::from_str(arguments).unwrap_or_default(),
-            started: SystemTime::now(),
-            clock: std::time::Instant::now(),
-        }
+            client.map(str::to_string),
+            public,
+            Some((server.to_string(), tool.to_string())),
+            serde_json::from_str(arguments).unwrap_or_default(),
+        )
+    }
+
+    /// It ended, as the handler saw it.
+    pub(crate) fn end(mut self, outcome: Result<&CallToolResult, &str>) {
+        self.write(Ended::of(outcome));
     }
 
     /// It ended: with the server's result (JSON text), or why it failed.
-    pub(crate) fn end(self, outcome: Result<&str, &str>) {
+    pub(crate) fn end_raw(mut self, outcome: Result<&str, &str>) {
+        self.write(Ended::of_raw(outcome));
+    }
+
+    /// Its client cancelled it before it ended.
+    pub(crate) fn cancelled(mut self) {
+        self.write(Ended::Cancelled);
+    }
+
+    fn write(&mut self, ended: Ended) {
+        self.written = true;
         let call = Call {
-            client: self.client,
+            client: self.client.take(),
             tool: &self.tool,
-            upstream: Some(self.upstream),
+            upstream: self.upstream.take(),
             arguments: &self.arguments,
             started: self.started,
             took: self.clock.elapsed(),
         };
-        self.log.record_raw(&call, outcome);
+        self.log.append(line_text(&call, ended));
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        if !self.written {
+            self.write(Ended::Cancelled);
+        }
     }
 }
 
 /// How a call ended, as its line says it.
 enum Ended {
-    Ok { bytes: usize },
-    ToolError { said: String, bytes: usize },
-    Error { message: String },
+    Ok {
+        bytes: usize,
+    },
+    ToolError {
+        said: String,
+        bytes: usize,
+    },
+    Error {
+        message: String,
+    },
+    /// It never ended: cancelled by its client, or cut off.
+    Cancelled,
 }
 
 impl Ended {
@@ -199,7 +241,8 @@ impl Ended {
 
 /// The JSON of one call, its keys in a reader's order: `time`, `client`, `tool`, `server` and
 /// `upstream_tool` (when the name resolved), `arguments` (secrets removed), `outcome` (`ok`,
-/// `tool_error` for a result with `isError`, or `error` for a JSON-RPC error), `error` (what
+/// `tool_error` for a result with `isError`, `error` for a JSON-RPC error, or `cancelled` for
+/// a call that never ended), `error` (what
 /// the tool or the error said), `result_bytes` (the result's JSON size) and `duration_ms`
 /// (to the microsecond).
 fn line_text(call: &Call<'_>, ended: Ended) -> String {
@@ -225,6 +268,7 @@ fn line_text(call: &Call<'_>, ended: Ended) -> String {
         Ended::Ok { bytes } => ("ok", None, Some(bytes)),
         Ended::ToolError { said, bytes } => ("tool_error", clip(&said), Some(bytes)),
         Ended::Error { message } => ("error", clip(&message), None),
+        Ended::Cancelled => ("cancelled", None, None),
     };
     let line = Line {
         time: switchboard_core::time::rfc3339(call.started),
@@ -322,24 +366,39 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_appended_to_a_private_file() {
+    fn lines_are_appended_to_a_private_file_and_a_call_that_never_ends_is_cancelled() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("logs/calls.jsonl");
-        let args = Map::new();
-        let call = Call {
-            client: None,
-            tool: "t",
-            upstream: None,
-            arguments: &args,
-            started: SystemTime::now(),
-            took: Duration::ZERO,
+        let entry = |log: &std::sync::Arc<CallLog>| {
+            Entry::start(
+                log.clone(),
+                Some("c 1".into()),
+                "t__x",
+                Some(("t".into(), "x".into())),
+                Map::new(),
+            )
         };
         for _ in 0..2 {
-            let log = CallLog::open(&path).unwrap();
-            log.record(&call, Err("x"));
+            let log = std::sync::Arc::new(CallLog::open(&path).unwrap());
+            entry(&log).end(Err("x"));
         }
+        // Dropped before it ended: its client cancelled it, or went away.
+        let log = std::sync::Arc::new(CallLog::open(&path).unwrap());
+        drop(entry(&log));
+        entry(&log).end_raw(Ok(r#"{"content":[]}"#));
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text.lines().count(), 2, "{text}");
+        let outcomes: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["outcome"].to_string())
+            .collect();
+        assert_eq!(
+            outcomes,
+            ["\"error\"", "\"error\"", "\"cancelled\"", "\"ok\""],
+            "{text}"
+        );
+        let cancelled: Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+        assert_eq!(cancelled["server"], "t");
+        assert!(cancelled.get("error").is_none() && cancelled.get("result_bytes").is_none());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;

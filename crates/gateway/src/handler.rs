@@ -924,9 +924,6 @@ impl ServerHandler for GatewayHandler {
         let Some(log) = &self.gateway.call_log else {
             return Ok(complete_call(self.run_call(&request.name, args, &cx).await?).into());
         };
-        let started = std::time::SystemTime::now();
-        let clock = std::time::Instant::now();
-        let outcome = self.run_call(&request.name, args.clone(), &cx).await;
         // Through the facade's call_tool, the tool that ran is the one it names, with the
         // arguments it passed on.
         let through_facade = self.gateway.expose == Expose::Facade;
@@ -949,15 +946,21 @@ impl ServerHandler for GatewayHandler {
                 .trim()
                 .to_string()
         });
-        let call = crate::call_log::Call {
+        // Written when the call ends, or as cancelled if this future is dropped first.
+        let entry = crate::call_log::Entry::start(
+            log.clone(),
             client,
-            tool: called.unwrap_or(&request.name),
+            called.unwrap_or(&request.name),
             upstream,
-            arguments: passed_on,
-            started,
-            took: clock.elapsed(),
-        };
-        log.record(&call, outcome.as_ref().map_err(|e| e.message.as_ref()));
+            passed_on.clone(),
+        );
+        let outcome = self.run_call(&request.name, args, &cx).await;
+        if cx.ct.is_cancelled() {
+            // Said as the pass-through says it: the call never ended.
+            entry.cancelled();
+        } else {
+            entry.end(outcome.as_ref().map_err(|e| e.message.as_ref()));
+        }
         Ok(complete_call(outcome?).into())
     }
 

@@ -483,7 +483,7 @@ struct Reply {
     key: (Arc<str>, String),
     ticket: RawTicket,
     /// The call log's entry, when there is a log.
-    log: Option<crate::call_log::Passing>,
+    log: Option<crate::call_log::Entry>,
 }
 
 impl Delivery for Reply {
@@ -498,13 +498,7 @@ impl Delivery for Reply {
 
     fn finish(mut self: Box<Self>, outcome: Outcome) -> Delivering {
         self.shortcut.landed(&self.key, &self.ticket);
-        if let Some(log) = self.log.take() {
-            match &outcome {
-                Ok(result) => log.end(Ok(result.get())),
-                Err(e) => log.end(Err(&e.to_string())),
-            }
-        }
-        let result = match outcome {
+        let result = match &outcome {
             Ok(result) => answered(
                 &self.id,
                 cut(result.get(), self.limit, &self.public)
@@ -519,6 +513,13 @@ impl Delivery for Reply {
             }
             Sink::Events(events) => {
                 let _ = events.send(event(&result));
+            }
+        }
+        // Logged once the answer is on its way (the upstream's result, or why it failed).
+        if let Some(log) = self.log.take() {
+            match &outcome {
+                Ok(result) => log.end_raw(Ok(result.get())),
+                Err(e) => log.end_raw(Err(&e.to_string())),
             }
         }
         Box::pin(std::future::ready(()))

@@ -463,7 +463,7 @@ struct Answer<W> {
     flights: Flights,
     ticket: RawTicket,
     /// The call log's entry, when there is a log.
-    log: Option<crate::call_log::Passing>,
+    log: Option<crate::call_log::Entry>,
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
@@ -520,8 +520,8 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
         Box::pin(async move {
             let _ = write_line(&self.out, line.as_bytes()).await;
             match log {
-                Some((log, None)) => log.end(Ok(&line[result])),
-                Some((log, Some(failed))) => log.end(Err(&failed)),
+                Some((log, None)) => log.end_raw(Ok(&line[result])),
+                Some((log, Some(failed))) => log.end_raw(Err(&failed)),
                 None => {}
             }
         })
@@ -565,9 +565,9 @@ pub(crate) fn logged(
     client: Option<&str>,
     call: &PlainCall<'_>,
     routed: &Routed,
-) -> Option<crate::call_log::Passing> {
+) -> Option<crate::call_log::Entry> {
     let log = gateway.call_log.clone()?;
-    Some(crate::call_log::Passing::start(
+    Some(crate::call_log::Entry::passing(
         log,
         client,
         &call.name,
