@@ -498,13 +498,17 @@ impl Delivery for Reply {
 
     fn finish(mut self: Box<Self>, outcome: Outcome) -> Delivering {
         self.shortcut.landed(&self.key, &self.ticket);
-        let result = match &outcome {
-            Ok(result) => answered(
-                &self.id,
-                cut(result.get(), self.limit, &self.public)
-                    .as_deref()
-                    .unwrap_or(result.get()),
-            ),
+        let shortened = match &outcome {
+            Ok(result) => cut(result.get(), self.limit, &self.public),
+            Err(_) => None,
+        };
+        // The result as the client gets it (cut to the config's limit, when it is over).
+        let given = match &outcome {
+            Ok(result) => Ok(shortened.as_deref().unwrap_or(result.get())),
+            Err(e) => Err(e.to_string()),
+        };
+        let result = match &given {
+            Ok(result) => answered(&self.id, result),
             Err(e) => answered(&self.id, &refusal(&format!("{}: {e}", self.public))),
         };
         match self.sink {
@@ -515,12 +519,10 @@ impl Delivery for Reply {
                 let _ = events.send(event(&result));
             }
         }
-        // Logged once the answer is on its way (the upstream's result, or why it failed).
+        // Logged once the answer is on its way (the result as the client got it, or why the
+        // call failed), as over stdio.
         if let Some(log) = self.log.take() {
-            match &outcome {
-                Ok(result) => log.end_raw(Ok(result.get())),
-                Err(e) => log.end_raw(Err(&e.to_string())),
-            }
+            log.end_raw(given.as_deref().map_err(String::as_str));
         }
         Box::pin(std::future::ready(()))
     }
