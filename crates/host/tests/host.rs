@@ -6,8 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 use switchboard_core::Dialect;
-use switchboard_host::agent::End;
-use switchboard_host::{Config, Host, HostError};
+use switchboard_host::{Config, End, Host, HostError};
 use switchboard_test_support::peers::peer;
 use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
 
