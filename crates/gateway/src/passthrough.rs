@@ -531,7 +531,9 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
 /// Where a public name that may pass through goes.
 pub(crate) struct Routed {
     pub(crate) caller: RawCaller,
-    pub(crate) server: String,
+    /// The server's name, for the call log (only with one: a call passing through need not
+    /// copy it otherwise).
+    pub(crate) server: Option<String>,
     /// The upstream's name for the tool.
     pub(crate) tool: String,
     /// The config's `max_result_tokens` for the tool, when set.
@@ -553,7 +555,7 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<Routed> {
     let limit = config.set_result_limit(&def.name);
     Some(Routed {
         caller,
-        server: server.to_string(),
+        server: gateway.call_log.is_some().then(|| server.to_string()),
         tool: def.name.to_string(),
         limit,
     })
@@ -571,7 +573,7 @@ pub(crate) fn logged(
         log,
         client,
         &call.name,
-        (&routed.server, &routed.tool),
+        (routed.server.as_deref()?, &routed.tool),
         call.arguments.get(),
     ))
 }
