@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
-use switchboard_core::names::NameMap;
-use switchboard_core::{CallResult, ContentBlock};
+use switchboard_core::names::{self, NameMap};
+use switchboard_core::{CallResult, ContentBlock, Dialect};
 use switchboard_mcp::SessionError;
 
 use crate::output::print_json;
@@ -130,28 +130,20 @@ impl Target {
     }
 }
 
-/// Whether `word` may be a public name of one of `server`'s tools: it starts with the server's
-/// prefix (its alias, else its name) as a dialect writes it (characters a provider rejects
-/// become `_`), or the server's tools carry no prefix (`alias = ""`).
+/// Whether `word` may be a public name of one of `server`'s tools in some dialect: it starts
+/// with the server's prefix as that dialect writes it (`names::written_prefix`), or the
+/// server's tools carry no prefix (`alias = ""`).
 fn public_prefix_fits(server: &Named<'_>, word: &str) -> bool {
-    let prefix = server.alias.unwrap_or(server.name);
-    if prefix.is_empty() {
-        return true;
-    }
-    let written: String = prefix
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    // A shortened name keeps at least its stem's first 55 characters.
-    let head: String = written.chars().take(40).collect();
-    let (word, head) = (word.trim_start_matches('_'), head.trim_start_matches('_'));
-    word.len() > head.len() && word.starts_with(head)
+    let word = word.trim_start_matches('_');
+    Dialect::ALL.into_iter().any(|dialect| {
+        let Some(written) = names::written_prefix(dialect, server.name, server.alias) else {
+            return true;
+        };
+        // A shortened name keeps at least its stem's first 55 characters.
+        let head: String = written.chars().take(40).collect();
+        let head = head.trim_start_matches('_');
+        word.len() > head.len() && word.starts_with(head)
+    })
 }
 
 /// The arguments: `--args`, or the JSON object after the tool's name (or where a tool's name
@@ -276,7 +268,7 @@ fn by_public_name(
         })
         .collect();
     let mut known = Vec::new();
-    for dialect in switchboard_core::Dialect::ALL {
+    for dialect in Dialect::ALL {
         let map = NameMap::build(dialect, pairs.iter().copied(), &aliases);
         if let Some((s, t)) = map.resolve(word) {
             return Ok((s.to_string(), t.to_string()));
@@ -572,6 +564,14 @@ mod tests {
         assert_eq!(
             resolve_with(&["t__search"], &aliased),
             public("t__search", &["tickets", "bare"])
+        );
+        // Gemini keeps a dot that the other providers replace.
+        assert_eq!(
+            resolve_with(
+                &["my.docs__get_page"],
+                &[("docs", Some("my.docs")), ("tickets", None)]
+            ),
+            public("my.docs__get_page", &["docs"])
         );
         assert_eq!(
             resolve_with(&["t/search"], &aliased),

@@ -113,6 +113,16 @@ fn allowed_first(dialect: Dialect, c: char) -> bool {
     }
 }
 
+/// The server's part of its tools' public names in `dialect`: its alias (else its name), each
+/// character the dialect rejects made `_`, as [`NameMap::build`] writes it before the `__`.
+/// `None` when its tools carry no prefix (`alias = ""`). (A name that starts with a character
+/// the dialect does not take first gets a `_` in front; a name too long is cut after 55
+/// characters and given a hash.)
+pub fn written_prefix(dialect: Dialect, server: &str, alias: Option<&str>) -> Option<String> {
+    let prefix = alias.unwrap_or(server);
+    (!prefix.is_empty()).then(|| part(dialect, prefix, "server").0)
+}
+
 /// Whether `name` is a valid public name for `dialect` (charset, first character, length).
 pub fn is_valid(dialect: Dialect, name: &str) -> bool {
     let mut chars = name.chars();
