@@ -1,7 +1,8 @@
 //! A `.mcpb` (or `.dxt`) file unpacked where its server can run: a folder of the user's cache
 //! named after the file's SHA-256, so a bundle is unpacked once and a changed bundle gets a new
-//! folder (the digest is kept, so an unchanged file is not read again to find it). Unpacking goes to a temporary folder renamed into place when complete, so a run cut
-//! short leaves nothing that looks unpacked. Entries whose path would leave the folder, links,
+//! folder (the digest is kept, so an unchanged file is not read again to find it). Unpacking
+//! goes to a temporary folder renamed into place when complete, so a run cut short leaves
+//! nothing that looks unpacked. Entries whose path would leave the folder, links,
 //! and more than [`MAX_BYTES`] in all are refused.
 
 use std::io::{Read, Write};
