@@ -346,9 +346,15 @@ async fn call(
     if let Some(config) = config.servers.iter().find(|s| s.name() == server)
         && !config.filter.permits(&tool)
     {
-        tracing::warn!(
-            "the config's tools lists keep {tool:?} of {server:?} from models; called as you named it"
-        );
+        match config.filter.rules().listing(&tool) {
+            Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => tracing::warn!(
+                "{} keeps {tool:?} of {server:?} from models; called as you named it",
+                rule.source()
+            ),
+            _ => tracing::warn!(
+                "the config's tools lists keep {tool:?} of {server:?} from models; called as you named it"
+            ),
+        }
     }
     sessions
         .call_tool(&server, &tool, arguments)

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use serde_json::{Value, json};
-use switchboard_core::{ServerCatalog, catalog_file};
+use switchboard_core::{ServerCatalog, Verdict, catalog_file};
+use switchboard_host::config::ServerConfig;
 use switchboard_mcp::{ServerState, ServerStatus};
 
 use crate::output::{color_on_stdout, paint, print_json, styled_table};
@@ -40,6 +41,8 @@ struct Row {
     stderr_tail: Vec<String>,
     /// Where the config entry comes from, when the config gathers several.
     origin: Option<String>,
+    /// Tools another host's permission rules deny or make ask: `(verdict, rule, tools)`.
+    ruled: Vec<(Verdict, String, Vec<String>)>,
 }
 
 impl Row {
@@ -68,6 +71,7 @@ impl Row {
             connect_ms: s.connect_ms,
             stderr_tail: s.stderr_tail,
             origin: None,
+            ruled: Vec::new(),
         }
     }
 
@@ -90,6 +94,15 @@ impl Row {
         }
         if let Some(origin) = &self.origin {
             v["origin"] = json!(origin);
+        }
+        if !self.ruled.is_empty() {
+            v["rules"] = self
+                .ruled
+                .iter()
+                .map(|(verdict, rule, tools)| {
+                    json!({"verdict": verdict_word(*verdict), "rule": rule, "tools": tools})
+                })
+                .collect();
         }
         v
     }
@@ -129,6 +142,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 connect_ms: None,
                 stderr_tail: Vec::new(),
                 origin: None,
+                ruled: Vec::new(),
             });
         }
     } else {
@@ -165,14 +179,16 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                         .filter(|t| c.filter.permits(&t.def.name))
                         .count()
                 });
-            let origin = config
-                .servers
-                .iter()
-                .find(|c| c.name() == status.name)
-                .and_then(|c| c.origin.clone());
+            let entry = config.servers.iter().find(|c| c.name() == status.name);
+            let origin = entry.and_then(|c| c.origin.clone());
+            let ruled = entry
+                .zip(catalog.servers.get(&status.name))
+                .map(|(c, listed)| ruled_tools(c, listed))
+                .unwrap_or_default();
             let mut row = Row::from_status(status);
             row.tools_allowed = allowed.filter(|&n| n < row.tools);
             row.origin = origin;
+            row.ruled = ruled;
             row
         }));
         sessions.shutdown().await;
@@ -191,6 +207,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 connect_ms: None,
                 stderr_tail: Vec::new(),
                 origin: d.origin.clone(),
+                ruled: Vec::new(),
             });
         }
     }
@@ -299,6 +316,24 @@ fn render(rows: &[Row]) -> String {
             out.push_str(&format!("from {origin}: {}\n", names.join(", ")));
         }
     }
+    // Another host's permission rules (Claude Code's, Amp's) that hide a tool or make it ask.
+    let mut first = true;
+    for r in rows {
+        for (verdict, rule, tools) in &r.ruled {
+            if std::mem::take(&mut first) {
+                out.push('\n');
+            }
+            let what = match verdict {
+                Verdict::Deny => "kept from models",
+                _ => "approval asked at each call",
+            };
+            out.push_str(&format!(
+                "{}: {what}: {} (by {rule})\n",
+                r.name,
+                tools.join(", ")
+            ));
+        }
+    }
     for r in rows {
         if let Some(e) = &r.error {
             out.push_str(&format!(
@@ -312,6 +347,54 @@ fn render(rows: &[Row]) -> String {
         }
     }
     out
+}
+
+/// The tools of a server that another host's permission rules deny or make ask, grouped by
+/// rule in the order of the tools.
+fn ruled_tools(
+    config: &ServerConfig,
+    listed: &ServerCatalog,
+) -> Vec<(Verdict, String, Vec<String>)> {
+    let rules = config.filter.rules();
+    let mut out: Vec<(Verdict, String, Vec<String>)> = Vec::new();
+    for tool in &listed.tools {
+        let name = &tool.def.name;
+        let found = match rules.listing(name) {
+            Some(rule) if rule.verdict == Verdict::Deny => Some((Verdict::Deny, rule)),
+            _ => rules
+                .call(name)
+                .filter(|(v, _)| *v != Verdict::Allow)
+                .map(|(_, rule)| (Verdict::Ask, rule)),
+        };
+        let Some((verdict, rule)) = found else {
+            continue;
+        };
+        // A tool of the config's own approve setting is not the rule's to ask about.
+        if verdict == Verdict::Ask
+            && config
+                .tool_overrides
+                .get(name)
+                .is_some_and(|o| o.approve.is_some())
+        {
+            continue;
+        }
+        match out
+            .iter_mut()
+            .find(|(v, r, _)| *v == verdict && *r == rule.source())
+        {
+            Some((_, _, tools)) => tools.push(name.clone()),
+            None => out.push((verdict, rule.source(), vec![name.clone()])),
+        }
+    }
+    out
+}
+
+fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Deny => "deny",
+        Verdict::Ask => "ask",
+        Verdict::Allow => "allow",
+    }
 }
 
 /// Why a server is not ready, for an error message: `{what}: {reason}` and then its stderr
@@ -416,6 +499,7 @@ mod tests {
             connect_ms: None,
             stderr_tail: tail.iter().map(|l| l.to_string()).collect(),
             origin: None,
+            ruled: Vec::new(),
         }
     }
 

@@ -2352,3 +2352,111 @@ fn a_tool_setting_for_a_tool_the_server_lacks_is_named_with_the_nearest_one() {
         assert!(!stderr.contains("tool.search]"), "{stderr}");
     }
 }
+
+/// Claude Code's permission rules for MCP tools, read with its `.mcp.json` and settings, hold
+/// for a real server in every face: `servers` says which tools they hide or make ask, `inspect`
+/// leaves the denied ones out of the request, and `serve` neither lists nor calls them.
+#[test]
+fn claude_codes_permission_rules_hold_for_a_real_server() {
+    use serde_json::json;
+    use switchboard_test_support::line_client::LineClient;
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"memory": {
+        "command": node(), "args": [peer("memory")]
+    }}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        json!({"permissions": {
+            "deny": ["mcp__memory__delete_*"],
+            "ask": ["mcp__memory__create_entities"]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+
+    let out = run(dir.path(), &["servers", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let s = server(&v, "memory");
+    assert_eq!(
+        (s["tools"].as_u64(), s["tools_allowed"].as_u64()),
+        (Some(9), Some(6)),
+        "{s}"
+    );
+    let rules = s["rules"].as_array().expect("the rules are shown");
+    let denied = rules
+        .iter()
+        .find(|r| r["verdict"] == "deny")
+        .expect("a deny rule");
+    assert_eq!(
+        denied["tools"],
+        json!(["delete_entities", "delete_observations", "delete_relations"])
+    );
+    assert!(
+        denied["rule"]
+            .as_str()
+            .unwrap()
+            .contains("permissions.deny \"mcp__memory__delete_*\"")
+    );
+    let asked = rules
+        .iter()
+        .find(|r| r["verdict"] == "ask")
+        .expect("an ask rule");
+    assert_eq!(asked["tools"], json!(["create_entities"]));
+    let text = run(dir.path(), &["servers"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "memory: kept from models: delete_entities, delete_observations, delete_relations"
+        ),
+        "{text}"
+    );
+
+    let out = run(dir.path(), &["inspect", "--json"]);
+    let request = String::from_utf8_lossy(&out.stdout);
+    assert!(request.contains("create_entities") && !request.contains("delete_entities"));
+
+    let mut serve = Command::new(exe());
+    serve
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1");
+    let mut c = LineClient::start(serve, "2025-11-25");
+    let listed = c.request(1, "tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with("read_graph")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
+    let prefix = names
+        .iter()
+        .find(|n| n.ends_with("read_graph"))
+        .unwrap()
+        .trim_end_matches("read_graph")
+        .to_string();
+    let answer = c.call(
+        2,
+        &format!("{prefix}delete_entities"),
+        json!({"entityNames": ["x"]}),
+    );
+    assert_eq!(answer["isError"], true, "{answer}");
+    let text = answer["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Claude Code's permissions.deny \"mcp__memory__delete_*\""),
+        "{answer}"
+    );
+}

@@ -1,8 +1,10 @@
-//! Which tools of a server may reach the model: allow and deny glob lists from the config.
+//! Which tools of a server may reach the model: allow and deny glob lists from the config, and
+//! another host's permission rules when the config is that host's.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::error::CoreError;
+use crate::host_rules::{HostRules, Verdict};
 
 /// A compiled allow/deny pair. Deny wins; an empty allow list allows everything.
 #[derive(Clone, Debug, Default)]
@@ -10,6 +12,7 @@ pub struct ToolFilter {
     allow: Option<GlobSet>,
     deny: Option<GlobSet>,
     deny_all: bool,
+    rules: HostRules,
 }
 
 impl ToolFilter {
@@ -19,7 +22,20 @@ impl ToolFilter {
             allow: build(allow)?,
             deny: build(deny)?,
             deny_all: false,
+            rules: HostRules::default(),
         })
+    }
+
+    /// The same filter with another host's rules for this server: a tool they deny for every
+    /// call is not permitted.
+    pub fn with_rules(mut self, rules: HostRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// The other host's rules it holds (none for switchboard's own config).
+    pub fn rules(&self) -> &HostRules {
+        &self.rules
     }
 
     /// A filter that lets no tool through (a server kept only for its resources and prompts).
@@ -33,6 +49,13 @@ impl ToolFilter {
     /// Whether a tool with this name passes the filter.
     pub fn permits(&self, tool: &str) -> bool {
         if self.deny_all || self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
+            return false;
+        }
+        if self
+            .rules
+            .listing(tool)
+            .is_some_and(|r| r.verdict == Verdict::Deny)
+        {
             return false;
         }
         self.allow.as_ref().is_none_or(|a| a.is_match(tool))

@@ -229,9 +229,15 @@ impl View {
                 continue;
             };
             let route = if !switchboard_host::policy::listed(config, &tool.name) {
+                let why = match config.filter.rules().listing(&tool.name) {
+                    Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => {
+                        rule.rule.clone()
+                    }
+                    _ => format!("tools.allow / tools.deny of server {server:?}"),
+                };
                 Route::Hidden {
                     reason: format!(
-                        "tool {public:?} is not available: the gateway's configuration hides it (tools.allow / tools.deny of server {server:?})"
+                        "tool {public:?} is not available: the gateway's configuration hides it ({why})"
                     ),
                 }
             } else {

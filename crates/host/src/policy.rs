@@ -1,6 +1,7 @@
 //! Whether a tool is listed and whether a call may go ahead: a decision is a value, and the
 //! async caller (the loop's dispatcher, the gateway) acts on it.
 
+use switchboard_core::Verdict;
 use switchboard_core::catalog::Tool;
 
 use crate::config::{Approve, ServerConfig};
@@ -40,18 +41,33 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
 /// direction: a server must say a tool is destructive to be asked about it, and must say it is
 /// read-only to skip the question under `writes`.
 pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
+    let rules = server.filter.rules();
     if !listed(server, &tool.name) {
+        let why = match rules.listing(&tool.name) {
+            Some(rule) if rule.verdict == Verdict::Deny => format!("is denied by {}", rule.rule),
+            _ => "is not allowed by the configuration (tools.allow / tools.deny)".to_string(),
+        };
         return Decision::Deny {
-            reason: format!(
-                "tool {:?} of server {:?} is not allowed by the configuration (tools.allow / tools.deny)",
-                tool.name,
-                server.name()
-            ),
+            reason: format!("tool {:?} of server {:?} {why}", tool.name, server.name()),
         };
     }
     let ask = |why: &str| Decision::Ask {
         reason: format!("{:?} on server {:?} {why}", tool.name, server.name()),
     };
+    let own = server
+        .tool_overrides
+        .get(&tool.name)
+        .is_some_and(|o| o.approve.is_some());
+    if !own && let Some((Verdict::Ask | Verdict::Deny, rule)) = rules.call(&tool.name) {
+        return ask(&if rule.conditional {
+            format!(
+                "needs approval: {} decides by the call's arguments, which switchboard does not read",
+                rule.source()
+            )
+        } else {
+            format!("needs approval for every call ({})", rule.source())
+        });
+    }
     match server.approve_for(&tool.name) {
         Approve::Never => Decision::Allow,
         Approve::Always => ask("needs approval for every call (approve = \"always\")"),

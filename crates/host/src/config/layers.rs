@@ -168,6 +168,24 @@ pub fn gather(
     }
 }
 
+/// The user's file and the project's (in the working directory) of the host labelled `label`,
+/// when `ctx.path` is one of them.
+pub fn files_of(ctx: &Context<'_>, label: &str) -> Option<(PathBuf, Option<PathBuf>)> {
+    let host = LAYERED.iter().find(|h| h.label == label)?;
+    let home = ctx.home()?;
+    let config = directories::BaseDirs::new()
+        .map(|d| d.config_dir().to_path_buf())
+        .unwrap_or_else(|| home.join(".config"));
+    let user = (host.user)(&home, &config);
+    if same_file(ctx.path, &user) {
+        let project = ctx.cwd.as_ref().map(|cwd| cwd.join(host.project));
+        return Some((user, project));
+    }
+    ctx.path
+        .ends_with(host.project)
+        .then(|| (user, Some(ctx.path.to_path_buf())))
+}
+
 /// Whether `a` and `b` are one file (compared as they are when either does not exist).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {

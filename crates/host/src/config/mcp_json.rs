@@ -182,6 +182,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         if state.is_none() && ctx.policy {
             super::layers::gather(ctx, &mut servers, &mut disabled, &mut warnings);
             super::claude_extensions::add(ctx, &mut servers, &mut disabled, &mut warnings);
+            if super::amp::is_amp_file(ctx, &root) {
+                super::amp::apply(ctx, &root, &mut servers, &mut disabled, &mut warnings);
+            }
         }
     }
     // Claude Code's own files: its settings are read once, for the project's approvals, the
@@ -201,6 +204,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             state.apply_toggles(&plugins, &mut servers, &mut disabled);
         }
         super::claude_settings::apply_timeouts(ctx, &settings, &mut servers, &mut warnings);
+        super::claude_permissions::apply(&scope, &settings, &mut servers, &mut warnings);
         if ctx.policy {
             super::claude_policy::apply(
                 ctx,

@@ -3,8 +3,10 @@
 //! Code's `servers` JSON. A bad server entry disables that server with a reason naming the file,
 //! line and column; the other servers still start.
 
+mod amp;
 mod claude_code;
 mod claude_extensions;
+mod claude_permissions;
 mod claude_plugins;
 mod claude_policy;
 mod claude_settings;
@@ -30,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchboard_core::{ServerSpec, ToolFilter};
+use switchboard_core::{ServerSpec, ToolFilter, Verdict};
 
 use crate::error::HostError;
 
@@ -102,12 +104,18 @@ impl ServerConfig {
         &self.spec.name
     }
 
-    /// When a call to `tool` needs approval: the tool's own setting, else the server's.
+    /// When a call to `tool` needs approval: the tool's own setting, else the first of another
+    /// host's permission rules that matches it (Claude Code's or Amp's, when the config is
+    /// theirs), else the server's.
     pub fn approve_for(&self, tool: &str) -> Approve {
-        self.tool_overrides
-            .get(tool)
-            .and_then(|o| o.approve)
-            .unwrap_or(self.approve)
+        if let Some(approve) = self.tool_overrides.get(tool).and_then(|o| o.approve) {
+            return approve;
+        }
+        match self.filter.rules().call(tool) {
+            Some((Verdict::Allow, _)) => Approve::Never,
+            Some((Verdict::Ask | Verdict::Deny, _)) => Approve::Always,
+            None => self.approve,
+        }
     }
 
     /// The largest result of `tool`, in tokens, passed on uncut: the tool's own setting, else
@@ -767,7 +775,9 @@ impl Config {
                 server.filter = if globs.is_empty() {
                     ToolFilter::deny_all()
                 } else {
-                    ToolFilter::new(&globs, &server.deny).map_err(|e| profile_err(e.to_string()))?
+                    ToolFilter::new(&globs, &server.deny)
+                        .map_err(|e| profile_err(e.to_string()))?
+                        .with_rules(server.filter.rules().clone())
                 };
                 server.allow = globs;
             }

@@ -3033,3 +3033,218 @@ fn claude_code_plugin_options_fill_their_servers() {
     );
     assert!(c.servers.iter().any(|s| s.name() == "plugin_opts_plain"));
 }
+
+fn server_of<'a>(c: &'a Config, name: &str) -> &'a ServerConfig {
+    c.servers
+        .iter()
+        .find(|s| s.name() == name)
+        .unwrap_or_else(|| panic!("no server {name:?}: {:?}", c.disabled))
+}
+
+fn decision(c: &Config, server: &str, tool: &str) -> crate::policy::Decision {
+    let tool = switchboard_core::Tool::new(tool, "d", serde_json::json!({"type": "object"}));
+    crate::policy::decide(server_of(c, server), &tool)
+}
+
+/// Claude Code's `permissions` rules that name MCP tools hold for the servers read with its
+/// files: deny keeps the tool from models and refuses it, ask asks at every call, allow runs it
+/// unasked; deny before ask before allow, whichever file they are in. A project's own files
+/// cannot allow until the folder is trusted, a managed `allowManagedPermissionRulesOnly`
+/// leaves only the managed rules, and rules Claude Code skips are named as skipped.
+#[test]
+fn claude_codes_permission_rules_for_mcp_tools_hold() {
+    use crate::policy::Decision;
+    let m = PolicyMachine::new();
+    m.write(
+        &m.home.join(".claude/settings.json"),
+        serde_json::json!({"permissions": {
+            "deny": ["mcp__github__delete_repo", "mcp__noisy", "Bash(rm *)", "mcp__docs_site__get_page"],
+            "ask": ["mcp__github__create_*"],
+            "allow": ["mcp__github__*", "mcp__*", "mcp__github__get_issue(x)", "Read"]
+        }}),
+    );
+    m.write(
+        &m.project.join(".claude/settings.json"),
+        serde_json::json!({"permissions": {"allow": ["mcp__fs"]}}),
+    );
+    let servers = serde_json::json!({
+        "github": {"command": "gh"},
+        "noisy": {"command": "n"},
+        "docs.site": {"command": "d"},
+        "fs": {"command": "f"}
+    });
+    let c = m.read(".mcp.json", servers.clone());
+    let gh = server_of(&c, "github");
+    assert!(!gh.filter.permits("delete_repo"));
+    assert!(gh.filter.permits("get_issue") && gh.filter.permits("create_issue"));
+    assert!(!server_of(&c, "noisy").filter.permits("anything"));
+    // Claude Code writes `docs.site` and `get.page` as `docs_site` and `get_page`.
+    assert!(!server_of(&c, "docs.site").filter.permits("get.page"));
+    assert!(server_of(&c, "docs.site").filter.permits("list"));
+    match decision(&c, "github", "delete_repo") {
+        // A model reads this: the rule, not the path of the user's file.
+        Decision::Deny { reason } => assert!(
+            reason.contains("Claude Code's permissions.deny \"mcp__github__delete_repo\"")
+                && !reason.contains(".claude/settings.json"),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    match decision(&c, "github", "create_issue") {
+        Decision::Ask { reason } => assert!(
+            reason.contains("permissions.ask") && reason.contains(".claude/settings.json"),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(decision(&c, "github", "get_issue"), Decision::Allow);
+    assert_eq!(gh.approve_for("get_issue"), Approve::Never);
+    // The project is not trusted: its allow rule does not count.
+    assert_eq!(
+        server_of(&c, "fs").approve_for("write"),
+        Approve::Destructive
+    );
+    for skipped in ["\"mcp__*\"", "\"mcp__github__get_issue(x)\""] {
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains(skipped) && w.contains("not applied")),
+            "{skipped}: {:?}",
+            c.warnings
+        );
+    }
+    assert!(
+        !c.warnings.iter().any(|w| w.contains("Bash")),
+        "{:?}",
+        c.warnings
+    );
+
+    // Once Claude Code trusts the folder, its allow rule counts.
+    let project = m.project.canonicalize().unwrap();
+    m.write(
+        &m.home.join(".claude.json"),
+        serde_json::json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}}),
+    );
+    let c = m.read(".mcp.json", servers.clone());
+    assert_eq!(server_of(&c, "fs").approve_for("write"), Approve::Never);
+
+    // Another host's file is not Claude Code's: no rule of its applies.
+    let c = m.read("mcp.json", servers.clone());
+    assert!(server_of(&c, "github").filter.permits("delete_repo"));
+
+    // Managed rules only: the user's deny no longer counts, the managed one does.
+    m.write(
+        &m.managed.join("managed-settings.json"),
+        serde_json::json!({"allowManagedPermissionRulesOnly": true,
+                           "permissions": {"deny": ["mcp__fs__write"]}}),
+    );
+    let c = m.read(".mcp.json", servers);
+    assert!(server_of(&c, "github").filter.permits("delete_repo"));
+    assert!(!server_of(&c, "fs").filter.permits("write"));
+    assert_eq!(
+        server_of(&c, "fs").approve_for("read"),
+        Approve::Destructive
+    );
+}
+
+/// Amp's `amp.mcpPermissions` decide which servers run (first matching rule; a command is its
+/// program and arguments joined), `amp.tools.disable` and `amp.permissions` which tools reach
+/// the model and which ask. The user's file and the project's are each one list, and the
+/// strictest of their decisions holds.
+#[test]
+fn amps_permissions_decide_servers_and_tools() {
+    use crate::policy::Decision;
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("proj"));
+    let home_text = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
+    let read = |file: &Path| {
+        let text = std::fs::read_to_string(file).unwrap();
+        Config::parse_in(file, &text, &env, Some(project.clone())).unwrap()
+    };
+    let amp_user = home.join(".config/amp/settings.json");
+    let amp_project = project.join(".amp/settings.json");
+    write_json(
+        &amp_user,
+        json!({
+            "amp.mcpPermissions": [
+                {"matches": {"command": "npx @modelcontextprotocol/server-*"}, "action": "allow"},
+                {"matches": {"command": "/^uvx mcp-server-(time|fetch)$/"}, "action": "allow"},
+                {"matches": {"url": "https://trusted.example/mcp/*"}, "action": "allow"},
+                {"matches": {"url": "*"}, "action": "reject"},
+                {"matches": {"command": "*"}, "action": "reject"}
+            ],
+            "amp.tools.disable": ["mcp__memory__open_nodes"],
+            "amp.permissions": [
+                {"tool": "mcp__memory__delete_*", "action": "reject"},
+                {"tool": "mcp__memory__*", "action": "allow"},
+                {"tool": "mcp__*", "action": "delegate", "to": "my-helper"},
+                {"tool": "mcp__*", "action": "reject", "context": "subagent"}
+            ]
+        }),
+    );
+    write_json(
+        &amp_project,
+        json!({
+            "amp.mcpServers": {
+                "memory": {"command": "npx", "args": ["@modelcontextprotocol/server-memory"]},
+                "sneaky": {"command": "npx", "args": ["-y", "evil-server"]},
+                "time": {"command": "uvx", "args": ["mcp-server-time"]},
+                "trusted": {"url": "https://trusted.example/mcp/v1"},
+                "elsewhere": {"url": "https://elsewhere.example/mcp"}
+            },
+            "amp.permissions": [
+                {"tool": "mcp__memory__create_*", "action": "ask"},
+                {"tool": "mcp__memory__add_*", "matches": {"entity": "secret*"}, "action": "reject"},
+                {"tool": "mcp__memory__*", "action": "allow"}
+            ]
+        }),
+    );
+    if cfg!(windows) {
+        return;
+    }
+    for file in [&amp_user, &amp_project] {
+        let c = read(file);
+        assert_eq!(
+            names(&c),
+            ["memory", "time", "trusted"],
+            "{file:?}: {:?}",
+            c.disabled
+        );
+        let r = reason(&c, "sneaky");
+        assert!(
+            r.contains("amp.mcpPermissions[4]") && r.contains("amp/settings.json"),
+            "{r}"
+        );
+        assert!(reason(&c, "elsewhere").contains("amp.mcpPermissions[3]"));
+        let memory = server_of(&c, "memory");
+        assert!(!memory.filter.permits("open_nodes"));
+        assert!(!memory.filter.permits("delete_entities"));
+        assert!(memory.filter.permits("read_graph") && memory.filter.permits("add_observations"));
+        assert_eq!(decision(&c, "memory", "read_graph"), Decision::Allow);
+        // The user's file allows it, the project's asks: the stricter holds.
+        assert!(matches!(
+            decision(&c, "memory", "create_entities"),
+            Decision::Ask { .. }
+        ));
+        // A rule with conditions on the arguments cannot be read here: it asks.
+        match decision(&c, "memory", "add_observations") {
+            Decision::Ask { reason } => assert!(reason.contains("arguments"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // The delegating rule asks; the sub-agents' rule is not the loop's.
+        assert!(matches!(
+            decision(&c, "time", "get_time"),
+            Decision::Ask { .. }
+        ));
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("my-helper") && w.contains("ask instead")),
+            "{:?}",
+            c.warnings
+        );
+    }
+}

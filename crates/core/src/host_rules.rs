@@ -1,0 +1,290 @@
+//! Another host's ordered permission rules for one server's tools (Claude Code's
+//! `permissions`, Amp's `amp.permissions`), matched against the name that host gives a tool:
+//! `mcp__SERVER__TOOL`, each part with every character other than `A-Z a-z 0-9 _ -` made `_`.
+
+use globset::{Glob, GlobMatcher};
+
+use crate::error::CoreError;
+
+/// What a rule says about the calls it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The tool is kept from the model and its calls refused.
+    Deny,
+    /// Every call asks the user first.
+    Ask,
+    /// Calls go ahead without asking.
+    Allow,
+}
+
+/// One rule: a glob over the host's tool name, its verdict and where it was written.
+#[derive(Clone, Debug)]
+pub struct HostRule {
+    matcher: GlobMatcher,
+    /// The rule's verdict.
+    pub verdict: Verdict,
+    /// The rule only matches some calls (its conditions on the arguments are not evaluated
+    /// here): it never hides a tool, and a `Deny` or `Ask` of it makes every call ask.
+    pub conditional: bool,
+    /// The rule as its host names it, for messages a model may read: `Claude Code's
+    /// permissions.deny "mcp__github__delete_repo"`.
+    pub rule: String,
+    /// The file it was written in.
+    pub file: String,
+}
+
+impl HostRule {
+    /// The rule and its file, for the user: `~/.claude/settings.json: Claude Code's
+    /// permissions.deny "mcp__github__delete_repo"`.
+    pub fn source(&self) -> String {
+        format!("{}: {}", self.file, self.rule)
+    }
+}
+
+/// A server's rules: one or more lists, each decided by its first matching rule, and the
+/// strictest of the lists' decisions holds (a host that reads a user's file and a project's
+/// file gets one list from each, so neither loosens the other).
+#[derive(Clone, Debug, Default)]
+pub struct HostRules {
+    server: String,
+    lists: Vec<Vec<HostRule>>,
+}
+
+/// A name as Claude Code (and Amp) write it inside a tool name: each character outside
+/// `A-Z a-z 0-9 _ -` made `_`.
+pub fn host_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl HostRules {
+    /// No rules yet, for the server configured as `server`.
+    pub fn new(server: &str) -> Self {
+        Self {
+            server: host_part(server),
+            lists: Vec::new(),
+        }
+    }
+
+    /// Start another list: the rules pushed from now on are decided apart from those before.
+    pub fn next_list(&mut self) {
+        if self.lists.last().is_some_and(|l| !l.is_empty()) {
+            self.lists.push(Vec::new());
+        }
+    }
+
+    /// Add a rule after the others; `pattern` is a glob over the whole host name
+    /// (`mcp__github__*`). A bad glob is an error naming it.
+    pub fn push(
+        &mut self,
+        pattern: &str,
+        verdict: Verdict,
+        conditional: bool,
+        rule: String,
+        file: String,
+    ) -> Result<(), CoreError> {
+        let matcher = Glob::new(pattern)
+            .map_err(|e| CoreError::Glob {
+                pattern: pattern.to_string(),
+                message: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        let rule = HostRule {
+            matcher,
+            verdict,
+            conditional,
+            rule,
+            file,
+        };
+        match self.lists.last_mut() {
+            Some(list) => list.push(rule),
+            None => self.lists.push(vec![rule]),
+        }
+        Ok(())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lists.iter().all(Vec::is_empty)
+    }
+
+    /// The rules, list after list.
+    pub fn rules(&self) -> impl Iterator<Item = &HostRule> {
+        self.lists.iter().flatten()
+    }
+
+    /// The name the host gives `tool` of this server.
+    pub fn host_name(&self, tool: &str) -> String {
+        format!("mcp__{}__{}", self.server, host_part(tool))
+    }
+
+    /// The rule that decides whether `tool` is listed: the first that matches it and holds for
+    /// every call (a conditional rule cannot hide a tool).
+    pub fn listing(&self, tool: &str) -> Option<&HostRule> {
+        if self.is_empty() {
+            return None;
+        }
+        let name = self.host_name(tool);
+        strictest(self.lists.iter().filter_map(|list| {
+            list.iter()
+                .find(|r| !r.conditional && r.matcher.is_match(&name))
+                .map(|r| (r.verdict, r))
+        }))
+        .map(|(_, r)| r)
+    }
+
+    /// The rule that decides a call of `tool`: the first that matches it, where a conditional
+    /// `Allow` is passed over (it may not hold for this call) and a conditional `Deny` or `Ask`
+    /// counts as `Ask` (it may).
+    pub fn call(&self, tool: &str) -> Option<(Verdict, &HostRule)> {
+        if self.is_empty() {
+            return None;
+        }
+        let name = self.host_name(tool);
+        strictest(self.lists.iter().filter_map(|list| {
+            list.iter()
+                .filter(|r| r.matcher.is_match(&name))
+                .find_map(|r| match (r.conditional, r.verdict) {
+                    (false, v) => Some((v, r)),
+                    (true, Verdict::Allow) => None,
+                    (true, _) => Some((Verdict::Ask, r)),
+                })
+        }))
+    }
+}
+
+/// Of the lists' decisions, the strictest: deny, then ask, then allow; the first list's among
+/// equals.
+fn strictest<'a>(
+    decisions: impl Iterator<Item = (Verdict, &'a HostRule)>,
+) -> Option<(Verdict, &'a HostRule)> {
+    let rank = |v: Verdict| match v {
+        Verdict::Deny => 0,
+        Verdict::Ask => 1,
+        Verdict::Allow => 2,
+    };
+    decisions.fold(None, |best, (v, r)| match best {
+        Some((b, _)) if rank(b) <= rank(v) => best,
+        _ => Some((v, r)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(server: &str, list: &[(&str, Verdict, bool)]) -> HostRules {
+        let mut r = HostRules::new(server);
+        for (p, v, c) in list {
+            r.push(p, *v, *c, format!("rule {p}"), "f".into()).unwrap();
+        }
+        r
+    }
+
+    #[test]
+    fn names_are_written_as_the_host_writes_them() {
+        assert_eq!(host_part("my server.v2"), "my_server_v2");
+        assert_eq!(host_part("git_diff-tool"), "git_diff-tool");
+        let r = HostRules::new("docs.site");
+        assert_eq!(r.host_name("get.page"), "mcp__docs_site__get_page");
+    }
+
+    #[test]
+    fn the_first_matching_rule_decides() {
+        let r = rules(
+            "gh",
+            &[
+                ("mcp__gh__get_*", Verdict::Allow, false),
+                ("mcp__gh__*", Verdict::Deny, false),
+            ],
+        );
+        assert_eq!(r.listing("get_issue").unwrap().verdict, Verdict::Allow);
+        assert_eq!(r.listing("delete_repo").unwrap().verdict, Verdict::Deny);
+        assert!(
+            rules("other", &[("mcp__gh__*", Verdict::Deny, false)])
+                .listing("x")
+                .is_none()
+        );
+        // The tool's own name, not the host's, may hold a dot.
+        let dotted = rules("gh", &[("mcp__gh__get_page", Verdict::Deny, false)]);
+        assert_eq!(dotted.listing("get.page").unwrap().verdict, Verdict::Deny);
+    }
+
+    #[test]
+    fn a_conditional_rule_never_hides_and_asks_when_it_may_refuse() {
+        let r = rules(
+            "fs",
+            &[
+                ("mcp__fs__write", Verdict::Allow, true),
+                ("mcp__fs__write", Verdict::Deny, true),
+                ("mcp__fs__*", Verdict::Allow, false),
+            ],
+        );
+        assert_eq!(r.listing("write").unwrap().verdict, Verdict::Allow);
+        let (v, rule) = r.call("write").unwrap();
+        assert_eq!(v, Verdict::Ask);
+        assert!(rule.conditional);
+        assert_eq!(r.call("read").unwrap().0, Verdict::Allow);
+    }
+
+    #[test]
+    fn of_two_lists_the_strictest_decision_holds() {
+        let mut r = HostRules::new("gh");
+        r.push(
+            "mcp__gh__*",
+            Verdict::Allow,
+            false,
+            "user".into(),
+            "f".into(),
+        )
+        .unwrap();
+        r.next_list();
+        r.push(
+            "mcp__gh__delete_*",
+            Verdict::Deny,
+            false,
+            "project".into(),
+            "f".into(),
+        )
+        .unwrap();
+        r.push(
+            "mcp__gh__*",
+            Verdict::Ask,
+            false,
+            "project".into(),
+            "f".into(),
+        )
+        .unwrap();
+        assert_eq!(r.listing("delete_repo").unwrap().rule, "project");
+        assert_eq!(r.call("get_issue").unwrap().0, Verdict::Ask);
+        assert_eq!(r.rules().count(), 3);
+        // Within one list the first match still wins.
+        let mut one = HostRules::new("gh");
+        one.push("mcp__gh__*", Verdict::Allow, false, "a".into(), "f".into())
+            .unwrap();
+        one.push("mcp__gh__*", Verdict::Deny, false, "b".into(), "f".into())
+            .unwrap();
+        assert_eq!(one.call("x").unwrap().0, Verdict::Allow);
+    }
+
+    #[test]
+    fn a_bad_glob_names_itself() {
+        let err = HostRules::new("s")
+            .push(
+                "mcp__s__[",
+                Verdict::Deny,
+                false,
+                String::new(),
+                String::new(),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("mcp__s__["), "{err}");
+    }
+}

@@ -1,0 +1,378 @@
+//! Amp's permissions, read with its `settings.json` servers: `amp.mcpPermissions` (which
+//! servers may run: rules `{"matches": {"command" | "url": PATTERN}, "action": "allow" |
+//! "reject"}`, the first that matches a server deciding, none meaning allowed),
+//! `amp.tools.disable` (tools kept from the model) and `amp.permissions` (rules over tool names,
+//! `mcp__SERVER__TOOL` for an MCP tool: `allow`, `reject`, `ask`, or `delegate` to a program,
+//! which switchboard does not run, so such calls ask).
+//!
+//! A pattern is a glob (`*` any characters) over the whole text, or a regular expression between
+//! slashes (`/^npx /`), found anywhere in it; a list matches when any of its patterns does. A
+//! server's command is matched as its program and arguments joined by spaces, as written.
+//!
+//! The user's file and the project's are each one list of rules: a server or tool one of them
+//! rejects is rejected, whatever the other allows, so a cloned project cannot loosen the user's
+//! rules (nor the user's a project's).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use switchboard_core::{HostRules, TransportSpec, Verdict};
+
+use super::entry::Context;
+use super::{DisabledServer, ServerConfig};
+
+/// Whether the file read is one of Amp's: it keeps its servers under `amp.mcpServers`, or it
+/// is where Amp keeps its settings.
+pub fn is_amp_file(ctx: &Context<'_>, root: &Value) -> bool {
+    root.as_object()
+        .is_some_and(|o| o.keys().any(|k| k.starts_with("amp.")))
+        || super::layers::files_of(ctx, "Amp").is_some()
+}
+
+/// Apply the permissions of Amp's user file and project file (whichever exist; only the file
+/// read when it is neither) to the servers read from them.
+pub fn apply(
+    ctx: &Context<'_>,
+    root: &Value,
+    servers: &mut Vec<ServerConfig>,
+    disabled: &mut Vec<DisabledServer>,
+    warnings: &mut Vec<String>,
+) {
+    let files: Vec<(PathBuf, Value)> = match super::layers::files_of(ctx, "Amp") {
+        Some((user, project)) => [Some(user), project]
+            .into_iter()
+            .flatten()
+            .filter_map(|path| {
+                if super::layers::same_file(&path, ctx.path) {
+                    return Some((path, root.clone()));
+                }
+                if !path.is_file() {
+                    return None;
+                }
+                match super::claude_settings::read_json(&path) {
+                    Ok(v) => Some((path, v)),
+                    Err(e) => {
+                        warnings.push(format!(
+                            "{}: Amp's permissions not read: {e}",
+                            path.display()
+                        ));
+                        None
+                    }
+                }
+            })
+            .collect(),
+        None => vec![(ctx.path.to_path_buf(), root.clone())],
+    };
+    let lists: Vec<ServerList> = files
+        .iter()
+        .map(|(path, value)| server_list(path, value, warnings))
+        .collect();
+    let mut kept = Vec::with_capacity(servers.len());
+    for server in servers.drain(..) {
+        let subject = Subject::of(&server);
+        match lists.iter().find_map(|l| l.rejects(&subject)) {
+            Some(source) => disabled.push(DisabledServer {
+                name: server.name().to_string(),
+                reason: format!("rejected by Amp's {source}"),
+                origin: server.origin.clone(),
+            }),
+            None => kept.push(server),
+        }
+    }
+    *servers = kept;
+    let tool_lists: Vec<Vec<ToolRule>> = files
+        .iter()
+        .map(|(path, value)| tool_rules(path, value, warnings))
+        .collect();
+    if tool_lists.iter().all(Vec::is_empty) {
+        return;
+    }
+    for server in servers.iter_mut() {
+        let mut rules = server.filter.rules().clone();
+        if rules.is_empty() {
+            rules = HostRules::new(server.name());
+        }
+        for list in &tool_lists {
+            rules.next_list();
+            for rule in list {
+                if let Err(e) = rules.push(
+                    &rule.tool,
+                    rule.verdict,
+                    rule.conditional,
+                    rule.rule.clone(),
+                    rule.file.clone(),
+                ) {
+                    warnings.push(format!("{}: {}: not applied: {e}", rule.file, rule.rule));
+                }
+            }
+        }
+        server.filter = std::mem::take(&mut server.filter).with_rules(rules);
+    }
+}
+
+/// What `amp.mcpPermissions` matches a server by.
+struct Subject {
+    command: Option<String>,
+    url: Option<String>,
+}
+
+impl Subject {
+    fn of(server: &ServerConfig) -> Self {
+        match &server.spec.transport {
+            TransportSpec::Stdio { command, args, .. } => {
+                let program = server.written_command.as_deref().unwrap_or(command);
+                let joined = std::iter::once(program)
+                    .chain(args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Subject {
+                    command: Some(joined),
+                    url: None,
+                }
+            }
+            TransportSpec::Http { url, .. } => Subject {
+                command: None,
+                url: Some(url.clone()),
+            },
+        }
+    }
+}
+
+/// One file's `amp.mcpPermissions`.
+struct ServerList {
+    rules: Vec<ServerRule>,
+}
+
+struct ServerRule {
+    command: Option<Vec<Pattern>>,
+    url: Option<Vec<Pattern>>,
+    reject: bool,
+    source: String,
+}
+
+impl ServerList {
+    /// Where the rule that rejects the server was written, when the first rule that matches it
+    /// rejects it.
+    fn rejects(&self, subject: &Subject) -> Option<&str> {
+        let holds = |patterns: &Option<Vec<Pattern>>, text: &Option<String>| match patterns {
+            None => true,
+            Some(list) => text
+                .as_deref()
+                .is_some_and(|t| list.iter().any(|p| p.is_match(t))),
+        };
+        self.rules
+            .iter()
+            .find(|r| holds(&r.command, &subject.command) && holds(&r.url, &subject.url))
+            .filter(|r| r.reject)
+            .map(|r| r.source.as_str())
+    }
+}
+
+fn server_list(path: &Path, root: &Value, warnings: &mut Vec<String>) -> ServerList {
+    let mut rules = Vec::new();
+    let Some(list) = root.get("amp.mcpPermissions") else {
+        return ServerList { rules };
+    };
+    let Some(list) = list.as_array() else {
+        warnings.push(format!(
+            "{}: amp.mcpPermissions is not a list of rules; not applied",
+            path.display()
+        ));
+        return ServerList { rules };
+    };
+    for (i, rule) in list.iter().enumerate() {
+        let source = format!("amp.mcpPermissions[{i}] in {}", path.display());
+        let mut skip = |why: String| warnings.push(format!("{source}: not applied: {why}"));
+        let reject = match rule.get("action").and_then(Value::as_str) {
+            Some("reject") => true,
+            Some("allow") => false,
+            other => {
+                skip(format!(
+                    "its action is {}, not \"allow\" or \"reject\"",
+                    other.map_or("missing".into(), |a| format!("{a:?}"))
+                ));
+                continue;
+            }
+        };
+        let matches = rule.get("matches").and_then(Value::as_object);
+        let read = |key: &str| -> Result<Option<Vec<Pattern>>, String> {
+            matches
+                .and_then(|m| m.get(key))
+                .map(|v| patterns(v).map_err(|e| format!("matches.{key}: {e}")))
+                .transpose()
+        };
+        let (command, url) = match (read("command"), read("url")) {
+            (Ok(c), Ok(u)) => (c, u),
+            (Err(e), _) | (_, Err(e)) => {
+                skip(e);
+                continue;
+            }
+        };
+        if let Some(other) = matches.and_then(|m| m.keys().find(|k| *k != "command" && *k != "url"))
+        {
+            skip(format!(
+                "it matches on {other:?}; Amp's server rules match \"command\" or \"url\""
+            ));
+            continue;
+        }
+        rules.push(ServerRule {
+            command,
+            url,
+            reject,
+            source,
+        });
+    }
+    ServerList { rules }
+}
+
+/// One rule over tool names, from `amp.tools.disable` or `amp.permissions`.
+struct ToolRule {
+    tool: String,
+    verdict: Verdict,
+    conditional: bool,
+    /// `Amp's amp.permissions[0] (reject "mcp__memory__delete_*")`.
+    rule: String,
+    file: String,
+}
+
+fn tool_rules(path: &Path, root: &Value, warnings: &mut Vec<String>) -> Vec<ToolRule> {
+    let mut rules = Vec::new();
+    let file = path.display().to_string();
+    if let Some(names) = root.get("amp.tools.disable").and_then(Value::as_array) {
+        for name in names.iter().filter_map(Value::as_str) {
+            rules.push(ToolRule {
+                tool: name.to_string(),
+                verdict: Verdict::Deny,
+                conditional: false,
+                rule: format!("Amp's amp.tools.disable {name:?}"),
+                file: file.clone(),
+            });
+        }
+    }
+    let Some(list) = root.get("amp.permissions").and_then(Value::as_array) else {
+        return rules;
+    };
+    for (i, rule) in list.iter().enumerate() {
+        let source = format!("{file}: Amp's amp.permissions[{i}]");
+        let Some(tool) = rule.get("tool").and_then(Value::as_str) else {
+            warnings.push(format!("{source}: not applied: it names no \"tool\""));
+            continue;
+        };
+        // A rule for sub-agents only: switchboard's loop is the main thread.
+        if rule.get("context").and_then(Value::as_str) == Some("subagent") {
+            continue;
+        }
+        let verdict = match rule.get("action").and_then(Value::as_str) {
+            Some("allow") => Verdict::Allow,
+            Some("reject") => Verdict::Deny,
+            Some("ask") => Verdict::Ask,
+            Some("delegate") => {
+                if may_name_mcp(tool) {
+                    warnings.push(format!(
+                        "{source}: delegates to {:?}, which switchboard does not run: calls it matches ask instead",
+                        rule.get("to").and_then(Value::as_str).unwrap_or("a program")
+                    ));
+                }
+                Verdict::Ask
+            }
+            other => {
+                warnings.push(format!(
+                    "{source}: not applied: its action is {}",
+                    other.map_or("missing".into(), |a| format!("{a:?}"))
+                ));
+                continue;
+            }
+        };
+        let conditional = rule
+            .get("matches")
+            .and_then(Value::as_object)
+            .is_some_and(|m| !m.is_empty());
+        let action = rule.get("action").and_then(Value::as_str).unwrap_or("");
+        rules.push(ToolRule {
+            tool: tool.to_string(),
+            verdict,
+            conditional,
+            rule: format!("Amp's amp.permissions[{i}] ({action} {tool:?})"),
+            file: file.clone(),
+        });
+    }
+    rules
+}
+
+/// Whether a tool glob may match an MCP tool's name (`mcp__…`), to warn only about those.
+fn may_name_mcp(glob: &str) -> bool {
+    glob.starts_with("mcp__") || glob.starts_with('*')
+}
+
+/// A pattern of Amp's rules.
+enum Pattern {
+    Glob(globset::GlobMatcher),
+    Regex(regex::Regex),
+}
+
+impl Pattern {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Glob(g) => g.is_match(text),
+            Pattern::Regex(r) => r.is_match(text),
+        }
+    }
+}
+
+/// A pattern or a list of them.
+fn patterns(value: &Value) -> Result<Vec<Pattern>, String> {
+    let one = |v: &Value| -> Result<Pattern, String> {
+        let text = v
+            .as_str()
+            .ok_or_else(|| format!("{v} is not a text pattern"))?;
+        if let Some(re) = text
+            .strip_prefix('/')
+            .and_then(|t| t.strip_suffix('/'))
+            .filter(|_| text.len() >= 2)
+        {
+            return regex::Regex::new(re)
+                .map(Pattern::Regex)
+                .map_err(|e| format!("{text:?} is not a regular expression: {e}"));
+        }
+        globset::GlobBuilder::new(text)
+            .literal_separator(false)
+            .build()
+            .map(|g| Pattern::Glob(g.compile_matcher()))
+            .map_err(|e| format!("{text:?} is not a pattern: {}", e.kind()))
+    };
+    match value {
+        Value::Array(list) => list.iter().map(one).collect(),
+        v => one(v).map(|p| vec![p]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn matches(pattern: Value, text: &str) -> bool {
+        patterns(&pattern).unwrap().iter().any(|p| p.is_match(text))
+    }
+
+    #[test]
+    fn patterns_are_globs_over_the_whole_text_or_regular_expressions() {
+        assert!(matches(
+            json!("npx @modelcontextprotocol/server-*"),
+            "npx @modelcontextprotocol/server-memory"
+        ));
+        assert!(!matches(
+            json!("npx @modelcontextprotocol/server-*"),
+            "npx -y @evil/server-x"
+        ));
+        assert!(matches(
+            json!("https://trusted.example/mcp/*"),
+            "https://trusted.example/mcp/a/b"
+        ));
+        assert!(matches(json!("/^uvx /"), "uvx mcp-server-time"));
+        assert!(matches(json!(["a", "b*"]), "bee"));
+        assert!(!matches(json!(["a", "b*"]), "cab"));
+        assert!(patterns(&json!("/(/")).is_err());
+        assert!(patterns(&json!(3)).is_err());
+    }
+}
