@@ -2,8 +2,10 @@
 //! Claude Code's `.mcp.json`, Gemini CLI, Windsurf; Continue's list form goes to
 //! `continue_dev`), `servers` (VS Code's `mcp.json`, comments and trailing commas included),
 //! `context_servers` (Zed's settings), `amp.mcpServers` (Amp's settings) and `mcp` (OpenCode's
-//! and Crush's, each entry translated by `opencode` or `crush`). Keys those hosts define that switchboard does not use (`autoApprove`,
-//! `alwaysAllow`, ...) are ignored, not errors.
+//! and Crush's, each entry translated by `opencode` or `crush`). The hosts' per-server tool
+//! settings (`disabledTools`, `autoApprove`, `alwaysAllow`, Gemini CLI's `trust`) become
+//! switchboard's; other keys those hosts define that switchboard does not use are ignored, not
+//! errors.
 
 use serde_json::Value;
 
@@ -102,8 +104,11 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     } else {
                         value
                     };
-                    let (entry, note) = host_timeout(ctx, copilot_entry(zed_command(value)))
-                        .map_err(|message| fail(Some("timeout"), message))?;
+                    let (entry, note) = host_timeout(
+                        ctx,
+                        tool_lists(copilot_entry(zed_command(value)), gemini_file),
+                    )
+                    .map_err(|message| fail(Some("timeout"), message))?;
                     if let Some(note) = note {
                         let offset = find_json_key(text, entry_at, "timeout").unwrap_or(entry_at);
                         let (line, column) = line_col(text, offset);
@@ -427,6 +432,64 @@ fn copilot_entry(value: std::borrow::Cow<'_, Value>) -> std::borrow::Cow<'_, Val
                 map.insert("tools".into(), serde_json::json!({"deny": ["*"]}));
             } else {
                 map.insert("tools".into(), serde_json::json!({ "allow": names }));
+            }
+        }
+    }
+    std::borrow::Cow::Owned(entry)
+}
+
+/// The per-server tool settings of the hosts that write `mcpServers` entries, as switchboard's:
+/// `disabledTools` (Windsurf, Kiro, Amazon Q, Roo Code, Cline: tools the host does not offer)
+/// joins `tools.deny`; `autoApprove` (Cline, Kiro, Amazon Q) and `alwaysAllow` (Roo Code) name
+/// tools that run without asking (`approve = "never"` for each, or for the server with `"*"`);
+/// Gemini CLI's `"trust": true` (in its own settings only) runs every tool of the server without
+/// asking. Names that are not strings are passed over; any other value is returned as it is.
+fn tool_lists(value: std::borrow::Cow<'_, Value>, gemini: bool) -> std::borrow::Cow<'_, Value> {
+    let names = |key: &str| -> Vec<String> {
+        value
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let disabled = names("disabledTools");
+    let approved: Vec<String> = names("autoApprove")
+        .into_iter()
+        .chain(names("alwaysAllow"))
+        .collect();
+    let trusted = gemini && value.get("trust") == Some(&Value::Bool(true));
+    if disabled.is_empty() && approved.is_empty() && !trusted {
+        return value;
+    }
+    let mut entry = value.into_owned();
+    let Some(map) = entry.as_object_mut() else {
+        return std::borrow::Cow::Owned(entry);
+    };
+    if !disabled.is_empty() {
+        let tools = map.entry("tools").or_insert_with(|| serde_json::json!({}));
+        if let Some(tools) = tools.as_object_mut() {
+            let deny = tools
+                .entry("deny")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Some(deny) = deny.as_array_mut() {
+                deny.extend(disabled.into_iter().map(Value::String));
+            }
+        }
+    }
+    if trusted || approved.iter().any(|n| n == "*") {
+        map.insert("approve".into(), Value::String("never".into()));
+    }
+    let per_tool: Vec<String> = approved.into_iter().filter(|n| n != "*").collect();
+    if !per_tool.is_empty() {
+        let tool = map.entry("tool").or_insert_with(|| serde_json::json!({}));
+        if let Some(tool) = tool.as_object_mut() {
+            for name in per_tool {
+                tool.insert(name, serde_json::json!({"approve": "never"}));
             }
         }
     }

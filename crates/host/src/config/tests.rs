@@ -3248,3 +3248,48 @@ fn amps_permissions_decide_servers_and_tools() {
         );
     }
 }
+
+/// The per-server tool settings of the hosts that write `mcpServers` entries are switchboard's:
+/// `disabledTools` hides tools, `autoApprove` / `alwaysAllow` run tools unasked (`"*"` every
+/// tool), and Gemini CLI's `"trust": true` runs the server's tools unasked, in its own files
+/// only.
+#[test]
+fn other_hosts_tool_lists_hide_and_approve_tools() {
+    let c = parse(
+        "mcp_config.json",
+        r#"{"mcpServers": {
+            "kiro": {"command": "k", "disabledTools": ["delete_repo", 3], "autoApprove": ["get_issue"]},
+            "roo": {"command": "r", "alwaysAllow": ["read"], "disabledTools": []},
+            "all": {"command": "a", "autoApprove": ["*"]},
+            "trusting": {"command": "t", "trust": true},
+            "copilot": {"type": "local", "command": "c", "tools": ["one", "two"], "disabledTools": ["two"]}
+        }}"#,
+    )
+    .unwrap();
+    assert!(c.disabled.is_empty(), "{:?}", c.disabled);
+    let server = |name: &str| c.servers.iter().find(|s| s.name() == name).unwrap();
+    let kiro = server("kiro");
+    assert!(!kiro.filter.permits("delete_repo") && kiro.filter.permits("get_issue"));
+    assert_eq!(kiro.approve_for("get_issue"), Approve::Never);
+    assert_eq!(kiro.approve_for("create_issue"), Approve::Destructive);
+    assert_eq!(server("roo").approve_for("read"), Approve::Never);
+    assert_eq!(server("all").approve_for("anything"), Approve::Never);
+    // `trust` is Gemini CLI's key: elsewhere it means nothing.
+    assert_eq!(server("trusting").approve_for("x"), Approve::Destructive);
+    let copilot = server("copilot");
+    assert!(copilot.filter.permits("one") && !copilot.filter.permits("two"));
+    assert!(!copilot.filter.permits("three"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let gemini = dir.path().join(".gemini/settings.json");
+    write_json(
+        &gemini,
+        serde_json::json!({"mcpServers": {"trusting": {"command": "t", "trust": true}}}),
+    );
+    let text = std::fs::read_to_string(&gemini).unwrap();
+    let home = dir.path().display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home.clone());
+    let c = Config::parse_in(&gemini, &text, &env, Some(dir.path().to_path_buf())).unwrap();
+    let trusting = c.servers.iter().find(|s| s.name() == "trusting").unwrap();
+    assert_eq!(trusting.approve_for("x"), Approve::Never);
+}
