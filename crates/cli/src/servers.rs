@@ -363,7 +363,7 @@ fn ruled_tools(
             Some(rule) if rule.verdict == Verdict::Deny => Some((Verdict::Deny, rule)),
             _ => rules
                 .call(name)
-                .filter(|(v, _)| *v != Verdict::Allow)
+                .filter(|(v, _)| matches!(v, Verdict::Ask | Verdict::Deny))
                 .map(|(_, rule)| (Verdict::Ask, rule)),
         };
         let Some((verdict, rule)) = found else {
@@ -394,6 +394,7 @@ fn verdict_word(verdict: Verdict) -> &'static str {
         Verdict::Deny => "deny",
         Verdict::Ask => "ask",
         Verdict::Allow => "allow",
+        Verdict::Enable => "enable",
     }
 }
 

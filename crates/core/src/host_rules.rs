@@ -1,6 +1,7 @@
 //! Another host's ordered permission rules for one server's tools (Claude Code's
-//! `permissions`, Amp's `amp.permissions`), matched against the name that host gives a tool:
-//! `mcp__SERVER__TOOL`, each part with every character other than `A-Z a-z 0-9 _ -` made `_`.
+//! `permissions`, Amp's `amp.permissions`, OpenCode's `permission`), matched against the name
+//! that host gives a tool: `mcp__SERVER__TOOL` (Claude Code, Amp) or `SERVER_TOOL` (OpenCode),
+//! each part with every character other than `A-Z a-z 0-9 _ -` made `_`.
 
 use globset::{Glob, GlobMatcher};
 
@@ -15,6 +16,9 @@ pub enum Verdict {
     Ask,
     /// Calls go ahead without asking.
     Allow,
+    /// The tool is offered; whether a call asks is left to switchboard's own settings (OpenCode's
+    /// `"tools": {"NAME": true}`).
+    Enable,
 }
 
 /// One rule: a glob over the host's tool name, its verdict and where it was written.
@@ -47,6 +51,9 @@ impl HostRule {
 #[derive(Clone, Debug, Default)]
 pub struct HostRules {
     server: String,
+    /// What comes before the server's part of a tool's name, and between it and the tool's.
+    before: &'static str,
+    between: &'static str,
     lists: Vec<Vec<HostRule>>,
 }
 
@@ -65,10 +72,18 @@ pub fn host_part(name: &str) -> String {
 }
 
 impl HostRules {
-    /// No rules yet, for the server configured as `server`.
+    /// No rules yet, for the server configured as `server`, whose tools the host names
+    /// `mcp__SERVER__TOOL`.
     pub fn new(server: &str) -> Self {
+        Self::named(server, "mcp__", "__")
+    }
+
+    /// No rules yet, for a host that names a tool `{before}SERVER{between}TOOL`.
+    pub fn named(server: &str, before: &'static str, between: &'static str) -> Self {
         Self {
             server: host_part(server),
+            before,
+            between,
             lists: Vec::new(),
         }
     }
@@ -122,7 +137,13 @@ impl HostRules {
 
     /// The name the host gives `tool` of this server.
     pub fn host_name(&self, tool: &str) -> String {
-        format!("mcp__{}__{}", self.server, host_part(tool))
+        format!(
+            "{}{}{}{}",
+            self.before,
+            self.server,
+            self.between,
+            host_part(tool)
+        )
     }
 
     /// The rule that decides whether `tool` is listed: the first that matches it and holds for
@@ -153,7 +174,7 @@ impl HostRules {
                 .filter(|r| r.matcher.is_match(&name))
                 .find_map(|r| match (r.conditional, r.verdict) {
                     (false, v) => Some((v, r)),
-                    (true, Verdict::Allow) => None,
+                    (true, Verdict::Allow | Verdict::Enable) => None,
                     (true, _) => Some((Verdict::Ask, r)),
                 })
         }))
@@ -168,7 +189,8 @@ fn strictest<'a>(
     let rank = |v: Verdict| match v {
         Verdict::Deny => 0,
         Verdict::Ask => 1,
-        Verdict::Allow => 2,
+        Verdict::Enable => 2,
+        Verdict::Allow => 3,
     };
     decisions.fold(None, |best, (v, r)| match best {
         Some((b, _)) if rank(b) <= rank(v) => best,
@@ -194,6 +216,8 @@ mod tests {
         assert_eq!(host_part("git_diff-tool"), "git_diff-tool");
         let r = HostRules::new("docs.site");
         assert_eq!(r.host_name("get.page"), "mcp__docs_site__get_page");
+        let r = HostRules::named("docs.site", "", "_");
+        assert_eq!(r.host_name("get.page"), "docs_site_get_page");
     }
 
     #[test]

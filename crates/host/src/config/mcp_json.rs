@@ -77,6 +77,13 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         .map(|(name, (at, v))| (at, name, v))
         .collect();
     entries.sort_by_key(|(pos, name, _)| (*pos, (*name).clone()));
+    let opencode_file = match dialect {
+        Dialect::OpenCode => true,
+        Dialect::Guess => entries
+            .iter()
+            .any(|(_, _, v)| super::opencode::is_opencode_entry(v)),
+        Dialect::Claude | Dialect::Crush => false,
+    };
     for (pos, name, value) in entries {
         let entry_at = if pos == usize::MAX { 0 } else { pos };
         let fail = |field: Option<&str>, message: String| {
@@ -179,6 +186,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 last.origin = Some(state.scope_of(name));
             }
         }
+    }
+    if opencode_file {
+        super::opencode_permission::apply(ctx.path, text, &mut servers, &mut warnings);
     }
     // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
     // once to the whole.

@@ -26,6 +26,7 @@ mod mcpb;
 mod mcpb_archive;
 mod native;
 mod opencode;
+mod opencode_permission;
 mod position;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -114,7 +115,7 @@ impl ServerConfig {
         match self.filter.rules().call(tool) {
             Some((Verdict::Allow, _)) => Approve::Never,
             Some((Verdict::Ask | Verdict::Deny, _)) => Approve::Always,
-            None => self.approve,
+            Some((Verdict::Enable, _)) | None => self.approve,
         }
     }
 

@@ -3293,3 +3293,62 @@ fn other_hosts_tool_lists_hide_and_approve_tools() {
     let trusting = c.servers.iter().find(|s| s.name() == "trusting").unwrap();
     assert_eq!(trusting.approve_for("x"), Approve::Never);
 }
+
+/// OpenCode names an MCP tool `SERVER_TOOL`; its `tools` (`false` off, `true` on) and
+/// `permission` (`allow`, `ask`, `deny`) entries over those names hold, the last matching one
+/// winning, `permission` after `tools`.
+#[test]
+fn opencodes_tools_and_permission_settings_hold() {
+    use crate::policy::Decision;
+    let c = parse(
+        "opencode.json",
+        r#"{
+          "$schema": "https://opencode.ai/config.json",
+          "mcp": {
+            "github": {"type": "remote", "url": "https://gh.example/mcp"},
+            "my.fs": {"type": "local", "command": ["fs"]}
+          },
+          "tools": {"github_*": false, "github_get_*": true, "my_fs_read": false},
+          "permission": {
+            "edit": "ask",
+            "bash": {"*": "ask", "git *": "allow"},
+            "github_get_secret": "deny",
+            "github_get_*": "allow",
+            "github_get_issue": "ask",
+            "my_fs_write*": {"/tmp/*": "allow", "*": "deny"},
+            "doom_loop": "ask"
+          }
+        }"#,
+    )
+    .unwrap();
+    assert!(c.disabled.is_empty(), "{:?}", c.disabled);
+    let gh = server_of(&c, "github");
+    assert!(!gh.filter.permits("create_issue"));
+    assert!(gh.filter.permits("get_issue") && gh.filter.permits("get_pr"));
+    // `github_get_*` comes after `github_get_secret`: allowed after all, as in OpenCode.
+    assert!(gh.filter.permits("get_secret"));
+    assert_eq!(decision(&c, "github", "get_pr"), Decision::Allow);
+    match decision(&c, "github", "get_issue") {
+        Decision::Ask { reason } => assert!(reason.contains("\"github_get_issue\""), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    match decision(&c, "github", "create_issue") {
+        Decision::Deny { reason } => assert!(reason.contains("OpenCode's \"tools\""), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // `my.fs` is written `my_fs` in OpenCode's names.
+    let fs = server_of(&c, "my.fs");
+    assert!(!fs.filter.permits("read") && fs.filter.permits("write_file"));
+    assert!(matches!(
+        decision(&c, "my.fs", "write_file"),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(fs.approve_for("list"), Approve::Destructive);
+    // Not OpenCode's file: nothing applies.
+    let c = parse(
+        "mcp.json",
+        r#"{"mcpServers": {"github": {"command": "g"}}, "tools": {"github_*": false}}"#,
+    )
+    .unwrap();
+    assert!(server_of(&c, "github").filter.permits("create_issue"));
+}
