@@ -1,10 +1,48 @@
 //! Crush's `crush.json`, read as-is: its servers under `mcp` (`stdio`, `http`, `sse`), with
-//! Crush's shell-style `$VAR` references and `timeout` in seconds. The rest of the file
-//! (providers, LSPs, permissions) is Crush's business.
+//! Crush's shell-style `$VAR` references and `timeout` in seconds, and the MCP tools its
+//! `permissions.allowed_tools` lets run without asking (`mcp_SERVER_TOOL`). The rest of the
+//! file (providers, LSPs, built-in tools) is Crush's business.
 
 use serde_json::{Map, Value};
+use switchboard_core::{HostRules, Verdict};
 
-use super::entry;
+use super::{ServerConfig, entry};
+
+/// The MCP tools `permissions.allowed_tools` names (`mcp_SERVER_TOOL`, exactly) run without
+/// asking, as in Crush.
+pub fn apply_allowed(path: &std::path::Path, root: &Value, servers: &mut [ServerConfig]) {
+    let names: Vec<&str> = root
+        .pointer("/permissions/allowed_tools")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !names.iter().any(|n| n.starts_with("mcp_")) {
+        return;
+    }
+    let file = path.display().to_string();
+    for server in servers.iter_mut() {
+        let mut rules = HostRules::named(server.name(), "mcp_", "_");
+        for name in names.iter().filter(|n| n.starts_with("mcp_")) {
+            // Exact names: every glob character stands for itself.
+            let literal: String = name
+                .chars()
+                .flat_map(|c| match c {
+                    '*' | '?' | '[' | ']' | '{' | '}' | '\\' => vec!['[', c, ']'],
+                    c => vec![c],
+                })
+                .collect();
+            // A name is plain text, so the pattern always compiles.
+            let _ = rules.push(
+                &literal,
+                Verdict::Allow,
+                false,
+                format!("Crush's permissions.allowed_tools {name:?}"),
+                file.clone(),
+            );
+        }
+        server.filter = std::mem::take(&mut server.filter).with_rules(rules);
+    }
+}
 
 /// A Crush server entry as the JSON entry the other hosts write, or the key that is wrong (when
 /// it is one) and what is wrong.

@@ -190,6 +190,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if opencode_file {
         super::opencode_permission::apply(ctx.path, text, &mut servers, &mut warnings);
     }
+    if matches!(dialect, Dialect::Crush) {
+        super::crush::apply_allowed(ctx.path, &root, &mut servers);
+    }
     // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
     // once to the whole.
     if !gemini_file {

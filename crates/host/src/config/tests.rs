@@ -3352,3 +3352,22 @@ fn opencodes_tools_and_permission_settings_hold() {
     .unwrap();
     assert!(server_of(&c, "github").filter.permits("create_issue"));
 }
+
+/// Crush's `permissions.allowed_tools` names MCP tools `mcp_SERVER_TOOL`: those run without
+/// asking; its built-in tools there are Crush's business.
+#[test]
+fn crushs_allowed_tools_run_its_mcp_tools_unasked() {
+    let c = parse(
+        "crush.json",
+        r#"{"$schema": "https://charm.land/crush.json",
+            "mcp": {"context7": {"type": "http", "url": "https://c.example/mcp",
+                                 "disabled_tools": ["resolve"]}},
+            "permissions": {"allowed_tools": ["view", "mcp_context7_get-library-doc", "mcp_context7_*"]}}"#,
+    )
+    .unwrap();
+    let s = server_of(&c, "context7");
+    assert_eq!(s.approve_for("get-library-doc"), Approve::Never);
+    // Names are exact: `*` is no wildcard there.
+    assert_eq!(s.approve_for("other"), Approve::Destructive);
+    assert!(!s.filter.permits("resolve"));
+}
