@@ -30,9 +30,11 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
     server.filter.permits(tool)
 }
 
-/// Whether a call to `tool` of `server` may go ahead. Not listed: `Deny`. Otherwise the
-/// approval mode for the tool (`[servers.NAME.tool.TOOL] approve`, else the server's) and the
-/// tool's annotations decide between `Ask` and `Allow`:
+/// Whether a call to `tool` of `server` may go ahead. Not listed: `Deny` (naming another host's
+/// rule when one hides it). Otherwise, unless the tool has its own `approve`, another host's
+/// permission rule that says ask (or may refuse some calls) asks; then the approval mode for
+/// the tool (`[servers.NAME.tool.TOOL] approve`, else a host rule's allow, else the server's)
+/// and the tool's annotations decide between `Ask` and `Allow`:
 /// - `destructive` (default): asks when `destructiveHint` is `true`;
 /// - `writes`: asks unless `readOnlyHint` is `true`;
 /// - `always`: asks; `never`: allows.
@@ -62,10 +64,10 @@ pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
         return ask(&if rule.conditional {
             format!(
                 "needs approval: {} decides by the call's arguments, which switchboard does not read",
-                rule.source()
+                rule.rule
             )
         } else {
-            format!("needs approval for every call ({})", rule.source())
+            format!("needs approval for every call ({})", rule.rule)
         });
     }
     match server.approve_for(&tool.name) {

@@ -3092,7 +3092,8 @@ fn claude_codes_permission_rules_for_mcp_tools_hold() {
     }
     match decision(&c, "github", "create_issue") {
         Decision::Ask { reason } => assert!(
-            reason.contains("permissions.ask") && reason.contains(".claude/settings.json"),
+            reason.contains("Claude Code's permissions.ask \"mcp__github__create_*\"")
+                && !reason.contains(".claude/settings.json"),
             "{reason}"
         ),
         other => panic!("{other:?}"),
