@@ -239,7 +239,34 @@ enum Command {
 
 fn main() -> ExitCode {
     output::quiet_on_closed_pipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A script that asked for JSON gets the usage error as JSON on stdout too (help and
+            // the version are not errors).
+            use clap::error::ErrorKind;
+            let shown = matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            );
+            if !shown && asked_for_json(std::env::args()) {
+                // The message, without the usage and tip that follow it.
+                let text = e.render().to_string();
+                let message = text
+                    .lines()
+                    .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+                    .map(str::trim)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let message = message.strip_prefix("error: ").unwrap_or(&message);
+                output::print_json(&serde_json::json!({"error": message, "usage": true}));
+            }
+            e.exit()
+        }
+    };
+    let json = cli.global.json;
     output::init_logging(cli.global.verbose);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
@@ -263,10 +290,24 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", output::error_text(&e));
+            let text = output::error_text(&e);
+            if json {
+                output::print_json(&serde_json::json!({"error": text}));
+            }
+            eprintln!("error: {text}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the command line holds `--json` before any `--` (after which the words are a
+/// server's command's).
+fn asked_for_json(args: impl Iterator<Item = String>) -> bool {
+    let words: Vec<String> = args.skip(1).take_while(|a| a != "--").collect();
+    words.iter().any(|a| a == "--json" || a == "--format=json")
+        || words
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {

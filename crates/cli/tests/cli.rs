@@ -2460,3 +2460,41 @@ fn claude_codes_permission_rules_hold_for_a_real_server() {
         "{answer}"
     );
 }
+
+/// Under `--json`, an error that ends a command is JSON on stdout too: a wrong command line
+/// (`"usage": true`) and a config that cannot be read; without `--json` stdout stays empty.
+#[test]
+fn errors_under_json_are_json_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["--json", "call"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["usage"], true, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("required arguments"),
+        "{v}"
+    );
+    let out = run(dir.path(), &["lint", "--format", "json", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        json(&out)["error"]
+            .as_str()
+            .unwrap()
+            .contains("--no-such-flag")
+    );
+    let out = run(
+        dir.path(),
+        &["--json", "--config", "missing.toml", "servers"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert!(v["error"].as_str().unwrap().contains("missing.toml"), "{v}");
+    assert!(v.get("usage").is_none());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.toml"));
+    // Without JSON, stdout stays empty; help is not an error.
+    let out = run(dir.path(), &["--config", "missing.toml", "servers"]);
+    assert!(out.stdout.is_empty());
+    let out = run(dir.path(), &["--json", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage:"));
+}
