@@ -1,7 +1,8 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
-//! settings (bare `$VAR`), a layered host's file, Claude Desktop's config and an MCP bundle's
-//! manifest, with each format's variable expansion.
+//! settings (bare `$VAR`), a layered host's file (Amp's with its permissions), Claude Desktop's
+//! config and an MCP bundle's manifest, with each format's variable expansion, and the tool
+//! permissions read with them.
 #![no_main]
 
 use std::path::Path;
@@ -9,7 +10,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -22,6 +23,7 @@ const NAMES: [&str; 12] = [
     ".cursor/mcp.json",
     "Claude/claude_desktop_config.json",
     "bundle/manifest.json",
+    ".amp/settings.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -35,6 +37,13 @@ fuzz_target!(|data: &[u8]| {
     let env = |name: &str| (name.len() % 2 == 0).then(|| format!("value-of-{name}"));
     if let Ok(config) = Config::parse(&path, text, &env) {
         let _ = config.server_names().count();
+        // Another host's permission rules, asked about a few tool names.
+        for server in &config.servers {
+            for tool in ["read", "delete_repo", "get.page", ""] {
+                let _ = server.filter.permits(tool);
+                let _ = server.approve_for(tool);
+            }
+        }
         let _ = config.with_profile("x");
     }
 });

@@ -378,12 +378,20 @@ fn ruled_tools(
         {
             continue;
         }
+        let source = if rule.conditional {
+            format!(
+                "{}, whose conditions on the arguments are not read",
+                rule.source()
+            )
+        } else {
+            rule.source()
+        };
         match out
             .iter_mut()
-            .find(|(v, r, _)| *v == verdict && *r == rule.source())
+            .find(|(v, r, _)| *v == verdict && *r == source)
         {
             Some((_, _, tools)) => tools.push(name.clone()),
-            None => out.push((verdict, rule.source(), vec![name.clone()])),
+            None => out.push((verdict, source, vec![name.clone()])),
         }
     }
     out
