@@ -119,6 +119,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
             "renames": t.renames,
             "changes": t.changes,
             "excluded": t.excluded,
+            "hidden": t.hidden,
             "violations": t.violations,
         });
         if let Some(r) = &report {
@@ -288,6 +289,16 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
     ));
     out.push_str(&serde_json::to_string_pretty(&t.request).unwrap_or_default());
     out.push_str("\n\n");
+    if !t.hidden.is_empty() {
+        out.push_str(&format!(
+            "Kept from models by the config ({}):\n",
+            t.hidden.len()
+        ));
+        for h in &t.hidden {
+            out.push_str(&format!("  {} {:?}: {}\n", h.server, h.tool, h.reason));
+        }
+        out.push('\n');
+    }
     if t.renames.is_empty() && t.changes.is_empty() && t.excluded.is_empty() {
         out.push_str("Nothing was changed on the way.\n");
         return out;

@@ -2420,8 +2420,25 @@ fn claude_codes_permission_rules_hold_for_a_real_server() {
     );
 
     let out = run(dir.path(), &["inspect", "--json"]);
-    let request = String::from_utf8_lossy(&out.stdout);
+    let v = json(&out);
+    let request = v["request"].to_string();
     assert!(request.contains("create_entities") && !request.contains("delete_entities"));
+    let hidden: Vec<&str> = v["hidden"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["tool"].as_str())
+        .collect();
+    assert_eq!(
+        hidden,
+        ["delete_entities", "delete_observations", "delete_relations"]
+    );
+    assert!(
+        v["hidden"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("permissions.deny \"mcp__memory__delete_*\"")
+    );
 
     let mut serve = Command::new(exe());
     serve

@@ -125,6 +125,9 @@ pub struct Translation {
     pub changes: Vec<ToolChange>,
     /// Selected tools left out, with the reason.
     pub excluded: Vec<Excluded>,
+    /// Tools the config keeps from models (its `tools` lists, a profile, another host's
+    /// permission rules), with the list or rule that does.
+    pub hidden: Vec<Excluded>,
     /// Hard provider limits the request breaks (it should not be sent as is).
     pub violations: Vec<LimitViolation>,
     /// The system prompt that was put into the request.
@@ -137,22 +140,30 @@ pub struct Translation {
 
 /// Translate `catalog` for `opts.dialect`.
 pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
-    let selected: Vec<(&str, &switchboard_core::Tool)> = catalog
-        .servers
-        .values()
-        .filter(|s| {
-            opts.servers
-                .as_ref()
-                .is_none_or(|set| set.contains(&s.server))
-        })
-        .flat_map(|s| {
-            let filter = opts.filters.get(&s.server);
-            s.tools
-                .iter()
-                .filter(move |t| filter.is_none_or(|f| f.permits(&t.def.name)))
-                .map(move |t| (s.server.as_str(), &t.def))
-        })
-        .collect();
+    let mut selected: Vec<(&str, &switchboard_core::Tool)> = Vec::new();
+    let mut hidden = Vec::new();
+    for s in catalog.servers.values().filter(|s| {
+        opts.servers
+            .as_ref()
+            .is_none_or(|set| set.contains(&s.server))
+    }) {
+        let filter = opts.filters.get(&s.server);
+        for t in &s.tools {
+            match filter.filter(|f| !f.permits(&t.def.name)) {
+                None => selected.push((s.server.as_str(), &t.def)),
+                Some(f) => hidden.push(Excluded {
+                    server: s.server.clone(),
+                    tool: t.def.name.clone(),
+                    reason: match f.rules().listing(&t.def.name) {
+                        Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => {
+                            rule.source()
+                        }
+                        _ => "the config's tools.allow / tools.deny".to_string(),
+                    },
+                }),
+            }
+        }
+    }
     let map = NameMap::build(
         opts.dialect,
         selected.iter().map(|(s, t)| (*s, t.name.as_str())),
@@ -258,6 +269,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         names,
         changes,
         excluded,
+        hidden,
         violations,
         system,
     }
@@ -355,6 +367,10 @@ mod tests {
         let t = translate(&catalog(), &opts);
         let publics: Vec<&str> = t.names.iter().map(|n| n.public.as_str()).collect();
         assert_eq!(publics, ["docs__search", "t__search"]);
+        // What the filter kept out is named, with the list that did.
+        let hidden: Vec<&str> = t.hidden.iter().map(|h| h.tool.as_str()).collect();
+        assert!(!hidden.is_empty() && hidden.iter().all(|h| h.starts_with("get_")));
+        assert!(t.hidden[0].reason.contains("tools.allow / tools.deny"));
         assert_eq!(t.excluded.len(), 1);
         assert!(t.excluded[0].reason.contains("openai-metaschema"));
         assert_eq!(t.system, "");
