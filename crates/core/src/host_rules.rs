@@ -54,6 +54,8 @@ pub struct HostRules {
     /// What comes before the server's part of a tool's name, and between it and the tool's.
     before: &'static str,
     between: &'static str,
+    /// The host writes names as they are (Zed, Crush), not with `host_part`.
+    exact: bool,
     lists: Vec<Vec<HostRule>>,
 }
 
@@ -84,6 +86,19 @@ impl HostRules {
             server: host_part(server),
             before,
             between,
+            exact: false,
+            lists: Vec::new(),
+        }
+    }
+
+    /// No rules yet, for a host that names a tool `{before}SERVER{between}TOOL` with both names
+    /// as they are.
+    pub fn exact(server: &str, before: &'static str, between: &'static str) -> Self {
+        Self {
+            server: server.to_string(),
+            before,
+            between,
+            exact: true,
             lists: Vec::new(),
         }
     }
@@ -137,13 +152,12 @@ impl HostRules {
 
     /// The name the host gives `tool` of this server.
     pub fn host_name(&self, tool: &str) -> String {
-        format!(
-            "{}{}{}{}",
-            self.before,
-            self.server,
-            self.between,
+        let tool = if self.exact {
+            tool.to_string()
+        } else {
             host_part(tool)
-        )
+        };
+        format!("{}{}{}{tool}", self.before, self.server, self.between)
     }
 
     /// The rule that decides whether `tool` is listed: the first that matches it and holds for
@@ -218,6 +232,8 @@ mod tests {
         assert_eq!(r.host_name("get.page"), "mcp__docs_site__get_page");
         let r = HostRules::named("docs.site", "", "_");
         assert_eq!(r.host_name("get.page"), "docs_site_get_page");
+        let r = HostRules::exact("docs.site", "mcp:", ":");
+        assert_eq!(r.host_name("get.page"), "mcp:docs.site:get.page");
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub fn apply_allowed(path: &std::path::Path, root: &Value, servers: &mut [Server
     }
     let file = path.display().to_string();
     for server in servers.iter_mut() {
-        let mut rules = HostRules::named(server.name(), "mcp_", "_");
+        let mut rules = HostRules::exact(server.name(), "mcp_", "_");
         for name in names.iter().filter(|n| n.starts_with("mcp_")) {
             // Exact names: every glob character stands for itself.
             let literal: String = name

@@ -193,6 +193,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if matches!(dialect, Dialect::Crush) {
         super::crush::apply_allowed(ctx.path, &root, &mut servers);
     }
+    if state.is_none() && root.get("context_servers").is_some() {
+        super::zed_permissions::apply(ctx.path, &root, &mut servers, &mut warnings);
+    }
     // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
     // once to the whole.
     if !gemini_file {

@@ -28,6 +28,7 @@ mod native;
 mod opencode;
 mod opencode_permission;
 mod position;
+mod zed_permissions;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3372,3 +3372,43 @@ fn crushs_allowed_tools_run_its_mcp_tools_unasked() {
     assert_eq!(s.approve_for("other"), Approve::Destructive);
     assert!(!s.filter.permits("resolve"));
 }
+
+/// Zed's `agent.tool_permissions` over `mcp:SERVER:TOOL`: a tool's own `default` (or the older
+/// `default_mode`), then `agent.tool_permissions.default` for the rest; input patterns make
+/// every call ask.
+#[test]
+fn zeds_tool_permissions_hold_for_its_context_servers() {
+    use crate::policy::Decision;
+    let c = parse(
+        "settings.json",
+        r#"{
+          "context_servers": {"gh.com": {"command": "g"}, "fs": {"command": "f"}},
+          "agent": {"tool_permissions": {
+            "default": "allow",
+            "tools": {
+              "mcp:gh.com:delete_repo": {"default": "deny"},
+              "mcp:gh.com:create_issue": {"default_mode": "confirm"},
+              "mcp:fs:write": {"always_deny": [{"pattern": "^/etc"}]},
+              "terminal": {"default": "confirm"}
+            }
+          }}
+        }"#,
+    )
+    .unwrap();
+    let gh = server_of(&c, "gh.com");
+    assert!(!gh.filter.permits("delete_repo") && gh.filter.permits("create_issue"));
+    assert!(matches!(
+        decision(&c, "gh.com", "create_issue"),
+        Decision::Ask { .. }
+    ));
+    assert_eq!(decision(&c, "gh.com", "get_issue"), Decision::Allow);
+    assert!(matches!(decision(&c, "fs", "write"), Decision::Ask { .. }));
+    assert_eq!(decision(&c, "fs", "read"), Decision::Allow);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let older = parse(
+        "settings.json",
+        r#"{"context_servers": {"fs": {"command": "f"}}, "agent": {"always_allow_tool_actions": true}}"#,
+    )
+    .unwrap();
+    assert_eq!(server_of(&older, "fs").approve_for("rm"), Approve::Never);
+}
