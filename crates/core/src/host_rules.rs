@@ -73,6 +73,21 @@ pub fn host_part(name: &str) -> String {
         .collect()
 }
 
+/// A name as a glob that matches only itself: each glob character stands for itself.
+pub fn literal(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('[');
+            out.push(c);
+            out.push(']');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 impl HostRules {
     /// No rules yet, for the server configured as `server`, whose tools the host names
     /// `mcp__SERVER__TOOL`.
@@ -234,6 +249,15 @@ mod tests {
         assert_eq!(r.host_name("get.page"), "docs_site_get_page");
         let r = HostRules::exact("docs.site", "mcp:", ":");
         assert_eq!(r.host_name("get.page"), "mcp:docs.site:get.page");
+    }
+
+    #[test]
+    fn a_literal_matches_only_itself() {
+        let g = Glob::new(&literal("a*b?[c]{d}\\e"))
+            .unwrap()
+            .compile_matcher();
+        assert!(g.is_match("a*b?[c]{d}\\e"));
+        assert!(!g.is_match("axxb?[c]{d}\\e") && !g.is_match("a*bz[c]{d}\\e"));
     }
 
     #[test]

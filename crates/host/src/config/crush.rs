@@ -23,17 +23,9 @@ pub fn apply_allowed(path: &std::path::Path, root: &Value, servers: &mut [Server
     for server in servers.iter_mut() {
         let mut rules = HostRules::exact(server.name(), "mcp_", "_");
         for name in names.iter().filter(|n| n.starts_with("mcp_")) {
-            // Exact names: every glob character stands for itself.
-            let literal: String = name
-                .chars()
-                .flat_map(|c| match c {
-                    '*' | '?' | '[' | ']' | '{' | '}' | '\\' => vec!['[', c, ']'],
-                    c => vec![c],
-                })
-                .collect();
-            // A name is plain text, so the pattern always compiles.
+            // Exact names: every glob character stands for itself, so the pattern compiles.
             let _ = rules.push(
-                &literal,
+                &switchboard_core::host_rules::literal(name),
                 Verdict::Allow,
                 false,
                 format!("Crush's permissions.allowed_tools {name:?}"),

@@ -1,12 +1,15 @@
 //! goose's `config.yaml`, read as-is: its `extensions:` that are MCP servers (`stdio`,
 //! `streamable_http`) become server entries; goose's own in-process extensions are skipped with
-//! a note, and the rest of the file (provider, model) is goose's business.
+//! a note, and the rest of the file (provider, model) is goose's business. The tool permissions
+//! goose keeps beside it (`permission.yaml`) hold as goose applies them in its approve modes.
 
 use serde_json::{Map, Value, json};
+use switchboard_core::host_rules::literal;
+use switchboard_core::{HostRules, Verdict};
 
-use super::Config;
 use super::entry::{self, Context};
 use super::position::line_col;
+use super::{Approve, Config, ServerConfig};
 use crate::error::HostError;
 
 /// The servers of goose's `extensions:` mapping (`text` is the file as written, for positions).
@@ -14,6 +17,7 @@ pub fn parse(
     ctx: &Context<'_>,
     text: &str,
     extensions: &Map<String, Value>,
+    mode: Option<&str>,
 ) -> Result<Config, HostError> {
     let mut entries: Vec<(usize, &String, &Value)> = extensions
         .iter()
@@ -47,7 +51,110 @@ pub fn parse(
             &mut disabled,
         );
     }
+    permissions(ctx, mode, &mut servers, &mut warnings);
     Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// goose's tool permissions, from `permission.yaml` beside its config: in the approve modes
+/// (`GOOSE_MODE` `approve` or `smart_approve`, from the environment or the config), a tool in
+/// the `user` lists is `never_allow`ed (kept from models), `always_allow`ed (runs unasked) or
+/// `ask_before` (asks), in that order, by goose's name for it (`EXTENSION__TOOL`); every other
+/// tool asks unless it is annotated read-only, as goose asks (`approve = "writes"`; goose's
+/// smart mode would first ask a model whether the call only reads). In `auto` mode, goose's
+/// default, goose runs every tool and reads none of the lists; a `never_allow` still keeps its
+/// tool from models here, the safer reading of a list the user wrote.
+fn permissions(
+    ctx: &Context<'_>,
+    mode: Option<&str>,
+    servers: &mut [ServerConfig],
+    warnings: &mut Vec<String>,
+) {
+    let from_env = (ctx.env)("GOOSE_MODE").filter(|m| !m.is_empty());
+    let mode = from_env.as_deref().or(mode).unwrap_or("auto");
+    let approving = matches!(mode, "approve" | "smart_approve");
+    let path = ctx
+        .path
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join("permission.yaml");
+    ctx.input(&path);
+    let lists: Value = match std::fs::read_to_string(&path) {
+        Ok(text) => match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: goose's tool permissions not read: {e}",
+                    path.display()
+                ));
+                Value::Null
+            }
+        },
+        Err(_) => Value::Null,
+    };
+    let names = |list: &str| -> Vec<String> {
+        lists
+            .pointer(&format!("/user/{list}"))
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut order = vec![("never_allow", Verdict::Deny)];
+    if approving {
+        order.extend([
+            ("always_allow", Verdict::Allow),
+            ("ask_before", Verdict::Ask),
+        ]);
+    }
+    let file = path.display().to_string();
+    for server in servers.iter_mut() {
+        if approving {
+            server.approve = Approve::Writes;
+        }
+        let key = extension_key(server.name());
+        let mut rules = HostRules::exact(&key, "", "__");
+        for (list, verdict) in &order {
+            for name in names(list) {
+                let Some(tool) = name.strip_prefix(&format!("{key}__")) else {
+                    continue;
+                };
+                let pattern = format!("{}__{}", literal(&key), literal(tool));
+                let _ = rules.push(
+                    &pattern,
+                    *verdict,
+                    false,
+                    format!("goose's {list} {name:?}"),
+                    file.clone(),
+                );
+            }
+        }
+        if !rules.is_empty() {
+            server.filter = std::mem::take(&mut server.filter).with_rules(rules);
+        }
+    }
+}
+
+/// The prefix goose gives an extension's tools: its name without spaces, each character
+/// outside `A-Z a-z 0-9 _ -` made `_`, in lower case.
+fn extension_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .to_lowercase()
 }
 
 /// A goose extension as the JSON entry the other hosts write.

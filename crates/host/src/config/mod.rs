@@ -816,7 +816,8 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
         .get("extensions")
         .and_then(serde_json::Value::as_object)
     {
-        goose::parse(ctx, text, extensions)
+        let mode = root.get("GOOSE_MODE").and_then(serde_json::Value::as_str);
+        goose::parse(ctx, text, extensions, mode)
     } else if let Some(list) = root.get("mcpServers").and_then(serde_json::Value::as_array) {
         continue_dev::parse(ctx, text, list)
     } else {

@@ -3412,3 +3412,46 @@ fn zeds_tool_permissions_hold_for_its_context_servers() {
     .unwrap();
     assert_eq!(server_of(&older, "fs").approve_for("rm"), Approve::Never);
 }
+
+/// goose's `permission.yaml` beside its config: in an approve mode its `user` lists hold for
+/// goose's names of the tools (`EXTENSION__TOOL`, the extension's name in lower case), and
+/// every other tool asks unless it is read-only; in `auto` mode only `never_allow` counts.
+#[test]
+fn gooses_tool_permissions_hold_in_its_approve_modes() {
+    use crate::policy::Decision;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yaml");
+    let yaml = |mode: &str| {
+        format!(
+            "GOOSE_MODE: {mode}\nextensions:\n  GitHub:\n    type: stdio\n    cmd: gh\n    enabled: true\n"
+        )
+    };
+    std::fs::write(
+        dir.path().join("permission.yaml"),
+        "user:\n  always_allow:\n    - github__get_issue\n  ask_before:\n    - github__create_issue\n  never_allow:\n    - github__delete_repo\n    - other__x\nsmart_approve:\n  always_allow:\n    - github__create_issue\n",
+    )
+    .unwrap();
+    let read = |mode: &str, env_mode: Option<&'static str>| {
+        let env = move |name: &str| match name {
+            "GOOSE_MODE" => env_mode.map(str::to_string),
+            _ => None,
+        };
+        Config::parse(&config, &yaml(mode), &env).unwrap()
+    };
+    let c = read("approve", None);
+    let gh = server_of(&c, "GitHub");
+    assert!(!gh.filter.permits("delete_repo") && gh.filter.permits("create_issue"));
+    assert_eq!(decision(&c, "GitHub", "get_issue"), Decision::Allow);
+    match decision(&c, "GitHub", "create_issue") {
+        Decision::Ask { reason } => assert!(reason.contains("ask_before"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // Any other tool asks unless it is read-only, as goose's approve mode asks.
+    assert_eq!(gh.approve_for("list_prs"), Approve::Writes);
+    // `auto` (from the environment here, over the config): only never_allow counts.
+    let c = read("approve", Some("auto"));
+    let gh = server_of(&c, "GitHub");
+    assert!(!gh.filter.permits("delete_repo"));
+    assert_eq!(gh.approve_for("create_issue"), Approve::Destructive);
+    assert_eq!(gh.approve_for("get_issue"), Approve::Destructive);
+}

@@ -6,6 +6,7 @@
 //! tool asks.
 
 use serde_json::Value;
+use switchboard_core::host_rules::literal;
 use switchboard_core::{HostRules, Verdict};
 
 use super::ServerConfig;
@@ -96,14 +97,4 @@ pub fn apply(
             server.filter = std::mem::take(&mut server.filter).with_rules(rules);
         }
     }
-}
-
-/// A name as a glob that matches only itself.
-fn literal(name: &str) -> String {
-    name.chars()
-        .flat_map(|c| match c {
-            '*' | '?' | '[' | ']' | '{' | '}' | '\\' => vec!['[', c, ']'],
-            c => vec![c],
-        })
-        .collect()
 }
