@@ -88,6 +88,20 @@ pub fn literal(name: &str) -> String {
     out
 }
 
+/// A host's simple wildcard (`*` any characters, `?` one, every other character itself) as a
+/// glob.
+pub fn wildcard(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    for c in pattern.chars() {
+        if matches!(c, '*' | '?') {
+            out.push(c);
+        } else {
+            out.push_str(&literal(&c.to_string()));
+        }
+    }
+    out
+}
+
 impl HostRules {
     /// No rules yet, for the server configured as `server`, whose tools the host names
     /// `mcp__SERVER__TOOL`.
@@ -258,6 +272,14 @@ mod tests {
             .compile_matcher();
         assert!(g.is_match("a*b?[c]{d}\\e"));
         assert!(!g.is_match("axxb?[c]{d}\\e") && !g.is_match("a*bz[c]{d}\\e"));
+    }
+
+    #[test]
+    fn a_wildcard_keeps_only_its_star_and_question_mark() {
+        assert_eq!(wildcard("gh_*"), "gh_*");
+        assert_eq!(wildcard("a[b]{c}"), "a[[]b[]][{]c[}]");
+        let g = Glob::new(&wildcard("x{y}_?")).unwrap().compile_matcher();
+        assert!(g.is_match("x{y}_a") && !g.is_match("xy_a"));
     }
 
     #[test]

@@ -206,6 +206,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             if super::amp::is_amp_file(ctx, &root) {
                 super::amp::apply(ctx, &root, &mut servers, &mut disabled, &mut warnings);
             }
+            if super::layers::files_of(ctx, "Cursor").is_some() {
+                super::cursor::apply(ctx, &mut servers, &mut warnings);
+            }
         }
     }
     // Claude Code's own files: its settings are read once, for the project's approvals, the

@@ -13,6 +13,7 @@ mod claude_settings;
 mod codex;
 mod continue_dev;
 mod crush;
+mod cursor;
 mod dotenv;
 mod entry;
 pub mod expand;

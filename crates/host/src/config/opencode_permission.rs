@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use switchboard_core::host_rules::wildcard;
 use switchboard_core::{HostRules, Verdict};
 
 use super::ServerConfig;
@@ -101,7 +102,7 @@ pub fn apply(path: &Path, text: &str, servers: &mut [ServerConfig], warnings: &m
         // The last match wins in OpenCode; the first wins here.
         for (pattern, verdict, conditional, rule) in rules.iter().rev() {
             if let Err(e) = own.push(
-                &glob_of(pattern),
+                &wildcard(pattern),
                 *verdict,
                 *conditional,
                 rule.clone(),
@@ -112,23 +113,6 @@ pub fn apply(path: &Path, text: &str, servers: &mut [ServerConfig], warnings: &m
         }
         server.filter = std::mem::take(&mut server.filter).with_rules(own);
     }
-}
-
-/// An OpenCode wildcard as a glob: `*` and `?` as they are, every other glob character matched
-/// as itself.
-fn glob_of(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    for c in pattern.chars() {
-        match c {
-            '[' | ']' | '{' | '}' | '\\' => {
-                out.push('[');
-                out.push(c);
-                out.push(']');
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The two settings, each an object read in the file's order (or, for `permission`, one word
@@ -164,20 +148,5 @@ impl<'de> Deserialize<'de> for Ordered {
             }
         }
         d.deserialize_any(Entries)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wildcards_keep_other_glob_characters_literal() {
-        assert_eq!(glob_of("gh_*"), "gh_*");
-        assert_eq!(glob_of("a[b]{c}"), "a[[]b[]][{]c[}]");
-        let g = globset::Glob::new(&glob_of("x{y}_?"))
-            .unwrap()
-            .compile_matcher();
-        assert!(g.is_match("x{y}_a") && !g.is_match("xy_a"));
     }
 }

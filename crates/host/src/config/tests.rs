@@ -3455,3 +3455,48 @@ fn gooses_tool_permissions_hold_in_its_approve_modes() {
     assert_eq!(gh.approve_for("create_issue"), Approve::Destructive);
     assert_eq!(gh.approve_for("get_issue"), Approve::Destructive);
 }
+
+/// Cursor's `~/.cursor/permissions.json` `mcpAllowlist` (`SERVER:TOOL`, `*` wildcards) lets the
+/// tools it names run without asking, for the servers of Cursor's files.
+#[test]
+fn cursors_mcp_allowlist_runs_its_tools_unasked() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    let user = home.join(".cursor/mcp.json");
+    write_json(
+        &user,
+        serde_json::json!({"mcpServers": {"github": {"command": "g"}, "linear": {"command": "l"}}}),
+    );
+    write_json(
+        &home.join(".cursor/permissions.json"),
+        serde_json::json!({"mcpAllowlist": ["github:*", "linear:list_issues", "bare"]}),
+    );
+    let text = std::fs::read_to_string(&user).unwrap();
+    let home_text = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
+    let c = Config::parse_in(&user, &text, &env, Some(dir.path().join("proj"))).unwrap();
+    assert_eq!(
+        server_of(&c, "github").approve_for("delete_repo"),
+        Approve::Never
+    );
+    let linear = server_of(&c, "linear");
+    assert_eq!(linear.approve_for("list_issues"), Approve::Never);
+    assert_eq!(linear.approve_for("delete_issue"), Approve::Destructive);
+    assert!(
+        c.warnings.iter().any(|w| w.contains("\"bare\"")),
+        "{:?}",
+        c.warnings
+    );
+    // Another host's file is not Cursor's.
+    let other = home.join("elsewhere/mcp.json");
+    write_json(
+        &other,
+        serde_json::json!({"mcpServers": {"github": {"command": "g"}}}),
+    );
+    let text = std::fs::read_to_string(&other).unwrap();
+    let c = Config::parse_in(&other, &text, &env, None).unwrap();
+    assert_eq!(
+        server_of(&c, "github").approve_for("delete_repo"),
+        Approve::Destructive
+    );
+}
