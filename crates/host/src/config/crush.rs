@@ -11,11 +11,7 @@ use super::{ServerConfig, entry};
 /// The MCP tools `permissions.allowed_tools` names (`mcp_SERVER_TOOL`, exactly) run without
 /// asking, as in Crush.
 pub fn apply_allowed(path: &std::path::Path, root: &Value, servers: &mut [ServerConfig]) {
-    let names: Vec<&str> = root
-        .pointer("/permissions/allowed_tools")
-        .and_then(Value::as_array)
-        .map(|l| l.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let names = entry::strings(root.pointer("/permissions/allowed_tools"));
     if !names.iter().any(|n| n.starts_with("mcp_")) {
         return;
     }

@@ -2,7 +2,6 @@
 //! `mcpAllowlist` names the MCP tools that run without asking, as `SERVER:TOOL` patterns (`*`
 //! any characters, `?` one).
 
-use serde_json::Value;
 use switchboard_core::host_rules::wildcard;
 use switchboard_core::{HostRules, Verdict};
 
@@ -30,11 +29,7 @@ pub fn apply(ctx: &Context<'_>, servers: &mut [ServerConfig], warnings: &mut Vec
             return;
         }
     };
-    let entries: Vec<&str> = root
-        .get("mcpAllowlist")
-        .and_then(Value::as_array)
-        .map(|l| l.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let entries = super::entry::strings(root.get("mcpAllowlist"));
     let file = path.display().to_string();
     let mut patterns = Vec::new();
     for entry in entries {

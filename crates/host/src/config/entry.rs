@@ -887,6 +887,19 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The strings of a JSON list (its other items passed over); none when it is not a list.
+pub fn strings(value: Option<&serde_json::Value>) -> Vec<String> {
+    value
+        .and_then(serde_json::Value::as_array)
+        .map(|l| {
+            l.iter()
+                .filter_map(serde_json::Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Rewrite every string value inside `value` (not the keys) with `f`, for the readers of formats
 /// whose variable syntax differs from switchboard's `${VAR}`: they turn their own references
 /// into `${VAR}` and escape a `${` that is literal in their format as `$${`.

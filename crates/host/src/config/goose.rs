@@ -94,18 +94,7 @@ fn permissions(
         },
         Err(_) => Value::Null,
     };
-    let names = |list: &str| -> Vec<String> {
-        lists
-            .pointer(&format!("/user/{list}"))
-            .and_then(Value::as_array)
-            .map(|l| {
-                l.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let names = |list: &str| entry::strings(lists.pointer(&format!("/user/{list}")));
     let mut order = vec![("never_allow", Verdict::Deny)];
     if approving {
         order.extend([

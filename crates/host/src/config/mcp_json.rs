@@ -464,18 +464,7 @@ fn copilot_entry(value: std::borrow::Cow<'_, Value>) -> std::borrow::Cow<'_, Val
 /// Gemini CLI's `"trust": true` (in its own settings only) runs every tool of the server without
 /// asking. Names that are not strings are passed over; any other value is returned as it is.
 fn tool_lists(value: std::borrow::Cow<'_, Value>, gemini: bool) -> std::borrow::Cow<'_, Value> {
-    let names = |key: &str| -> Vec<String> {
-        value
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|l| {
-                l.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let names = |key: &str| entry::strings(value.get(key));
     let disabled = names("disabledTools");
     let approved: Vec<String> = names("autoApprove")
         .into_iter()
