@@ -327,11 +327,13 @@ fn render(rows: &[Row]) -> String {
                 Verdict::Deny => "kept from models",
                 _ => "approval asked at each call",
             };
-            out.push_str(&format!(
-                "{}: {what}: {} (by {rule})\n",
-                r.name,
+            // A rule over the whole server says so rather than list every tool.
+            let named = if tools.len() == r.tools && r.tools > 3 {
+                format!("all {} tools", r.tools)
+            } else {
                 tools.join(", ")
-            ));
+            };
+            out.push_str(&format!("{}: {what}: {named} (by {rule})\n", r.name));
         }
     }
     for r in rows {
