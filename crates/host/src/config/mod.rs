@@ -466,12 +466,12 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, HostError> {
         if path.is_dir() {
             let manifest = path.join("manifest.json");
-            if std::fs::read_to_string(&manifest)
-                .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                .is_some_and(|m| mcpb::is_manifest(&m))
+            // Read once: what tells a bundle's folder is also what is parsed.
+            if let Ok(text) = std::fs::read_to_string(&manifest)
+                && serde_json::from_str::<serde_json::Value>(&text)
+                    .is_ok_and(|m| mcpb::is_manifest(&m))
             {
-                return Self::load(&manifest);
+                return Self::parse(&manifest, &text, &|name| std::env::var(name).ok());
             }
             return Self::load_folder(path);
         }
