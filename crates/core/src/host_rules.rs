@@ -35,6 +35,8 @@ pub struct HostRule {
     pub rule: String,
     /// The file it was written in.
     pub file: String,
+    /// The one name the pattern matches, when it has no wildcard.
+    exact: Option<String>,
 }
 
 impl HostRule {
@@ -86,6 +88,27 @@ pub fn literal(name: &str) -> String {
         }
     }
     out
+}
+
+/// The one text a glob matches, when it has no wildcard (a character in brackets, as
+/// [`literal`] writes it, is itself).
+fn unescaped(pattern: &str) -> Option<String> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => {
+                let inner = chars.next()?;
+                if chars.next()? != ']' {
+                    return None;
+                }
+                out.push(inner);
+            }
+            '*' | '?' | ']' | '{' | '}' | '\\' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 /// A host's simple wildcard (`*` any characters, `?` one, every other character itself) as a
@@ -161,6 +184,7 @@ impl HostRules {
             conditional,
             rule,
             file,
+            exact: unescaped(pattern),
         };
         match self.lists.last_mut() {
             Some(list) => list.push(rule),
@@ -177,6 +201,17 @@ impl HostRules {
     /// The rules, list after list.
     pub fn rules(&self) -> impl Iterator<Item = &HostRule> {
         self.lists.iter().flatten()
+    }
+
+    /// The rules that name one tool of this server exactly (no wildcard), with the tool's part
+    /// of the name: a rule whose tool the server does not list holds for nothing, which a typo
+    /// in a deny rule makes worth saying.
+    pub fn exact_tools(&self) -> impl Iterator<Item = (&HostRule, &str)> {
+        let prefix = format!("{}{}{}", self.before, self.server, self.between);
+        self.rules().filter_map(move |r| {
+            let tool = r.exact.as_deref()?.strip_prefix(prefix.as_str())?;
+            Some((r, tool))
+        })
     }
 
     /// The name the host gives `tool` of this server.
@@ -358,6 +393,25 @@ mod tests {
         one.push("mcp__gh__*", Verdict::Deny, false, "b".into(), "f".into())
             .unwrap();
         assert_eq!(one.call("x").unwrap().0, Verdict::Allow);
+    }
+
+    #[test]
+    fn rules_naming_one_tool_are_known_by_its_name() {
+        let mut r = HostRules::new("gh");
+        for p in ["mcp__gh__delete_repo", "mcp__gh__get_*", "mcp__other__x"] {
+            r.push(p, Verdict::Deny, false, p.into(), "f".into())
+                .unwrap();
+        }
+        r.push(
+            &literal("mcp__gh__a*b"),
+            Verdict::Ask,
+            false,
+            "lit".into(),
+            "f".into(),
+        )
+        .unwrap();
+        let named: Vec<&str> = r.exact_tools().map(|(_, t)| t).collect();
+        assert_eq!(named, ["delete_repo", "a*b"]);
     }
 
     #[test]

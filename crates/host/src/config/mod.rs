@@ -276,6 +276,40 @@ pub fn unknown_tool_settings(
             out.push((config.name().to_string(), tool.clone(), message));
         }
     }
+    // Another host's rules that name one tool no server lists: a typo there leaves the tool
+    // the rule meant to stop unstopped. A name any server lists is left alone (OpenCode's
+    // `SERVER_TOOL` may read as two servers' names).
+    let named: BTreeSet<String> = servers
+        .iter()
+        .filter_map(|c| Some((c, catalog.servers.get(c.name())?)))
+        .flat_map(|(c, listed)| {
+            listed
+                .tools
+                .iter()
+                .map(move |t| c.filter.rules().host_name(&t.def.name))
+        })
+        .collect();
+    let mut said = BTreeSet::new();
+    for config in servers {
+        let Some(listed) = catalog.servers.get(config.name()) else {
+            continue;
+        };
+        let rules = config.filter.rules();
+        for (rule, tool) in rules.exact_tools() {
+            if named.contains(&rules.host_name(tool)) || !said.insert(rule.source()) {
+                continue;
+            }
+            let hint = entry::closest(tool, listed.tools.iter().map(|t| t.def.name.as_str()))
+                .map(|t| format!("; did you mean {t:?}?"))
+                .unwrap_or_default();
+            let message = format!(
+                "server {:?}: {} names a tool the server does not list, so it holds for nothing{hint}",
+                config.name(),
+                rule.source()
+            );
+            out.push((config.name().to_string(), tool.to_string(), message));
+        }
+    }
     out
 }
 

@@ -3500,3 +3500,44 @@ fn cursors_mcp_allowlist_runs_its_tools_unasked() {
         Approve::Destructive
     );
 }
+
+/// A rule of another host that names one tool a ready server does not list holds for nothing;
+/// it is named, with the nearest tool, so a typo in a deny rule does not pass unseen. A name
+/// another server lists, and a wildcard rule, are left alone.
+#[test]
+fn another_hosts_rule_naming_no_listed_tool_is_named() {
+    use switchboard_core::{Catalog, Entry, ServerCatalog, Tool};
+    let c = parse(
+        "opencode.json",
+        r#"{"$schema": "https://opencode.ai/config.json",
+            "mcp": {"gh": {"type": "remote", "url": "https://g.example/mcp"},
+                    "gh_x": {"type": "remote", "url": "https://x.example/mcp"}},
+            "permission": {"gh_delete_repos": "deny", "gh_x_read": "allow", "gh_get_*": "ask"}}"#,
+    )
+    .unwrap();
+    let catalog = |server: &str, tools: &[&str]| {
+        let mut listed = ServerCatalog::new(server);
+        for name in tools {
+            listed.tools.push(Entry::new(Tool::new(
+                *name,
+                "d",
+                serde_json::json!({"type": "object"}),
+            )));
+        }
+        listed
+    };
+    let found = unknown_tool_settings(
+        &Catalog::from_servers(vec![
+            catalog("gh", &["delete_repo", "get_issue"]),
+            catalog("gh_x", &["read"]),
+        ]),
+        &c.servers,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (server, tool, message) = &found[0];
+    assert_eq!((server.as_str(), tool.as_str()), ("gh", "delete_repos"));
+    assert!(
+        message.contains("\"gh_delete_repos\"") && message.contains("did you mean \"delete_repo\""),
+        "{message}"
+    );
+}
