@@ -2355,7 +2355,8 @@ fn a_tool_setting_for_a_tool_the_server_lacks_is_named_with_the_nearest_one() {
 
 /// Claude Code's permission rules for MCP tools, read with its `.mcp.json` and settings, hold
 /// for a real server in every face: `servers` says which tools they hide or make ask, `inspect`
-/// leaves the denied ones out of the request, and `serve` neither lists nor calls them.
+/// leaves the denied ones out of the request, and `serve` neither lists nor calls them, and
+/// applies a rule added while it runs.
 #[test]
 fn claude_codes_permission_rules_hold_for_a_real_server() {
     use serde_json::json;
@@ -2475,6 +2476,32 @@ fn claude_codes_permission_rules_hold_for_a_real_server() {
     assert!(
         text.contains("Claude Code's permissions.deny \"mcp__memory__delete_*\""),
         "{answer}"
+    );
+
+    // A rule added while serve runs holds at once: clients hear the list changed.
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["mcp__memory__delete_*", "mcp__memory__read_graph"]}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut id = 2;
+    c.await_list_changed(&mut id);
+    id += 1;
+    let listed = c.request(id, "tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.ends_with("read_graph")),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n.ends_with("create_entities")),
+        "{names:?}"
     );
 }
 
