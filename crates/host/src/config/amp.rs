@@ -21,16 +21,9 @@ use switchboard_core::{HostRules, TransportSpec, Verdict};
 use super::entry::Context;
 use super::{DisabledServer, ServerConfig};
 
-/// Whether the file read is one of Amp's: it keeps its servers under `amp.mcpServers`, or it
-/// is where Amp keeps its settings.
-pub fn is_amp_file(ctx: &Context<'_>, root: &Value) -> bool {
-    root.as_object()
-        .is_some_and(|o| o.keys().any(|k| k.starts_with("amp.")))
-        || super::layers::files_of(ctx, "Amp").is_some()
-}
-
 /// Apply the permissions of Amp's user file and project file (whichever exist; only the file
-/// read when it is neither) to the servers read from them.
+/// read when it is neither) to the servers read from them, when the file read is one of Amp's:
+/// it keeps its settings under `amp.` keys, or it is where Amp keeps its settings.
 pub fn apply(
     ctx: &Context<'_>,
     root: &Value,
@@ -38,7 +31,14 @@ pub fn apply(
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
 ) {
-    let files: Vec<(PathBuf, Value)> = match super::layers::files_of(ctx, "Amp") {
+    let layers = super::layers::files_of(ctx, "Amp");
+    let amp_keys = root
+        .as_object()
+        .is_some_and(|o| o.keys().any(|k| k.starts_with("amp.")));
+    if layers.is_none() && !amp_keys {
+        return;
+    }
+    let files: Vec<(PathBuf, Value)> = match layers {
         Some((user, project)) => [Some(user), project]
             .into_iter()
             .flatten()

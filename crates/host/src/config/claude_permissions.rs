@@ -79,17 +79,20 @@ pub fn apply(
     if rules.is_empty() {
         return;
     }
+    // Each rule's server part, compiled once.
+    let servers_of: Vec<Option<globset::GlobMatcher>> = rules
+        .iter()
+        .map(|r| {
+            globset::Glob::new(&r.server)
+                .ok()
+                .map(|g| g.compile_matcher())
+        })
+        .collect();
     for server in servers.iter_mut() {
         let name = host_part(server.name());
-        let mut own = server.filter.rules().clone();
-        if own.is_empty() {
-            own = HostRules::new(server.name());
-        }
-        for rule in &rules {
-            let names_it = globset::Glob::new(&rule.server)
-                .map(|g| g.compile_matcher().is_match(&name))
-                .unwrap_or(false);
-            if !names_it {
+        let mut own = HostRules::new(server.name());
+        for (rule, names) in rules.iter().zip(&servers_of) {
+            if !names.as_ref().is_some_and(|g| g.is_match(&name)) {
                 continue;
             }
             if let Err(e) = own.push(

@@ -187,7 +187,8 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             }
         }
     }
-    if opencode_file {
+    // Only a file with either setting is read again, in its own order.
+    if opencode_file && (root.get("tools").is_some() || root.get("permission").is_some()) {
         super::opencode_permission::apply(ctx.path, text, &mut servers, &mut warnings);
     }
     if matches!(dialect, Dialect::Crush) {
@@ -203,9 +204,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         if state.is_none() && ctx.policy {
             super::layers::gather(ctx, &mut servers, &mut disabled, &mut warnings);
             super::claude_extensions::add(ctx, &mut servers, &mut disabled, &mut warnings);
-            if super::amp::is_amp_file(ctx, &root) {
-                super::amp::apply(ctx, &root, &mut servers, &mut disabled, &mut warnings);
-            }
+            super::amp::apply(ctx, &root, &mut servers, &mut disabled, &mut warnings);
             if super::layers::files_of(ctx, "Cursor").is_some() {
                 super::cursor::apply(ctx, &mut servers, &mut warnings);
             }
