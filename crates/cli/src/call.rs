@@ -346,12 +346,12 @@ async fn call(
     if let Some(config) = config.servers.iter().find(|s| s.name() == server)
         && !config.filter.permits(&tool)
     {
-        match config.filter.rules().listing(&tool) {
-            Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => tracing::warn!(
+        match config.filter.rules().denying(&tool) {
+            Some(rule) => tracing::warn!(
                 "{} keeps {tool:?} of {server:?} from models; called as you named it",
                 rule.source()
             ),
-            _ => tracing::warn!(
+            None => tracing::warn!(
                 "the config's tools lists keep {tool:?} of {server:?} from models; called as you named it"
             ),
         }

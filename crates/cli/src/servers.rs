@@ -361,9 +361,9 @@ fn ruled_tools(
     let mut out: Vec<(Verdict, String, Vec<String>)> = Vec::new();
     for tool in &listed.tools {
         let name = &tool.def.name;
-        let found = match rules.listing(name) {
-            Some(rule) if rule.verdict == Verdict::Deny => Some((Verdict::Deny, rule)),
-            _ => rules
+        let found = match rules.denying(name) {
+            Some(rule) => Some((Verdict::Deny, rule)),
+            None => rules
                 .call(name)
                 .filter(|(v, _)| matches!(v, Verdict::Ask | Verdict::Deny))
                 .map(|(_, rule)| (Verdict::Ask, rule)),

@@ -61,12 +61,12 @@ pub struct HostRules {
     lists: Vec<Vec<HostRule>>,
 }
 
-/// A name as Claude Code (and Amp) write it inside a tool name: each character outside
-/// `A-Z a-z 0-9 _ -` made `_`.
+/// A name as Claude Code (and Amp) write it inside a tool name: each character Anthropic's
+/// tool names do not take (outside `A-Z a-z 0-9 _ -`) made `_`.
 pub fn host_part(name: &str) -> String {
     name.chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            if crate::names::allowed(crate::Dialect::Anthropic, c) {
                 c
             } else {
                 '_'
@@ -237,6 +237,11 @@ impl HostRules {
                 .map(|r| (r.verdict, r))
         }))
         .map(|(_, r)| r)
+    }
+
+    /// The rule that keeps `tool` from models, when one does.
+    pub fn denying(&self, tool: &str) -> Option<&HostRule> {
+        self.listing(tool).filter(|r| r.verdict == Verdict::Deny)
     }
 
     /// The rule that decides a call of `tool`: the first that matches it, where a conditional

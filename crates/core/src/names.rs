@@ -97,7 +97,7 @@ struct Row {
 }
 
 /// The characters a dialect accepts in a tool name (§1.1).
-fn allowed(dialect: Dialect, c: char) -> bool {
+pub(crate) fn allowed(dialect: Dialect, c: char) -> bool {
     match dialect {
         Dialect::Gemini => c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'),
         _ => c.is_ascii_alphanumeric() || matches!(c, '_' | '-'),

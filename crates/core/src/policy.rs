@@ -4,7 +4,7 @@
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::error::CoreError;
-use crate::host_rules::{HostRules, Verdict};
+use crate::host_rules::HostRules;
 
 /// A compiled allow/deny pair. Deny wins; an empty allow list allows everything.
 #[derive(Clone, Debug, Default)]
@@ -51,11 +51,7 @@ impl ToolFilter {
         if self.deny_all || self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
             return false;
         }
-        if self
-            .rules
-            .listing(tool)
-            .is_some_and(|r| r.verdict == Verdict::Deny)
-        {
+        if self.rules.denying(tool).is_some() {
             return false;
         }
         self.allow.as_ref().is_none_or(|a| a.is_match(tool))

@@ -229,11 +229,9 @@ impl View {
                 continue;
             };
             let route = if !switchboard_host::policy::listed(config, &tool.name) {
-                let why = match config.filter.rules().listing(&tool.name) {
-                    Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => {
-                        rule.rule.clone()
-                    }
-                    _ => format!("tools.allow / tools.deny of server {server:?}"),
+                let why = match config.filter.rules().denying(&tool.name) {
+                    Some(rule) => rule.rule.clone(),
+                    None => format!("tools.allow / tools.deny of server {server:?}"),
                 };
                 Route::Hidden {
                     reason: format!(

@@ -45,9 +45,9 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
 pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
     let rules = server.filter.rules();
     if !listed(server, &tool.name) {
-        let why = match rules.listing(&tool.name) {
-            Some(rule) if rule.verdict == Verdict::Deny => format!("is denied by {}", rule.rule),
-            _ => "is not allowed by the configuration (tools.allow / tools.deny)".to_string(),
+        let why = match rules.denying(&tool.name) {
+            Some(rule) => format!("is denied by {}", rule.rule),
+            None => "is not allowed by the configuration (tools.allow / tools.deny)".to_string(),
         };
         return Decision::Deny {
             reason: format!("tool {:?} of server {:?} {why}", tool.name, server.name()),

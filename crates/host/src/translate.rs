@@ -154,11 +154,9 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
                 Some(f) => hidden.push(Excluded {
                     server: s.server.clone(),
                     tool: t.def.name.clone(),
-                    reason: match f.rules().listing(&t.def.name) {
-                        Some(rule) if rule.verdict == switchboard_core::Verdict::Deny => {
-                            rule.source()
-                        }
-                        _ => "the config's tools.allow / tools.deny".to_string(),
+                    reason: match f.rules().denying(&t.def.name) {
+                        Some(rule) => rule.source(),
+                        None => "the config's tools.allow / tools.deny".to_string(),
                     },
                 }),
             }
