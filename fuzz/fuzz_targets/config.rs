@@ -37,11 +37,17 @@ fuzz_target!(|data: &[u8]| {
     let env = |name: &str| (name.len() % 2 == 0).then(|| format!("value-of-{name}"));
     if let Ok(config) = Config::parse(&path, text, &env) {
         let _ = config.server_names().count();
-        // Another host's permission rules, asked about a few tool names.
+        // Another host's permission rules, asked about a few tool names, with no arguments and
+        // with the text itself as a call's arguments when it is a JSON object (so conditions
+        // such as Amp's `matches` meet arguments shaped like themselves).
+        let args: Option<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(text).ok();
         for server in &config.servers {
             for tool in ["read", "delete_repo", "get.page", ""] {
                 let _ = server.filter.permits(tool);
-                let _ = server.approve_for(tool);
+                let _ = server.approve_for(tool, None);
+                let _ = server.approve_for(tool, args.as_ref());
+                let _ = server.filter.rules().call(tool, args.as_ref());
             }
         }
         let _ = config.with_profile("x");

@@ -342,8 +342,19 @@ async fn call(
         },
     };
     // The person at the terminal named the tool: it is called, but a tool the config keeps
-    // from models is said to be one.
-    if let Some(config) = config.servers.iter().find(|s| s.name() == server)
+    // from models is said to be one, as is a call another host's rule refuses for its arguments.
+    let config = config.servers.iter().find(|s| s.name() == server);
+    if let Some(config) = config
+        && config.filter.permits(&tool)
+        && let Some((switchboard_core::Verdict::Deny, rule)) =
+            config.filter.rules().call(&tool, Some(&arguments))
+    {
+        tracing::warn!(
+            "{} refuses this call of {tool:?} of {server:?} when a model makes it; called as you asked",
+            rule.source()
+        );
+    }
+    if let Some(config) = config
         && !config.filter.permits(&tool)
     {
         match config.filter.rules().denying(&tool) {

@@ -42,7 +42,7 @@ struct Row {
     /// Where the config entry comes from, when the config gathers several.
     origin: Option<String>,
     /// Tools another host's permission rules deny or make ask: `(verdict, rule, tools)`.
-    ruled: Vec<(Verdict, String, Vec<String>)>,
+    ruled: Vec<Ruled>,
 }
 
 impl Row {
@@ -99,8 +99,13 @@ impl Row {
             v["rules"] = self
                 .ruled
                 .iter()
-                .map(|(verdict, rule, tools)| {
-                    json!({"verdict": verdict_word(*verdict), "rule": rule, "tools": tools})
+                .map(|r| {
+                    json!({
+                        "verdict": verdict_word(r.verdict),
+                        "conditional": r.conditional,
+                        "rule": r.rule,
+                        "tools": r.tools,
+                    })
                 })
                 .collect();
         }
@@ -319,13 +324,21 @@ fn render(rows: &[Row]) -> String {
     // Another host's permission rules (Claude Code's, Amp's) that hide a tool or make it ask.
     let mut first = true;
     for r in rows {
-        for (verdict, rule, tools) in &r.ruled {
+        for Ruled {
+            verdict,
+            conditional,
+            rule,
+            tools,
+        } in &r.ruled
+        {
             if std::mem::take(&mut first) {
                 out.push('\n');
             }
-            let what = match verdict {
-                Verdict::Deny => "kept from models",
-                _ => "approval asked at each call",
+            let what = match (verdict, conditional) {
+                (Verdict::Deny, false) => "kept from models",
+                (Verdict::Deny, true) => "calls refused when their arguments match",
+                (_, false) => "approval asked at each call",
+                (_, true) => "approval asked when a call's arguments match",
             };
             // A rule over the whole server says so rather than list every tool.
             let named = if tools.len() == r.tools && r.tools > 3 {
@@ -351,22 +364,40 @@ fn render(rows: &[Row]) -> String {
     out
 }
 
-/// The tools of a server that another host's permission rules deny or make ask, grouped by
-/// rule in the order of the tools.
-fn ruled_tools(
-    config: &ServerConfig,
-    listed: &ServerCatalog,
-) -> Vec<(Verdict, String, Vec<String>)> {
+/// Tools of a server that one of another host's permission rules denies or makes ask.
+struct Ruled {
+    /// Deny or ask.
+    verdict: Verdict,
+    /// The rule holds only for calls whose arguments match it.
+    conditional: bool,
+    /// The rule and its file.
+    rule: String,
+    /// The tools, in the server's order.
+    tools: Vec<String>,
+}
+
+/// The tools of a server that another host's permission rules deny or make ask (some calls, for
+/// a rule with conditions on the arguments), grouped by rule in the order of the tools.
+fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
     let rules = config.filter.rules();
-    let mut out: Vec<(Verdict, String, Vec<String>)> = Vec::new();
+    let mut out: Vec<Ruled> = Vec::new();
     for tool in &listed.tools {
         let name = &tool.def.name;
         let found = match rules.denying(name) {
             Some(rule) => Some((Verdict::Deny, rule)),
             None => rules
-                .call(name)
+                .call(name, None)
                 .filter(|(v, _)| matches!(v, Verdict::Ask | Verdict::Deny))
-                .map(|(_, rule)| (Verdict::Ask, rule)),
+                .map(|(v, rule)| {
+                    (
+                        if rule.is_conditional() {
+                            rule.verdict
+                        } else {
+                            v
+                        },
+                        rule,
+                    )
+                }),
         };
         let Some((verdict, rule)) = found else {
             continue;
@@ -380,20 +411,18 @@ fn ruled_tools(
         {
             continue;
         }
-        let source = if rule.conditional {
-            format!(
-                "{}, whose conditions on the arguments are not read",
-                rule.source()
-            )
-        } else {
-            rule.source()
-        };
+        let source = rule.source();
         match out
             .iter_mut()
-            .find(|(v, r, _)| *v == verdict && *r == source)
+            .find(|r| r.verdict == verdict && r.rule == source)
         {
-            Some((_, _, tools)) => tools.push(name.clone()),
-            None => out.push((verdict, source, vec![name.clone()])),
+            Some(r) => r.tools.push(name.clone()),
+            None => out.push(Ruled {
+                verdict,
+                conditional: rule.is_conditional(),
+                rule: source,
+                tools: vec![name.clone()],
+            }),
         }
     }
     out

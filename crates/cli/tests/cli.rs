@@ -2505,6 +2505,96 @@ fn claude_codes_permission_rules_hold_for_a_real_server() {
     );
 }
 
+/// Amp's `amp.permissions` rule with `matches` on a real server's arguments: `servers` names the
+/// tool it refuses some calls of, and `serve` refuses exactly the calls whose arguments match
+/// (answering with the rule's message) while others go through to the server.
+#[test]
+fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
+    use serde_json::json;
+    use switchboard_test_support::line_client::LineClient;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".amp")).unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    std::fs::write(
+        dir.path().join(".amp/settings.json"),
+        json!({
+            "amp.mcpServers": {"memory": {
+                "command": node(), "args": [peer("memory")],
+                "env": {"MEMORY_FILE_PATH": memory_file}
+            }},
+            "amp.permissions": [
+                {"tool": "mcp__memory__create_entities",
+                 "matches": {"entities.0.name": ["secret*", "/^private-/"]},
+                 "action": "reject", "message": "Keep secrets out of memory."},
+                {"tool": "mcp__memory__*", "action": "allow"}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let config = ["--config", ".amp/settings.json"];
+
+    let out = run(dir.path(), &[&config[..], &["servers", "--json"]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let s = server(&v, "memory");
+    assert_eq!(s["tools_allowed"], s["tools"], "nothing is hidden: {s}");
+    let rule = &s["rules"][0];
+    assert_eq!(
+        (&rule["verdict"], &rule["conditional"], &rule["tools"]),
+        (&json!("deny"), &json!(true), &json!(["create_entities"])),
+        "{s}"
+    );
+    let text = run(dir.path(), &[&config[..], &["servers"]].concat());
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("memory: calls refused when their arguments match: create_entities (by "),
+        "{text}"
+    );
+
+    let mut serve = Command::new(exe());
+    serve
+        .args(config)
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1");
+    let mut c = LineClient::start(serve, "2025-11-25");
+    let listed = c.request(1, "tools/list", json!({}));
+    let create = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .find(|n| n.ends_with("create_entities"))
+        .expect("create_entities is listed")
+        .to_string();
+    let entity = |name: &str| json!({"entities": [{"name": name, "entityType": "note", "observations": []}]});
+    for (id, name) in [(2, "secret-plan"), (3, "private-diary")] {
+        let answer = c.call(id, &create, entity(name));
+        assert_eq!(answer["isError"], true, "{answer}");
+        let text = answer["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("amp.permissions[0]") && text.contains("Keep secrets out of memory."),
+            "{answer}"
+        );
+    }
+    let answer = c.call(4, &create, entity("groceries"));
+    assert_ne!(answer["isError"], true, "{answer}");
+    let stored = std::fs::read_to_string(&memory_file).unwrap_or_default();
+    assert!(
+        stored.contains("groceries") && !stored.contains("secret") && !stored.contains("private"),
+        "{stored}"
+    );
+}
+
 /// Under `--json`, an error that ends a command is JSON on stdout too: a wrong command line
 /// (`"usage": true`) and a config that cannot be read; without `--json` stdout stays empty.
 #[test]

@@ -1,9 +1,15 @@
 //! Another host's ordered permission rules for one server's tools (Claude Code's
 //! `permissions`, Amp's `amp.permissions`, OpenCode's `permission`), matched against the name
 //! that host gives a tool: `mcp__SERVER__TOOL` (Claude Code, Amp) or `SERVER_TOOL` (OpenCode),
-//! each part with every character other than `A-Z a-z 0-9 _ -` made `_`.
+//! each part with every character other than `A-Z a-z 0-9 _ -` made `_`. A rule may hold only
+//! for calls whose arguments pass a test (Amp's `matches`): it never hides a tool, and is decided
+//! per call.
+
+use std::fmt;
+use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher};
+use serde_json::{Map, Value};
 
 use crate::error::CoreError;
 
@@ -21,15 +27,44 @@ pub enum Verdict {
     Enable,
 }
 
+/// The arguments of a call, as MCP sends them.
+pub type Arguments = Map<String, Value>;
+
+/// A test of a call's arguments that a rule holds for only when it passes (the host's own
+/// reading of its conditions, given by the reader of its settings).
+#[derive(Clone)]
+pub struct Condition(Arc<dyn Fn(&Arguments) -> bool + Send + Sync>);
+
+impl Condition {
+    /// A condition that passes when `test` says so of the arguments.
+    pub fn new(test: impl Fn(&Arguments) -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(test))
+    }
+
+    /// Whether the call's arguments pass.
+    pub fn holds(&self, arguments: &Arguments) -> bool {
+        (self.0)(arguments)
+    }
+}
+
+impl fmt::Debug for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Condition")
+    }
+}
+
 /// One rule: a glob over the host's tool name, its verdict and where it was written.
 #[derive(Clone, Debug)]
 pub struct HostRule {
     matcher: GlobMatcher,
     /// The rule's verdict.
     pub verdict: Verdict,
-    /// The rule only matches some calls (its conditions on the arguments are not evaluated
-    /// here): it never hides a tool, and a `Deny` or `Ask` of it makes every call ask.
-    pub conditional: bool,
+    /// The rule matches only calls whose arguments pass this: it never hides a tool; a call
+    /// whose arguments are not known yet counts a `Deny` or `Ask` of it as `Ask` and passes
+    /// over an `Allow`.
+    pub condition: Option<Condition>,
+    /// What the host tells the model when this rule refuses a call (Amp's `message`).
+    pub message: Option<String>,
     /// The rule as its host names it, for messages a model may read: `Claude Code's
     /// permissions.deny "mcp__github__delete_repo"`.
     pub rule: String,
@@ -44,6 +79,11 @@ impl HostRule {
     /// permissions.deny "mcp__github__delete_repo"`.
     pub fn source(&self) -> String {
         format!("{}: {}", self.file, self.rule)
+    }
+
+    /// Whether it holds only for some calls.
+    pub fn is_conditional(&self) -> bool {
+        self.condition.is_some()
     }
 }
 
@@ -163,15 +203,15 @@ impl HostRules {
     }
 
     /// Add a rule after the others; `pattern` is a glob over the whole host name
-    /// (`mcp__github__*`). A bad glob is an error naming it.
+    /// (`mcp__github__*`). A bad glob is an error naming it. The rule is returned, to give it a
+    /// condition or a message.
     pub fn push(
         &mut self,
         pattern: &str,
         verdict: Verdict,
-        conditional: bool,
         rule: String,
         file: String,
-    ) -> Result<(), CoreError> {
+    ) -> Result<&mut HostRule, CoreError> {
         let matcher = Glob::new(pattern)
             .map_err(|e| CoreError::Glob {
                 pattern: pattern.to_string(),
@@ -181,16 +221,18 @@ impl HostRules {
         let rule = HostRule {
             matcher,
             verdict,
-            conditional,
+            condition: None,
+            message: None,
             rule,
             file,
             exact: unescaped(pattern),
         };
-        match self.lists.last_mut() {
-            Some(list) => list.push(rule),
-            None => self.lists.push(vec![rule]),
+        if self.lists.is_empty() {
+            self.lists.push(Vec::new());
         }
-        Ok(())
+        let list = self.lists.last_mut().expect("a list was just made");
+        list.push(rule);
+        Ok(list.last_mut().expect("a rule was just pushed"))
     }
 
     /// Whether there are none.
@@ -233,7 +275,7 @@ impl HostRules {
         let name = self.host_name(tool);
         strictest(self.lists.iter().filter_map(|list| {
             list.iter()
-                .find(|r| !r.conditional && r.matcher.is_match(&name))
+                .find(|r| !r.is_conditional() && r.matcher.is_match(&name))
                 .map(|r| (r.verdict, r))
         }))
         .map(|(_, r)| r)
@@ -244,10 +286,11 @@ impl HostRules {
         self.listing(tool).filter(|r| r.verdict == Verdict::Deny)
     }
 
-    /// The rule that decides a call of `tool`: the first that matches it, where a conditional
-    /// `Allow` is passed over (it may not hold for this call) and a conditional `Deny` or `Ask`
-    /// counts as `Ask` (it may).
-    pub fn call(&self, tool: &str) -> Option<(Verdict, &HostRule)> {
+    /// The rule that decides a call of `tool` with `arguments`: the first that matches the
+    /// tool and, when it has a condition, whose condition the arguments pass. With the
+    /// arguments unknown (`None`), a conditional `Allow` is passed over (it may not hold for
+    /// the call) and a conditional `Deny` or `Ask` counts as `Ask` (it may).
+    pub fn call(&self, tool: &str, arguments: Option<&Arguments>) -> Option<(Verdict, &HostRule)> {
         if self.is_empty() {
             return None;
         }
@@ -255,10 +298,11 @@ impl HostRules {
         strictest(self.lists.iter().filter_map(|list| {
             list.iter()
                 .filter(|r| r.matcher.is_match(&name))
-                .find_map(|r| match (r.conditional, r.verdict) {
-                    (false, v) => Some((v, r)),
-                    (true, Verdict::Allow | Verdict::Enable) => None,
-                    (true, _) => Some((Verdict::Ask, r)),
+                .find_map(|r| match (&r.condition, arguments, r.verdict) {
+                    (None, _, v) => Some((v, r)),
+                    (Some(c), Some(args), v) => c.holds(args).then_some((v, r)),
+                    (Some(_), None, Verdict::Allow | Verdict::Enable) => None,
+                    (Some(_), None, _) => Some((Verdict::Ask, r)),
                 })
         }))
     }
@@ -285,10 +329,19 @@ fn strictest<'a>(
 mod tests {
     use super::*;
 
+    /// Rules from `(pattern, verdict, conditional)`; a conditional rule holds for calls whose
+    /// `path` argument starts with `/etc`.
     fn rules(server: &str, list: &[(&str, Verdict, bool)]) -> HostRules {
         let mut r = HostRules::new(server);
         for (p, v, c) in list {
-            r.push(p, *v, *c, format!("rule {p}"), "f".into()).unwrap();
+            let rule = r.push(p, *v, format!("rule {p}"), "f".into()).unwrap();
+            if *c {
+                rule.condition = Some(Condition::new(|args| {
+                    args.get("path")
+                        .and_then(Value::as_str)
+                        .is_some_and(|p| p.starts_with("/etc"))
+                }));
+            }
         }
         r
     }
@@ -354,63 +407,82 @@ mod tests {
             ],
         );
         assert_eq!(r.listing("write").unwrap().verdict, Verdict::Allow);
-        let (v, rule) = r.call("write").unwrap();
+        let (v, rule) = r.call("write", None).unwrap();
         assert_eq!(v, Verdict::Ask);
-        assert!(rule.conditional);
-        assert_eq!(r.call("read").unwrap().0, Verdict::Allow);
+        assert!(rule.is_conditional());
+        assert_eq!(r.call("read", None).unwrap().0, Verdict::Allow);
+    }
+
+    #[test]
+    fn with_the_arguments_known_a_conditional_rule_holds_only_when_they_pass() {
+        let r = rules(
+            "fs",
+            &[
+                ("mcp__fs__write", Verdict::Deny, true),
+                ("mcp__fs__*", Verdict::Allow, false),
+            ],
+        );
+        let args = |v: Value| v.as_object().cloned().unwrap();
+        let etc = args(serde_json::json!({"path": "/etc/passwd"}));
+        let home = args(serde_json::json!({"path": "/home/a/notes"}));
+        let (v, rule) = r.call("write", Some(&etc)).unwrap();
+        assert_eq!(
+            (v, rule.rule.as_str()),
+            (Verdict::Deny, "rule mcp__fs__write")
+        );
+        let (v, rule) = r.call("write", Some(&home)).unwrap();
+        assert_eq!((v, rule.rule.as_str()), (Verdict::Allow, "rule mcp__fs__*"));
+        // An allow that holds for these arguments comes before the refusal.
+        let r = rules(
+            "fs",
+            &[
+                ("mcp__fs__write", Verdict::Allow, true),
+                ("mcp__fs__write", Verdict::Ask, false),
+            ],
+        );
+        assert_eq!(r.call("write", Some(&etc)).unwrap().0, Verdict::Allow);
+        assert_eq!(r.call("write", Some(&home)).unwrap().0, Verdict::Ask);
+        // A conditional rule alone decides nothing for calls it does not hold for.
+        let r = rules("fs", &[("mcp__fs__write", Verdict::Deny, true)]);
+        assert!(r.call("write", Some(&home)).is_none());
     }
 
     #[test]
     fn of_two_lists_the_strictest_decision_holds() {
         let mut r = HostRules::new("gh");
-        r.push(
-            "mcp__gh__*",
-            Verdict::Allow,
-            false,
-            "user".into(),
-            "f".into(),
-        )
-        .unwrap();
+        r.push("mcp__gh__*", Verdict::Allow, "user".into(), "f".into())
+            .unwrap();
         r.next_list();
         r.push(
             "mcp__gh__delete_*",
             Verdict::Deny,
-            false,
             "project".into(),
             "f".into(),
         )
         .unwrap();
-        r.push(
-            "mcp__gh__*",
-            Verdict::Ask,
-            false,
-            "project".into(),
-            "f".into(),
-        )
-        .unwrap();
+        r.push("mcp__gh__*", Verdict::Ask, "project".into(), "f".into())
+            .unwrap();
         assert_eq!(r.listing("delete_repo").unwrap().rule, "project");
-        assert_eq!(r.call("get_issue").unwrap().0, Verdict::Ask);
+        assert_eq!(r.call("get_issue", None).unwrap().0, Verdict::Ask);
         assert_eq!(r.rules().count(), 3);
         // Within one list the first match still wins.
         let mut one = HostRules::new("gh");
-        one.push("mcp__gh__*", Verdict::Allow, false, "a".into(), "f".into())
+        one.push("mcp__gh__*", Verdict::Allow, "a".into(), "f".into())
             .unwrap();
-        one.push("mcp__gh__*", Verdict::Deny, false, "b".into(), "f".into())
+        one.push("mcp__gh__*", Verdict::Deny, "b".into(), "f".into())
             .unwrap();
-        assert_eq!(one.call("x").unwrap().0, Verdict::Allow);
+        assert_eq!(one.call("x", None).unwrap().0, Verdict::Allow);
     }
 
     #[test]
     fn rules_naming_one_tool_are_known_by_its_name() {
         let mut r = HostRules::new("gh");
         for p in ["mcp__gh__delete_repo", "mcp__gh__get_*", "mcp__other__x"] {
-            r.push(p, Verdict::Deny, false, p.into(), "f".into())
-                .unwrap();
+            r.push(p, Verdict::Deny, p.into(), "f".into()).unwrap();
         }
         r.push(
             &literal("mcp__gh__a*b"),
             Verdict::Ask,
-            false,
             "lit".into(),
             "f".into(),
         )
@@ -422,13 +494,7 @@ mod tests {
     #[test]
     fn a_bad_glob_names_itself() {
         let err = HostRules::new("s")
-            .push(
-                "mcp__s__[",
-                Verdict::Deny,
-                false,
-                String::new(),
-                String::new(),
-            )
+            .push("mcp__s__[", Verdict::Deny, String::new(), String::new())
             .unwrap_err();
         assert!(err.to_string().contains("mcp__s__["), "{err}");
     }

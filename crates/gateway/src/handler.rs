@@ -176,9 +176,11 @@ impl GatewayHandler {
         let Some(config) = snapshot.servers.get(server) else {
             return Ok(refusal(format!("server {server:?} is not configured")));
         };
-        match policy::decide(config, def) {
+        match policy::decide_call(config, def, Some(&args)) {
             Decision::Allow => {}
-            Decision::Deny { reason } => return Ok(refusal(reason)),
+            Decision::Deny { reason } | Decision::Refuse { reason } => {
+                return Ok(refusal(reason));
+            }
             Decision::Ask { reason } => {
                 if let Err(why) = ask(cx, name, &reason, &args).await {
                     return Ok(refusal(why));

@@ -3,6 +3,7 @@
 
 use switchboard_core::Verdict;
 use switchboard_core::catalog::Tool;
+use switchboard_core::host_rules::Arguments;
 
 use crate::config::{Approve, ServerConfig};
 
@@ -13,6 +14,12 @@ pub enum Decision {
     Allow,
     /// Refuse it; `reason` is a sentence for the model or client.
     Deny {
+        /// Why, in one sentence.
+        reason: String,
+    },
+    /// Refuse this call, for its arguments: another host's rule refuses calls like it (the
+    /// tool stays listed, and other arguments may pass).
+    Refuse {
         /// Why, in one sentence.
         reason: String,
     },
@@ -30,11 +37,20 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
     server.filter.permits(tool)
 }
 
-/// Whether a call to `tool` of `server` may go ahead. Not listed: `Deny` (naming another host's
-/// rule when one hides it). Otherwise, unless the tool has its own `approve`, another host's
-/// permission rule that says ask (or may refuse some calls) asks; then the approval mode for
-/// the tool (`[servers.NAME.tool.TOOL] approve`, else a host rule's allow, else the server's)
-/// and the tool's annotations decide between `Ask` and `Allow`:
+/// Whether a call to `tool` of `server` may go ahead, its arguments not known yet: as
+/// [`decide_call`], where a rule that holds only for some arguments asks when it may refuse or
+/// ask, and is passed over when it would allow.
+pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
+    decide_call(server, tool, None)
+}
+
+/// Whether a call to `tool` of `server` with `arguments` may go ahead. Not listed: `Deny`
+/// (naming another host's rule when one hides it). Then another host's permission rule for the
+/// call: one that refuses calls with these arguments `Refuse`s (with the rule's message, when it
+/// has one); one that says ask asks, unless the tool has its own `approve` (so does one that may
+/// refuse some calls, while the arguments are unknown). Then the approval mode for the tool
+/// (`[servers.NAME.tool.TOOL] approve`, else a host rule's allow, else the server's) and the
+/// tool's annotations decide between `Ask` and `Allow`:
 /// - `destructive` (default): asks when `destructiveHint` is `true`;
 /// - `writes`: asks unless `readOnlyHint` is `true`;
 /// - `always`: asks; `never`: allows.
@@ -42,7 +58,7 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
 /// Annotations are hints from the server, so the default only trusts them in the cautious
 /// direction: a server must say a tool is destructive to be asked about it, and must say it is
 /// read-only to skip the question under `writes`.
-pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
+pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> Decision {
     let rules = server.filter.rules();
     if !listed(server, &tool.name) {
         let why = match rules.denying(&tool.name) {
@@ -60,17 +76,41 @@ pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
         .tool_overrides
         .get(&tool.name)
         .is_some_and(|o| o.approve.is_some());
-    if !own && let Some((Verdict::Ask | Verdict::Deny, rule)) = rules.call(&tool.name) {
-        return ask(&if rule.conditional {
-            format!(
-                "needs approval: {} decides by the call's arguments, which switchboard does not read",
+    match rules.call(&tool.name, arguments) {
+        Some((Verdict::Deny, rule)) => {
+            return Decision::Refuse {
+                reason: format!(
+                    "{} refuses this call of {:?} on server {:?}{}",
+                    rule.rule,
+                    tool.name,
+                    server.name(),
+                    rule.message
+                        .as_deref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+            };
+        }
+        // The tool's own `approve` says when to ask, over the rule's.
+        Some((Verdict::Ask, _)) if own => {}
+        Some((Verdict::Ask, rule)) if rule.is_conditional() && arguments.is_none() => {
+            return ask(&format!(
+                "needs approval: {} decides by the call's arguments",
                 rule.rule
-            )
-        } else {
-            format!("needs approval for every call ({})", rule.rule)
-        });
+            ));
+        }
+        Some((Verdict::Ask, rule)) if rule.is_conditional() => {
+            return ask(&format!(
+                "needs approval for these arguments ({})",
+                rule.rule
+            ));
+        }
+        Some((Verdict::Ask, rule)) => {
+            return ask(&format!("needs approval for every call ({})", rule.rule));
+        }
+        _ => {}
     }
-    match server.approve_for(&tool.name) {
+    match server.approve_for(&tool.name, arguments) {
         Approve::Never => Decision::Allow,
         Approve::Always => ask("needs approval for every call (approve = \"always\")"),
         Approve::Writes if !tool.is_read_only() => {
@@ -111,6 +151,7 @@ mod tests {
         let got = match decide(&server(config), &tool(name, annotations)) {
             Decision::Allow => "allow",
             Decision::Deny { .. } => "deny",
+            Decision::Refuse { .. } => "refuse",
             Decision::Ask { .. } => "ask",
         };
         assert_eq!(got, expect, "{config:?} {name} -> {got}, wanted {expect}");

@@ -3,7 +3,12 @@
 //! "reject"}`, the first that matches a server deciding, none meaning allowed),
 //! `amp.tools.disable` (tools kept from the model) and `amp.permissions` (rules over tool names,
 //! `mcp__SERVER__TOOL` for an MCP tool: `allow`, `reject`, `ask`, or `delegate` to a program,
-//! which switchboard does not run, so such calls ask).
+//! which switchboard does not run, so such calls ask). A rule's `matches` holds it to calls whose
+//! arguments match, decided at each call as Amp does: each named argument must match its
+//! condition, a text pattern only a text, a list any of its entries, `true` / `3` / `null` only
+//! that value, an object the argument's own fields (or, by number, its items); a key with dots
+//! (`"options.force"`) reaches into the argument. A `reject` rule's `message` is what the model
+//! reads when it refuses a call.
 //!
 //! A pattern is a glob (`*` any characters) over the whole text, or a regular expression between
 //! slashes (`/^npx /`), found anywhere in it; a list matches when any of its patterns does. A
@@ -16,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use switchboard_core::{HostRules, TransportSpec, Verdict};
+use switchboard_core::{Condition, HostRules, TransportSpec, Verdict};
 
 use super::entry::Context;
 use super::{DisabledServer, ServerConfig};
@@ -95,14 +100,19 @@ pub fn apply(
         for list in &tool_lists {
             rules.next_list();
             for rule in list {
-                if let Err(e) = rules.push(
+                match rules.push(
                     &rule.tool,
                     rule.verdict,
-                    rule.conditional,
                     rule.rule.clone(),
                     rule.file.clone(),
                 ) {
-                    warnings.push(format!("{}: {}: not applied: {e}", rule.file, rule.rule));
+                    Ok(pushed) => {
+                        pushed.condition = rule.condition.clone();
+                        pushed.message = rule.message.clone();
+                    }
+                    Err(e) => {
+                        warnings.push(format!("{}: {}: not applied: {e}", rule.file, rule.rule));
+                    }
                 }
             }
         }
@@ -229,7 +239,10 @@ fn server_list(path: &Path, root: &Value, warnings: &mut Vec<String>) -> ServerL
 struct ToolRule {
     tool: String,
     verdict: Verdict,
-    conditional: bool,
+    /// Its `matches`, compiled.
+    condition: Option<Condition>,
+    /// Its `message`, for a `reject`.
+    message: Option<String>,
     /// `Amp's amp.permissions[0] (reject "mcp__memory__delete_*")`.
     rule: String,
     file: String,
@@ -243,7 +256,8 @@ fn tool_rules(path: &Path, root: &Value, warnings: &mut Vec<String>) -> Vec<Tool
             rules.push(ToolRule {
                 tool: name.to_string(),
                 verdict: Verdict::Deny,
-                conditional: false,
+                condition: None,
+                message: None,
                 rule: format!("Amp's amp.tools.disable {name:?}"),
                 file: file.clone(),
             });
@@ -283,15 +297,34 @@ fn tool_rules(path: &Path, root: &Value, warnings: &mut Vec<String>) -> Vec<Tool
                 continue;
             }
         };
-        let conditional = rule
-            .get("matches")
-            .and_then(Value::as_object)
-            .is_some_and(|m| !m.is_empty());
+        let condition = match rule.get("matches") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) if m.is_empty() => None,
+            Some(Value::Object(m)) => match fields(m) {
+                Ok(test) => Some(Condition::new(move |args| test.holds_in(args))),
+                Err(e) => {
+                    warnings.push(format!("{source}: not applied: its matches{e}"));
+                    continue;
+                }
+            },
+            Some(other) => {
+                warnings.push(format!(
+                    "{source}: not applied: its matches is {other}, not an object of arguments"
+                ));
+                continue;
+            }
+        };
+        let message = rule
+            .get("message")
+            .and_then(Value::as_str)
+            .filter(|_| verdict == Verdict::Deny)
+            .map(str::to_string);
         let action = rule.get("action").and_then(Value::as_str).unwrap_or("");
         rules.push(ToolRule {
             tool: tool.to_string(),
             verdict,
-            conditional,
+            condition,
+            message,
             rule: format!("Amp's amp.permissions[{i}] ({action} {tool:?})"),
             file: file.clone(),
         });
@@ -343,6 +376,104 @@ fn patterns(value: &Value) -> Result<Vec<Pattern>, String> {
     match value {
         Value::Array(list) => list.iter().map(one).collect(),
         v => one(v).map(|p| vec![p]),
+    }
+}
+
+/// A condition of a rule's `matches` on one argument (or on the arguments, at the top).
+enum Test {
+    /// A text matching the pattern.
+    Text(Pattern),
+    /// Any of these.
+    Any(Vec<Test>),
+    /// This very value (a number equal in value).
+    Exactly(Value),
+    /// An object whose fields, or an array whose items by number, pass these.
+    Fields(Vec<(String, Test)>),
+}
+
+impl Test {
+    /// Whether `value` (absent: `None`) passes.
+    fn holds(&self, value: Option<&Value>) -> bool {
+        match self {
+            Test::Text(p) => value.and_then(Value::as_str).is_some_and(|t| p.is_match(t)),
+            Test::Any(list) => list.iter().any(|t| t.holds(value)),
+            Test::Exactly(want) => value.is_some_and(|v| same(v, want)),
+            Test::Fields(fields) => match value {
+                Some(Value::Object(map)) => fields.iter().all(|(k, t)| t.holds(field_of(map, k))),
+                Some(items @ Value::Array(_)) => {
+                    fields.iter().all(|(k, t)| t.holds(item(items, k)))
+                }
+                _ => false,
+            },
+        }
+    }
+
+    /// Whether a call's arguments pass (the top of a rule's `matches`).
+    fn holds_in(&self, arguments: &serde_json::Map<String, Value>) -> bool {
+        match self {
+            Test::Fields(fields) => fields.iter().all(|(k, t)| t.holds(field_of(arguments, k))),
+            other => other.holds(None),
+        }
+    }
+}
+
+/// Two JSON values alike as Amp compares them: numbers by value.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The field `key` of an object; a key it does not have that holds dots is a path into it
+/// (`options.force`, `items.0.name`), through fields and, by number, items.
+fn field_of<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).or_else(|| {
+        let (first, rest) = key.split_once('.')?;
+        rest.split('.').try_fold(map.get(first)?, step)
+    })
+}
+
+/// The item of an array by number, or a dotted path from it (`0.name`).
+fn item<'a>(items: &'a Value, key: &str) -> Option<&'a Value> {
+    key.split('.').try_fold(items, step)
+}
+
+/// One step of a path: a field of an object or, by number, an item of an array.
+fn step<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(o) => o.get(key),
+        Value::Array(a) => key.parse::<usize>().ok().and_then(|i| a.get(i)),
+        _ => None,
+    }
+}
+
+/// An object of conditions, each compiled; an error names the key (`.path: …`).
+fn fields(map: &serde_json::Map<String, Value>) -> Result<Test, String> {
+    map.iter()
+        .map(|(key, v)| {
+            test(v)
+                .map(|t| (key.clone(), t))
+                .map_err(|e| format!(".{key}{e}"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Test::Fields)
+}
+
+/// One condition, compiled.
+fn test(value: &Value) -> Result<Test, String> {
+    match value {
+        Value::String(_) => patterns(value)
+            .map(|mut p| Test::Text(p.remove(0)))
+            .map_err(|e| format!(": {e}")),
+        Value::Array(list) => list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| test(v).map_err(|e| format!("[{i}]{e}")))
+            .collect::<Result<_, _>>()
+            .map(Test::Any),
+        Value::Object(map) => fields(map),
+        other => Ok(Test::Exactly(other.clone())),
     }
 }
 

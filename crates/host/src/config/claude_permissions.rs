@@ -98,7 +98,6 @@ pub fn apply(
             if let Err(e) = own.push(
                 &rule.pattern,
                 rule.verdict,
-                false,
                 rule.rule.clone(),
                 rule.file.clone(),
             ) {

@@ -23,7 +23,6 @@ pub fn apply_allowed(path: &std::path::Path, root: &Value, servers: &mut [Server
             let _ = rules.push(
                 &switchboard_core::host_rules::literal(name),
                 Verdict::Allow,
-                false,
                 format!("Crush's permissions.allowed_tools {name:?}"),
                 file.clone(),
             );

@@ -50,7 +50,6 @@ pub fn apply(ctx: &Context<'_>, servers: &mut [ServerConfig], warnings: &mut Vec
             let _ = rules.push(
                 &wildcard(pattern),
                 Verdict::Allow,
-                false,
                 format!("Cursor's mcpAllowlist {pattern:?}"),
                 file.clone(),
             );

@@ -118,7 +118,6 @@ fn permissions(
                 let _ = rules.push(
                     &pattern,
                     *verdict,
-                    false,
                     format!("goose's {list} {name:?}"),
                     file.clone(),
                 );

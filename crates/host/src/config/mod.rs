@@ -107,14 +107,18 @@ impl ServerConfig {
         &self.spec.name
     }
 
-    /// When a call to `tool` needs approval: the tool's own setting, else the first of another
-    /// host's permission rules that matches it (Claude Code's or Amp's, when the config is
-    /// theirs), else the server's.
-    pub fn approve_for(&self, tool: &str) -> Approve {
+    /// When a call to `tool` with `arguments` (`None`: not known yet) needs approval: the tool's
+    /// own setting, else the first of another host's permission rules that matches the call
+    /// (Claude Code's or Amp's, when the config is theirs), else the server's.
+    pub fn approve_for(
+        &self,
+        tool: &str,
+        arguments: Option<&switchboard_core::host_rules::Arguments>,
+    ) -> Approve {
         if let Some(approve) = self.tool_overrides.get(tool).and_then(|o| o.approve) {
             return approve;
         }
-        match self.filter.rules().call(tool) {
+        match self.filter.rules().call(tool, arguments) {
             Some((Verdict::Allow, _)) => Approve::Never,
             Some((Verdict::Ask | Verdict::Deny, _)) => Approve::Always,
             Some((Verdict::Enable, _)) | None => self.approve,

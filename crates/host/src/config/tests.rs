@@ -3046,6 +3046,18 @@ fn decision(c: &Config, server: &str, tool: &str) -> crate::policy::Decision {
     crate::policy::decide(server_of(c, server), &tool)
 }
 
+/// What the policy decides for a call of `tool` with `arguments` (an object).
+fn decision_for(
+    c: &Config,
+    server: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> crate::policy::Decision {
+    let tool = switchboard_core::Tool::new(tool, "d", serde_json::json!({"type": "object"}));
+    let arguments = arguments.as_object().cloned().expect("an object");
+    crate::policy::decide_call(server_of(c, server), &tool, Some(&arguments))
+}
+
 /// Claude Code's `permissions` rules that name MCP tools hold for the servers read with its
 /// files: deny keeps the tool from models and refuses it, ask asks at every call, allow runs it
 /// unasked; deny before ask before allow, whichever file they are in. A project's own files
@@ -3099,10 +3111,10 @@ fn claude_codes_permission_rules_for_mcp_tools_hold() {
         other => panic!("{other:?}"),
     }
     assert_eq!(decision(&c, "github", "get_issue"), Decision::Allow);
-    assert_eq!(gh.approve_for("get_issue"), Approve::Never);
+    assert_eq!(gh.approve_for("get_issue", None), Approve::Never);
     // The project is not trusted: its allow rule does not count.
     assert_eq!(
-        server_of(&c, "fs").approve_for("write"),
+        server_of(&c, "fs").approve_for("write", None),
         Approve::Destructive
     );
     for skipped in ["\"mcp__*\"", "\"mcp__github__get_issue(x)\""] {
@@ -3127,7 +3139,10 @@ fn claude_codes_permission_rules_for_mcp_tools_hold() {
         serde_json::json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}}),
     );
     let c = m.read(".mcp.json", servers.clone());
-    assert_eq!(server_of(&c, "fs").approve_for("write"), Approve::Never);
+    assert_eq!(
+        server_of(&c, "fs").approve_for("write", None),
+        Approve::Never
+    );
 
     // Another host's file is not Claude Code's: no rule of its applies.
     let c = m.read("mcp.json", servers.clone());
@@ -3143,7 +3158,7 @@ fn claude_codes_permission_rules_for_mcp_tools_hold() {
     assert!(server_of(&c, "github").filter.permits("delete_repo"));
     assert!(!server_of(&c, "fs").filter.permits("write"));
     assert_eq!(
-        server_of(&c, "fs").approve_for("read"),
+        server_of(&c, "fs").approve_for("read", None),
         Approve::Destructive
     );
 }
@@ -3198,7 +3213,12 @@ fn amps_permissions_decide_servers_and_tools() {
             },
             "amp.permissions": [
                 {"tool": "mcp__memory__create_*", "action": "ask"},
-                {"tool": "mcp__memory__add_*", "matches": {"entity": "secret*"}, "action": "reject"},
+                {"tool": "mcp__memory__add_*", "matches": {"entity": "secret*"}, "action": "reject",
+                 "message": "Secrets stay out of memory."},
+                {"tool": "mcp__memory__search_nodes",
+                 "matches": {"limit": 100, "options": {"deep": true}, "tags.0": "/^x/"},
+                 "action": "ask"},
+                {"tool": "mcp__memory__read_*", "matches": {"query": "/(/"}, "action": "reject"},
                 {"tool": "mcp__memory__*", "action": "allow"}
             ]
         }),
@@ -3230,11 +3250,57 @@ fn amps_permissions_decide_servers_and_tools() {
             decision(&c, "memory", "create_entities"),
             Decision::Ask { .. }
         ));
-        // A rule with conditions on the arguments cannot be read here: it asks.
+        // A rule with conditions on the arguments: before they are known it asks; with them it
+        // refuses the calls it matches (with its message) and lets the next rule decide others.
         match decision(&c, "memory", "add_observations") {
             Decision::Ask { reason } => assert!(reason.contains("arguments"), "{reason}"),
             other => panic!("{other:?}"),
         }
+        match decision_for(
+            &c,
+            "memory",
+            "add_observations",
+            json!({"entity": "secret-plan"}),
+        ) {
+            Decision::Refuse { reason } => assert!(
+                reason.contains("amp.permissions[1]")
+                    && reason.ends_with("Secrets stay out of memory."),
+                "{reason}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        for args in [json!({"entity": "plan"}), json!({"entity": 3}), json!({})] {
+            assert_eq!(
+                decision_for(&c, "memory", "add_observations", args),
+                Decision::Allow
+            );
+        }
+        // Literal values by value, objects field by field, a dotted key into an array.
+        let deep = json!({"limit": 100.0, "options": {"deep": true, "x": 1}, "tags": ["xy"]});
+        assert!(matches!(
+            decision_for(&c, "memory", "search_nodes", deep),
+            Decision::Ask { .. }
+        ));
+        for args in [
+            json!({"limit": 100, "options": {"deep": false}, "tags": ["xy"]}),
+            json!({"limit": 100, "options": {"deep": true}, "tags": ["yx"]}),
+            json!({"limit": "100", "options": {"deep": true}, "tags": ["xy"]}),
+            json!({"options": {"deep": true}, "tags": ["xy"]}),
+        ] {
+            assert_eq!(
+                decision_for(&c, "memory", "search_nodes", args.clone()),
+                Decision::Allow,
+                "{args}"
+            );
+        }
+        // A rule whose conditions do not compile is not applied, and says why.
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("amp.permissions[3]") && w.contains("matches.query")),
+            "{:?}",
+            c.warnings
+        );
         // The delegating rule asks; the sub-agents' rule is not the loop's.
         assert!(matches!(
             decision(&c, "time", "get_time"),
@@ -3271,12 +3337,15 @@ fn other_hosts_tool_lists_hide_and_approve_tools() {
     let server = |name: &str| c.servers.iter().find(|s| s.name() == name).unwrap();
     let kiro = server("kiro");
     assert!(!kiro.filter.permits("delete_repo") && kiro.filter.permits("get_issue"));
-    assert_eq!(kiro.approve_for("get_issue"), Approve::Never);
-    assert_eq!(kiro.approve_for("create_issue"), Approve::Destructive);
-    assert_eq!(server("roo").approve_for("read"), Approve::Never);
-    assert_eq!(server("all").approve_for("anything"), Approve::Never);
+    assert_eq!(kiro.approve_for("get_issue", None), Approve::Never);
+    assert_eq!(kiro.approve_for("create_issue", None), Approve::Destructive);
+    assert_eq!(server("roo").approve_for("read", None), Approve::Never);
+    assert_eq!(server("all").approve_for("anything", None), Approve::Never);
     // `trust` is Gemini CLI's key: elsewhere it means nothing.
-    assert_eq!(server("trusting").approve_for("x"), Approve::Destructive);
+    assert_eq!(
+        server("trusting").approve_for("x", None),
+        Approve::Destructive
+    );
     let copilot = server("copilot");
     assert!(copilot.filter.permits("one") && !copilot.filter.permits("two"));
     assert!(!copilot.filter.permits("three"));
@@ -3292,7 +3361,7 @@ fn other_hosts_tool_lists_hide_and_approve_tools() {
     let env = move |name: &str| (name == "HOME").then(|| home.clone());
     let c = Config::parse_in(&gemini, &text, &env, Some(dir.path().to_path_buf())).unwrap();
     let trusting = c.servers.iter().find(|s| s.name() == "trusting").unwrap();
-    assert_eq!(trusting.approve_for("x"), Approve::Never);
+    assert_eq!(trusting.approve_for("x", None), Approve::Never);
 }
 
 /// OpenCode names an MCP tool `SERVER_TOOL`; its `tools` (`false` off, `true` on) and
@@ -3316,6 +3385,8 @@ fn opencodes_tools_and_permission_settings_hold() {
             "github_get_secret": "deny",
             "github_get_*": "allow",
             "github_get_issue": "ask",
+            "github_list_*": {"*": "deny", "**": "ask"},
+            "github_get_pr": {"/tmp/*": "deny"},
             "my_fs_write*": {"/tmp/*": "allow", "*": "deny"},
             "doom_loop": "ask"
           }
@@ -3337,14 +3408,20 @@ fn opencodes_tools_and_permission_settings_hold() {
         Decision::Deny { reason } => assert!(reason.contains("OpenCode's \"tools\""), "{reason}"),
         other => panic!("{other:?}"),
     }
+    // OpenCode asks about an MCP call with the input `*`: of an object, the last entry whose
+    // pattern matches `*` decides, and the others never apply.
+    match decision(&c, "github", "list_prs") {
+        Decision::Ask { reason } => assert!(reason.contains(r#"{"**": "ask"}"#), "{reason}"),
+        other => panic!("{other:?}"),
+    }
     // `my.fs` is written `my_fs` in OpenCode's names.
     let fs = server_of(&c, "my.fs");
-    assert!(!fs.filter.permits("read") && fs.filter.permits("write_file"));
-    assert!(matches!(
-        decision(&c, "my.fs", "write_file"),
-        Decision::Ask { .. }
-    ));
-    assert_eq!(fs.approve_for("list"), Approve::Destructive);
+    assert!(!fs.filter.permits("read") && !fs.filter.permits("write_file"));
+    match decision(&c, "my.fs", "write_file") {
+        Decision::Deny { reason } => assert!(reason.contains(r#"{"*": "deny"}"#), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs.approve_for("list", None), Approve::Destructive);
     // Not OpenCode's file: nothing applies.
     let c = parse(
         "mcp.json",
@@ -3367,15 +3444,15 @@ fn crushs_allowed_tools_run_its_mcp_tools_unasked() {
     )
     .unwrap();
     let s = server_of(&c, "context7");
-    assert_eq!(s.approve_for("get-library-doc"), Approve::Never);
+    assert_eq!(s.approve_for("get-library-doc", None), Approve::Never);
     // Names are exact: `*` is no wildcard there.
-    assert_eq!(s.approve_for("other"), Approve::Destructive);
+    assert_eq!(s.approve_for("other", None), Approve::Destructive);
     assert!(!s.filter.permits("resolve"));
 }
 
 /// Zed's `agent.tool_permissions` over `mcp:SERVER:TOOL`: a tool's own `default` (or the older
-/// `default_mode`), then `agent.tool_permissions.default` for the rest; input patterns make
-/// every call ask.
+/// `default_mode`), then `agent.tool_permissions.default` for the rest; input patterns hold as
+/// Zed matches them for an MCP tool, against an empty input.
 #[test]
 fn zeds_tool_permissions_hold_for_its_context_servers() {
     use crate::policy::Decision;
@@ -3389,6 +3466,9 @@ fn zeds_tool_permissions_hold_for_its_context_servers() {
               "mcp:gh.com:delete_repo": {"default": "deny"},
               "mcp:gh.com:create_issue": {"default_mode": "confirm"},
               "mcp:fs:write": {"always_deny": [{"pattern": "^/etc"}]},
+              "mcp:fs:rm": {"default": "allow", "always_allow": [{"pattern": ".*"}],
+                            "always_confirm": [{"pattern": "^$"}]},
+              "mcp:fs:chmod": {"always_allow": [{"pattern": "("}]},
               "terminal": {"default": "confirm"}
             }
           }}
@@ -3402,15 +3482,36 @@ fn zeds_tool_permissions_hold_for_its_context_servers() {
         Decision::Ask { .. }
     ));
     assert_eq!(decision(&c, "gh.com", "get_issue"), Decision::Allow);
-    assert!(matches!(decision(&c, "fs", "write"), Decision::Ask { .. }));
+    // `^/etc` cannot match the empty input: it never applies, and the warning says so.
+    assert_eq!(decision(&c, "fs", "write"), Decision::Allow);
     assert_eq!(decision(&c, "fs", "read"), Decision::Allow);
-    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // A confirm pattern that matches the empty input comes before an allow one.
+    match decision(&c, "fs", "rm") {
+        Decision::Ask { reason } => assert!(reason.contains("always_confirm"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // A pattern that does not compile refuses every call, as in Zed.
+    assert!(!server_of(&c, "fs").filter.permits("chmod"));
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].contains("(unclosed group)"),
+        "{:?}",
+        c.warnings
+    );
+    assert!(
+        c.warnings[1].contains("\"^/etc\" never applies"),
+        "{:?}",
+        c.warnings
+    );
     let older = parse(
         "settings.json",
         r#"{"context_servers": {"fs": {"command": "f"}}, "agent": {"always_allow_tool_actions": true}}"#,
     )
     .unwrap();
-    assert_eq!(server_of(&older, "fs").approve_for("rm"), Approve::Never);
+    assert_eq!(
+        server_of(&older, "fs").approve_for("rm", None),
+        Approve::Never
+    );
 }
 
 /// goose's `permission.yaml` beside its config: in an approve mode its `user` lists hold for
@@ -3447,13 +3548,13 @@ fn gooses_tool_permissions_hold_in_its_approve_modes() {
         other => panic!("{other:?}"),
     }
     // Any other tool asks unless it is read-only, as goose's approve mode asks.
-    assert_eq!(gh.approve_for("list_prs"), Approve::Writes);
+    assert_eq!(gh.approve_for("list_prs", None), Approve::Writes);
     // `auto` (from the environment here, over the config): only never_allow counts.
     let c = read("approve", Some("auto"));
     let gh = server_of(&c, "GitHub");
     assert!(!gh.filter.permits("delete_repo"));
-    assert_eq!(gh.approve_for("create_issue"), Approve::Destructive);
-    assert_eq!(gh.approve_for("get_issue"), Approve::Destructive);
+    assert_eq!(gh.approve_for("create_issue", None), Approve::Destructive);
+    assert_eq!(gh.approve_for("get_issue", None), Approve::Destructive);
 }
 
 /// Cursor's `~/.cursor/permissions.json` `mcpAllowlist` (`SERVER:TOOL`, `*` wildcards) lets the
@@ -3476,12 +3577,15 @@ fn cursors_mcp_allowlist_runs_its_tools_unasked() {
     let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
     let c = Config::parse_in(&user, &text, &env, Some(dir.path().join("proj"))).unwrap();
     assert_eq!(
-        server_of(&c, "github").approve_for("delete_repo"),
+        server_of(&c, "github").approve_for("delete_repo", None),
         Approve::Never
     );
     let linear = server_of(&c, "linear");
-    assert_eq!(linear.approve_for("list_issues"), Approve::Never);
-    assert_eq!(linear.approve_for("delete_issue"), Approve::Destructive);
+    assert_eq!(linear.approve_for("list_issues", None), Approve::Never);
+    assert_eq!(
+        linear.approve_for("delete_issue", None),
+        Approve::Destructive
+    );
     assert!(
         c.warnings.iter().any(|w| w.contains("\"bare\"")),
         "{:?}",
@@ -3496,7 +3600,7 @@ fn cursors_mcp_allowlist_runs_its_tools_unasked() {
     let text = std::fs::read_to_string(&other).unwrap();
     let c = Config::parse_in(&other, &text, &env, None).unwrap();
     assert_eq!(
-        server_of(&c, "github").approve_for("delete_repo"),
+        server_of(&c, "github").approve_for("delete_repo", None),
         Approve::Destructive
     );
 }

@@ -1,9 +1,12 @@
 //! Zed's tool permissions for the MCP tools of its `context_servers`, read from its
 //! `settings.json`: `agent.tool_permissions.tools["mcp:SERVER:TOOL"]` with `default` (or the
 //! older `default_mode`) `"allow"`, `"confirm"` or `"deny"`, and `agent.tool_permissions.default`
-//! (before it, `agent.always_allow_tool_actions: true`) for every tool without its own. A tool's `always_deny` / `always_confirm` patterns are matched
-//! against a call's input, which switchboard does not read: while any are set, every call of the
-//! tool asks.
+//! (before it, `agent.always_allow_tool_actions: true`) for every tool without its own.
+//!
+//! A tool's `always_deny`, `always_confirm` and `always_allow` regular expressions are matched,
+//! as Zed matches them for an MCP tool, against an empty input: one that matches it (`".*"`,
+//! `"^$"`) denies, asks or allows every call, in that order of precedence; one that does not
+//! never applies (a warning says so); one that does not compile makes Zed refuse every call.
 
 use serde_json::Value;
 use switchboard_core::host_rules::literal;
@@ -61,40 +64,73 @@ pub fn apply(
                 continue;
             };
             let what = format!("agent.tool_permissions.tools[{key:?}]");
-            let guarded = ["always_deny", "always_confirm"].iter().any(|k| {
-                settings
-                    .get(*k)
-                    .and_then(Value::as_array)
-                    .is_some_and(|l| !l.is_empty())
-            });
+            let pattern = format!("mcp:{}:{}", literal(server.name()), literal(tool));
             let own = settings
                 .get("default")
                 .or_else(|| settings.get("default_mode"));
-            let pattern = format!("mcp:{}:{}", literal(server.name()), literal(tool));
-            if guarded {
-                let _ = rules.push(
-                    &pattern,
-                    Verdict::Deny,
-                    true,
-                    format!("Zed's {what} always_deny / always_confirm"),
-                    file.clone(),
-                );
-            }
-            if let Some(verdict) = mode(own, &format!("{what}.default"), warnings) {
-                let _ = rules.push(
-                    &pattern,
-                    verdict,
-                    false,
-                    format!("Zed's {what}"),
-                    file.clone(),
-                );
+            let decided = match by_patterns(settings, &what, &file, warnings) {
+                Some(decided) => Some(decided),
+                None => mode(own, &format!("{what}.default"), warnings)
+                    .map(|v| (v, format!("Zed's {what}"))),
+            };
+            if let Some((verdict, rule)) = decided {
+                let _ = rules.push(&pattern, verdict, rule, file.clone());
             }
         }
         if let Some((verdict, rule)) = fallback {
-            let _ = rules.push("*", verdict, false, rule.into(), file.clone());
+            let _ = rules.push("*", verdict, rule.into(), file.clone());
         }
         if !rules.is_empty() {
             server.filter = std::mem::take(&mut server.filter).with_rules(rules);
         }
     }
+}
+
+/// What a tool's patterns decide for every call of an MCP tool, which Zed matches against an
+/// empty input: a pattern that does not compile refuses (as in Zed), then `always_deny`,
+/// `always_confirm` and `always_allow`, the first list with a pattern matching `""`. Patterns
+/// that cannot match it are named in a warning: they never apply to an MCP tool.
+fn by_patterns(
+    settings: &Value,
+    what: &str,
+    file: &str,
+    warnings: &mut Vec<String>,
+) -> Option<(Verdict, String)> {
+    let mut decided = None;
+    for (list, verdict) in [
+        ("always_deny", Verdict::Deny),
+        ("always_confirm", Verdict::Ask),
+        ("always_allow", Verdict::Allow),
+    ] {
+        let Some(patterns) = settings.get(list).and_then(Value::as_array) else {
+            continue;
+        };
+        for entry in patterns {
+            let text = entry
+                .get("pattern")
+                .or(Some(entry))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match regex::Regex::new(text) {
+                Err(e) => {
+                    // The regex crate's message spans lines; its last says what is wrong.
+                    let e = e.to_string();
+                    let e = e.lines().last().unwrap_or_default().trim_start_matches("error: ");
+                    warnings.push(format!(
+                        "{file}: Zed's {what}.{list} {text:?} is not a regular expression ({e}), so Zed refuses every call of the tool; so does switchboard"
+                    ));
+                    return Some((Verdict::Deny, format!("Zed's {what}.{list} {text:?}, which does not compile")));
+                }
+                Ok(re) if re.is_match("") => {
+                    if decided.is_none() {
+                        decided = Some((verdict, format!("Zed's {what}.{list} {text:?}")));
+                    }
+                }
+                Ok(_) => warnings.push(format!(
+                    "{file}: Zed's {what}.{list} {text:?} never applies: Zed matches an MCP tool's patterns against an empty input"
+                )),
+            }
+        }
+    }
+    decided
 }

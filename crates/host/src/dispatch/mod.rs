@@ -2,7 +2,7 @@
 //!
 //! The order is the contract: resolve the public name by lookup (the [`ToolTable`]) → restore
 //! and validate the arguments against the tool's original schema ([`Validators`]) → decide
-//! ([`crate::policy::decide`]) → approve ([`Approver`]) → call with the server's timeout
+//! ([`crate::policy::decide_call`]) → approve ([`Approver`]) → call with the server's timeout
 //! ([`Caller`]; dropping the future cancels the call on the wire) → shape
 //! ([`crate::shape`]). Every failure on the way is an [`Outcome`] with an `is_error` result
 //! whose text tells the model what happened and what it can do; nothing here returns `Err`.
@@ -22,7 +22,7 @@ use switchboard_mcp::{SessionError, Sessions};
 
 use crate::config::ServerConfig;
 use crate::pins::Withheld;
-use crate::policy::{Decision, decide};
+use crate::policy::{Decision, decide_call};
 use crate::shape::{ShapeOptions, Shaped, shape};
 
 pub use approve::{Approval, ApprovalRequest, ApproveAll, Approver, DeclineAll};
@@ -285,8 +285,17 @@ impl Dispatcher<'_> {
             }
         };
         // 3. Decide, 4. approve.
-        match decide(config, &entry.def) {
+        match decide_call(config, &entry.def, Some(args.as_map())) {
             Decision::Allow => {}
+            Decision::Refuse { reason } => {
+                return (
+                    Status::Denied,
+                    Shaped::error(format!(
+                        "The call was not made: {}. Do not retry it with these arguments.",
+                        reason.trim_end_matches('.')
+                    )),
+                );
+            }
             Decision::Deny { reason } => {
                 return (
                     Status::Denied,

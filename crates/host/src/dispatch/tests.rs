@@ -329,6 +329,50 @@ async fn a_destructive_tool_asks_and_a_declined_call_is_not_made() {
     .await;
 }
 
+/// Another host's rule with conditions on the arguments is decided per call: the calls it
+/// matches are refused with its message (the model may try other arguments), the others go
+/// ahead, and nothing reaches the approver.
+#[tokio::test]
+async fn a_host_rule_on_the_arguments_refuses_only_the_calls_it_matches() {
+    let mut s = Setup::new(Approval::Declined {
+        why: "nobody should be asked".into(),
+    });
+    let server = &mut s.config.servers[0];
+    let mut rules = switchboard_core::HostRules::new("tickets");
+    let rule = rules
+        .push(
+            "mcp__tickets__search",
+            switchboard_core::Verdict::Deny,
+            "Amp's amp.permissions[0] (reject \"mcp__tickets__search\")".into(),
+            "settings.json".into(),
+        )
+        .unwrap();
+    rule.condition = Some(switchboard_core::Condition::new(|args| {
+        args.get("q")
+            .and_then(Value::as_str)
+            .is_some_and(|q| q.starts_with("secret"))
+    }));
+    rule.message = Some("Search public tickets only.".into());
+    server.filter = std::mem::take(&mut server.filter).with_rules(rules);
+    check(
+        &s,
+        tool_use("tickets__search", json!({"q": "secret plans"})),
+        Status::Denied,
+        "Amp's amp.permissions[0] (reject \"mcp__tickets__search\") refuses this call of \"search\" on server \"tickets\": Search public tickets only. Do not retry it with these arguments.",
+    )
+    .await;
+    assert!(s.caller.calls.lock().unwrap().is_empty());
+    check(
+        &s,
+        tool_use("tickets__search", json!({"q": "login"})),
+        Status::Ok,
+        "T-1 login",
+    )
+    .await;
+    assert_eq!(s.caller.calls.lock().unwrap().len(), 1);
+    assert!(s.approver.asked.lock().unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn a_removed_tool_is_no_longer_available() {
     let mut s = Setup::new(Approval::Approved);
