@@ -3572,10 +3572,20 @@ fn cursors_mcp_allowlist_runs_its_tools_unasked() {
         &home.join(".cursor/permissions.json"),
         serde_json::json!({"mcpAllowlist": ["github:*", "linear:list_issues", "bare"]}),
     );
+    // The project's file adds to the user's list, as Cursor joins them.
+    let project = dir.path().canonicalize().unwrap().join("proj");
+    write_json(
+        &project.join(".cursor/permissions.json"),
+        serde_json::json!({"mcpAllowlist": ["linear:get_*"]}),
+    );
     let text = std::fs::read_to_string(&user).unwrap();
     let home_text = home.display().to_string();
     let env = move |name: &str| (name == "HOME").then(|| home_text.clone());
-    let c = Config::parse_in(&user, &text, &env, Some(dir.path().join("proj"))).unwrap();
+    let c = Config::parse_in(&user, &text, &env, Some(project.clone())).unwrap();
+    assert_eq!(
+        server_of(&c, "linear").approve_for("get_issue", None),
+        Approve::Never
+    );
     assert_eq!(
         server_of(&c, "github").approve_for("delete_repo", None),
         Approve::Never
