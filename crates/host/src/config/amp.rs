@@ -297,21 +297,34 @@ fn tool_rules(path: &Path, root: &Value, warnings: &mut Vec<String>) -> Vec<Tool
                 continue;
             }
         };
-        let condition = match rule.get("matches") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(m)) if m.is_empty() => None,
-            Some(Value::Object(m)) => match fields(m) {
-                Ok(test) => Some(Condition::new(move |args| test.holds_in(args))),
-                Err(e) => {
-                    warnings.push(format!("{source}: not applied: its matches{e}"));
-                    continue;
+        let compiled = match rule.get("matches") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(m)) if m.is_empty() => Ok(None),
+            Some(Value::Object(m)) => fields(m)
+                .map(|test| Some(Condition::new(move |args| test.holds_in(args))))
+                .map_err(|e| format!("its matches{e}")),
+            Some(other) => Err(format!(
+                "its matches is {other}, not an object of arguments"
+            )),
+        };
+        let (verdict, condition) = match compiled {
+            Ok(condition) => (verdict, condition),
+            // Conditions switchboard cannot read (a regular expression of JavaScript's that
+            // Rust's lacks): a rule that would allow is left out, one that would refuse or ask
+            // asks at every call of its tools, never hiding them.
+            Err(e) if verdict == Verdict::Allow => {
+                if may_name_mcp(tool) {
+                    warnings.push(format!("{source}: not applied: {e}"));
                 }
-            },
-            Some(other) => {
-                warnings.push(format!(
-                    "{source}: not applied: its matches is {other}, not an object of arguments"
-                ));
                 continue;
+            }
+            Err(e) => {
+                if may_name_mcp(tool) {
+                    warnings.push(format!(
+                        "{source}: {e}, so every call of the tools it names asks instead"
+                    ));
+                }
+                (Verdict::Ask, Some(Condition::new(|_| true)))
             }
         };
         let message = rule

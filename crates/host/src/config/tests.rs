@@ -3244,7 +3244,7 @@ fn amps_permissions_decide_servers_and_tools() {
         assert!(!memory.filter.permits("open_nodes"));
         assert!(!memory.filter.permits("delete_entities"));
         assert!(memory.filter.permits("read_graph") && memory.filter.permits("add_observations"));
-        assert_eq!(decision(&c, "memory", "read_graph"), Decision::Allow);
+        assert_eq!(decision(&c, "memory", "open_graph"), Decision::Allow);
         // The user's file allows it, the project's asks: the stricter holds.
         assert!(matches!(
             decision(&c, "memory", "create_entities"),
@@ -3293,14 +3293,20 @@ fn amps_permissions_decide_servers_and_tools() {
                 "{args}"
             );
         }
-        // A rule whose conditions do not compile is not applied, and says why.
+        // A reject whose conditions switchboard cannot read asks at every call instead, and
+        // says why; the tool stays listed.
         assert!(
-            c.warnings
-                .iter()
-                .any(|w| w.contains("amp.permissions[3]") && w.contains("matches.query")),
+            c.warnings.iter().any(|w| w.contains("amp.permissions[3]")
+                && w.contains("matches.query")
+                && w.contains("asks instead")),
             "{:?}",
             c.warnings
         );
+        assert!(memory.filter.permits("read_graph"));
+        assert!(matches!(
+            decision_for(&c, "memory", "read_graph", json!({"query": "x"})),
+            Decision::Ask { .. }
+        ));
         // The delegating rule asks; the sub-agents' rule is not the loop's.
         assert!(matches!(
             decision(&c, "time", "get_time"),
