@@ -1,5 +1,11 @@
 //! Codex CLI's `config.toml`, read as-is: its `[mcp_servers.NAME]` tables become server entries
 //! and the rest of the file (models, sandbox, Codex's own profiles) is Codex's business.
+//!
+//! Codex's approval modes for MCP tools (`default_tools_approval_mode`, and a tool's own
+//! `[mcp_servers.NAME.tools.TOOL] approval_mode`) become switchboard's `approve`, as Codex
+//! applies them: `approve` runs unasked (`never`), `prompt` asks every call (`always`), `writes`
+//! asks unless the tool is marked read-only (`writes`), and `auto`, Codex's default, leaves
+//! switchboard's own default.
 
 use toml::{Table, Value};
 
@@ -25,6 +31,8 @@ const READ: &[&str] = &[
     "enabled",
     "enabled_tools",
     "disabled_tools",
+    "default_tools_approval_mode",
+    "tools",
 ];
 
 /// Whether a parsed TOML file is a Codex config rather than a `switchboard.toml`.
@@ -170,5 +178,52 @@ fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
     if !tools.is_empty() {
         out.insert("tools".into(), Value::Table(tools));
     }
+    if let Some(approve) = approval(codex.get("default_tools_approval_mode"))
+        .map_err(|m| ("default_tools_approval_mode", m))?
+    {
+        out.insert("approve".into(), Value::String(approve.into()));
+    }
+    let mut own = Table::new();
+    match codex.get("tools") {
+        None => {}
+        Some(Value::Table(each)) => {
+            for (tool, settings) in each {
+                let Some(settings) = settings.as_table() else {
+                    return Err(("tools", format!("tools.{tool} must be a table of settings")));
+                };
+                if let Some(approve) = approval(settings.get("approval_mode"))
+                    .map_err(|m| ("tools", format!("tools.{tool}.approval_mode: {m}")))?
+                {
+                    let mut t = Table::new();
+                    t.insert("approve".into(), Value::String(approve.into()));
+                    own.insert(tool.clone(), Value::Table(t));
+                }
+            }
+        }
+        Some(_) => {
+            return Err((
+                "tools",
+                "tools must be a table of [tools.NAME] tables".into(),
+            ));
+        }
+    }
+    if !own.is_empty() {
+        out.insert("tool".into(), Value::Table(own));
+    }
     Ok(out)
+}
+
+/// Codex's approval mode as switchboard's `approve` (`None` for `auto`, Codex's default, and
+/// for no setting).
+fn approval(mode: Option<&Value>) -> Result<Option<&'static str>, String> {
+    match mode.map(|v| v.as_str()) {
+        None | Some(Some("auto")) => Ok(None),
+        Some(Some("approve")) => Ok(Some("never")),
+        Some(Some("prompt")) => Ok(Some("always")),
+        Some(Some("writes")) => Ok(Some("writes")),
+        Some(_) => Err(format!(
+            "{} is not one of \"auto\", \"prompt\", \"writes\", \"approve\"",
+            mode.map(ToString::to_string).unwrap_or_default()
+        )),
+    }
 }

@@ -617,6 +617,16 @@ url = "https://r.example/mcp"
 bearer_token_env_var = "GITHUB_TOKEN"
 http_headers = { "X-Team" = "core" }
 env_http_headers = { "X-Key" = "GITHUB_TOKEN" }
+default_tools_approval_mode = "writes"
+
+[mcp_servers.remote.tools.search]
+approval_mode = "approve"
+
+[mcp_servers.remote.tools.delete]
+approval_mode = "prompt"
+
+[mcp_servers.remote.tools.get]
+approval_mode = "auto"
 
 [mcp_servers.off]
 command = "x"
@@ -625,8 +635,18 @@ enabled = false
 [mcp_servers.broken]
 command = "x"
 tool_timeout_sec = "soon"
+
+[mcp_servers.odd]
+command = "x"
+default_tools_approval_mode = "sometimes"
 "#;
     let c = parse("config.toml", text).unwrap();
+    assert!(
+        reason(&c, "odd")
+            .contains(r#""sometimes" is not one of "auto", "prompt", "writes", "approve""#),
+        "{}",
+        reason(&c, "odd")
+    );
     let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
     assert_eq!(names, ["docs", "remote"], "{:?}", c.disabled);
     let docs = &c.servers[0];
@@ -666,10 +686,17 @@ tool_timeout_sec = "soon"
         }
         other => panic!("{other:?}"),
     }
+    // Codex's approval modes: the server's default, then each tool's own.
+    let remote = &c.servers[1];
+    assert_eq!(remote.approve_for("search", None), Approve::Never);
+    assert_eq!(remote.approve_for("delete", None), Approve::Always);
+    assert_eq!(remote.approve_for("get", None), Approve::Writes);
+    assert_eq!(remote.approve_for("list", None), Approve::Writes);
+    assert_eq!(docs.approve_for("search", None), Approve::Destructive);
     assert!(reason(&c, "off").contains("enabled = false"));
     let broken = reason(&c, "broken");
     assert!(
-        broken.contains("config.toml:29:1:")
+        broken.contains("config.toml:39:1:")
             && broken.contains("tool_timeout_sec must be a number"),
         "{broken}"
     );
