@@ -30,6 +30,22 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
         .expect("the switchboard binary runs")
 }
 
+/// `switchboard ARGS serve` over stdio in `dir`, with the environment of [`run`] (and a data
+/// folder of its own), for a line client to start.
+fn serve_in(dir: &Path, args: &[&str]) -> Command {
+    let mut serve = Command::new(exe());
+    serve
+        .args(args)
+        .arg("serve")
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env("NO_COLOR", "1");
+    serve
+}
+
 fn toml_str(p: &Path) -> String {
     serde_json::to_string(&p.to_string_lossy()).unwrap()
 }
@@ -2441,16 +2457,7 @@ fn claude_codes_permission_rules_hold_for_a_real_server() {
             .contains("permissions.deny \"mcp__memory__delete_*\"")
     );
 
-    let mut serve = Command::new(exe());
-    serve
-        .arg("serve")
-        .current_dir(dir.path())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
-        .env("XDG_DATA_HOME", dir.path().join("data"))
-        .env_remove("SWITCHBOARD_CONFIG")
-        .env("NO_COLOR", "1");
-    let mut c = LineClient::start(serve, "2025-11-25");
+    let mut c = LineClient::start(serve_in(dir.path(), &[]), "2025-11-25");
     let listed = c.request(1, "tools/list", json!({}));
     let names: Vec<&str> = listed["result"]["tools"]
         .as_array()
@@ -2557,16 +2564,7 @@ fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
         "{text}"
     );
 
-    let mut serve = Command::new(exe());
-    serve
-        .args(config)
-        .arg("serve")
-        .current_dir(dir.path())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
-        .env_remove("SWITCHBOARD_CONFIG")
-        .env("NO_COLOR", "1");
-    let mut c = LineClient::start(serve, "2025-11-25");
+    let mut c = LineClient::start(serve_in(dir.path(), &config), "2025-11-25");
     let listed = c.request(1, "tools/list", json!({}));
     let create = listed["result"]["tools"]
         .as_array()
