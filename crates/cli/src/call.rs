@@ -1,6 +1,8 @@
 //! `switchboard call SERVER TOOL [JSON]` (or `SERVER/TOOL`, a name `inspect` shows a model, or
 //! just `TOOL` when the config has one server, each optionally followed by the JSON arguments,
-//! or with `--args JSON`): one tool call, its result printed in full.
+//! or with `--args JSON`): one tool call, its result printed in full. With `--dry-run`, no call:
+//! what a model's call with those arguments would meet (the tool's schema, then the config's
+//! tool lists, approval and other hosts' permission rules).
 
 use std::process::ExitCode;
 
@@ -9,6 +11,9 @@ use serde_json::{Map, Value, json};
 use switchboard_core::names::{self, NameMap};
 use switchboard_core::{CallResult, ContentBlock, Dialect};
 use switchboard_mcp::SessionError;
+
+use switchboard_host::dispatch::{Invalid, Validators};
+use switchboard_host::policy::{self, Decision};
 
 use crate::output::print_json;
 use crate::{Global, source};
@@ -29,6 +34,13 @@ pub struct CallArgs {
     /// The arguments as a JSON object, e.g. '{"query": "login"}'.
     #[arg(long, value_name = "JSON")]
     args: Option<String>,
+    /// Make no call: say what a model's call with these arguments would meet. Its arguments are
+    /// checked against the tool's schema, then the config decides as it does for a model: the
+    /// call goes ahead, is asked about (and why), is refused for its arguments by another
+    /// host's rule, or is denied (the tool is kept from models). Exit code 0 when it would go
+    /// ahead unasked, 1 when not.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 /// The tool a call names.
@@ -215,7 +227,20 @@ pub async fn run(global: &Global, mut args: CallArgs) -> anyhow::Result<ExitCode
     let mut some = config.clone();
     some.servers = chosen;
     let sessions = source::connect(&some).await;
-    let outcome = call(&sessions, &some, &target, arguments).await;
+    let outcome = match find(&sessions, &some, &target) {
+        Err(e) => Err(e),
+        Ok((server, tool)) if args.dry_run => {
+            let check = dry_run(&sessions, &some, &server, &tool, arguments);
+            sessions.shutdown().await;
+            if global.json {
+                print_json(&check.to_json());
+            } else {
+                print!("{}", check.render());
+            }
+            return Ok(ExitCode::from(u8::from(!check.goes_ahead())));
+        }
+        Ok((server, tool)) => call(&sessions, &some, &server, &tool, arguments).await,
+    };
     sessions.shutdown().await;
     let result = match outcome {
         Ok(r) => r,
@@ -280,12 +305,12 @@ fn by_public_name(
     Err(known)
 }
 
-async fn call(
+/// The (server, tool) a call names among the started servers' tools, or why there is none.
+fn find(
     sessions: &switchboard_mcp::Sessions,
     config: &switchboard_host::Config,
     target: &Target,
-    arguments: Map<String, Value>,
-) -> Result<CallResult, CallFailure> {
+) -> Result<(String, String), CallFailure> {
     let statuses = sessions.statuses();
     let ready = statuses.iter().filter(|s| s.state.is_ready()).count();
     if let Some(s) = statuses.first().filter(|_| ready == 0) {
@@ -341,13 +366,24 @@ async fn call(
             }
         },
     };
-    // The person at the terminal named the tool: it is called, but a tool the config keeps
-    // from models is said to be one, as is a call another host's rule refuses for its arguments.
+    Ok((server, tool))
+}
+
+/// Call `tool` of `server`. The person at the terminal named the tool: it is called, but a tool
+/// the config keeps from models is said to be one, as is a call another host's rule refuses for
+/// its arguments.
+async fn call(
+    sessions: &switchboard_mcp::Sessions,
+    config: &switchboard_host::Config,
+    server: &str,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Result<CallResult, CallFailure> {
     let config = config.servers.iter().find(|s| s.name() == server);
     if let Some(config) = config
-        && config.filter.permits(&tool)
+        && config.filter.permits(tool)
         && let Some((switchboard_core::Verdict::Deny, rule)) =
-            config.filter.rules().call(&tool, Some(&arguments))
+            config.filter.rules().call(tool, Some(&arguments))
     {
         tracing::warn!(
             "{} refuses this call of {tool:?} of {server:?} when a model makes it; called as you asked",
@@ -355,9 +391,9 @@ async fn call(
         );
     }
     if let Some(config) = config
-        && !config.filter.permits(&tool)
+        && !config.filter.permits(tool)
     {
-        match config.filter.rules().denying(&tool) {
+        match config.filter.rules().denying(tool) {
             Some(rule) => tracing::warn!(
                 "{} keeps {tool:?} of {server:?} from models; called as you named it",
                 rule.source()
@@ -368,9 +404,111 @@ async fn call(
         }
     }
     sessions
-        .call_tool(&server, &tool, arguments)
+        .call_tool(server, tool, arguments)
         .await
         .map_err(CallFailure::Session)
+}
+
+/// What a model's call would meet, found by `--dry-run`.
+struct DryRun {
+    server: String,
+    tool: String,
+    /// What is wrong with the arguments, by the tool's schema (empty: nothing).
+    problems: Vec<String>,
+    /// The config's decision, as for a model's call.
+    decision: Decision,
+}
+
+/// Check `arguments` for `tool` of `server` as the loop and `serve` check a model's call: the
+/// tool's own schema, then the config's policy with the arguments.
+fn dry_run(
+    sessions: &switchboard_mcp::Sessions,
+    config: &switchboard_host::Config,
+    server: &str,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> DryRun {
+    let catalog = sessions.catalog();
+    let def = catalog
+        .tool(server, tool)
+        .map(|e| e.def.clone())
+        .unwrap_or_else(|| switchboard_core::Tool::new(tool, "", json!({"type": "object"})));
+    let problems =
+        match Validators::default().check(&def.input_schema, Value::Object(arguments.clone())) {
+            Ok(_) => Vec::new(),
+            Err(Invalid(problems)) => problems,
+        };
+    let decision = match config.servers.iter().find(|s| s.name() == server) {
+        Some(c) => policy::decide_call(c, &def, Some(&arguments)),
+        None => Decision::Deny {
+            reason: format!("server {server:?} is not in the config"),
+        },
+    };
+    DryRun {
+        server: server.to_string(),
+        tool: tool.to_string(),
+        problems,
+        decision,
+    }
+}
+
+impl DryRun {
+    /// Whether the call would be made without asking anyone.
+    fn goes_ahead(&self) -> bool {
+        self.problems.is_empty() && self.decision == Decision::Allow
+    }
+
+    /// The decision's word and its reason.
+    fn verdict(&self) -> (&'static str, Option<&str>) {
+        match &self.decision {
+            Decision::Allow => ("allow", None),
+            Decision::Ask { reason } => ("ask", Some(reason)),
+            Decision::Refuse { reason } => ("refuse", Some(reason)),
+            Decision::Deny { reason } => ("deny", Some(reason)),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let (decision, reason) = self.verdict();
+        json!({
+            "server": self.server,
+            "tool": self.tool,
+            "arguments": {"valid": self.problems.is_empty(), "problems": self.problems},
+            "decision": decision,
+            "reason": reason,
+            "called": false,
+        })
+    }
+
+    fn render(&self) -> String {
+        let mut out = format!("{}/{}\n", self.server, self.tool);
+        if self.problems.is_empty() {
+            out.push_str("  arguments: valid for the tool's schema\n");
+        } else {
+            out.push_str("  arguments: invalid, a model's call would be sent back to it:\n");
+            for p in &self.problems {
+                out.push_str(&format!("    {}\n", printable(p)));
+            }
+        }
+        let (decision, reason) = self.verdict();
+        let what = match decision {
+            "allow" => "goes ahead unasked",
+            "ask" => "is asked about first",
+            "refuse" => "is refused for these arguments",
+            _ => "is denied: the tool is kept from models",
+        };
+        let given = if self.problems.is_empty() {
+            ""
+        } else {
+            " with arguments that fit"
+        };
+        out.push_str(&format!("  a model's call{given} {what}\n"));
+        if let Some(reason) = reason {
+            out.push_str(&format!("    {}\n", printable(reason)));
+        }
+        out.push_str("  not called (--dry-run)\n");
+        out
+    }
 }
 
 /// The one of `known` nearest to `word`: two edits away at most, or else the only one it is a
@@ -613,6 +751,7 @@ mod tests {
                 tool: tool.map(str::to_string),
                 inline: None,
                 args: flag.map(str::to_string),
+                dry_run: false,
             };
             arguments(&mut a)
                 .map(|m| (Value::Object(m), a.tool))
@@ -644,6 +783,7 @@ mod tests {
             tool: Some("get_page".into()),
             inline: Some(r#"{"slug":"x"}"#.into()),
             args: None,
+            dry_run: false,
         };
         assert_eq!(Value::Object(arguments(&mut three).unwrap()), slug);
         assert_eq!(three.tool.as_deref(), Some("get_page"));

@@ -2586,9 +2586,74 @@ fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
     }
     let answer = c.call(4, &create, entity("groceries"));
     assert_ne!(answer["isError"], true, "{answer}");
+    drop(c);
+
+    // `call --dry-run` says what a model's call would meet, and makes none.
+    let dry = |args: Value| {
+        let text = args.to_string();
+        let words = [
+            &config[..],
+            &[
+                "call",
+                "memory",
+                "create_entities",
+                text.as_str(),
+                "--dry-run",
+                "--json",
+            ],
+        ]
+        .concat();
+        let out = run(dir.path(), &words);
+        (out.status.code(), json(&out))
+    };
+    let (code, v) = dry(entity("secret-recipe"));
+    assert_eq!(
+        (code, &v["decision"], &v["called"]),
+        (Some(1), &json!("refuse"), &json!(false)),
+        "{v}"
+    );
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Keep secrets out of memory."),
+        "{v}"
+    );
+    let (code, v) = dry(entity("dry-run-note"));
+    assert_eq!((code, &v["decision"]), (Some(0), &json!("allow")), "{v}");
+    assert_eq!(v["arguments"]["valid"], true, "{v}");
+    let (code, v) = dry(json!({"entities": "not a list"}));
+    assert_eq!(
+        (code, &v["arguments"]["valid"]),
+        (Some(1), &json!(false)),
+        "{v}"
+    );
+    let text = run(
+        dir.path(),
+        &[
+            &config[..],
+            &[
+                "call",
+                "memory",
+                "create_entities",
+                &entity("secret-x").to_string(),
+                "--dry-run",
+            ],
+        ]
+        .concat(),
+    );
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("a model's call is refused for these arguments")
+            && text.contains("not called (--dry-run)"),
+        "{text}"
+    );
     let stored = std::fs::read_to_string(&memory_file).unwrap_or_default();
     assert!(
-        stored.contains("groceries") && !stored.contains("secret") && !stored.contains("private"),
+        stored.contains("groceries")
+            && !stored.contains("secret")
+            && !stored.contains("private")
+            && !stored.contains("dry-run-note"),
         "{stored}"
     );
 }
