@@ -519,4 +519,41 @@ mod tests {
         assert!(patterns(&json!("/(/")).is_err());
         assert!(patterns(&json!(3)).is_err());
     }
+
+    /// A rule's `matches` against a call's arguments, as Amp's manual describes it.
+    #[test]
+    fn matches_conditions_hold_as_amp_describes_them() {
+        let holds = |matches: Value, args: Value| {
+            let test = fields(matches.as_object().unwrap()).unwrap();
+            test.holds_in(args.as_object().unwrap())
+        };
+        // Every named argument must match; a text pattern only a text.
+        assert!(holds(
+            json!({"a": "x*", "b": 2}),
+            json!({"a": "xy", "b": 2.0, "c": 0})
+        ));
+        assert!(!holds(json!({"a": "x*", "b": 2}), json!({"a": "xy"})));
+        assert!(!holds(json!({"a": "*"}), json!({"a": 3})));
+        // A list matches when any entry does; literals only themselves.
+        assert!(holds(json!({"a": ["/^q/", true]}), json!({"a": true})));
+        assert!(!holds(json!({"a": null}), json!({})));
+        assert!(holds(json!({"a": null}), json!({"a": null})));
+        // Objects field by field, arrays by number; a dotted key is a path unless the
+        // arguments have it as it is.
+        assert!(holds(
+            json!({"o": {"k": "v"}}),
+            json!({"o": {"k": "v", "z": 1}})
+        ));
+        assert!(holds(json!({"l": {"1": "b*"}}), json!({"l": ["a", "bc"]})));
+        assert!(holds(json!({"o.k": "v"}), json!({"o": {"k": "v"}})));
+        assert!(holds(json!({"l.1.n": 5}), json!({"l": [{}, {"n": 5}]})));
+        assert!(holds(
+            json!({"o.k": "w"}),
+            json!({"o.k": "w", "o": {"k": "v"}})
+        ));
+        assert!(!holds(json!({"o.k": "v"}), json!({"o": "k"})));
+        // Conditions that do not compile name their place.
+        let bad = fields(json!({"x": [1, {"y": "/(/"}]}).as_object().unwrap());
+        assert!(bad.is_err_and(|e| e.starts_with(".x[1].y: ")));
+    }
 }
