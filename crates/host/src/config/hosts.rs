@@ -73,6 +73,17 @@ const HOSTS: &[Host] = &[
         places: |f| vec![f.home.join(".codeium/windsurf/mcp_config.json")],
     },
     Host {
+        names: &["antigravity", "agy"],
+        label: "Antigravity",
+        places: |f| {
+            super::antigravity::PROJECT_FOLDERS
+                .iter()
+                .map(|d| f.cwd.join(d).join("mcp_config.json"))
+                .chain([f.home.join(".gemini/antigravity/mcp_config.json")])
+                .collect()
+        },
+    },
+    Host {
         names: &["gemini"],
         label: "Gemini CLI",
         places: |f| {

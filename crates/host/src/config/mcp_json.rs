@@ -61,6 +61,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         }
     };
     let gemini_file = state.is_none() && super::gemini::is_settings_file(ctx.path);
+    let antigravity_file = super::antigravity::is_config_file(ctx.path);
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
@@ -103,11 +104,30 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             };
             // Gemini CLI's entry with its bare `$VAR`s read as Gemini CLI reads them.
             let gemini;
+            // Antigravity's entry as it runs it (a `serverUrl` over a `command`).
+            let antigravity;
             let translated = match dialect {
                 Dialect::Claude => {
                     let value = if gemini_file {
                         gemini = super::gemini::bare_vars(value, ctx.env);
                         &gemini
+                    } else {
+                        value
+                    };
+                    let value = if antigravity_file {
+                        let (entry, set_aside) =
+                            super::antigravity::entry(std::borrow::Cow::Borrowed(value));
+                        if set_aside {
+                            let offset =
+                                find_json_key(text, entry_at, "command").unwrap_or(entry_at);
+                            let (line, column) = line_col(text, offset);
+                            warnings.push(format!(
+                                "{}:{line}:{column}: server {name:?}: has both `serverUrl` and `command`; Antigravity connects to the URL, and so does switchboard",
+                                ctx.path.display()
+                            ));
+                        }
+                        antigravity = entry;
+                        &*antigravity
                     } else {
                         value
                     };

@@ -4,6 +4,7 @@
 //! line and column; the other servers still start.
 
 mod amp;
+mod antigravity;
 mod claude_code;
 mod claude_extensions;
 mod claude_permissions;

@@ -1194,6 +1194,69 @@ fn a_jsonc_file_that_opens_with_a_comment_is_read_as_json() {
     assert_eq!(c.servers.len(), 1, "{:?}", c.disabled);
 }
 
+/// Antigravity's `mcp_config.json` (a project's `.agents/` one or the user's
+/// `~/.gemini/antigravity/` one) is read as Antigravity reads it: `serverUrl` for a remote
+/// server, winning over a `command` beside it, `disabled`, `disabledTools` and `${VAR}` headers;
+/// `--config antigravity` finds the project's file before the user's.
+#[test]
+fn antigravitys_mcp_config_is_read_as_antigravity_reads_it() {
+    let text = r#"{"mcpServers": {
+      "remote": {"serverUrl": "https://r.example/mcp",
+                 "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+                 "disabledTools": ["delete_repo"]},
+      "both": {"serverUrl": "https://b.example/mcp", "command": "npx", "args": ["-y", "x"]},
+      "local": {"command": "npx", "args": ["-y", "docs"]},
+      "off": {"command": "x", "disabled": true}
+    }}"#;
+    for file in [
+        "/p/.agents/mcp_config.json",
+        "/home/u/.gemini/antigravity/mcp_config.json",
+    ] {
+        let c = parse(file, text).unwrap();
+        assert_eq!(names(&c), ["both", "local", "remote"], "{:?}", c.disabled);
+        let remote = server_of(&c, "remote");
+        match &remote.spec.transport {
+            TransportSpec::Http { url, headers, .. } => {
+                assert_eq!(url, "https://r.example/mcp");
+                assert_eq!(headers[0].1.expose(), "Bearer ghp_secret_value");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!remote.filter.permits("delete_repo"));
+        assert!(matches!(
+            &server_of(&c, "both").spec.transport,
+            TransportSpec::Http { url, .. } if url == "https://b.example/mcp"
+        ));
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("\"both\"") && w.contains("serverUrl")),
+            "{:?}",
+            c.warnings
+        );
+        assert!(reason(&c, "off").contains("disabled"));
+    }
+    // Elsewhere, an entry with both stays refused as ambiguous.
+    let c = parse("/p/mcp.json", text).unwrap();
+    assert!(reason(&c, "both").contains("both `command` and `url`"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let (home, cwd) = (dir.path().join("home"), dir.path().join("work"));
+    let folders = hosts::Folders {
+        home: &home,
+        config: &home,
+        cwd: &cwd,
+    };
+    let user = home.join(".gemini/antigravity/mcp_config.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "{}").unwrap();
+    assert_eq!(hosts::resolve("antigravity", &folders), Some(user));
+    let project = cwd.join(".agent/mcp_config.json");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    std::fs::write(&project, "{}").unwrap();
+    assert_eq!(hosts::resolve("agy", &folders), Some(project));
+}
+
 #[test]
 fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
     let dir = tempfile::tempdir().unwrap();
