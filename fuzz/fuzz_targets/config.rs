@@ -1,8 +1,8 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
 //! settings (bare `$VAR`), a layered host's file (Amp's with its permissions), Claude Desktop's
-//! config and an MCP bundle's manifest, with each format's variable expansion, and the tool
-//! permissions read with them.
+//! config, Antigravity's `mcp_config.json` and an MCP bundle's manifest, with each format's
+//! variable expansion, and the tool permissions read with them.
 #![no_main]
 
 use std::path::Path;
@@ -10,7 +10,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 13] = [
+const NAMES: [&str; 14] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -24,6 +24,7 @@ const NAMES: [&str; 13] = [
     "Claude/claude_desktop_config.json",
     "bundle/manifest.json",
     ".amp/settings.json",
+    ".agents/mcp_config.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
