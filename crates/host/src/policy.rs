@@ -91,6 +91,17 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
                 ),
             };
         }
+        // A rule that may refuse calls, before their arguments are known: ask, whatever the
+        // tool's own `approve` says (a pass-through then leaves the call to the path that
+        // decides with them).
+        Some((Verdict::Ask, rule))
+            if arguments.is_none() && rule.is_conditional() && rule.verdict == Verdict::Deny =>
+        {
+            return ask(&format!(
+                "needs approval: {} refuses some calls, by their arguments",
+                rule.rule
+            ));
+        }
         // The tool's own `approve` says when to ask, over the rule's.
         Some((Verdict::Ask, _)) if own => {}
         Some((Verdict::Ask, rule)) if rule.is_conditional() && arguments.is_none() => {
@@ -223,6 +234,35 @@ mod tests {
             config.disabled[0].reason.contains("max_result_tokens"),
             "{:?}",
             config.disabled
+        );
+    }
+
+    /// A rule that refuses some calls by their arguments holds even for a tool with its own
+    /// `approve`: before the arguments are known the call asks (so a pass-through never skips
+    /// it), and with them it refuses the calls it matches and leaves the others to `approve`.
+    #[test]
+    fn a_rule_on_the_arguments_holds_over_a_tools_own_approve() {
+        let mut s = server("[servers.s.tool.write]\napprove = \"never\"\n");
+        let mut rules = switchboard_core::HostRules::new("s");
+        let rule = rules
+            .push("mcp__s__write", Verdict::Deny, "rule".into(), "f".into())
+            .unwrap();
+        rule.condition = Some(switchboard_core::Condition::new(|args| {
+            args.get("path")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|p| p.starts_with("/etc"))
+        }));
+        s.filter = std::mem::take(&mut s.filter).with_rules(rules);
+        let write = tool("write", json!({}));
+        assert!(matches!(decide(&s, &write), Decision::Ask { .. }));
+        let args = |v: serde_json::Value| v.as_object().cloned().unwrap();
+        assert!(matches!(
+            decide_call(&s, &write, Some(&args(json!({"path": "/etc/x"})))),
+            Decision::Refuse { .. }
+        ));
+        assert_eq!(
+            decide_call(&s, &write, Some(&args(json!({"path": "/tmp/x"})))),
+            Decision::Allow
         );
     }
 }
