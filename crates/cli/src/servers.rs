@@ -321,7 +321,8 @@ fn render(rows: &[Row]) -> String {
             out.push_str(&format!("from {origin}: {}\n", names.join(", ")));
         }
     }
-    // Another host's permission rules (Claude Code's, Amp's) that hide a tool or make it ask.
+    // Another host's permission rules (Claude Code's, Amp's, ...) that hide a tool, make it ask
+    // or run it unasked.
     let mut first = true;
     for r in rows {
         for Ruled {
@@ -337,6 +338,7 @@ fn render(rows: &[Row]) -> String {
             let what = match (verdict, conditional) {
                 (Verdict::Deny, false) => "kept from models",
                 (Verdict::Deny, true) => "calls refused when their arguments match",
+                (Verdict::Allow, _) => "run unasked",
                 (_, false) => "approval asked at each call",
                 (_, true) => "approval asked when a call's arguments match",
             };
@@ -366,7 +368,7 @@ fn render(rows: &[Row]) -> String {
 
 /// Tools of a server that one of another host's permission rules denies or makes ask.
 struct Ruled {
-    /// Deny or ask.
+    /// Deny, ask or allow (runs unasked).
     verdict: Verdict,
     /// The rule holds only for calls whose arguments match it.
     conditional: bool,
@@ -376,8 +378,9 @@ struct Ruled {
     tools: Vec<String>,
 }
 
-/// The tools of a server that another host's permission rules deny or make ask (some calls, for
-/// a rule with conditions on the arguments), grouped by rule in the order of the tools.
+/// The tools of a server that another host's permission rules deny, make ask (some calls, for
+/// a rule with conditions on the arguments) or run unasked, grouped by rule in the order of the
+/// tools.
 fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
     let rules = config.filter.rules();
     let mut out: Vec<Ruled> = Vec::new();
@@ -385,25 +388,18 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         let name = &tool.def.name;
         let found = match rules.denying(name) {
             Some(rule) => Some((Verdict::Deny, rule)),
-            None => rules
-                .call(name, None)
-                .filter(|(v, _)| matches!(v, Verdict::Ask | Verdict::Deny))
-                .map(|(v, rule)| {
-                    (
-                        if rule.is_conditional() {
-                            rule.verdict
-                        } else {
-                            v
-                        },
-                        rule,
-                    )
-                }),
+            None => rules.call(name, None).and_then(|(v, rule)| match v {
+                // A conditional rule is shown with its own verdict, for the calls it matches.
+                Verdict::Ask | Verdict::Deny if rule.is_conditional() => Some((rule.verdict, rule)),
+                Verdict::Ask | Verdict::Deny | Verdict::Allow => Some((v, rule)),
+                Verdict::Enable => None,
+            }),
         };
         let Some((verdict, rule)) = found else {
             continue;
         };
-        // A tool of the config's own approve setting is not the rule's to ask about.
-        if verdict == Verdict::Ask
+        // A tool of the config's own approve setting is not the rule's to ask about or run.
+        if matches!(verdict, Verdict::Ask | Verdict::Allow)
             && config
                 .tool_overrides
                 .get(name)

@@ -2551,10 +2551,29 @@ fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
     let v = json(&out);
     let s = server(&v, "memory");
     assert_eq!(s["tools_allowed"], s["tools"], "nothing is hidden: {s}");
-    let rule = &s["rules"][0];
+    let rules = s["rules"].as_array().expect("the rules are shown");
+    let rule = rules
+        .iter()
+        .find(|r| r["verdict"] == "deny")
+        .expect("a deny rule");
     assert_eq!(
-        (&rule["verdict"], &rule["conditional"], &rule["tools"]),
-        (&json!("deny"), &json!(true), &json!(["create_entities"])),
+        (&rule["conditional"], &rule["tools"]),
+        (&json!(true), &json!(["create_entities"])),
+        "{s}"
+    );
+    // The rest run unasked, by the rule after it.
+    let unasked = rules
+        .iter()
+        .find(|r| r["verdict"] == "allow")
+        .expect("an allow rule");
+    let unasked: Vec<&str> = unasked["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        unasked.contains(&"read_graph") && !unasked.contains(&"create_entities"),
         "{s}"
     );
     let text = run(dir.path(), &[&config[..], &["servers"]].concat());
@@ -2563,6 +2582,7 @@ fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
         text.contains("memory: calls refused when their arguments match: create_entities (by "),
         "{text}"
     );
+    assert!(text.contains("memory: run unasked: "), "{text}");
 
     let mut c = LineClient::start(serve_in(dir.path(), &config), "2025-11-25");
     let listed = c.request(1, "tools/list", json!({}));
