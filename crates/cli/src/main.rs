@@ -101,11 +101,13 @@ enum Command {
     ///
     /// Text is printed in full, images and audio are summarised by type and size, structured
     /// content is printed as JSON. Exits 1 when the tool reports an error (isError), 2 on a
-    /// usage or connection error.
+    /// usage or connection error. With --dry-run nothing is called: it says whether a model's
+    /// call with those arguments would go ahead, be asked about, or be refused, and why.
     #[command(after_help = r#"Examples:
   switchboard call tickets search --args '{"query": "login"}'
   switchboard call tickets get_ticket '{"id": "T-1001"}' --json
-  switchboard call docs__get_page '{"slug": "rate-limits"}'"#)]
+  switchboard call docs__get_page '{"slug": "rate-limits"}'
+  switchboard call tickets close_ticket '{"id": "T-1001"}' --dry-run"#)]
     Call(call::CallArgs),
     /// Show the exact request a provider would receive: tools with provider-safe names and
     /// sanitized schemas, the system prompt with server instructions, and what was changed.
