@@ -75,6 +75,32 @@ pub struct HostRule {
 }
 
 impl HostRule {
+    /// A rule over the host names `pattern` matches, a glob over the whole name
+    /// (`mcp__github__*`), holding for every call until it is given a condition. A bad glob is an
+    /// error naming it.
+    pub fn new(
+        pattern: &str,
+        verdict: Verdict,
+        rule: String,
+        file: String,
+    ) -> Result<Self, CoreError> {
+        let matcher = Glob::new(pattern)
+            .map_err(|e| CoreError::Glob {
+                pattern: pattern.to_string(),
+                message: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        Ok(HostRule {
+            matcher,
+            verdict,
+            condition: None,
+            message: None,
+            rule,
+            file,
+            exact: unescaped(pattern),
+        })
+    }
+
     /// The rule and its file, for the user: `~/.claude/settings.json: Claude Code's
     /// permissions.deny "mcp__github__delete_repo"`.
     pub fn source(&self) -> String {
@@ -202,37 +228,24 @@ impl HostRules {
         }
     }
 
-    /// Add a rule after the others; `pattern` is a glob over the whole host name
-    /// (`mcp__github__*`). A bad glob is an error naming it. The rule is returned, to give it a
-    /// condition or a message.
+    /// Add a rule that holds for every call after the others (see [`HostRule::new`]).
     pub fn push(
         &mut self,
         pattern: &str,
         verdict: Verdict,
         rule: String,
         file: String,
-    ) -> Result<&mut HostRule, CoreError> {
-        let matcher = Glob::new(pattern)
-            .map_err(|e| CoreError::Glob {
-                pattern: pattern.to_string(),
-                message: e.kind().to_string(),
-            })?
-            .compile_matcher();
-        let rule = HostRule {
-            matcher,
-            verdict,
-            condition: None,
-            message: None,
-            rule,
-            file,
-            exact: unescaped(pattern),
-        };
-        if self.lists.is_empty() {
-            self.lists.push(Vec::new());
+    ) -> Result<(), CoreError> {
+        self.add(HostRule::new(pattern, verdict, rule, file)?);
+        Ok(())
+    }
+
+    /// Add `rule` after the others.
+    pub fn add(&mut self, rule: HostRule) {
+        match self.lists.last_mut() {
+            Some(list) => list.push(rule),
+            None => self.lists.push(vec![rule]),
         }
-        let list = self.lists.last_mut().expect("a list was just made");
-        list.push(rule);
-        Ok(list.last_mut().expect("a rule was just pushed"))
     }
 
     /// Whether there are none.
@@ -334,7 +347,7 @@ mod tests {
     fn rules(server: &str, list: &[(&str, Verdict, bool)]) -> HostRules {
         let mut r = HostRules::new(server);
         for (p, v, c) in list {
-            let rule = r.push(p, *v, format!("rule {p}"), "f".into()).unwrap();
+            let mut rule = HostRule::new(p, *v, format!("rule {p}"), "f".into()).unwrap();
             if *c {
                 rule.condition = Some(Condition::new(|args| {
                     args.get("path")
@@ -342,6 +355,7 @@ mod tests {
                         .is_some_and(|p| p.starts_with("/etc"))
                 }));
             }
+            r.add(rule);
         }
         r
     }

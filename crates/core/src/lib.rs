@@ -28,7 +28,7 @@ pub use clip::clip;
 pub use dialect::Dialect;
 pub use error::CoreError;
 pub use hash::ContentHash;
-pub use host_rules::{Condition, HostRules, Verdict};
+pub use host_rules::{Condition, HostRule, HostRules, Verdict};
 pub use policy::ToolFilter;
 pub use redact::{redact_url, redact_urls_in};
 pub use result::{CallResult, ContentBlock};

@@ -76,7 +76,8 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
         .tool_overrides
         .get(&tool.name)
         .is_some_and(|o| o.approve.is_some());
-    match rules.call(&tool.name, arguments) {
+    let host = rules.call(&tool.name, arguments);
+    match host {
         Some((Verdict::Deny, rule)) => {
             return Decision::Refuse {
                 reason: format!(
@@ -121,7 +122,7 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
         }
         _ => {}
     }
-    match server.approve_for(&tool.name, arguments) {
+    match server.approve_given(&tool.name, host.map(|(v, _)| v)) {
         Approve::Never => Decision::Allow,
         Approve::Always => ask("needs approval for every call (approve = \"always\")"),
         Approve::Writes if !tool.is_read_only() => {
@@ -244,14 +245,19 @@ mod tests {
     fn a_rule_on_the_arguments_holds_over_a_tools_own_approve() {
         let mut s = server("[servers.s.tool.write]\napprove = \"never\"\n");
         let mut rules = switchboard_core::HostRules::new("s");
-        let rule = rules
-            .push("mcp__s__write", Verdict::Deny, "rule".into(), "f".into())
-            .unwrap();
+        let mut rule = switchboard_core::HostRule::new(
+            "mcp__s__write",
+            Verdict::Deny,
+            "rule".into(),
+            "f".into(),
+        )
+        .unwrap();
         rule.condition = Some(switchboard_core::Condition::new(|args| {
             args.get("path")
                 .and_then(serde_json::Value::as_str)
                 .is_some_and(|p| p.starts_with("/etc"))
         }));
+        rules.add(rule);
         s.filter = std::mem::take(&mut s.filter).with_rules(rules);
         let write = tool("write", json!({}));
         assert!(matches!(decide(&s, &write), Decision::Ask { .. }));

@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use switchboard_core::{Condition, HostRules, TransportSpec, Verdict};
+use switchboard_core::{Condition, HostRule, HostRules, TransportSpec, Verdict};
 
 use super::entry::Context;
 use super::{DisabledServer, ServerConfig};
@@ -100,15 +100,16 @@ pub fn apply(
         for list in &tool_lists {
             rules.next_list();
             for rule in list {
-                match rules.push(
+                match HostRule::new(
                     &rule.tool,
                     rule.verdict,
                     rule.rule.clone(),
                     rule.file.clone(),
                 ) {
-                    Ok(pushed) => {
-                        pushed.condition = rule.condition.clone();
-                        pushed.message = rule.message.clone();
+                    Ok(mut host) => {
+                        host.condition = rule.condition.clone();
+                        host.message = rule.message.clone();
+                        rules.add(host);
                     }
                     Err(e) => {
                         warnings.push(format!("{}: {}: not applied: {e}", rule.file, rule.rule));
@@ -367,29 +368,31 @@ impl Pattern {
 
 /// A pattern or a list of them.
 fn patterns(value: &Value) -> Result<Vec<Pattern>, String> {
-    let one = |v: &Value| -> Result<Pattern, String> {
-        let text = v
-            .as_str()
-            .ok_or_else(|| format!("{v} is not a text pattern"))?;
-        if let Some(re) = text
-            .strip_prefix('/')
-            .and_then(|t| t.strip_suffix('/'))
-            .filter(|_| text.len() >= 2)
-        {
-            return regex::Regex::new(re)
-                .map(Pattern::Regex)
-                .map_err(|e| format!("{text:?} is not a regular expression: {e}"));
-        }
-        globset::GlobBuilder::new(text)
-            .literal_separator(false)
-            .build()
-            .map(|g| Pattern::Glob(g.compile_matcher()))
-            .map_err(|e| format!("{text:?} is not a pattern: {}", e.kind()))
-    };
     match value {
-        Value::Array(list) => list.iter().map(one).collect(),
-        v => one(v).map(|p| vec![p]),
+        Value::Array(list) => list.iter().map(pattern).collect(),
+        v => pattern(v).map(|p| vec![p]),
     }
+}
+
+/// One pattern: a glob over the whole text, or a regular expression between slashes.
+fn pattern(v: &Value) -> Result<Pattern, String> {
+    let text = v
+        .as_str()
+        .ok_or_else(|| format!("{v} is not a text pattern"))?;
+    if let Some(re) = text
+        .strip_prefix('/')
+        .and_then(|t| t.strip_suffix('/'))
+        .filter(|_| text.len() >= 2)
+    {
+        return regex::Regex::new(re)
+            .map(Pattern::Regex)
+            .map_err(|e| format!("{text:?} is not a regular expression: {e}"));
+    }
+    globset::GlobBuilder::new(text)
+        .literal_separator(false)
+        .build()
+        .map(|g| Pattern::Glob(g.compile_matcher()))
+        .map_err(|e| format!("{text:?} is not a pattern: {}", e.kind()))
 }
 
 /// A condition of a rule's `matches` on one argument (or on the arguments, at the top).
@@ -412,7 +415,7 @@ impl Test {
             Test::Any(list) => list.iter().any(|t| t.holds(value)),
             Test::Exactly(want) => value.is_some_and(|v| same(v, want)),
             Test::Fields(fields) => match value {
-                Some(Value::Object(map)) => fields.iter().all(|(k, t)| t.holds(field_of(map, k))),
+                Some(Value::Object(map)) => all_hold(fields, map),
                 Some(items @ Value::Array(_)) => {
                     fields.iter().all(|(k, t)| t.holds(item(items, k)))
                 }
@@ -424,10 +427,15 @@ impl Test {
     /// Whether a call's arguments pass (the top of a rule's `matches`).
     fn holds_in(&self, arguments: &serde_json::Map<String, Value>) -> bool {
         match self {
-            Test::Fields(fields) => fields.iter().all(|(k, t)| t.holds(field_of(arguments, k))),
+            Test::Fields(fields) => all_hold(fields, arguments),
             other => other.holds(None),
         }
     }
+}
+
+/// Whether each field of `map` that `fields` names passes its test.
+fn all_hold(fields: &[(String, Test)], map: &serde_json::Map<String, Value>) -> bool {
+    fields.iter().all(|(k, t)| t.holds(field_of(map, k)))
 }
 
 /// Two JSON values alike as Amp compares them: numbers by value.
@@ -476,9 +484,7 @@ fn fields(map: &serde_json::Map<String, Value>) -> Result<Test, String> {
 /// One condition, compiled.
 fn test(value: &Value) -> Result<Test, String> {
     match value {
-        Value::String(_) => patterns(value)
-            .map(|mut p| Test::Text(p.remove(0)))
-            .map_err(|e| format!(": {e}")),
+        Value::String(_) => pattern(value).map(Test::Text).map_err(|e| format!(": {e}")),
         Value::Array(list) => list
             .iter()
             .enumerate()

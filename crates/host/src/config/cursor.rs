@@ -21,7 +21,7 @@ pub fn apply(ctx: &Context<'_>, servers: &mut [ServerConfig], warnings: &mut Vec
         .and_then(|(_, project)| project)
         .and_then(|mcp| Some(mcp.parent()?.join("permissions.json")));
     let user = home.join(".cursor/permissions.json");
-    let files: Vec<PathBuf> = std::iter::once(user).chain(project).collect::<Vec<_>>();
+    let files: Vec<PathBuf> = std::iter::once(user).chain(project).collect();
     // (pattern, file)
     let mut patterns: Vec<(String, String)> = Vec::new();
     for (i, path) in files.iter().enumerate() {

@@ -116,13 +116,20 @@ impl ServerConfig {
         tool: &str,
         arguments: Option<&switchboard_core::host_rules::Arguments>,
     ) -> Approve {
+        let host = self.filter.rules().call(tool, arguments).map(|(v, _)| v);
+        self.approve_given(tool, host)
+    }
+
+    /// [`ServerConfig::approve_for`], the verdict of the host rule that decides the call
+    /// (`None`: no rule does) already known.
+    pub fn approve_given(&self, tool: &str, host: Option<Verdict>) -> Approve {
         if let Some(approve) = self.tool_overrides.get(tool).and_then(|o| o.approve) {
             return approve;
         }
-        match self.filter.rules().call(tool, arguments) {
-            Some((Verdict::Allow, _)) => Approve::Never,
-            Some((Verdict::Ask | Verdict::Deny, _)) => Approve::Always,
-            Some((Verdict::Enable, _)) | None => self.approve,
+        match host {
+            Some(Verdict::Allow) => Approve::Never,
+            Some(Verdict::Ask | Verdict::Deny) => Approve::Always,
+            Some(Verdict::Enable) | None => self.approve,
         }
     }
 

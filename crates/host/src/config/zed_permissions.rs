@@ -68,11 +68,10 @@ pub fn apply(
             let own = settings
                 .get("default")
                 .or_else(|| settings.get("default_mode"));
-            let decided = match by_patterns(settings, &what, &file, warnings) {
-                Some(decided) => Some(decided),
-                None => mode(own, &format!("{what}.default"), warnings)
-                    .map(|v| (v, format!("Zed's {what}"))),
-            };
+            // The tool's default is read (and a bad value named) even where a pattern decides.
+            let default = mode(own, &format!("{what}.default"), warnings)
+                .map(|v| (v, format!("Zed's {what}")));
+            let decided = by_patterns(settings, &what, &file, warnings).or(default);
             if let Some((verdict, rule)) = decided {
                 let _ = rules.push(&pattern, verdict, rule, file.clone());
             }

@@ -339,20 +339,20 @@ async fn a_host_rule_on_the_arguments_refuses_only_the_calls_it_matches() {
     });
     let server = &mut s.config.servers[0];
     let mut rules = switchboard_core::HostRules::new("tickets");
-    let rule = rules
-        .push(
-            "mcp__tickets__search",
-            switchboard_core::Verdict::Deny,
-            "Amp's amp.permissions[0] (reject \"mcp__tickets__search\")".into(),
-            "settings.json".into(),
-        )
-        .unwrap();
+    let mut rule = switchboard_core::HostRule::new(
+        "mcp__tickets__search",
+        switchboard_core::Verdict::Deny,
+        "Amp's amp.permissions[0] (reject \"mcp__tickets__search\")".into(),
+        "settings.json".into(),
+    )
+    .unwrap();
     rule.condition = Some(switchboard_core::Condition::new(|args| {
         args.get("q")
             .and_then(Value::as_str)
             .is_some_and(|q| q.starts_with("secret"))
     }));
     rule.message = Some("Search public tickets only.".into());
+    rules.add(rule);
     server.filter = std::mem::take(&mut server.filter).with_rules(rules);
     check(
         &s,
