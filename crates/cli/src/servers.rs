@@ -388,12 +388,20 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         let name = &tool.def.name;
         let found = match rules.denying(name) {
             Some(rule) => Some((Verdict::Deny, rule)),
-            None => rules.call(name, None).and_then(|(v, rule)| match v {
-                // A conditional rule is shown with its own verdict, for the calls it matches.
-                Verdict::Ask | Verdict::Deny if rule.is_conditional() => Some((rule.verdict, rule)),
-                Verdict::Ask | Verdict::Deny | Verdict::Allow => Some((v, rule)),
-                Verdict::Enable => None,
-            }),
+            None => rules
+                .decide(
+                    name,
+                    Some(&switchboard_host::policy::annotations(&tool.def)),
+                    None,
+                )
+                .and_then(|(v, rule)| match v {
+                    // A conditional rule is shown with its own verdict, for the calls it matches.
+                    Verdict::Ask | Verdict::Deny if rule.is_conditional() => {
+                        Some((rule.verdict, rule))
+                    }
+                    Verdict::Ask | Verdict::Deny | Verdict::Allow => Some((v, rule)),
+                    Verdict::Enable => None,
+                }),
         };
         let Some((verdict, rule)) = found else {
             continue;

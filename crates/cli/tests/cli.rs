@@ -2715,3 +2715,118 @@ fn errors_under_json_are_json_on_stdout() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage:"));
 }
+
+/// Gemini CLI's policy files and settings with a real server: `servers` shows the tools a rule
+/// refuses some calls of, runs unasked (by their read-only annotation) and keeps from models
+/// (`tools.exclude`), and `serve` refuses exactly the calls whose arguments the rule's
+/// `argsPattern` finds (with its `denyMessage`) while the others reach the server.
+#[test]
+fn gemini_clis_policy_rules_hold_for_a_real_server() {
+    use serde_json::json;
+    use switchboard_test_support::line_client::LineClient;
+    let dir = tempfile::tempdir().unwrap();
+    let gemini = dir.path().join(".gemini");
+    std::fs::create_dir_all(gemini.join("policies")).unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    std::fs::write(
+        gemini.join("settings.json"),
+        json!({
+            "mcpServers": {"memory": {
+                "command": node(), "args": [peer("memory")],
+                "env": {"MEMORY_FILE_PATH": memory_file}
+            }},
+            "tools": {"exclude": ["delete_relations"]}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        gemini.join("policies/memory.toml"),
+        r#"
+[[rule]]
+mcpName = "memory"
+toolName = "create_entities"
+argsPattern = '"name":"(secret|private)'
+decision = "deny"
+priority = 500
+denyMessage = "Keep secrets out of memory."
+
+[[rule]]
+mcpName = "memory"
+toolName = "*"
+toolAnnotations = { readOnlyHint = true }
+decision = "allow"
+priority = 300
+"#,
+    )
+    .unwrap();
+    let config = ["--config", ".gemini/settings.json"];
+
+    let out = run(dir.path(), &[&config[..], &["servers", "--json"]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let s = server(&v, "memory");
+    let rules = s["rules"].as_array().expect("the rules are shown");
+    let tools_of = |verdict: &str| -> Vec<String> {
+        rules
+            .iter()
+            .filter(|r| r["verdict"] == verdict)
+            .flat_map(|r| r["tools"].as_array().unwrap().clone())
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect()
+    };
+    let denied = tools_of("deny");
+    assert!(
+        denied.contains(&"create_entities".to_string())
+            && denied.contains(&"delete_relations".to_string()),
+        "{s}"
+    );
+    let unasked = tools_of("allow");
+    assert!(
+        unasked.contains(&"read_graph".to_string())
+            && !unasked.contains(&"create_entities".to_string()),
+        "{s}"
+    );
+
+    let mut c = LineClient::start(serve_in(dir.path(), &config), "2025-11-25");
+    let listed = c.request(1, "tools/list", json!({}));
+    let names: Vec<String> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.ends_with("delete_relations")),
+        "{names:?}"
+    );
+    let create = names
+        .iter()
+        .find(|n| n.ends_with("create_entities"))
+        .expect("create_entities is listed")
+        .clone();
+    let entity = |name: &str| json!({"entities": [{"name": name, "entityType": "note", "observations": []}]});
+    for (id, name) in [(2, "secret-plan"), (3, "private-diary")] {
+        let answer = c.call(id, &create, entity(name));
+        assert_eq!(answer["isError"], true, "{answer}");
+        let text = answer["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("Gemini CLI's policy rule 1")
+                && text.contains("Keep secrets out of memory."),
+            "{answer}"
+        );
+    }
+    let answer = c.call(4, &create, entity("groceries"));
+    assert_ne!(answer["isError"], true, "{answer}");
+    drop(c);
+    let stored = std::fs::read_to_string(&memory_file).unwrap();
+    assert!(
+        stored.contains("groceries") && !stored.contains("secret"),
+        "{stored}"
+    );
+}

@@ -1,9 +1,11 @@
 //! Another host's ordered permission rules for one server's tools (Claude Code's
-//! `permissions`, Amp's `amp.permissions`, OpenCode's `permission`), matched against the name
-//! that host gives a tool: `mcp__SERVER__TOOL` (Claude Code, Amp) or `SERVER_TOOL` (OpenCode),
-//! each part with every character other than `A-Z a-z 0-9 _ -` made `_`. A rule may hold only
-//! for calls whose arguments pass a test (Amp's `matches`): it never hides a tool, and is decided
-//! per call.
+//! `permissions`, Amp's `amp.permissions`, OpenCode's `permission`, Gemini CLI's policies),
+//! matched against the name that host gives a tool: `mcp__SERVER__TOOL` (Claude Code, Amp) or
+//! `SERVER_TOOL` (OpenCode), each part with every character other than `A-Z a-z 0-9 _ -` made
+//! `_`, or a name the reader's function writes (Gemini CLI's `mcp_SERVER_TOOL`). A rule may hold
+//! only for calls whose arguments pass a test (Amp's `matches`, Gemini CLI's `argsPattern`) or
+//! only for tools with some annotations (Gemini CLI's `toolAnnotations`): it never hides a tool,
+//! and is decided per call.
 
 use std::fmt;
 use std::sync::Arc;
@@ -63,6 +65,10 @@ pub struct HostRule {
     /// whose arguments are not known yet counts a `Deny` or `Ask` of it as `Ask` and passes
     /// over an `Allow`.
     pub condition: Option<Condition>,
+    /// The rule holds only for tools whose annotations have these values (Gemini CLI's
+    /// `toolAnnotations`): it never hides a tool, and is decided when the tool's definition is
+    /// at hand.
+    pub annotations: Option<Map<String, Value>>,
     /// What the host tells the model when this rule refuses a call (Amp's `message`).
     pub message: Option<String>,
     /// The rule as its host names it, for messages a model may read: `Claude Code's
@@ -94,6 +100,7 @@ impl HostRule {
             matcher,
             verdict,
             condition: None,
+            annotations: None,
             message: None,
             rule,
             file,
@@ -107,9 +114,53 @@ impl HostRule {
         format!("{}: {}", self.file, self.rule)
     }
 
-    /// Whether it holds only for some calls.
+    /// Whether it holds only for some calls, by their arguments.
     pub fn is_conditional(&self) -> bool {
         self.condition.is_some()
+    }
+
+    /// Whether it holds for every call of every tool its pattern matches (no condition on the
+    /// arguments, none on the tool's annotations): only such a rule can hide a tool.
+    pub fn is_unconditional(&self) -> bool {
+        self.condition.is_none() && self.annotations.is_none()
+    }
+
+    /// Whether it holds for a call: `Some(true)` or `Some(false)` when what it tests is known,
+    /// `None` when it tests the annotations or the arguments and they are not given.
+    fn holds(
+        &self,
+        annotations: Option<&Map<String, Value>>,
+        arguments: Option<&Arguments>,
+    ) -> Option<bool> {
+        let tool = match (&self.annotations, annotations) {
+            (None, _) => Some(true),
+            (Some(wanted), Some(has)) => Some(
+                wanted
+                    .iter()
+                    .all(|(k, v)| has.get(k).is_some_and(|h| same_value(h, v))),
+            ),
+            (Some(_), None) => None,
+        };
+        let call = match (&self.condition, arguments) {
+            (None, _) => Some(true),
+            (Some(c), Some(args)) => Some(c.holds(args)),
+            (Some(_), None) => None,
+        };
+        match (tool, call) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// JavaScript's `===` between two JSON values: texts, booleans and `null` by value, numbers by
+/// numeric value; objects and arrays are never equal (they would be two objects).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(_) | Value::Object(_), _) => false,
+        _ => a == b,
     }
 }
 
@@ -124,6 +175,9 @@ pub struct HostRules {
     between: &'static str,
     /// The host writes names as they are (Zed, Crush), not with `host_part`.
     exact: bool,
+    /// How the host names a tool from the server's name and the tool's, when it is neither
+    /// of the above (Gemini CLI's `mcp_SERVER_TOOL`, made valid and cut to 63 characters).
+    name_of: Option<fn(&str, &str) -> String>,
     lists: Vec<Vec<HostRule>>,
 }
 
@@ -205,6 +259,7 @@ impl HostRules {
             before,
             between,
             exact: false,
+            name_of: None,
             lists: Vec::new(),
         }
     }
@@ -217,7 +272,22 @@ impl HostRules {
             before,
             between,
             exact: true,
+            name_of: None,
             lists: Vec::new(),
+        }
+    }
+
+    /// No rules yet, for a host that names a tool `name_of(SERVER, TOOL)`, which for most
+    /// names is `{before}SERVER{between}TOOL` (the form [`HostRules::exact_tools`] reads).
+    pub fn named_by(
+        server: &str,
+        before: &'static str,
+        between: &'static str,
+        name_of: fn(&str, &str) -> String,
+    ) -> Self {
+        Self {
+            name_of: Some(name_of),
+            ..Self::exact(server, before, between)
         }
     }
 
@@ -271,6 +341,9 @@ impl HostRules {
 
     /// The name the host gives `tool` of this server.
     pub fn host_name(&self, tool: &str) -> String {
+        if let Some(name_of) = self.name_of {
+            return name_of(&self.server, tool);
+        }
         let tool = if self.exact {
             tool.to_string()
         } else {
@@ -280,7 +353,8 @@ impl HostRules {
     }
 
     /// The rule that decides whether `tool` is listed: the first that matches it and holds for
-    /// every call (a conditional rule cannot hide a tool).
+    /// every call. A conditional rule cannot hide a tool; one that allows or asks about some
+    /// calls keeps it listed (those calls must be possible), whatever a later rule says.
     pub fn listing(&self, tool: &str) -> Option<&HostRule> {
         if self.is_empty() {
             return None;
@@ -288,7 +362,9 @@ impl HostRules {
         let name = self.host_name(tool);
         strictest(self.lists.iter().filter_map(|list| {
             list.iter()
-                .find(|r| !r.is_conditional() && r.matcher.is_match(&name))
+                .filter(|r| r.matcher.is_match(&name))
+                .find(|r| r.is_unconditional() || r.verdict != Verdict::Deny)
+                .filter(|r| r.is_unconditional())
                 .map(|r| (r.verdict, r))
         }))
         .map(|(_, r)| r)
@@ -304,6 +380,18 @@ impl HostRules {
     /// arguments unknown (`None`), a conditional `Allow` is passed over (it may not hold for
     /// the call) and a conditional `Deny` or `Ask` counts as `Ask` (it may).
     pub fn call(&self, tool: &str, arguments: Option<&Arguments>) -> Option<(Verdict, &HostRule)> {
+        self.decide(tool, None, arguments)
+    }
+
+    /// [`HostRules::call`], with the tool's annotations when its definition is at hand
+    /// (`Some`, empty when it has none): a rule on the annotations is then decided too, and
+    /// otherwise counted as a rule on the arguments whose arguments are not known.
+    pub fn decide(
+        &self,
+        tool: &str,
+        annotations: Option<&Map<String, Value>>,
+        arguments: Option<&Arguments>,
+    ) -> Option<(Verdict, &HostRule)> {
         if self.is_empty() {
             return None;
         }
@@ -311,11 +399,10 @@ impl HostRules {
         strictest(self.lists.iter().filter_map(|list| {
             list.iter()
                 .filter(|r| r.matcher.is_match(&name))
-                .find_map(|r| match (&r.condition, arguments, r.verdict) {
-                    (None, _, v) => Some((v, r)),
-                    (Some(c), Some(args), v) => c.holds(args).then_some((v, r)),
-                    (Some(_), None, Verdict::Allow | Verdict::Enable) => None,
-                    (Some(_), None, _) => Some((Verdict::Ask, r)),
+                .find_map(|r| match (r.holds(annotations, arguments), r.verdict) {
+                    (Some(true), v) => Some((v, r)),
+                    (Some(false), _) | (None, Verdict::Allow | Verdict::Enable) => None,
+                    (None, _) => Some((Verdict::Ask, r)),
                 })
         }))
     }
@@ -420,7 +507,9 @@ mod tests {
                 ("mcp__fs__*", Verdict::Allow, false),
             ],
         );
-        assert_eq!(r.listing("write").unwrap().verdict, Verdict::Allow);
+        // The conditional allow keeps the tool listed: the calls it holds for can be made.
+        assert!(r.listing("write").is_none());
+        assert_eq!(r.listing("read").unwrap().verdict, Verdict::Allow);
         let (v, rule) = r.call("write", None).unwrap();
         assert_eq!(v, Verdict::Ask);
         assert!(rule.is_conditional());
@@ -503,6 +592,55 @@ mod tests {
         .unwrap();
         let named: Vec<&str> = r.exact_tools().map(|(_, t)| t).collect();
         assert_eq!(named, ["delete_repo", "a*b"]);
+    }
+
+    #[test]
+    fn a_conditional_allow_keeps_a_tool_listed_that_a_later_rule_denies() {
+        let r = rules(
+            "fs",
+            &[
+                ("mcp__fs__write", Verdict::Deny, true),
+                ("mcp__fs__read", Verdict::Allow, true),
+                ("mcp__fs__*", Verdict::Deny, false),
+            ],
+        );
+        // A conditional refusal is passed over; a conditional allow stops the walk.
+        assert_eq!(r.listing("write").unwrap().verdict, Verdict::Deny);
+        assert!(r.listing("read").is_none());
+        let args = |v: Value| v.as_object().cloned().unwrap();
+        let etc = args(serde_json::json!({"path": "/etc/hosts"}));
+        let home = args(serde_json::json!({"path": "/home/a"}));
+        assert_eq!(r.call("read", Some(&etc)).unwrap().0, Verdict::Allow);
+        assert_eq!(r.call("read", Some(&home)).unwrap().0, Verdict::Deny);
+    }
+
+    #[test]
+    fn a_rule_on_the_annotations_holds_for_the_tools_that_have_them() {
+        let mut r = HostRules::named_by("fs", "mcp_", "_", |s, t| format!("mcp_{s}_{t}"));
+        let mut ro = HostRule::new("mcp_fs_*", Verdict::Allow, "ro".into(), "f".into()).unwrap();
+        ro.annotations = serde_json::json!({"readOnlyHint": true, "n": 1})
+            .as_object()
+            .cloned();
+        r.add(ro);
+        r.push("mcp_fs_*", Verdict::Ask, "rest".into(), "f".into())
+            .unwrap();
+        assert_eq!(r.host_name("a.b"), "mcp_fs_a.b");
+        let has = |v: Value| v.as_object().cloned().unwrap();
+        let read_only = has(serde_json::json!({"readOnlyHint": true, "n": 1.0}));
+        let writes = has(serde_json::json!({"readOnlyHint": false, "n": 1}));
+        let decide =
+            |a: Option<&Map<String, Value>>| r.decide("t", a, None).unwrap().1.rule.clone();
+        assert_eq!(decide(Some(&read_only)), "ro");
+        assert_eq!(decide(Some(&writes)), "rest");
+        assert_eq!(decide(Some(&Map::new())), "rest");
+        // Unknown annotations: the allow may not hold, so the next rule decides; it never hides.
+        assert_eq!(decide(None), "rest");
+        assert!(r.listing("t").is_none());
+        assert!(same_value(&serde_json::json!(1), &serde_json::json!(1.0)));
+        assert!(!same_value(
+            &serde_json::json!([1]),
+            &serde_json::json!([1])
+        ));
     }
 
     #[test]

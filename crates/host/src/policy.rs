@@ -76,7 +76,7 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
         .tool_overrides
         .get(&tool.name)
         .is_some_and(|o| o.approve.is_some());
-    let host = rules.call(&tool.name, arguments);
+    let host = rules.decide(&tool.name, Some(&annotations(tool)), arguments);
     match host {
         Some((Verdict::Deny, rule)) => {
             return Decision::Refuse {
@@ -134,6 +134,19 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
         }
         Approve::Destructive => Decision::Allow,
     }
+}
+
+/// The tool's annotations as its server sent them (empty when it sent none), for rules that
+/// test them.
+pub fn annotations(tool: &Tool) -> serde_json::Map<String, serde_json::Value> {
+    tool.annotations
+        .as_ref()
+        .and_then(|a| serde_json::to_value(a).ok())
+        .and_then(|v| match v {
+            serde_json::Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

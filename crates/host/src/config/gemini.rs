@@ -250,8 +250,8 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
         }
     }
 
-    if let Some(w) = workspace.as_deref() {
-        extensions(
+    let enabled = match workspace.as_deref() {
+        Some(w) => extensions(
             ctx,
             &home,
             w,
@@ -259,10 +259,24 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
             &mut servers,
             &mut disabled,
             &mut warnings,
-        );
-    }
+        ),
+        None => Vec::new(),
+    };
     let roots: Vec<&Value> = roots.iter().collect();
     apply_lists(&roots, &mut servers, &mut disabled);
+    let input = |p: &Path| ctx.input(p);
+    super::gemini_policy::apply(
+        &super::gemini_policy::Sources {
+            input: &input,
+            roots: &roots,
+            home: &home,
+            cwd: workspace.as_deref(),
+            extensions: &enabled,
+            folder_trusted: trust.is_ok(),
+        },
+        &mut servers,
+        &mut warnings,
+    );
     if servers.is_empty() && disabled.is_empty() {
         return Err(HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
@@ -372,7 +386,8 @@ fn trust(ctx: &Context<'_>, home: &Path, workspace: &Path, enabled: bool) -> Res
 }
 
 /// The servers of the user's Gemini CLI extensions that are enabled for `workspace`, after the
-/// settings' own (a name already taken stays the settings').
+/// settings' own (a name already taken stays the settings'). Returns the enabled extensions'
+/// names and folders.
 fn extensions(
     ctx: &Context<'_>,
     home: &Path,
@@ -381,12 +396,13 @@ fn extensions(
     servers: &mut Vec<ServerConfig>,
     disabled: &mut Vec<DisabledServer>,
     warnings: &mut Vec<String>,
-) {
+) -> Vec<(String, PathBuf)> {
+    let mut enabled_roots = Vec::new();
     let dir = home.join(".gemini/extensions");
     let enablement_file = dir.join("extension-enablement.json");
     ctx.input(&enablement_file);
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
+        return enabled_roots;
     };
     let enablement = read_json(&enablement_file).unwrap_or(Value::Null);
     let mut dirs: Vec<PathBuf> = entries
@@ -427,10 +443,13 @@ fn extensions(
             ));
             continue;
         };
+        let active = enabled(&enablement, name, workspace);
+        if active {
+            enabled_roots.push((name.to_string(), root.clone()));
+        }
         let Some(map) = config.get("mcpServers").and_then(Value::as_object) else {
             continue;
         };
-        let active = enabled(&enablement, name, workspace);
         // The extension's settings, as Gemini CLI stores those that are not secret: in the
         // folder it installed the extension in (named after it).
         let env_file = installed.join(".env");
@@ -504,6 +523,7 @@ fn extensions(
             }
         }
     }
+    enabled_roots
 }
 
 /// A value written into an entry that is expanded afterwards: its `${` stays literal.

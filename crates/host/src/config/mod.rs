@@ -19,6 +19,8 @@ mod dotenv;
 mod entry;
 pub mod expand;
 mod gemini;
+mod gemini_args;
+mod gemini_policy;
 mod goose;
 pub mod hosts;
 mod jsonc;
