@@ -1009,4 +1009,36 @@ priority = 5
         assert_eq!(plain_tool("ShellTool(ls)"), "run_shell_command");
         assert_eq!(plain_tool("a b(c)"), "a b(c)");
     }
+
+    proptest::proptest! {
+        /// Any text as a policy file, and any rule with any pattern asked about any arguments:
+        /// an answer, never a panic.
+        #[test]
+        fn any_policy_file_and_any_call_get_an_answer(
+            text in "\\PC{0,200}",
+            tool in "[a-z_*]{0,12}",
+            server in "[a-z _*.]{0,8}",
+            pattern in "[a-z\"(){}\\[\\]*+?.|^$\\\\:0-9]{0,24}",
+            key in "\\PC{0,6}",
+            value in "\\PC{0,12}",
+            number in proptest::num::f64::ANY,
+        ) {
+            let mut warnings = Vec::new();
+            let _ = parse_file(&text, 4.0, None, "f", &mut warnings);
+            let file = format!(
+                "[[rule]]\nmcpName = {server:?}\ntoolName = {tool:?}\nargsPattern = {pattern:?}\ndecision = \"deny\"\npriority = 1\n"
+            );
+            if let Ok(rules) = parse_file(&file, 4.0, None, "f", &mut warnings) {
+                let args = serde_json::json!({ key: [value, number, {"n": null}] });
+                let args = args.as_object().cloned().unwrap_or_default();
+                for rule in &rules {
+                    let _ = globs(rule, &server);
+                    if let Some(p) = &rule.pattern {
+                        let _ = p.matches(&args);
+                    }
+                }
+            }
+            let _ = tool_name(&server, &tool);
+        }
+    }
 }
