@@ -108,6 +108,14 @@ impl HostRule {
         })
     }
 
+    /// The same rule, written for the tools of every server (Gemini CLI's `tools.exclude`), so
+    /// a server without the tool it names is no sign of a typo: [`HostRules::exact_tools`]
+    /// leaves it out.
+    pub fn for_any_server(mut self) -> Self {
+        self.exact = None;
+        self
+    }
+
     /// The rule and its file, for the user: `~/.claude/settings.json: Claude Code's
     /// permissions.deny "mcp__github__delete_repo"`.
     pub fn source(&self) -> String {

@@ -79,9 +79,9 @@ struct Rule {
     file: String,
 }
 
-/// Apply Gemini CLI's policies to `servers`, each server's rules before its own (none, for a
-/// Gemini CLI config). `warnings` get every file or rule Gemini CLI would skip or could never
-/// match, and why.
+/// Apply Gemini CLI's policies to `servers` (Gemini CLI's own, which no other host's rules
+/// reach). `warnings` get every file or rule Gemini CLI would skip or could never match, and
+/// why.
 pub(super) fn apply(src: &Sources<'_>, servers: &mut [ServerConfig], warnings: &mut Vec<String>) {
     let settings = Settings::merge(src.roots);
     let mut rules = Vec::new();
@@ -141,30 +141,23 @@ pub(super) fn apply(src: &Sources<'_>, servers: &mut [ServerConfig], warnings: &
         for excluded in &settings.exclude {
             let label = format!("Gemini CLI's tools.exclude {excluded:?}");
             for pattern in [literal(excluded), literal(&tool_name(&name, excluded))] {
-                if let Err(e) = list.push(
+                match HostRule::new(
                     &pattern,
                     Verdict::Deny,
                     label.clone(),
                     "Gemini CLI settings".into(),
                 ) {
-                    warnings.push(format!("{label}: not applied: {e}"));
+                    // It names a tool of any server, or none (a built-in tool of Gemini CLI's).
+                    Ok(rule) => list.add(rule.for_any_server()),
+                    Err(e) => warnings.push(format!("{label}: not applied: {e}")),
                 }
             }
         }
         if list.is_empty() {
             continue;
         }
-        let mut own = server.filter.rules().clone();
-        if own.is_empty() {
-            own = list;
-        } else {
-            // Another host's rules already read for this server: both hold, the stricter wins.
-            for rule in list.rules() {
-                own.next_list();
-                own.add(rule.clone());
-            }
-        }
-        server.filter = std::mem::take(&mut server.filter).with_rules(own);
+        // Gemini CLI's servers carry no other host's rules: its rules are theirs alone.
+        server.filter = std::mem::take(&mut server.filter).with_rules(list);
     }
 }
 
@@ -472,7 +465,10 @@ fn policy_paths(
         }
     }
     let resolve = |p: &String| {
-        let p = PathBuf::from(p);
+        let p = match p.strip_prefix("~/") {
+            Some(rest) => src.home.join(rest),
+            None => PathBuf::from(p),
+        };
         match (p.is_absolute(), src.cwd) {
             (false, Some(cwd)) => cwd.join(p),
             _ => p,
