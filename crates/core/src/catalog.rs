@@ -67,6 +67,14 @@ impl Tool {
             .unwrap_or(false)
     }
 
+    /// True when the server says, in so many words, that the tool neither destroys data
+    /// (`destructiveHint: false`) nor reaches beyond a closed world (`openWorldHint: false`).
+    pub fn is_declared_closed_and_safe(&self) -> bool {
+        self.annotations
+            .as_ref()
+            .is_some_and(|a| a.destructive_hint == Some(false) && a.open_world_hint == Some(false))
+    }
+
     /// True when the server says the tool may destroy data. MCP's default for a tool that is
     /// not read-only is destructive, but we only report what was declared.
     pub fn is_declared_destructive(&self) -> bool {

@@ -53,6 +53,8 @@ pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
 /// tool's annotations decide between `Ask` and `Allow`:
 /// - `destructive` (default): asks when `destructiveHint` is `true`;
 /// - `writes`: asks unless `readOnlyHint` is `true`;
+/// - `unsafe`: asks when `destructiveHint` is `true`, else unless `readOnlyHint` is `true` or
+///   both `destructiveHint` and `openWorldHint` are `false` (MCP's defaults for absent hints);
 /// - `always`: asks; `never`: allows.
 ///
 /// Annotations are hints from the server, so the default only trusts them in the cautious
@@ -129,6 +131,15 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
             ask("is not marked read-only and the server is set to approve = \"writes\"")
         }
         Approve::Writes => Decision::Allow,
+        Approve::Unsafe if tool.is_declared_destructive() => ask(
+            "is marked destructive (destructiveHint) and the server is set to approve = \"unsafe\"",
+        ),
+        Approve::Unsafe if tool.is_read_only() || tool.is_declared_closed_and_safe() => {
+            Decision::Allow
+        }
+        Approve::Unsafe => ask(
+            "is not marked read-only, nor as neither destructive nor open-world, and the server is set to approve = \"unsafe\"",
+        ),
         Approve::Destructive if tool.is_declared_destructive() => {
             ask("is marked destructive (destructiveHint)")
         }
@@ -195,6 +206,26 @@ mod tests {
         check(c, "read", json!({"readOnlyHint": true}), "allow");
         check(c, "write", json!({}), "ask");
         check(c, "write", json!({"readOnlyHint": false}), "ask");
+    }
+
+    #[test]
+    fn unsafe_asks_unless_the_server_marks_the_tool_safe() {
+        let c = "approve = \"unsafe\"";
+        check(c, "read", json!({"readOnlyHint": true}), "allow");
+        check(
+            c,
+            "calc",
+            json!({"destructiveHint": false, "openWorldHint": false}),
+            "allow",
+        );
+        check(c, "write", json!({}), "ask");
+        check(c, "fetch", json!({"destructiveHint": false}), "ask");
+        check(
+            c,
+            "odd",
+            json!({"readOnlyHint": true, "destructiveHint": true}),
+            "ask",
+        );
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! Codex's approval modes for MCP tools (`default_tools_approval_mode`, and a tool's own
 //! `[mcp_servers.NAME.tools.TOOL] approval_mode`) become switchboard's `approve`, as Codex
 //! applies them: `approve` runs unasked (`never`), `prompt` asks every call (`always`), `writes`
-//! asks unless the tool is marked read-only (`writes`), and `auto`, Codex's default, leaves
-//! switchboard's own default.
+//! asks unless the tool is marked read-only (`writes`), and `auto`, Codex's default, asks for
+//! every tool its server does not mark safe (`unsafe`). With `approval_policy = "never"` and
+//! `sandbox_mode = "danger-full-access"` Codex asks about no MCP call, whatever the modes say,
+//! and neither does switchboard (`never`).
 
 use toml::{Table, Value};
 
@@ -54,6 +56,9 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
+    // Codex's "full auto": no approval asked for any MCP call.
+    let unasked = table.get("approval_policy").and_then(Value::as_str) == Some("never")
+        && table.get("sandbox_mode").and_then(Value::as_str) == Some("danger-full-access");
     for (name, value) in ordered {
         let start = header(name).unwrap_or(0);
         let end = text[start..]
@@ -82,7 +87,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
                     unread.join(", ")
                 ));
             }
-            let native = to_native(codex).map_err(|(field, m)| fail(Some(field), m))?;
+            let native = to_native(codex, unasked).map_err(|(field, m)| fail(Some(field), m))?;
             let raw: RawServer = Value::Table(native)
                 .try_into()
                 .map_err(|e: toml::de::Error| fail(None, e.message().trim().to_string()))?;
@@ -99,8 +104,9 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     Ok(ctx.servers_only(servers, disabled, warnings))
 }
 
-/// A Codex entry as the native entry it means, or the Codex key that is wrong and why.
-fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
+/// A Codex entry as the native entry it means, or the Codex key that is wrong and why;
+/// `unasked` when Codex's approval policy asks about no call.
+fn to_native(codex: &Table, unasked: bool) -> Result<Table, (&'static str, String)> {
     let mut out = Table::new();
     for key in ["command", "args", "env", "cwd", "url"] {
         if let Some(v) = codex.get(key) {
@@ -178,11 +184,14 @@ fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
     if !tools.is_empty() {
         out.insert("tools".into(), Value::Table(tools));
     }
-    if let Some(approve) = approval(codex.get("default_tools_approval_mode"))
+    // Codex's default mode is `auto`.
+    let approve = approval(codex.get("default_tools_approval_mode"))
         .map_err(|m| ("default_tools_approval_mode", m))?
-    {
-        out.insert("approve".into(), Value::String(approve.into()));
-    }
+        .unwrap_or("unsafe");
+    out.insert(
+        "approve".into(),
+        Value::String(if unasked { "never" } else { approve }.into()),
+    );
     let mut own = Table::new();
     match codex.get("tools") {
         None => {}
@@ -193,6 +202,7 @@ fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
                 };
                 if let Some(approve) = approval(settings.get("approval_mode"))
                     .map_err(|m| ("tools", format!("tools.{tool}.approval_mode: {m}")))?
+                    .filter(|_| !unasked)
                 {
                     let mut t = Table::new();
                     t.insert("approve".into(), Value::String(approve.into()));
@@ -217,7 +227,8 @@ fn to_native(codex: &Table) -> Result<Table, (&'static str, String)> {
 /// for no setting).
 fn approval(mode: Option<&Value>) -> Result<Option<&'static str>, String> {
     match mode.map(|v| v.as_str()) {
-        None | Some(Some("auto")) => Ok(None),
+        None => Ok(None),
+        Some(Some("auto")) => Ok(Some("unsafe")),
         Some(Some("approve")) => Ok(Some("never")),
         Some(Some("prompt")) => Ok(Some("always")),
         Some(Some("writes")) => Ok(Some("writes")),

@@ -143,6 +143,11 @@ pub enum Approve {
     Never,
     /// Ask for every tool not annotated `readOnlyHint: true`.
     Writes,
+    /// Ask for every tool its server does not mark safe, reading absent hints as MCP's defaults
+    /// do (a tool may destroy and reaches an open world): asks when `destructiveHint` is `true`,
+    /// and otherwise unless `readOnlyHint` is `true` or both `destructiveHint` and
+    /// `openWorldHint` are `false` (Codex's `auto` mode).
+    Unsafe,
     /// Ask for every call.
     Always,
 }

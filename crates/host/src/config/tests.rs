@@ -690,9 +690,10 @@ default_tools_approval_mode = "sometimes"
     let remote = &c.servers[1];
     assert_eq!(remote.approve_for("search", None), Approve::Never);
     assert_eq!(remote.approve_for("delete", None), Approve::Always);
-    assert_eq!(remote.approve_for("get", None), Approve::Writes);
+    // `auto`, Codex's default, asks for every tool not marked safe.
+    assert_eq!(remote.approve_for("get", None), Approve::Unsafe);
     assert_eq!(remote.approve_for("list", None), Approve::Writes);
-    assert_eq!(docs.approve_for("search", None), Approve::Destructive);
+    assert_eq!(docs.approve_for("search", None), Approve::Unsafe);
     assert!(reason(&c, "off").contains("enabled = false"));
     let broken = reason(&c, "broken");
     assert!(
@@ -3905,4 +3906,26 @@ priority = 900
         decide("alpha-srv", &tool("wipe", None), json!({})),
         Decision::Deny { .. }
     ));
+}
+
+/// Codex's "full auto" (`approval_policy = "never"` with `sandbox_mode = "danger-full-access"`)
+/// asks about no MCP call, whatever a server's or a tool's mode; `never` alone does not.
+#[test]
+fn codexs_full_auto_asks_about_no_call() {
+    let servers = r#"
+[mcp_servers.fs]
+command = "x"
+default_tools_approval_mode = "prompt"
+
+[mcp_servers.fs.tools.rm]
+approval_mode = "prompt"
+"#;
+    let full =
+        format!("approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n{servers}");
+    let c = parse("config.toml", &full).unwrap();
+    assert_eq!(c.servers[0].approve_for("rm", None), Approve::Never);
+    assert_eq!(c.servers[0].approve_for("ls", None), Approve::Never);
+    let never = format!("approval_policy = \"never\"\n{servers}");
+    let c = parse("config.toml", &never).unwrap();
+    assert_eq!(c.servers[0].approve_for("rm", None), Approve::Always);
 }
