@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 /// The folders the places are relative to: the user's home, the platform's user config folder
 /// (`~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows) and
-/// the working directory (for project files).
+/// the working directory (for project files), and the folder `CODEX_HOME` names, when set
+/// (Codex keeps its `config.toml` there instead of in `~/.codex`).
 pub struct Folders<'a> {
     pub home: &'a Path,
     pub config: &'a Path,
     pub cwd: &'a Path,
+    pub codex_home: Option<&'a Path>,
 }
 
 /// One host: the names `--config` takes for it, what to call it, and where its files (or, for
@@ -179,7 +181,12 @@ const HOSTS: &[Host] = &[
     Host {
         names: &["codex"],
         label: "Codex CLI",
-        places: |f| vec![f.home.join(".codex/config.toml")],
+        places: |f| {
+            vec![match f.codex_home {
+                Some(dir) => dir.join("config.toml"),
+                None => f.home.join(".codex/config.toml"),
+            }]
+        },
     },
     Host {
         names: &["goose"],

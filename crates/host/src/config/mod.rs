@@ -448,6 +448,13 @@ pub struct Config {
 
 /// The file name of switchboard's own config.
 pub const NATIVE_FILE: &str = "switchboard.toml";
+
+/// The folder `CODEX_HOME` names, when it names one.
+fn codex_home() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
 /// The file name of Claude Code's project config.
 pub const MCP_JSON_FILE: &str = ".mcp.json";
 
@@ -463,10 +470,12 @@ impl Config {
                 && let Some(name) = p.to_str()
                 && let Some(dirs) = directories::BaseDirs::new()
             {
+                let codex_home = codex_home();
                 let folders = hosts::Folders {
                     home: dirs.home_dir(),
                     config: dirs.config_dir(),
                     cwd,
+                    codex_home: codex_home.as_deref(),
                 };
                 if let Some(file) = hosts::resolve(name, &folders) {
                     return Some(file);
@@ -488,10 +497,12 @@ impl Config {
         let Some(dirs) = directories::BaseDirs::new() else {
             return Vec::new();
         };
+        let codex_home = codex_home();
         hosts::found(&hosts::Folders {
             home: dirs.home_dir(),
             config: dirs.config_dir(),
             cwd,
+            codex_home: codex_home.as_deref(),
         })
         .into_iter()
         .filter_map(|mut found| {

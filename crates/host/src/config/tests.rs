@@ -1247,6 +1247,7 @@ fn antigravitys_mcp_config_is_read_as_antigravity_reads_it() {
         home: &home,
         config: &home,
         cwd: &cwd,
+        codex_home: None,
     };
     let user = home.join(".gemini/antigravity/mcp_config.json");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
@@ -1270,6 +1271,7 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
         home: &home,
         config: &config,
         cwd: &cwd,
+        codex_home: None,
     };
     // Nothing there: the first place, so the read error says where it looked.
     assert_eq!(
@@ -1277,6 +1279,20 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
         Some(cwd.join(".cursor/mcp.json"))
     );
     assert_eq!(hosts::resolve("no-such-host", &folders), None);
+    // Codex's file is in `CODEX_HOME` when it is set.
+    assert_eq!(
+        hosts::resolve("codex", &folders),
+        Some(home.join(".codex/config.toml"))
+    );
+    let elsewhere = dir.path().join("codex-home");
+    let moved = hosts::Folders {
+        codex_home: Some(&elsewhere),
+        ..folders
+    };
+    assert_eq!(
+        hosts::resolve("codex", &moved),
+        Some(elsewhere.join("config.toml"))
+    );
     for file in [
         home.join(".cursor/mcp.json"),
         config.join("Claude/claude_desktop_config.json"),
@@ -2616,6 +2632,7 @@ fn a_github_copilot_cli_config_is_read_as_copilot_writes_it() {
         home,
         config: Path::new("/h/.config"),
         cwd: Path::new("/p"),
+        codex_home: None,
     };
     assert_eq!(
         hosts::resolve("copilot", &folders),
@@ -3042,6 +3059,7 @@ fn claude_desktops_packaged_folder_is_found() {
         home,
         config: &config,
         cwd: home,
+        codex_home: None,
     };
     assert_eq!(
         hosts::resolve("claude-desktop", &folders),
