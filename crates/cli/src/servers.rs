@@ -95,9 +95,21 @@ impl Row {
         if let Some(origin) = &self.origin {
             v["origin"] = json!(origin);
         }
-        if !self.ruled.is_empty() {
-            v["rules"] = self
-                .ruled
+        let (own, rules): (Vec<&Ruled>, Vec<&Ruled>) = self.ruled.iter().partition(|r| r.own);
+        if !own.is_empty() {
+            v["approval"] = own
+                .iter()
+                .map(|r| {
+                    json!({
+                        "verdict": verdict_word(r.verdict),
+                        "setting": r.rule,
+                        "tools": r.tools,
+                    })
+                })
+                .collect();
+        }
+        if !rules.is_empty() {
+            v["rules"] = rules
                 .iter()
                 .map(|r| {
                     json!({
@@ -322,7 +334,7 @@ fn render(rows: &[Row]) -> String {
         }
     }
     // Another host's permission rules (Claude Code's, Amp's, ...) that hide a tool, make it ask
-    // or run it unasked.
+    // or run it unasked, and the config's own `approve` where it asks or runs a tool unasked.
     let mut first = true;
     for r in rows {
         for Ruled {
@@ -330,6 +342,7 @@ fn render(rows: &[Row]) -> String {
             conditional,
             rule,
             tools,
+            ..
         } in &r.ruled
         {
             if std::mem::take(&mut first) {
@@ -366,10 +379,14 @@ fn render(rows: &[Row]) -> String {
     out
 }
 
-/// Tools of a server that one of another host's permission rules denies or makes ask.
+/// Tools of a server that one of another host's permission rules denies or makes ask (or,
+/// where no such rule decides, that the config's own `approve` setting makes ask or run
+/// unasked).
 struct Ruled {
     /// Deny, ask or allow (runs unasked).
     verdict: Verdict,
+    /// Decided by the config's `approve` setting, not another host's rule.
+    own: bool,
     /// The rule holds only for calls whose arguments match it.
     conditional: bool,
     /// The rule and its file.
@@ -404,6 +421,21 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
                 }),
         };
         let Some((verdict, rule)) = found else {
+            if let Some((verdict, setting)) = own_approval(config, &tool.def) {
+                match out
+                    .iter_mut()
+                    .find(|r| r.own && r.verdict == verdict && r.rule == setting)
+                {
+                    Some(r) => r.tools.push(name.clone()),
+                    None => out.push(Ruled {
+                        verdict,
+                        own: true,
+                        conditional: false,
+                        rule: setting,
+                        tools: vec![name.clone()],
+                    }),
+                }
+            }
             continue;
         };
         // A tool of the config's own approve setting is not the rule's to ask about or run.
@@ -418,11 +450,12 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         let source = rule.source();
         match out
             .iter_mut()
-            .find(|r| r.verdict == verdict && r.rule == source)
+            .find(|r| !r.own && r.verdict == verdict && r.rule == source)
         {
             Some(r) => r.tools.push(name.clone()),
             None => out.push(Ruled {
                 verdict,
+                own: false,
                 conditional: rule.is_conditional(),
                 rule: source,
                 tools: vec![name.clone()],
@@ -430,6 +463,35 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         }
     }
     out
+}
+
+/// Whether the config's own `approve` setting makes a call of `tool` ask (`Ask`) or run
+/// unasked where it would otherwise be asked about (`Allow`, for `approve = "never"`), and the
+/// setting: `approve = "unsafe"`, or the tool's own.
+fn own_approval(
+    config: &ServerConfig,
+    tool: &switchboard_core::catalog::Tool,
+) -> Option<(Verdict, String)> {
+    use switchboard_host::config::Approve;
+    use switchboard_host::policy::{Decision, decide};
+    let (approve, whose) = match config
+        .tool_overrides
+        .get(&tool.name)
+        .and_then(|o| o.approve)
+    {
+        Some(a) => (a, " for this tool"),
+        None => (config.approve, ""),
+    };
+    let word = serde_json::to_value(approve)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let setting = format!("approve = {word:?}{whose}");
+    match decide(config, tool) {
+        Decision::Ask { .. } => Some((Verdict::Ask, setting)),
+        Decision::Allow if approve == Approve::Never => Some((Verdict::Allow, setting)),
+        _ => None,
+    }
 }
 
 fn verdict_word(verdict: Verdict) -> &'static str {

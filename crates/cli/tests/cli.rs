@@ -2830,3 +2830,74 @@ priority = 300
         "{stored}"
     );
 }
+
+/// A Codex config's approval modes with a real server: `auto` (Codex's default) asks about the
+/// tools the server does not mark safe, a tool's `approve` runs it unasked, and `servers`
+/// shows both with the setting that decides (`approval` in `--json`).
+#[test]
+fn codexs_approval_modes_show_in_servers_and_decide_calls() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "[mcp_servers.memory]\ncommand = {}\nargs = [{}]\nenv = {{ MEMORY_FILE_PATH = {} }}\n\n\
+         [mcp_servers.memory.tools.read_graph]\napproval_mode = \"approve\"\n",
+        toml_str(Path::new(&node())),
+        toml_str(Path::new(&peer("memory"))),
+        toml_str(&dir.path().join("memory.jsonl")),
+    );
+    std::fs::write(dir.path().join("config.toml"), text).unwrap();
+    let config = ["--config", "config.toml"];
+    let out = run(dir.path(), &[&config[..], &["servers", "--json"]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let s = server(&v, "memory");
+    let approval = s["approval"]
+        .as_array()
+        .expect("the approval settings are shown");
+    let asked = approval
+        .iter()
+        .find(|a| a["verdict"] == "ask")
+        .expect("tools that ask");
+    assert_eq!(asked["setting"], "approve = \"unsafe\"", "{s}");
+    assert!(
+        asked["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("delete_entities")),
+        "{s}"
+    );
+    let unasked = approval
+        .iter()
+        .find(|a| a["verdict"] == "allow")
+        .expect("a tool run unasked");
+    assert_eq!(
+        (&unasked["setting"], &unasked["tools"]),
+        (
+            &json!("approve = \"never\" for this tool"),
+            &json!(["read_graph"])
+        ),
+        "{s}"
+    );
+    assert!(s.get("rules").is_none(), "no other host's rules: {s}");
+    let dry = |tool: &str, args: &str| {
+        let out = run(
+            dir.path(),
+            &[
+                &config[..],
+                &["call", "memory", tool, args, "--dry-run", "--json"],
+            ]
+            .concat(),
+        );
+        (out.status.code(), json(&out)["decision"].clone())
+    };
+    assert_eq!(
+        dry("delete_entities", r#"{"entityNames": ["x"]}"#),
+        (Some(1), json!("ask"))
+    );
+    assert_eq!(dry("read_graph", "{}"), (Some(0), json!("allow")));
+}
