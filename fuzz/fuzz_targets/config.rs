@@ -49,6 +49,11 @@ fuzz_target!(|data: &[u8]| {
                 let _ = server.approve_for(tool, None);
                 let _ = server.approve_for(tool, args.as_ref());
                 let _ = server.filter.rules().call(tool, args.as_ref());
+                // The same object as the tool's annotations, for rules that test them.
+                let _ = server
+                    .filter
+                    .rules()
+                    .decide(tool, args.as_ref(), args.as_ref());
             }
         }
         let _ = config.with_profile("x");
