@@ -339,16 +339,17 @@ fn render(rows: &[Row]) -> String {
     for r in rows {
         for Ruled {
             verdict,
+            own,
             conditional,
             rule,
             tools,
-            ..
         } in &r.ruled
         {
             if std::mem::take(&mut first) {
                 out.push('\n');
             }
             let what = match (verdict, conditional) {
+                (Verdict::Deny, _) if *own => "calls refused",
                 (Verdict::Deny, false) => "kept from models",
                 (Verdict::Deny, true) => "calls refused when their arguments match",
                 (Verdict::Allow, _) => "run unasked",
@@ -465,9 +466,9 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
     out
 }
 
-/// Whether the config's own `approve` setting makes a call of `tool` ask (`Ask`) or run
-/// unasked where it would otherwise be asked about (`Allow`, for `approve = "never"`), and the
-/// setting: `approve = "unsafe"`, or the tool's own.
+/// Whether the config's own `approve` setting makes a call of `tool` ask (`Ask`), refused where
+/// the host asks about nothing (`Deny`), or run unasked where it would otherwise be asked about
+/// (`Allow`, for `approve = "never"`), and the setting: `approve = "unsafe"`, or the tool's own.
 fn own_approval(
     config: &ServerConfig,
     tool: &switchboard_core::catalog::Tool,
@@ -489,6 +490,10 @@ fn own_approval(
     let setting = format!("approve = {word:?}{whose}");
     match decide(config, tool) {
         Decision::Ask { .. } => Some((Verdict::Ask, setting)),
+        Decision::Refuse { .. } => config
+            .asks_refused
+            .as_ref()
+            .map(|why| (Verdict::Deny, format!("{setting}, where {why}"))),
         Decision::Allow if approve == Approve::Never => Some((Verdict::Allow, setting)),
         _ => None,
     }

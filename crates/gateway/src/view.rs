@@ -520,6 +520,7 @@ mod tests {
             startup_timeout_written: false,
             call_timeout_written: false,
             manifest_tools: None,
+            asks_refused: None,
         }
     }
 

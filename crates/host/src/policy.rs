@@ -61,6 +61,16 @@ pub fn decide(server: &ServerConfig, tool: &Tool) -> Decision {
 /// direction: a server must say a tool is destructive to be asked about it, and must say it is
 /// read-only to skip the question under `writes`.
 pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> Decision {
+    match (asking(server, tool, arguments), &server.asks_refused) {
+        (Decision::Ask { reason }, Some(why)) => Decision::Refuse {
+            reason: format!("{reason}, and {why}"),
+        },
+        (decision, _) => decision,
+    }
+}
+
+/// [`decide_call`] before a host that asks about no call has its say.
+fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> Decision {
     let rules = server.filter.rules();
     if !listed(server, &tool.name) {
         let why = match rules.denying(&tool.name) {

@@ -7,7 +7,8 @@
 //! asks unless the tool is marked read-only (`writes`), and `auto`, Codex's default, asks for
 //! every tool its server does not mark safe (`unsafe`). With `approval_policy = "never"` and
 //! `sandbox_mode = "danger-full-access"` Codex asks about no MCP call, whatever the modes say,
-//! and neither does switchboard (`never`).
+//! and neither does switchboard (`never`); with `approval_policy = "never"` alone it refuses
+//! the calls it would ask about, and so does switchboard.
 
 use toml::{Table, Value};
 
@@ -56,9 +57,11 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
-    // Codex's "full auto": no approval asked for any MCP call.
-    let unasked = table.get("approval_policy").and_then(Value::as_str) == Some("never")
-        && table.get("sandbox_mode").and_then(Value::as_str) == Some("danger-full-access");
+    // Codex's "full auto": no approval asked for any MCP call. `never` alone refuses the calls
+    // that would need approval.
+    let never = table.get("approval_policy").and_then(Value::as_str) == Some("never");
+    let unasked =
+        never && table.get("sandbox_mode").and_then(Value::as_str) == Some("danger-full-access");
     for (name, value) in ordered {
         let start = header(name).unwrap_or(0);
         let end = text[start..]
@@ -91,7 +94,18 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             let raw: RawServer = Value::Table(native)
                 .try_into()
                 .map_err(|e: toml::de::Error| fail(None, e.message().trim().to_string()))?;
-            entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message))
+            let refused = (never && !unasked).then(|| {
+                "Codex's approval_policy = \"never\" refuses the calls it would ask about"
+                    .to_string()
+            });
+            entry::validate(ctx, name, raw)
+                .map(|s| {
+                    s.map(|mut s| {
+                        s.asks_refused = refused;
+                        s
+                    })
+                })
+                .map_err(|e| fail(e.field, e.message))
         })();
         entry::record(
             name,

@@ -663,6 +663,7 @@ pub fn validate(
         startup_timeout_written,
         call_timeout_written,
         manifest_tools,
+        asks_refused: None,
     }))
 }
 

@@ -102,6 +102,10 @@ pub struct ServerConfig {
     /// The tools an MCP bundle's manifest says its server has (a bundle run on its own, or an
     /// entry's `bundle`), when the manifest lists them and does not say they are generated.
     pub manifest_tools: Option<Vec<String>>,
+    /// The host whose config this is asks about no call and refuses the calls it would ask
+    /// about (Codex's `approval_policy = "never"`): why, for the model. Such calls are refused
+    /// rather than asked about.
+    pub asks_refused: Option<String>,
 }
 
 impl ServerConfig {
@@ -772,6 +776,7 @@ impl Config {
                 startup_timeout_written: false,
                 call_timeout_written: false,
                 manifest_tools: None,
+                asks_refused: None,
             })
             .collect();
         Config {

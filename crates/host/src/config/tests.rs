@@ -3946,4 +3946,20 @@ approval_mode = "prompt"
     let never = format!("approval_policy = \"never\"\n{servers}");
     let c = parse("config.toml", &never).unwrap();
     assert_eq!(c.servers[0].approve_for("rm", None), Approve::Always);
+    // `never` alone: what would be asked about is refused, saying why.
+    use crate::policy::{Decision, decide_call};
+    let rm = switchboard_core::Tool::new("rm", "", serde_json::json!({"type": "object"}));
+    match decide_call(&c.servers[0], &rm, None) {
+        Decision::Refuse { reason } => {
+            assert!(reason.contains("approval_policy = \"never\""), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let calm = format!("approval_policy = \"never\"\n[mcp_servers.fs]\ncommand = \"x\"\n");
+    let c = parse("config.toml", &calm).unwrap();
+    let read = serde_json::from_value::<switchboard_core::Tool>(serde_json::json!({
+        "name": "read", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}
+    }))
+    .unwrap();
+    assert_eq!(decide_call(&c.servers[0], &read, None), Decision::Allow);
 }
