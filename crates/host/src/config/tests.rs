@@ -3955,8 +3955,8 @@ approval_mode = "prompt"
         }
         other => panic!("{other:?}"),
     }
-    let calm = format!("approval_policy = \"never\"\n[mcp_servers.fs]\ncommand = \"x\"\n");
-    let c = parse("config.toml", &calm).unwrap();
+    let calm = "approval_policy = \"never\"\n[mcp_servers.fs]\ncommand = \"x\"\n";
+    let c = parse("config.toml", calm).unwrap();
     let read = serde_json::from_value::<switchboard_core::Tool>(serde_json::json!({
         "name": "read", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}
     }))
