@@ -193,7 +193,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                     listed
                         .tools
                         .iter()
-                        .filter(|t| c.filter.permits(&t.def.name))
+                        .filter(|t| c.filter.permits_tool(&t.def))
                         .count()
                 });
             let entry = config.servers.iter().find(|c| c.name() == status.name);
@@ -404,14 +404,11 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
     let mut out: Vec<Ruled> = Vec::new();
     for tool in &listed.tools {
         let name = &tool.def.name;
-        let found = match rules.denying(name) {
+        let annotations = tool.def.annotation_map();
+        let found = match rules.denying_with(name, Some(&annotations)) {
             Some(rule) => Some((Verdict::Deny, rule)),
             None => rules
-                .decide(
-                    name,
-                    Some(&switchboard_host::policy::annotations(&tool.def)),
-                    None,
-                )
+                .decide(name, Some(&annotations), None)
                 .and_then(|(v, rule)| match v {
                     // A conditional rule is shown with its own verdict, for the calls it matches.
                     Verdict::Ask | Verdict::Deny if rule.is_conditional() => {

@@ -150,7 +150,7 @@ pub fn offered(config: &Config, catalog: &Catalog) -> Vec<ServerCatalog> {
         .iter()
         .filter_map(|c| {
             let mut listed = catalog.servers.get(c.name())?.clone();
-            listed.tools.retain(|t| c.filter.permits(&t.def.name));
+            listed.tools.retain(|t| c.filter.permits_tool(&t.def));
             Some(listed)
         })
         .collect()

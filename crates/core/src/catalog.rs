@@ -59,6 +59,19 @@ impl Tool {
         }
     }
 
+    /// The annotations as the server sent them, as a JSON object (empty when it sent none),
+    /// for rules that test them.
+    pub fn annotation_map(&self) -> Map<String, Value> {
+        match self
+            .annotations
+            .as_ref()
+            .and_then(|a| serde_json::to_value(a).ok())
+        {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+
     /// True when the server says the tool only reads.
     pub fn is_read_only(&self) -> bool {
         self.annotations

@@ -364,6 +364,17 @@ impl HostRules {
     /// every call. A conditional rule cannot hide a tool; one that allows or asks about some
     /// calls keeps it listed (those calls must be possible), whatever a later rule says.
     pub fn listing(&self, tool: &str) -> Option<&HostRule> {
+        self.listing_with(tool, None)
+    }
+
+    /// [`HostRules::listing`], with the tool's annotations when its definition is at hand: a
+    /// rule on the annotations then decides like any other for the tools it holds for, and is
+    /// passed over for the others.
+    pub fn listing_with(
+        &self,
+        tool: &str,
+        annotations: Option<&Map<String, Value>>,
+    ) -> Option<&HostRule> {
         if self.is_empty() {
             return None;
         }
@@ -371,16 +382,30 @@ impl HostRules {
         strictest(self.lists.iter().filter_map(|list| {
             list.iter()
                 .filter(|r| r.matcher.is_match(&name))
-                .find(|r| r.is_unconditional() || r.verdict != Verdict::Deny)
-                .filter(|r| r.is_unconditional())
-                .map(|r| (r.verdict, r))
+                // Whether it holds for every call of this tool: `None` when it decides by the
+                // arguments (or by annotations not given).
+                .map(|r| (r, r.holds(annotations, None)))
+                .filter(|(_, holds)| *holds != Some(false))
+                .find(|(r, holds)| holds.is_some() || r.verdict != Verdict::Deny)
+                .filter(|(_, holds)| holds.is_some())
+                .map(|(r, _)| (r.verdict, r))
         }))
         .map(|(_, r)| r)
     }
 
     /// The rule that keeps `tool` from models, when one does.
     pub fn denying(&self, tool: &str) -> Option<&HostRule> {
-        self.listing(tool).filter(|r| r.verdict == Verdict::Deny)
+        self.denying_with(tool, None)
+    }
+
+    /// [`HostRules::denying`], with the tool's annotations (see [`HostRules::listing_with`]).
+    pub fn denying_with(
+        &self,
+        tool: &str,
+        annotations: Option<&Map<String, Value>>,
+    ) -> Option<&HostRule> {
+        self.listing_with(tool, annotations)
+            .filter(|r| r.verdict == Verdict::Deny)
     }
 
     /// The rule that decides a call of `tool` with `arguments`: the first that matches the

@@ -3,6 +3,9 @@
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use serde_json::{Map, Value};
+
+use crate::catalog::Tool;
 use crate::error::CoreError;
 use crate::host_rules::HostRules;
 
@@ -48,10 +51,20 @@ impl ToolFilter {
 
     /// Whether a tool with this name passes the filter.
     pub fn permits(&self, tool: &str) -> bool {
+        self.permits_with(tool, None)
+    }
+
+    /// Whether `tool` passes the filter, its definition at hand: another host's rules on the
+    /// tool's annotations decide too (Gemini CLI's `toolAnnotations`).
+    pub fn permits_tool(&self, tool: &Tool) -> bool {
+        self.permits_with(&tool.name, Some(&tool.annotation_map()))
+    }
+
+    fn permits_with(&self, tool: &str, annotations: Option<&Map<String, Value>>) -> bool {
         if self.deny_all || self.deny.as_ref().is_some_and(|d| d.is_match(tool)) {
             return false;
         }
-        if self.rules.denying(tool).is_some() {
+        if self.rules.denying_with(tool, annotations).is_some() {
             return false;
         }
         self.allow.as_ref().is_none_or(|a| a.is_match(tool))

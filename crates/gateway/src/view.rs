@@ -228,8 +228,12 @@ impl View {
             let Some(public) = names.public(server, &tool.name) else {
                 continue;
             };
-            let route = if !switchboard_host::policy::listed(config, &tool.name) {
-                let why = match config.filter.rules().denying(&tool.name) {
+            let route = if !switchboard_host::policy::listed_tool(config, tool) {
+                let why = match config
+                    .filter
+                    .rules()
+                    .denying_with(&tool.name, Some(&tool.annotation_map()))
+                {
                     Some(rule) => rule.rule.clone(),
                     None => format!("tools.allow / tools.deny of server {server:?}"),
                 };

@@ -37,6 +37,12 @@ pub fn listed(server: &ServerConfig, tool: &str) -> bool {
     server.filter.permits(tool)
 }
 
+/// Whether `tool` reaches the model, its definition at hand: [`listed`], with another host's
+/// rules on its annotations deciding too.
+pub fn listed_tool(server: &ServerConfig, tool: &Tool) -> bool {
+    server.filter.permits_tool(tool)
+}
+
 /// Whether a call to `tool` of `server` may go ahead, its arguments not known yet: as
 /// [`decide_call`], where a rule that holds only for some arguments asks when it may refuse or
 /// ask, and is passed over when it would allow.
@@ -72,8 +78,9 @@ pub fn decide_call(server: &ServerConfig, tool: &Tool, arguments: Option<&Argume
 /// [`decide_call`] before a host that asks about no call has its say.
 fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> Decision {
     let rules = server.filter.rules();
-    if !listed(server, &tool.name) {
-        let why = match rules.denying(&tool.name) {
+    let annotations = tool.annotation_map();
+    if !server.filter.permits_tool(tool) {
+        let why = match rules.denying_with(&tool.name, Some(&annotations)) {
             Some(rule) => format!("is denied by {}", rule.rule),
             None => "is not allowed by the configuration (tools.allow / tools.deny)".to_string(),
         };
@@ -88,7 +95,7 @@ fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> 
         .tool_overrides
         .get(&tool.name)
         .is_some_and(|o| o.approve.is_some());
-    let host = rules.decide(&tool.name, Some(&annotations(tool)), arguments);
+    let host = rules.decide(&tool.name, Some(&annotations), arguments);
     match host {
         Some((Verdict::Deny, rule)) => {
             return Decision::Refuse {
@@ -155,19 +162,6 @@ fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> 
         }
         Approve::Destructive => Decision::Allow,
     }
-}
-
-/// The tool's annotations as its server sent them (empty when it sent none), for rules that
-/// test them.
-pub fn annotations(tool: &Tool) -> serde_json::Map<String, serde_json::Value> {
-    tool.annotations
-        .as_ref()
-        .and_then(|a| serde_json::to_value(a).ok())
-        .and_then(|v| match v {
-            serde_json::Value::Object(m) => Some(m),
-            _ => None,
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ impl ToolSearch {
             .map(|s| {
                 let mut s = s.clone();
                 if let Some(f) = opts.filters.get(&s.server) {
-                    s.tools.retain(|t| f.permits(&t.def.name));
+                    s.tools.retain(|t| f.permits_tool(&t.def));
                 }
                 // A second tool of the same name is never sent (translate reports it), so it
                 // is not searched either: a search would find the one name twice.

@@ -149,12 +149,15 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
     }) {
         let filter = opts.filters.get(&s.server);
         for t in &s.tools {
-            match filter.filter(|f| !f.permits(&t.def.name)) {
+            match filter.filter(|f| !f.permits_tool(&t.def)) {
                 None => selected.push((s.server.as_str(), &t.def)),
                 Some(f) => hidden.push(Excluded {
                     server: s.server.clone(),
                     tool: t.def.name.clone(),
-                    reason: match f.rules().denying(&t.def.name) {
+                    reason: match f
+                        .rules()
+                        .denying_with(&t.def.name, Some(&t.def.annotation_map()))
+                    {
                         Some(rule) => rule.source(),
                         None => "the config's tools.allow / tools.deny".to_string(),
                     },

@@ -3833,6 +3833,13 @@ decision = "allow"
 priority = 300
 
 [[rule]]
+mcpName = "proj"
+toolName = "*"
+toolAnnotations = { destructiveHint = true }
+decision = "deny"
+priority = 250
+
+[[rule]]
 toolName = "mcp_shared_*"
 mcpName = "shared"
 decision = "ask_user"
@@ -3904,10 +3911,18 @@ priority = 900
         decide("proj", &tool("list", Some(read_only)), json!({})),
         Decision::Allow
     );
+    // A destructive tool is kept from the model by the rule on its annotations.
+    let wipe = tool("wipe", Some(destructive));
     assert!(matches!(
-        decide("proj", &tool("wipe", Some(destructive)), json!({})),
-        Decision::Ask { .. }
+        decide("proj", &wipe, json!({})),
+        Decision::Deny { .. }
     ));
+    assert!(!server_of(&c, "proj").filter.permits_tool(&wipe));
+    assert!(
+        server_of(&c, "proj")
+            .filter
+            .permits_tool(&tool("plain", None))
+    );
     // Trusted in a trusted folder: its ask_user rule asks nothing.
     assert_eq!(
         decide("shared", &tool("anything", None), json!({})),
