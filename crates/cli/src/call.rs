@@ -36,8 +36,9 @@ pub struct CallArgs {
     args: Option<String>,
     /// Make no call: say what a model's call with these arguments would meet. Its arguments are
     /// checked against the tool's schema, then the config decides as it does for a model: the
-    /// call goes ahead, is asked about (and why), is refused for its arguments by another
-    /// host's rule, or is denied (the tool is kept from models). Exit code 0 when it would go
+    /// call goes ahead, is asked about (and why), is refused (for its arguments by another
+    /// host's rule, or by a host that asks about nothing), or is denied (the tool is kept from
+    /// models). Exit code 0 when it would go
     /// ahead unasked, 1 when not.
     #[arg(long)]
     dry_run: bool,
@@ -494,7 +495,7 @@ impl DryRun {
         let what = match decision {
             "allow" => "goes ahead unasked",
             "ask" => "is asked about first",
-            "refuse" => "is refused for these arguments",
+            "refuse" => "is refused",
             _ => "is denied: the tool is kept from models",
         };
         let given = if self.problems.is_empty() {

@@ -2664,8 +2664,7 @@ fn amps_rules_on_the_arguments_refuse_only_the_calls_they_match() {
     );
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("a model's call is refused for these arguments")
-            && text.contains("not called (--dry-run)"),
+        text.contains("a model's call is refused\n") && text.contains("not called (--dry-run)"),
         "{text}"
     );
     let stored = std::fs::read_to_string(&memory_file).unwrap_or_default();
