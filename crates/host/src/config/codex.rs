@@ -12,9 +12,11 @@
 
 use toml::{Table, Value};
 
-use super::Config;
+use switchboard_core::TransportSpec;
+
 use super::entry::{self, Context, RawServer};
 use super::position::{find_toml_key, find_toml_table, line_col};
+use super::{Config, DisabledServer, ServerConfig, codex_layers};
 use crate::error::HostError;
 
 /// Keys of a Codex server entry that switchboard reads. Anything else in an entry is Codex's
@@ -44,6 +46,16 @@ pub fn is_codex(table: &Table) -> bool {
 }
 
 pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, HostError> {
+    let mut warnings = Vec::new();
+    // The user's file brings Codex's other layers with it.
+    let user = codex_layers::is_user_file(ctx);
+    let layered;
+    let table = if user {
+        layered = codex_layers::merged(ctx, table, &mut warnings);
+        &layered
+    } else {
+        table
+    };
     let Some(Value::Table(entries)) = table.get("mcp_servers") else {
         return Err(HostError::ConfigShape {
             path: ctx.path.to_path_buf(),
@@ -56,7 +68,6 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     ordered.sort_by_key(|(name, _)| header(name).unwrap_or(usize::MAX));
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
-    let mut warnings = Vec::new();
     // Codex's "full auto": no approval asked for any MCP call. `never` alone refuses the calls
     // that would need approval.
     let never = table.get("approval_policy").and_then(Value::as_str) == Some("never");
@@ -114,6 +125,28 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             &mut servers,
             &mut disabled,
         );
+    }
+    if user && let Some((file, list)) = codex_layers::allowlist(ctx, &mut warnings) {
+        let (kept, refused): (Vec<ServerConfig>, Vec<ServerConfig>) =
+            servers.into_iter().partition(|s| {
+                let identity = match &s.spec.transport {
+                    TransportSpec::Stdio { command, args, .. } => codex_layers::Identity::Command(
+                        s.written_command.as_deref().unwrap_or(command),
+                        args,
+                    ),
+                    TransportSpec::Http { url, .. } => codex_layers::Identity::Url(url),
+                };
+                codex_layers::allows(&list, s.name(), &identity)
+            });
+        servers = kept;
+        disabled.extend(refused.into_iter().map(|s| DisabledServer {
+            name: s.name().to_string(),
+            reason: format!(
+                "not allowed by Codex's requirements ({}: mcp_servers)",
+                file.display()
+            ),
+            origin: s.origin.clone(),
+        }));
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
 }

@@ -12,6 +12,7 @@ mod claude_plugins;
 mod claude_policy;
 mod claude_settings;
 mod codex;
+mod codex_layers;
 mod continue_dev;
 mod crush;
 mod cursor;

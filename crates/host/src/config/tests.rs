@@ -3978,3 +3978,77 @@ approval_mode = "prompt"
     .unwrap();
     assert_eq!(decide_call(&c.servers[0], &read, None), Decision::Allow);
 }
+
+/// Codex's user file brings the trusted project's `.codex/config.toml` layers with it (from the
+/// project's root down, merged key by key: a project may add a server or switch one off), and
+/// an untrusted project's layer is left out, saying how to trust it.
+#[test]
+fn codexs_trusted_project_layers_join_its_user_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("proj"));
+    let sub = project.join("pkg");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::write(project.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    for (folder, text) in [
+        (
+            &project,
+            "[mcp_servers.mine]\nenabled = false\n\n[mcp_servers.proj]\ncommand = \"p\"\n",
+        ),
+        (
+            &sub,
+            "[mcp_servers.deep]\ncommand = \"d\"\n\n[mcp_servers.proj]\nargs = [\"--deep\"]\n",
+        ),
+    ] {
+        std::fs::create_dir_all(folder.join(".codex")).unwrap();
+        std::fs::write(folder.join(".codex/config.toml"), text).unwrap();
+    }
+    let user_file = home.join(".codex/config.toml");
+    let write_user = |trusted: bool| {
+        let trust = if trusted {
+            format!(
+                "[projects.{:?}]\ntrust_level = \"trusted\"\n",
+                project.display().to_string()
+            )
+        } else {
+            String::new()
+        };
+        let text = format!("[mcp_servers.mine]\ncommand = \"m\"\n\n{trust}");
+        std::fs::write(&user_file, &text).unwrap();
+        text
+    };
+    let home_var = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_var.clone());
+    let text = write_user(true);
+    let c = Config::parse_in(&user_file, &text, &env, Some(sub.clone())).unwrap();
+    let mut got: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    got.sort();
+    assert_eq!(got, ["deep", "proj"], "{:?} {:?}", c.disabled, c.warnings);
+    assert!(
+        reason(&c, "mine").contains("enabled = false"),
+        "{:?}",
+        c.disabled
+    );
+    match &server_of(&c, "proj").spec.transport {
+        TransportSpec::Stdio { command, args, .. } => {
+            assert_eq!(
+                (command.as_str(), args.as_slice()),
+                ("p", &["--deep".to_string()][..])
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Not trusted: only the user's own servers, and a warning naming the project's file.
+    let text = write_user(false);
+    let c = Config::parse_in(&user_file, &text, &env, Some(sub.clone())).unwrap();
+    let got: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(got, ["mine"], "{:?}", c.disabled);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("only once the project is trusted")),
+        "{:?}",
+        c.warnings
+    );
+}

@@ -1,0 +1,321 @@
+//! Codex CLI's config as Codex gathers it when its user file (`$CODEX_HOME/config.toml`, else
+//! `~/.codex/config.toml`) is the config: the system file (`/etc/codex/config.toml`), the user's,
+//! each trusted project's `.codex/config.toml` from the project's root down to the working
+//! folder (the closest winning), then the administrator's `managed_config.toml`, merged as Codex
+//! merges them (tables key by key, everything else replaced), and the administrator's
+//! `requirements.toml` allowlist of MCP servers (a server it does not allow is disabled, saying
+//! so).
+//!
+//! A project layer counts only when the user's (or system's, or managed) `[projects."PATH"]`
+//! says `trust_level = "trusted"` for its folder, the project's root or the git repository's
+//! root, the path written exactly as the folder's canonical path or as given; the project's
+//! root is the nearest folder from the working one up that holds a `.git`.
+
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+use super::entry::Context;
+use super::layers::same_file;
+
+/// Codex's system folder on this platform.
+fn system_dir() -> PathBuf {
+    PathBuf::from(if cfg!(windows) {
+        r"C:\ProgramData\OpenAI\Codex"
+    } else {
+        "/etc/codex"
+    })
+}
+
+/// Codex's home folder: `CODEX_HOME`, else `~/.codex`.
+pub fn codex_home(ctx: &Context<'_>) -> Option<PathBuf> {
+    (ctx.env)("CODEX_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| ctx.home().map(|h| h.join(".codex")))
+}
+
+/// Whether the file read is the user's Codex config, which Codex reads with its other layers.
+pub fn is_user_file(ctx: &Context<'_>) -> bool {
+    codex_home(ctx).is_some_and(|home| same_file(ctx.path, &home.join("config.toml")))
+}
+
+/// The config Codex would use: the layers around the user's file (`user`, as read) merged, with
+/// a warning for each layer that cannot be read.
+pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Table {
+    let system = system_dir();
+    let read = |path: &Path, what: &str, warnings: &mut Vec<String>| -> Option<Table> {
+        ctx.input(path);
+        let text = std::fs::read_to_string(path).ok()?;
+        match toml::from_str::<Table>(&text) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: {what} cannot be read ({}); Codex's other config files are read",
+                    path.display(),
+                    e.message().trim()
+                ));
+                None
+            }
+        }
+    };
+    let mut base = Table::new();
+    if let Some(t) = read(
+        &system.join("config.toml"),
+        "Codex's system config",
+        warnings,
+    ) {
+        merge(&mut base, t);
+    }
+    merge(&mut base, user.clone());
+    let managed = read(
+        &system.join("managed_config.toml"),
+        "Codex's managed config",
+        warnings,
+    );
+    // Trust is decided by the layers other than the projects'.
+    let mut trust_source = base.clone();
+    if let Some(m) = &managed {
+        merge(&mut trust_source, m.clone());
+    }
+    let projects = trust_source
+        .get("projects")
+        .and_then(Value::as_table)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(cwd) = &ctx.cwd {
+        let home = codex_home(ctx);
+        let root = project_root(cwd);
+        for dir in folders(&root, cwd) {
+            let codex = dir.join(".codex");
+            if !codex.is_dir() || home.as_ref().is_some_and(|h| same_file(&codex, h)) {
+                continue;
+            }
+            let file = codex.join("config.toml");
+            ctx.input(&file);
+            if !file.is_file() {
+                continue;
+            }
+            if !trusted(&projects, &dir, &root) {
+                warnings.push(format!(
+                    "{}: Codex reads this project's config only once the project is trusted (trust_level = \"trusted\" under [projects] in {})",
+                    file.display(),
+                    ctx.path.display()
+                ));
+                continue;
+            }
+            if let Some(mut t) = read(&file, "Codex's project config", warnings) {
+                // Keys a project may not set, as Codex strips them.
+                for key in [
+                    "profile",
+                    "profiles",
+                    "model_provider",
+                    "model_providers",
+                    "notify",
+                ] {
+                    t.remove(key);
+                }
+                merge(&mut base, t);
+            }
+        }
+    }
+    if let Some(m) = managed {
+        merge(&mut base, m);
+    }
+    base
+}
+
+/// Codex's merge: a table into a table key by key, anything else replacing.
+fn merge(base: &mut Table, over: Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(Value::Table(b)), Value::Table(o)) => merge(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+/// The project's root: the nearest folder from `cwd` up holding a `.git` (a folder with a
+/// `HEAD`, or a file), else `cwd`.
+fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|d| {
+            let git = d.join(".git");
+            git.is_file() || git.join("HEAD").is_file()
+        })
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// The folders from `root` down to `cwd`, both included.
+fn folders(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = cwd
+        .ancestors()
+        .take_while(|d| d.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect();
+    out.reverse();
+    out
+}
+
+/// Whether Codex trusts `dir`'s project layer: the first `[projects]` entry for the folder,
+/// the project's root or the git repository's root (here the same), by its canonical path or
+/// as given, says `trusted`.
+fn trusted(projects: &Table, dir: &Path, root: &Path) -> bool {
+    let level = |p: &Path| {
+        let canonical = p.canonicalize().ok();
+        [canonical.as_deref(), Some(p)]
+            .into_iter()
+            .flatten()
+            .find_map(|k| projects.get(k.to_string_lossy().as_ref()))
+            .and_then(|e| e.get("trust_level"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    level(dir).or_else(|| level(root)).as_deref() == Some("trusted")
+}
+
+/// The administrator's MCP allowlist (`mcp_servers` in `requirements.toml`), when there is one.
+pub fn allowlist(ctx: &Context<'_>, warnings: &mut Vec<String>) -> Option<(PathBuf, Table)> {
+    let file = system_dir().join("requirements.toml");
+    ctx.input(&file);
+    let text = std::fs::read_to_string(&file).ok()?;
+    match toml::from_str::<Table>(&text) {
+        Ok(t) => Some((file, t.get("mcp_servers")?.as_table()?.clone())),
+        Err(e) => {
+            warnings.push(format!(
+                "{}: Codex's requirements cannot be read ({}); Codex would not start",
+                file.display(),
+                e.message().trim()
+            ));
+            None
+        }
+    }
+}
+
+/// What a server is, for the allowlist: its command and arguments, or its URL.
+pub enum Identity<'a> {
+    /// A stdio server.
+    Command(&'a str, &'a [String]),
+    /// An HTTP server.
+    Url(&'a str),
+}
+
+/// Whether the allowlist lets server `name` with `identity` run: its entry's `identity` names
+/// the same command (or URL) exactly, or by matchers (`executable` and each argument `exact`,
+/// `prefix` or a whole-value `regex`; a URL `exact`, `prefix` or `regex`).
+pub fn allows(list: &Table, name: &str, identity: &Identity<'_>) -> bool {
+    let Some(wanted) = list
+        .get(name)
+        .and_then(|e| e.get("identity"))
+        .and_then(Value::as_table)
+    else {
+        return false;
+    };
+    match identity {
+        Identity::Command(command, args) => match wanted.get("command") {
+            Some(Value::String(c)) => c == command,
+            Some(Value::Table(m)) => {
+                m.get("executable").and_then(Value::as_str) == Some(command)
+                    && m.get("args").and_then(Value::as_array).is_some_and(|want| {
+                        want.len() == args.len()
+                            && want.iter().zip(args.iter()).all(|(w, a)| matcher(w, a))
+                    })
+            }
+            _ => false,
+        },
+        Identity::Url(url) => match wanted.get("url") {
+            Some(Value::String(u)) => u == url,
+            Some(m @ Value::Table(_)) => matcher(m, url),
+            _ => false,
+        },
+    }
+}
+
+/// One of Codex's value matchers: `{match = "exact" | "prefix", value}` or `{match = "regex",
+/// expression}` (the whole value).
+fn matcher(m: &Value, value: &str) -> bool {
+    let text = |k: &str| m.get(k).and_then(Value::as_str);
+    match text("match") {
+        Some("exact") => text("value") == Some(value),
+        Some("prefix") => text("value").is_some_and(|p| value.starts_with(p)),
+        Some("regex") => text("expression")
+            .and_then(|e| regex::Regex::new(&format!(r"\A(?:{e})\z")).ok())
+            .is_some_and(|r| r.is_match(value)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> Table {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn layers_merge_as_codex_merges_them() {
+        let mut base =
+            table("[mcp_servers.a]\ncommand = \"x\"\nargs = [\"1\", \"2\"]\nenv = { A = \"1\" }\n");
+        merge(
+            &mut base,
+            table(
+                "[mcp_servers.a]\nenabled = false\nargs = [\"3\"]\nenv = { B = \"2\" }\n[mcp_servers.b]\nurl = \"u\"\n",
+            ),
+        );
+        let a = &base["mcp_servers"]["a"];
+        assert_eq!(a["command"].as_str(), Some("x"));
+        assert_eq!(a["enabled"].as_bool(), Some(false));
+        assert_eq!(a["args"].as_array().unwrap().len(), 1);
+        assert_eq!(a["env"].as_table().unwrap().len(), 2);
+        assert!(base["mcp_servers"].get("b").is_some());
+    }
+
+    #[test]
+    fn the_allowlist_matches_as_codex_matches() {
+        let list = table(
+            r#"
+[docs.identity]
+command = "docs-mcp"
+[proxy.identity]
+command = { executable = "co", args = [{ match = "exact", value = "mcp" }, { match = "prefix", value = "--s" }, { match = "regex", expression = "[a-z]+" }] }
+[remote.identity]
+url = { match = "prefix", value = "https://mcp.example.com/" }
+"#,
+        );
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(allows(
+            &list,
+            "docs",
+            &Identity::Command("docs-mcp", &args(&["-v"]))
+        ));
+        assert!(!allows(&list, "docs", &Identity::Command("other", &[])));
+        assert!(!allows(&list, "docs", &Identity::Url("docs-mcp")));
+        assert!(!allows(&list, "nope", &Identity::Command("docs-mcp", &[])));
+        let ok = args(&["mcp", "--serve", "abc"]);
+        assert!(allows(&list, "proxy", &Identity::Command("co", &ok)));
+        assert!(!allows(
+            &list,
+            "proxy",
+            &Identity::Command("co", &args(&["mcp", "--serve", "ab1"]))
+        ));
+        assert!(!allows(
+            &list,
+            "proxy",
+            &Identity::Command("co", &args(&["mcp", "--serve"]))
+        ));
+        assert!(allows(
+            &list,
+            "remote",
+            &Identity::Url("https://mcp.example.com/x")
+        ));
+        assert!(!allows(
+            &list,
+            "remote",
+            &Identity::Url("https://evil.example/")
+        ));
+    }
+}
