@@ -57,6 +57,9 @@ impl ToolFilter {
     /// Whether `tool` passes the filter, its definition at hand: another host's rules on the
     /// tool's annotations decide too (Gemini CLI's `toolAnnotations`).
     pub fn permits_tool(&self, tool: &Tool) -> bool {
+        if self.rules.is_empty() {
+            return self.permits(&tool.name);
+        }
         self.permits_with(&tool.name, Some(&tool.annotation_map()))
     }
 
