@@ -90,7 +90,12 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
-    let Some(home) = ctx.home() else {
+    // Gemini CLI's home: `GEMINI_CLI_HOME` when set (its `.gemini` is there), else the user's.
+    let home = (ctx.env)("GEMINI_CLI_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| ctx.home());
+    let Some(home) = home else {
         let own = Config::parse_part(ctx.path, text, ctx.env)?;
         return Ok(ctx.servers_only(own.servers, own.disabled, own.warnings));
     };

@@ -5,13 +5,15 @@ use std::path::{Path, PathBuf};
 
 /// The folders the places are relative to: the user's home, the platform's user config folder
 /// (`~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows) and
-/// the working directory (for project files), and the folder `CODEX_HOME` names, when set
-/// (Codex keeps its `config.toml` there instead of in `~/.codex`).
+/// the working directory (for project files), and the folders `CODEX_HOME` and
+/// `GEMINI_CLI_HOME` name, when set (Codex keeps its `config.toml` in the first instead of in
+/// `~/.codex`; Gemini CLI its `.gemini` folder in the second instead of in the home).
 pub struct Folders<'a> {
     pub home: &'a Path,
     pub config: &'a Path,
     pub cwd: &'a Path,
     pub codex_home: Option<&'a Path>,
+    pub gemini_home: Option<&'a Path>,
 }
 
 /// One host: the names `--config` takes for it, what to call it, and where its files (or, for
@@ -91,7 +93,9 @@ const HOSTS: &[Host] = &[
         places: |f| {
             vec![
                 f.cwd.join(".gemini/settings.json"),
-                f.home.join(".gemini/settings.json"),
+                f.gemini_home
+                    .unwrap_or(f.home)
+                    .join(".gemini/settings.json"),
             ]
         },
     },

@@ -456,7 +456,12 @@ pub const NATIVE_FILE: &str = "switchboard.toml";
 
 /// The folder `CODEX_HOME` names, when it names one.
 fn codex_home() -> Option<PathBuf> {
-    std::env::var_os("CODEX_HOME")
+    env_folder("CODEX_HOME")
+}
+
+/// The folder environment variable `var` names, when it names one.
+fn env_folder(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }
@@ -475,12 +480,13 @@ impl Config {
                 && let Some(name) = p.to_str()
                 && let Some(dirs) = directories::BaseDirs::new()
             {
-                let codex_home = codex_home();
+                let (codex_home, gemini_home) = (codex_home(), env_folder("GEMINI_CLI_HOME"));
                 let folders = hosts::Folders {
                     home: dirs.home_dir(),
                     config: dirs.config_dir(),
                     cwd,
                     codex_home: codex_home.as_deref(),
+                    gemini_home: gemini_home.as_deref(),
                 };
                 if let Some(file) = hosts::resolve(name, &folders) {
                     return Some(file);
@@ -502,12 +508,13 @@ impl Config {
         let Some(dirs) = directories::BaseDirs::new() else {
             return Vec::new();
         };
-        let codex_home = codex_home();
+        let (codex_home, gemini_home) = (codex_home(), env_folder("GEMINI_CLI_HOME"));
         hosts::found(&hosts::Folders {
             home: dirs.home_dir(),
             config: dirs.config_dir(),
             cwd,
             codex_home: codex_home.as_deref(),
+            gemini_home: gemini_home.as_deref(),
         })
         .into_iter()
         .filter_map(|mut found| {

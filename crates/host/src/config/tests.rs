@@ -1248,6 +1248,7 @@ fn antigravitys_mcp_config_is_read_as_antigravity_reads_it() {
         config: &home,
         cwd: &cwd,
         codex_home: None,
+        gemini_home: None,
     };
     let user = home.join(".gemini/antigravity/mcp_config.json");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
@@ -1272,6 +1273,7 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
         config: &config,
         cwd: &cwd,
         codex_home: None,
+        gemini_home: None,
     };
     // Nothing there: the first place, so the read error says where it looked.
     assert_eq!(
@@ -1292,6 +1294,18 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
     assert_eq!(
         hosts::resolve("codex", &moved),
         Some(elsewhere.join("config.toml"))
+    );
+    // Gemini CLI's `.gemini` is in `GEMINI_CLI_HOME` when it is set (a project's file first).
+    let gemini = dir.path().join("gemini-home");
+    std::fs::create_dir_all(gemini.join(".gemini")).unwrap();
+    std::fs::write(gemini.join(".gemini/settings.json"), "{}").unwrap();
+    let moved = hosts::Folders {
+        gemini_home: Some(&gemini),
+        ..folders
+    };
+    assert_eq!(
+        hosts::resolve("gemini", &moved),
+        Some(gemini.join(".gemini/settings.json"))
     );
     for file in [
         home.join(".cursor/mcp.json"),
@@ -2633,6 +2647,7 @@ fn a_github_copilot_cli_config_is_read_as_copilot_writes_it() {
         config: Path::new("/h/.config"),
         cwd: Path::new("/p"),
         codex_home: None,
+        gemini_home: None,
     };
     assert_eq!(
         hosts::resolve("copilot", &folders),
@@ -3060,6 +3075,7 @@ fn claude_desktops_packaged_folder_is_found() {
         config: &config,
         cwd: home,
         codex_home: None,
+        gemini_home: None,
     };
     assert_eq!(
         hosts::resolve("claude-desktop", &folders),
@@ -4049,6 +4065,35 @@ fn codexs_trusted_project_layers_join_its_user_config() {
             .iter()
             .any(|w| w.contains("only once the project is trusted")),
         "{:?}",
+        c.warnings
+    );
+}
+
+/// `GEMINI_CLI_HOME` moves Gemini CLI's `.gemini` folder (settings, trusted folders, extensions,
+/// policies) away from the home, as Gemini CLI reads it.
+#[test]
+fn gemini_clis_home_may_be_moved() {
+    let m = GeminiMachine::new();
+    m.write(
+        &m.home.join(".gemini/trustedFolders.json"),
+        serde_json::json!({ m.project.display().to_string(): "TRUST_FOLDER" }),
+    );
+    let home = m.home.display().to_string();
+    let system = m.system().display().to_string();
+    let env = move |name: &str| match name {
+        "HOME" => Some("/nonexistent-home".to_string()),
+        "GEMINI_CLI_HOME" => Some(home.clone()),
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH" => Some(system.clone()),
+        _ => None,
+    };
+    let file = m.project.join(".gemini/settings.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let c = Config::parse_in(&file, &text, &env, Some(m.project.clone())).unwrap();
+    assert_eq!(
+        names(&c),
+        ["alpha-srv", "beta-srv", "mine", "proj", "shared"],
+        "{:?} {:?}",
+        c.disabled,
         c.warnings
     );
 }
