@@ -70,9 +70,30 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     let mut disabled = Vec::new();
     // Codex's "full auto": no approval asked for any MCP call. `never` alone refuses the calls
     // that would need approval.
-    let never = table.get("approval_policy").and_then(Value::as_str) == Some("never");
-    let unasked =
-        never && table.get("sandbox_mode").and_then(Value::as_str) == Some("danger-full-access");
+    let requirements = if user {
+        codex_layers::requirements(ctx, &mut warnings)
+    } else {
+        None
+    };
+    let required = |key: &str| requirements.as_ref().and_then(|(_, r)| r.get(key));
+    let policy = codex_layers::required(
+        table.get("approval_policy").and_then(Value::as_str),
+        "on-request",
+        required("allowed_approval_policies"),
+        None,
+        "approval_policy",
+        &mut warnings,
+    );
+    let sandbox = codex_layers::required(
+        table.get("sandbox_mode").and_then(Value::as_str),
+        "read-only",
+        required("allowed_sandbox_modes"),
+        Some("read-only"),
+        "sandbox_mode",
+        &mut warnings,
+    );
+    let never = policy == "never";
+    let unasked = never && sandbox == "danger-full-access";
     for (name, value) in ordered {
         let start = header(name).unwrap_or(0);
         let end = text[start..]
@@ -126,7 +147,10 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
             &mut disabled,
         );
     }
-    if user && let Some((file, list)) = codex_layers::allowlist(ctx, &mut warnings) {
+    if let Some((file, list)) = requirements
+        .as_ref()
+        .and_then(|(f, r)| Some((f, r.get("mcp_servers")?.as_table()?)))
+    {
         let (kept, refused): (Vec<ServerConfig>, Vec<ServerConfig>) =
             servers.into_iter().partition(|s| {
                 let identity = match &s.spec.transport {
@@ -136,7 +160,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
                     ),
                     TransportSpec::Http { url, .. } => codex_layers::Identity::Url(url),
                 };
-                codex_layers::allows(&list, s.name(), &identity)
+                codex_layers::allows(list, s.name(), &identity)
             });
         servers = kept;
         disabled.extend(refused.into_iter().map(|s| DisabledServer {

@@ -177,13 +177,13 @@ fn trusted(projects: &Table, dir: &Path, root: &Path) -> bool {
     level(dir).or_else(|| level(root)).as_deref() == Some("trusted")
 }
 
-/// The administrator's MCP allowlist (`mcp_servers` in `requirements.toml`), when there is one.
-pub fn allowlist(ctx: &Context<'_>, warnings: &mut Vec<String>) -> Option<(PathBuf, Table)> {
+/// The administrator's requirements (`requirements.toml`), when there are some.
+pub fn requirements(ctx: &Context<'_>, warnings: &mut Vec<String>) -> Option<(PathBuf, Table)> {
     let file = system_dir().join("requirements.toml");
     ctx.input(&file);
     let text = std::fs::read_to_string(&file).ok()?;
     match toml::from_str::<Table>(&text) {
-        Ok(t) => Some((file, t.get("mcp_servers")?.as_table()?.clone())),
+        Ok(t) => Some((file, t)),
         Err(e) => {
             warnings.push(format!(
                 "{}: Codex's requirements cannot be read ({}); Codex would not start",
@@ -193,6 +193,36 @@ pub fn allowlist(ctx: &Context<'_>, warnings: &mut Vec<String>) -> Option<(PathB
             None
         }
     }
+}
+
+/// The value of `key` (`approval_policy`, `sandbox_mode`) Codex uses under the requirements'
+/// `allowed` list (`allowed_approval_policies`, `allowed_sandbox_modes`): the configured one
+/// (else Codex's `default`) when allowed, else `fallback` (the list's first policy; `read-only`
+/// for the sandbox), with a warning when the config set a disallowed one.
+pub fn required<'a>(
+    configured: Option<&'a str>,
+    default: &'a str,
+    allowed: Option<&'a Value>,
+    fallback: Option<&'a str>,
+    key: &str,
+    warnings: &mut Vec<String>,
+) -> &'a str {
+    let value = configured.unwrap_or(default);
+    let Some(allowed) = allowed.and_then(Value::as_array) else {
+        return value;
+    };
+    if allowed.iter().any(|a| a.as_str() == Some(value)) {
+        return value;
+    }
+    let fallback = fallback
+        .or_else(|| allowed.first().and_then(Value::as_str))
+        .unwrap_or(default);
+    if configured.is_some() {
+        warnings.push(format!(
+            "Codex's {key} = {value:?} is not allowed by its requirements; {fallback:?} holds, as in Codex"
+        ));
+    }
+    fallback
 }
 
 /// What a server is, for the allowlist: its command and arguments, or its URL.
@@ -272,6 +302,52 @@ mod tests {
         assert_eq!(a["args"].as_array().unwrap().len(), 1);
         assert_eq!(a["env"].as_table().unwrap().len(), 2);
         assert!(base["mcp_servers"].get("b").is_some());
+    }
+
+    #[test]
+    fn requirements_hold_over_the_approval_policy_and_sandbox() {
+        let req = table(
+            "allowed_approval_policies = [\"on-request\"]\nallowed_sandbox_modes = [\"read-only\", \"workspace-write\"]\nforced = [\"never\"]\n",
+        );
+        let mut w = Vec::new();
+        let policy = |c, w: &mut Vec<String>| {
+            required(
+                c,
+                "on-request",
+                req.get("allowed_approval_policies"),
+                None,
+                "approval_policy",
+                w,
+            )
+        };
+        assert_eq!(policy(Some("never"), &mut w), "on-request");
+        assert_eq!(w.len(), 1);
+        assert_eq!(policy(None, &mut w), "on-request");
+        let sandbox = required(
+            Some("danger-full-access"),
+            "read-only",
+            req.get("allowed_sandbox_modes"),
+            Some("read-only"),
+            "sandbox_mode",
+            &mut w,
+        );
+        assert_eq!(sandbox, "read-only");
+        // A requirement of `never` holds even when the config sets nothing.
+        assert_eq!(
+            required(
+                None,
+                "on-request",
+                req.get("forced"),
+                None,
+                "approval_policy",
+                &mut w
+            ),
+            "never"
+        );
+        assert_eq!(
+            required(Some("never"), "on-request", None, None, "k", &mut w),
+            "never"
+        );
     }
 
     #[test]
