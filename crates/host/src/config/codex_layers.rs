@@ -18,8 +18,15 @@ use toml::{Table, Value};
 use super::entry::Context;
 use super::layers::same_file;
 
-/// Codex's system folder on this platform.
-fn system_dir() -> PathBuf {
+/// Points at another folder than Codex's system one, to try an administrator's files
+/// (`config.toml`, `managed_config.toml`, `requirements.toml`) before deploying them.
+pub const SYSTEM_DIR_VAR: &str = "SWITCHBOARD_CODEX_SYSTEM_DIR";
+
+/// Codex's system folder on this platform, or the one [`SYSTEM_DIR_VAR`] names.
+fn system_dir(ctx: &Context<'_>) -> PathBuf {
+    if let Some(dir) = (ctx.env)(SYSTEM_DIR_VAR).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
     PathBuf::from(if cfg!(windows) {
         r"C:\ProgramData\OpenAI\Codex"
     } else {
@@ -43,7 +50,7 @@ pub fn is_user_file(ctx: &Context<'_>) -> bool {
 /// The config Codex would use: the layers around the user's file (`user`, as read) merged, with
 /// a warning for each layer that cannot be read.
 pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Table {
-    let system = system_dir();
+    let system = system_dir(ctx);
     let read = |path: &Path, what: &str, warnings: &mut Vec<String>| -> Option<Table> {
         ctx.input(path);
         let text = std::fs::read_to_string(path).ok()?;
@@ -179,7 +186,7 @@ fn trusted(projects: &Table, dir: &Path, root: &Path) -> bool {
 
 /// The administrator's requirements (`requirements.toml`), when there are some.
 pub fn requirements(ctx: &Context<'_>, warnings: &mut Vec<String>) -> Option<(PathBuf, Table)> {
-    let file = system_dir().join("requirements.toml");
+    let file = system_dir(ctx).join("requirements.toml");
     ctx.input(&file);
     let text = std::fs::read_to_string(&file).ok()?;
     match toml::from_str::<Table>(&text) {

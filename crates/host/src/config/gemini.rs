@@ -273,6 +273,9 @@ pub fn gather(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Hos
     super::gemini_policy::apply(
         &super::gemini_policy::Sources {
             input: &input,
+            system_policies: (ctx.env)("SWITCHBOARD_GEMINI_SYSTEM_POLICIES")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
             roots: &roots,
             home: &home,
             cwd: workspace.as_deref(),

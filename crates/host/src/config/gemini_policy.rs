@@ -59,6 +59,9 @@ pub(super) struct Sources<'a> {
     pub folder_trusted: bool,
     /// Notes that the config depends on a file or folder (read, or looked for).
     pub input: &'a dyn Fn(&Path),
+    /// Another folder to read as the system policies (`SWITCHBOARD_GEMINI_SYSTEM_POLICIES`, to
+    /// try an administrator's policies before deploying them).
+    pub system_policies: Option<PathBuf>,
 }
 
 /// One rule of Gemini CLI's, as it holds it after loading.
@@ -450,10 +453,14 @@ fn policy_paths(
     warnings: &mut Vec<String>,
 ) -> Vec<(PathBuf, f64)> {
     let mut out = Vec::new();
-    let system = system_dir();
+    let (system, chosen) = match &src.system_policies {
+        Some(dir) => (dir.clone(), true),
+        None => (system_dir(), false),
+    };
     let mut system_has_policies = false;
     if system.is_dir() {
-        match secure(&system) {
+        // A folder the user names to try policies in is theirs to trust.
+        match if chosen { Ok(()) } else { secure(&system) } {
             Ok(()) => {
                 system_has_policies = toml_files(&system).is_ok_and(|f| !f.is_empty());
                 out.push((system.clone(), ADMIN_TIER));

@@ -4097,3 +4097,109 @@ fn gemini_clis_home_may_be_moved() {
         c.warnings
     );
 }
+
+/// An administrator's Codex files, tried from another folder: the system config adds a server,
+/// the managed config holds over the user's, and the requirements' allowlist disables every
+/// server whose name and command it does not allow.
+#[test]
+fn codexs_administrator_files_hold_over_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, system) = (root.join("home"), root.join("etc-codex"));
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::create_dir_all(&system).unwrap();
+    std::fs::write(
+        system.join("config.toml"),
+        "[mcp_servers.sys]\ncommand = \"sys\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        system.join("managed_config.toml"),
+        "[mcp_servers.docs]\ndefault_tools_approval_mode = \"prompt\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        system.join("requirements.toml"),
+        "allowed_approval_policies = [\"on-request\"]\n\n[mcp_servers.docs.identity]\ncommand = \"docs-mcp\"\n",
+    )
+    .unwrap();
+    let user_file = home.join(".codex/config.toml");
+    let text = "approval_policy = \"never\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\ndefault_tools_approval_mode = \"approve\"\n\n[mcp_servers.evil]\ncommand = \"evil\"\n";
+    std::fs::write(&user_file, text).unwrap();
+    let (h, s) = (home.display().to_string(), system.display().to_string());
+    let env = move |name: &str| match name {
+        "HOME" => Some(h.clone()),
+        "SWITCHBOARD_CODEX_SYSTEM_DIR" => Some(s.clone()),
+        _ => None,
+    };
+    let c = Config::parse_in(&user_file, text, &env, Some(root.clone())).unwrap();
+    assert_eq!(names(&c), ["docs"], "{:?}", c.disabled);
+    for refused in ["evil", "sys"] {
+        assert!(
+            reason(&c, refused).contains("not allowed by Codex's requirements"),
+            "{refused}: {:?}",
+            c.disabled
+        );
+    }
+    // The managed config's mode holds; the user's `never` gives way to the required policy.
+    assert_eq!(
+        server_of(&c, "docs").approve_for("x", None),
+        Approve::Always
+    );
+    assert!(server_of(&c, "docs").asks_refused.is_none());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("approval_policy = \"never\" is not allowed")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+/// Gemini CLI's system policies (tried from another folder) outrank the user's whatever their
+/// own priorities, and `adminPolicyPaths` is ignored while they exist, as Gemini CLI does.
+#[test]
+fn gemini_clis_system_policies_outrank_the_users() {
+    let m = GeminiMachine::new();
+    m.write(
+        &m.home.join(".gemini/trustedFolders.json"),
+        serde_json::json!({ m.project.display().to_string(): "TRUST_FOLDER" }),
+    );
+    let mut user: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(m.home.join(".gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    user["adminPolicyPaths"] = serde_json::json!(["/nowhere/admin"]);
+    m.write(&m.home.join(".gemini/settings.json"), user);
+    let rule = |tool: &str, decision: &str, priority: u32| {
+        format!(
+            "[[rule]]\nmcpName = \"mine\"\ntoolName = \"{tool}\"\ndecision = \"{decision}\"\npriority = {priority}\n"
+        )
+    };
+    std::fs::create_dir_all(m.home.join(".gemini/policies")).unwrap();
+    std::fs::write(
+        m.home.join(".gemini/policies/u.toml"),
+        rule("*", "allow", 999),
+    )
+    .unwrap();
+    let system = m.home.parent().unwrap().join("gemini-system-policies");
+    std::fs::create_dir_all(&system).unwrap();
+    std::fs::write(system.join("admin.toml"), rule("write", "deny", 0)).unwrap();
+    let c = m.read(
+        &m.project.join(".gemini/settings.json"),
+        &[(
+            "SWITCHBOARD_GEMINI_SYSTEM_POLICIES",
+            &system.display().to_string(),
+        )],
+    );
+    let mine = server_of(&c, "mine");
+    assert!(!mine.filter.permits("write") && mine.filter.permits("read"));
+    assert_eq!(mine.approve_for("read", None), Approve::Never);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("adminPolicyPaths are ignored")),
+        "{:?}",
+        c.warnings
+    );
+}
