@@ -68,8 +68,7 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     ordered.sort_by_key(|(name, _)| header(name).unwrap_or(usize::MAX));
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
-    // Codex's "full auto": no approval asked for any MCP call. `never` alone refuses the calls
-    // that would need approval.
+    // The administrator's requirements hold over the approval policy and sandbox.
     let requirements = if user {
         codex_layers::requirements(ctx, &mut warnings)
     } else {
@@ -92,6 +91,8 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
         "sandbox_mode",
         &mut warnings,
     );
+    // Codex's "full auto": no approval asked for any MCP call. `never` alone refuses the calls
+    // that would need approval.
     let never = policy == "never";
     let unasked = never && sandbox == "danger-full-access";
     for (name, value) in ordered {
