@@ -49,12 +49,17 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     let mut warnings = Vec::new();
     // The user's file brings Codex's other layers with it.
     let user = codex_layers::is_user_file(ctx);
+    let own = codex_layers::Layer {
+        path: ctx.path.to_path_buf(),
+        text: text.to_string(),
+    };
     let layered;
-    let table = if user {
-        layered = codex_layers::merged(ctx, table, &mut warnings);
-        &layered
+    let (table, layers) = if user {
+        let (merged, layers) = codex_layers::merged(ctx, table, text, &mut warnings);
+        layered = merged;
+        (&layered, layers)
     } else {
-        table
+        (table, Vec::new())
     };
     let Some(Value::Table(entries)) = table.get("mcp_servers") else {
         return Err(HostError::ConfigShape {
@@ -96,15 +101,32 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
     let never = policy == "never";
     let unasked = never && sandbox == "danger-full-access";
     for (name, value) in ordered {
-        let start = header(name).unwrap_or(0);
-        let end = text[start..]
-            .find("\n[")
-            .map_or(text.len(), |i| start + i + 1);
+        let sections = if layers.is_empty() {
+            sections(std::slice::from_ref(&own), name)
+        } else {
+            sections(&layers, name)
+        };
+        // Problems are pointed at in the file that wrote the entry: the setting in the highest
+        // layer that sets it, else the entry's header in the highest layer that has one.
+        let (home, start) = sections
+            .first()
+            .map_or((&own, 0), |(l, range)| (*l, range.start));
         let fail = |field: Option<&str>, message: String| {
-            let offset = field
-                .and_then(|f| find_toml_key(text, start..end, f))
-                .unwrap_or(start);
-            ctx.entry_error(text, offset, name, message)
+            let (layer, offset) = field
+                .and_then(|f| {
+                    sections.iter().find_map(|(l, range)| {
+                        find_toml_key(&l.text, range.clone(), f).map(|o| (*l, o))
+                    })
+                })
+                .unwrap_or((home, start));
+            let (line, column) = line_col(&layer.text, offset);
+            HostError::ServerEntry {
+                path: layer.path.clone(),
+                line,
+                column,
+                server: name.to_string(),
+                message,
+            }
         };
         let result = (|| {
             let Some(codex) = value.as_table() else {
@@ -116,10 +138,10 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
                 .filter(|k| !READ.contains(k))
                 .collect();
             if !unread.is_empty() {
-                let (line, column) = line_col(text, start);
+                let (line, column) = line_col(&home.text, start);
                 warnings.push(format!(
                     "{}:{line}:{column}: server {name:?}: Codex settings not used by switchboard: {}",
-                    ctx.path.display(),
+                    home.path.display(),
                     unread.join(", ")
                 ));
             }
@@ -174,6 +196,26 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
         }));
     }
     Ok(ctx.servers_only(servers, disabled, warnings))
+}
+
+/// The `[mcp_servers.NAME]` sections of one server in the layers that write one, highest layer
+/// first: the layer and the section's span of its text.
+fn sections<'a>(
+    layers: &'a [codex_layers::Layer],
+    name: &str,
+) -> Vec<(&'a codex_layers::Layer, std::ops::Range<usize>)> {
+    layers
+        .iter()
+        .rev()
+        .filter_map(|layer| {
+            let text = &layer.text;
+            let start = find_toml_table(text, "mcp_servers", name)?;
+            let end = text[start..]
+                .find("\n[")
+                .map_or(text.len(), |i| start + i + 1);
+            Some((layer, start..end))
+        })
+        .collect()
 }
 
 /// A Codex entry as the native entry it means, or the Codex key that is wrong and why;

@@ -47,15 +47,35 @@ pub fn is_user_file(ctx: &Context<'_>) -> bool {
     codex_home(ctx).is_some_and(|home| same_file(ctx.path, &home.join("config.toml")))
 }
 
-/// The config Codex would use: the layers around the user's file (`user`, as read) merged, with
-/// a warning for each layer that cannot be read.
-pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Table {
+/// One config file of Codex's layers as read: where it is and its text, so that what is wrong
+/// in a server entry can be pointed at in the file that wrote it.
+pub struct Layer {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The config Codex would use: the layers around the user's file (`user`, as read from `text`)
+/// merged, with a warning for each layer that cannot be read; and every layer merged, the user's
+/// included, lowest first.
+pub fn merged(
+    ctx: &Context<'_>,
+    user: &Table,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> (Table, Vec<Layer>) {
     let system = system_dir(ctx);
-    let read = |path: &Path, what: &str, warnings: &mut Vec<String>| -> Option<Table> {
+    let mut layers = Vec::new();
+    let read = |path: &Path, what: &str, warnings: &mut Vec<String>| -> Option<(Table, Layer)> {
         ctx.input(path);
         let text = std::fs::read_to_string(path).ok()?;
         match toml::from_str::<Table>(&text) {
-            Ok(t) => Some(t),
+            Ok(t) => Some((
+                t,
+                Layer {
+                    path: path.to_path_buf(),
+                    text,
+                },
+            )),
             Err(e) => {
                 warnings.push(format!(
                     "{}: {what} cannot be read ({}); Codex's other config files are read",
@@ -67,14 +87,19 @@ pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Ta
         }
     };
     let mut base = Table::new();
-    if let Some(t) = read(
+    if let Some((t, layer)) = read(
         &system.join("config.toml"),
         "Codex's system config",
         warnings,
     ) {
         merge(&mut base, t);
+        layers.push(layer);
     }
     merge(&mut base, user.clone());
+    layers.push(Layer {
+        path: ctx.path.to_path_buf(),
+        text: text.to_string(),
+    });
     let managed = read(
         &system.join("managed_config.toml"),
         "Codex's managed config",
@@ -82,7 +107,7 @@ pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Ta
     );
     // Trust is decided by the layers other than the projects'.
     let mut trust_source = base.clone();
-    if let Some(m) = &managed {
+    if let Some((m, _)) = &managed {
         merge(&mut trust_source, m.clone());
     }
     let projects = trust_source
@@ -111,7 +136,7 @@ pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Ta
                 ));
                 continue;
             }
-            if let Some(mut t) = read(&file, "Codex's project config", warnings) {
+            if let Some((mut t, layer)) = read(&file, "Codex's project config", warnings) {
                 // Keys a project may not set, as Codex strips them.
                 for key in [
                     "profile",
@@ -123,13 +148,15 @@ pub fn merged(ctx: &Context<'_>, user: &Table, warnings: &mut Vec<String>) -> Ta
                     t.remove(key);
                 }
                 merge(&mut base, t);
+                layers.push(layer);
             }
         }
     }
-    if let Some(m) = managed {
+    if let Some((m, layer)) = managed {
         merge(&mut base, m);
+        layers.push(layer);
     }
-    base
+    (base, layers)
 }
 
 /// Codex's merge: a table into a table key by key, anything else replacing.

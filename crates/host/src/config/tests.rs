@@ -4069,6 +4069,43 @@ fn codexs_trusted_project_layers_join_its_user_config() {
     );
 }
 
+/// A bad server entry written by one of Codex's other layers is pointed at in that layer's file
+/// and line, not in the user's file (regression: it pointed at line 1 of the user's file).
+#[test]
+fn codexs_bad_entry_in_another_layer_names_that_layers_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("proj"));
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    let project_file = project.join(".codex/config.toml");
+    std::fs::write(
+        &project_file,
+        "# the project's servers\n\n[mcp_servers.proj]\ncommand = \"p\"\nstartup_timeout_sec = \"soon\"\n\n[mcp_servers.mine]\nargs = \"--flag\"\n",
+    )
+    .unwrap();
+    let user_file = home.join(".codex/config.toml");
+    let text = format!(
+        "[mcp_servers.mine]\ncommand = \"m\"\n\n[mcp_servers.fine]\ncommand = \"f\"\n\n[projects.{:?}]\ntrust_level = \"trusted\"\n",
+        project.display().to_string()
+    );
+    std::fs::write(&user_file, &text).unwrap();
+    let home_var = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_var.clone());
+    let c = Config::parse_in(&user_file, &text, &env, Some(project.clone())).unwrap();
+    let got: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(got, ["fine"], "{:?}", c.disabled);
+    let at = |line: usize| format!("{}:{line}:", project_file.display());
+    // The wrong setting, in the project's file.
+    let proj = reason(&c, "proj");
+    assert!(proj.contains(&at(5)), "{proj}");
+    // A user's server whose setting the project got wrong: the project's entry.
+    let mine = reason(&c, "mine");
+    assert!(mine.contains(&at(7)), "{mine}");
+    assert!(!mine.contains(&user_file.display().to_string()), "{mine}");
+}
+
 /// `GEMINI_CLI_HOME` moves Gemini CLI's `.gemini` folder (settings, trusted folders, extensions,
 /// policies) away from the home, as Gemini CLI reads it.
 #[test]
