@@ -95,7 +95,16 @@ impl Row {
         if let Some(origin) = &self.origin {
             v["origin"] = json!(origin);
         }
-        let (own, rules): (Vec<&Ruled>, Vec<&Ruled>) = self.ruled.iter().partition(|r| r.own);
+        let by = |by: By| self.ruled.iter().filter(move |r| r.by == by);
+        let hidden: Vec<&Ruled> = by(By::List).collect();
+        if !hidden.is_empty() {
+            v["hidden"] = hidden
+                .iter()
+                .map(|r| json!({"setting": r.rule, "tools": r.tools}))
+                .collect();
+        }
+        let (own, rules): (Vec<&Ruled>, Vec<&Ruled>) =
+            (by(By::Approval).collect(), by(By::Rule).collect());
         if !own.is_empty() {
             v["approval"] = own
                 .iter()
@@ -333,13 +342,14 @@ fn render(rows: &[Row]) -> String {
             out.push_str(&format!("from {origin}: {}\n", names.join(", ")));
         }
     }
-    // Another host's permission rules (Claude Code's, Amp's, ...) that hide a tool, make it ask
-    // or run it unasked, and the config's own `approve` where it asks or runs a tool unasked.
+    // The config's own tool lists where they keep a tool from models, another host's permission
+    // rules (Claude Code's, Amp's, ...) that hide a tool, make it ask or run it unasked, and the
+    // config's own `approve` where it asks or runs a tool unasked.
     let mut first = true;
     for r in rows {
         for Ruled {
             verdict,
-            own,
+            by,
             conditional,
             rule,
             tools,
@@ -349,7 +359,7 @@ fn render(rows: &[Row]) -> String {
                 out.push('\n');
             }
             let what = match (verdict, conditional) {
-                (Verdict::Deny, _) if *own => "calls refused",
+                (Verdict::Deny, _) if *by == By::Approval => "calls refused",
                 (Verdict::Deny, false) => "kept from models",
                 (Verdict::Deny, true) => "calls refused when their arguments match",
                 (Verdict::Allow, _) => "run unasked",
@@ -386,8 +396,8 @@ fn render(rows: &[Row]) -> String {
 struct Ruled {
     /// Deny, ask or allow (runs unasked).
     verdict: Verdict,
-    /// Decided by the config's `approve` setting, not another host's rule.
-    own: bool,
+    /// What decides.
+    by: By,
     /// The rule holds only for calls whose arguments match it.
     conditional: bool,
     /// The rule and its file.
@@ -402,10 +412,31 @@ struct Ruled {
 fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
     let rules = config.filter.rules();
     let mut out: Vec<Ruled> = Vec::new();
+    let add =
+        |out: &mut Vec<Ruled>, verdict, by, conditional, rule: String, tool: &String| match out
+            .iter_mut()
+            .find(|r| r.by == by && r.verdict == verdict && r.rule == rule)
+        {
+            Some(r) => r.tools.push(tool.clone()),
+            None => out.push(Ruled {
+                verdict,
+                by,
+                conditional,
+                rule,
+                tools: vec![tool.clone()],
+            }),
+        };
     for tool in &listed.tools {
         let name = &tool.def.name;
         let annotations = tool.def.annotation_map();
-        let found = match rules.denying_with(name, Some(&annotations)) {
+        let denying = rules.denying_with(name, Some(&annotations));
+        // Kept from models by the config's own lists, as the file names them.
+        if denying.is_none() && !config.filter.permits_tool(&tool.def) {
+            let list = config.filter.list_hiding(name).to_string();
+            add(&mut out, Verdict::Deny, By::List, false, list, name);
+            continue;
+        }
+        let found = match denying {
             Some(rule) => Some((Verdict::Deny, rule)),
             None => rules
                 .decide(name, Some(&annotations), None)
@@ -420,19 +451,7 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         };
         let Some((verdict, rule)) = found else {
             if let Some((verdict, setting)) = own_approval(config, &tool.def) {
-                match out
-                    .iter_mut()
-                    .find(|r| r.own && r.verdict == verdict && r.rule == setting)
-                {
-                    Some(r) => r.tools.push(name.clone()),
-                    None => out.push(Ruled {
-                        verdict,
-                        own: true,
-                        conditional: false,
-                        rule: setting,
-                        tools: vec![name.clone()],
-                    }),
-                }
+                add(&mut out, verdict, By::Approval, false, setting, name);
             }
             continue;
         };
@@ -445,22 +464,27 @@ fn ruled_tools(config: &ServerConfig, listed: &ServerCatalog) -> Vec<Ruled> {
         {
             continue;
         }
-        let source = rule.source();
-        match out
-            .iter_mut()
-            .find(|r| !r.own && r.verdict == verdict && r.rule == source)
-        {
-            Some(r) => r.tools.push(name.clone()),
-            None => out.push(Ruled {
-                verdict,
-                own: false,
-                conditional: rule.is_conditional(),
-                rule: source,
-                tools: vec![name.clone()],
-            }),
-        }
+        add(
+            &mut out,
+            verdict,
+            By::Rule,
+            rule.is_conditional(),
+            rule.source(),
+            name,
+        );
     }
     out
+}
+
+/// What decides about the tools of a [`Ruled`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum By {
+    /// Another host's permission rule.
+    Rule,
+    /// The config's `approve` setting.
+    Approval,
+    /// The config's tool lists (`tools.allow` / `tools.deny`, or the host's own names for them).
+    List,
 }
 
 /// Whether the config's own `approve` setting makes a call of `tool` ask (`Ask`), refused where
@@ -472,19 +496,8 @@ fn own_approval(
 ) -> Option<(Verdict, String)> {
     use switchboard_host::config::Approve;
     use switchboard_host::policy::{Decision, decide};
-    let (approve, whose) = match config
-        .tool_overrides
-        .get(&tool.name)
-        .and_then(|o| o.approve)
-    {
-        Some(a) => (a, " for this tool"),
-        None => (config.approve, ""),
-    };
-    let word = serde_json::to_value(approve)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    let setting = format!("approve = {word:?}{whose}");
+    let approve = config.approve_given(&tool.name, None);
+    let setting = config.approve_setting(&tool.name);
     match decide(config, tool) {
         Decision::Ask { .. } => Some((Verdict::Ask, setting)),
         Decision::Refuse { .. } => config

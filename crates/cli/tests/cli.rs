@@ -2862,7 +2862,11 @@ fn codexs_approval_modes_show_in_servers_and_decide_calls() {
         .iter()
         .find(|a| a["verdict"] == "ask")
         .expect("tools that ask");
-    assert_eq!(asked["setting"], "approve = \"unsafe\"", "{s}");
+    // Named as Codex's file has it (it sets no mode: Codex's default).
+    assert_eq!(
+        asked["setting"], "Codex's default approval mode (\"auto\")",
+        "{s}"
+    );
     assert!(
         asked["tools"]
             .as_array()
@@ -2877,7 +2881,7 @@ fn codexs_approval_modes_show_in_servers_and_decide_calls() {
     assert_eq!(
         (&unasked["setting"], &unasked["tools"]),
         (
-            &json!("approve = \"never\" for this tool"),
+            &json!("tools.read_graph.approval_mode = \"approve\""),
             &json!(["read_graph"])
         ),
         "{s}"
@@ -2899,4 +2903,74 @@ fn codexs_approval_modes_show_in_servers_and_decide_calls() {
         (Some(1), json!("ask"))
     );
     assert_eq!(dry("read_graph", "{}"), (Some(0), json!("allow")));
+}
+
+/// Settings another host's file writes under its own names are named that way wherever
+/// switchboard says what they decide: Cline's `disabledTools` and `autoApprove` with a real
+/// server, in `servers` (text and `--json`), `inspect` and `call --dry-run`; a tool no setting
+/// names is decided by switchboard's default, and says so.
+#[test]
+fn other_hosts_settings_are_named_as_their_file_writes_them() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let entry = json!({"mcpServers": {"memory": {
+        "command": node(),
+        "args": [peer("memory")],
+        "env": {"MEMORY_FILE_PATH": dir.path().join("memory.jsonl")},
+        "disabledTools": ["delete_entities"],
+        "autoApprove": ["read_graph"],
+    }}});
+    std::fs::write(
+        dir.path().join("cline_mcp_settings.json"),
+        serde_json::to_string_pretty(&entry).unwrap(),
+    )
+    .unwrap();
+    let config = ["--config", "cline_mcp_settings.json"];
+    let out = run(dir.path(), &[&config[..], &["servers"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for line in [
+        "memory: kept from models: delete_entities (by disabledTools)",
+        "memory: run unasked: read_graph (by autoApprove)",
+        "memory: approval asked at each call: delete_observations, delete_relations (by switchboard's default approve = \"destructive\")",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+    let out = run(dir.path(), &[&config[..], &["servers", "--json"]].concat());
+    let v = json(&out);
+    let s = server(&v, "memory");
+    assert_eq!(
+        s["hidden"],
+        json!([{"setting": "disabledTools", "tools": ["delete_entities"]}]),
+        "{s}"
+    );
+    let out = run(dir.path(), &[&config[..], &["inspect", "--json"]].concat());
+    assert_eq!(
+        json(&out)["hidden"],
+        json!([{"server": "memory", "tool": "delete_entities", "reason": "the config's disabledTools"}])
+    );
+    let out = run(
+        dir.path(),
+        &[
+            &config[..],
+            &[
+                "call",
+                "memory",
+                "delete_entities",
+                r#"{"entityNames": ["x"]}"#,
+                "--dry-run",
+                "--json",
+            ],
+        ]
+        .concat(),
+    );
+    let v = json(&out);
+    assert_eq!(v["decision"], json!("deny"), "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("(disabledTools)"),
+        "{v}"
+    );
 }

@@ -16,6 +16,9 @@ pub struct ToolFilter {
     deny: Option<GlobSet>,
     deny_all: bool,
     rules: HostRules,
+    /// The allow and deny lists as the config's file names them, where it is not
+    /// `tools.allow` / `tools.deny`.
+    names: Option<Box<(String, String)>>,
 }
 
 impl ToolFilter {
@@ -26,7 +29,39 @@ impl ToolFilter {
             deny: build(deny)?,
             deny_all: false,
             rules: HostRules::default(),
+            names: None,
         })
+    }
+
+    /// The same filter with its lists named as the config's file writes them (Gemini CLI's
+    /// `includeTools`, Cline's `disabledTools`, Codex's `enabled_tools`), so a message says which
+    /// setting keeps a tool from the model in the user's words.
+    pub fn lists_named(mut self, allow: impl Into<String>, deny: impl Into<String>) -> Self {
+        self.names = Some(Box::new((allow.into(), deny.into())));
+        self
+    }
+
+    /// The config's list that keeps `tool` from the model, by the name the file gives it: the
+    /// deny list when one of its patterns names the tool, else the allow list (which does not
+    /// name it, or, in a filter that lets nothing through, names nothing). Other hosts' rules
+    /// are [`HostRules::denying_with`]'s to name.
+    pub fn list_hiding(&self, tool: &str) -> &str {
+        let denied = !self.deny_all && self.deny.as_ref().is_some_and(|d| d.is_match(tool));
+        match (&self.names, denied) {
+            (Some(n), true) => &n.1,
+            (Some(n), false) => &n.0,
+            (None, true) => "tools.deny",
+            (None, false) => "tools.allow",
+        }
+    }
+
+    /// The allow and deny lists' names (`tools.allow`, `tools.deny` unless the file names them
+    /// otherwise).
+    pub fn list_names(&self) -> (&str, &str) {
+        match &self.names {
+            Some(n) => (&n.0, &n.1),
+            None => ("tools.allow", "tools.deny"),
+        }
     }
 
     /// The same filter with another host's rules for this server: a tool they deny for every
@@ -109,6 +144,20 @@ mod tests {
         assert!(!f(&["get_*"], &[]).permits("create_issue"));
         assert!(!f(&["*"], &["create_*"]).permits("create_issue"));
         assert!(!ToolFilter::deny_all().permits("anything"));
+    }
+
+    #[test]
+    fn the_list_that_hides_a_tool_is_named_as_written() {
+        let plain = f(&["get_*"], &["get_secret"]);
+        assert_eq!(plain.list_hiding("get_secret"), "tools.deny");
+        assert_eq!(plain.list_hiding("create_issue"), "tools.allow");
+        let named = plain.lists_named("includeTools", "disabledTools");
+        assert_eq!(named.list_hiding("get_secret"), "disabledTools");
+        assert_eq!(named.list_hiding("create_issue"), "includeTools");
+        assert_eq!(named.list_names(), ("includeTools", "disabledTools"));
+        // Nothing let through: the allow list (which names nothing) is the one that hides.
+        let none = ToolFilter::deny_all().lists_named("profile tools", "tools.deny");
+        assert_eq!(none.list_hiding("anything"), "profile tools");
     }
 
     #[test]

@@ -235,7 +235,10 @@ impl View {
                     .denying_with(&tool.name, Some(&tool.annotation_map()))
                 {
                     Some(rule) => rule.rule.clone(),
-                    None => format!("tools.allow / tools.deny of server {server:?}"),
+                    None => format!(
+                        "{} of server {server:?}",
+                        config.filter.list_hiding(&tool.name)
+                    ),
                 };
                 Route::Hidden {
                     reason: format!(
@@ -525,6 +528,7 @@ mod tests {
             call_timeout_written: false,
             manifest_tools: None,
             asks_refused: None,
+            approve_written: None,
         }
     }
 

@@ -87,7 +87,10 @@ fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> 
     if !server.filter.permits_tool(tool) {
         let why = match rules.denying_with(&tool.name, Some(&annotations)) {
             Some(rule) => format!("is denied by {}", rule.rule),
-            None => "is not allowed by the configuration (tools.allow / tools.deny)".to_string(),
+            None => format!(
+                "is not allowed by the configuration ({})",
+                server.filter.list_hiding(&tool.name)
+            ),
         };
         return Decision::Deny {
             reason: format!("tool {:?} of server {:?} {why}", tool.name, server.name()),
@@ -146,22 +149,27 @@ fn asking(server: &ServerConfig, tool: &Tool, arguments: Option<&Arguments>) -> 
         }
         _ => {}
     }
+    // The setting, as its file wrote it, for the reason.
+    let setting = || server.approve_setting(&tool.name);
     match server.approve_given(&tool.name, host.map(|(v, _)| v)) {
         Approve::Never => Decision::Allow,
-        Approve::Always => ask("needs approval for every call (approve = \"always\")"),
-        Approve::Writes if !tool.is_read_only() => {
-            ask("is not marked read-only and the server is set to approve = \"writes\"")
-        }
+        Approve::Always => ask(&format!("needs approval for every call ({})", setting())),
+        Approve::Writes if !tool.is_read_only() => ask(&format!(
+            "is not marked read-only, and {} asks about such tools",
+            setting()
+        )),
         Approve::Writes => Decision::Allow,
-        Approve::Unsafe if tool.is_declared_destructive() => ask(
-            "is marked destructive (destructiveHint) and the server is set to approve = \"unsafe\"",
-        ),
+        Approve::Unsafe if tool.is_declared_destructive() => ask(&format!(
+            "is marked destructive (destructiveHint), and {} asks about such tools",
+            setting()
+        )),
         Approve::Unsafe if tool.is_read_only() || tool.is_declared_closed_and_safe() => {
             Decision::Allow
         }
-        Approve::Unsafe => ask(
-            "is not marked read-only, nor as neither destructive nor open-world, and the server is set to approve = \"unsafe\"",
-        ),
+        Approve::Unsafe => ask(&format!(
+            "is not marked read-only, nor as neither destructive nor open-world, and {} asks about such tools",
+            setting()
+        )),
         Approve::Destructive if tool.is_declared_destructive() => {
             ask("is marked destructive (destructiveHint)")
         }

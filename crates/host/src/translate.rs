@@ -159,7 +159,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
                         .denying_with(&t.def.name, Some(&t.def.annotation_map()))
                     {
                         Some(rule) => rule.source(),
-                        None => "the config's tools.allow / tools.deny".to_string(),
+                        None => format!("the config's {}", f.list_hiding(&t.def.name)),
                     },
                 }),
             }
@@ -371,7 +371,7 @@ mod tests {
         // What the filter kept out is named, with the list that did.
         let hidden: Vec<&str> = t.hidden.iter().map(|h| h.tool.as_str()).collect();
         assert!(!hidden.is_empty() && hidden.iter().all(|h| h.starts_with("get_")));
-        assert!(t.hidden[0].reason.contains("tools.allow / tools.deny"));
+        assert_eq!(t.hidden[0].reason, "the config's tools.deny");
         assert_eq!(t.excluded.len(), 1);
         assert!(t.excluded[0].reason.contains("openai-metaschema"));
         assert_eq!(t.system, "");

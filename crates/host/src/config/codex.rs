@@ -16,6 +16,7 @@ use switchboard_core::TransportSpec;
 
 use super::entry::{self, Context, RawServer};
 use super::position::{find_toml_key, find_toml_table, line_col};
+use super::wording::Wording;
 use super::{Config, DisabledServer, ServerConfig, codex_layers};
 use crate::error::HostError;
 
@@ -153,10 +154,12 @@ pub fn parse(ctx: &Context<'_>, text: &str, table: &Table) -> Result<Config, Hos
                 "Codex's approval_policy = \"never\" refuses the calls it would ask about"
                     .to_string()
             });
+            let wording = wording(codex, unasked);
             entry::validate(ctx, name, raw)
                 .map(|s| {
                     s.map(|mut s| {
                         s.asks_refused = refused;
+                        wording.apply(&mut s);
                         s
                     })
                 })
@@ -216,6 +219,36 @@ fn sections<'a>(
             Some((layer, start..end))
         })
         .collect()
+}
+
+/// How a Codex entry wrote its tool lists and approval modes, for messages.
+fn wording(codex: &Table, unasked: bool) -> Wording {
+    let key = |k: &str| codex.contains_key(k).then(|| k.to_string());
+    let mode = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let approve = if unasked {
+        "approval_policy = \"never\" with sandbox_mode = \"danger-full-access\"".into()
+    } else {
+        match mode(codex.get("default_tools_approval_mode")) {
+            Some(m) => format!("default_tools_approval_mode = {m:?}"),
+            None => "Codex's default approval mode (\"auto\")".into(),
+        }
+    };
+    let tools = match codex.get("tools") {
+        Some(Value::Table(each)) if !unasked => each
+            .iter()
+            .filter_map(|(tool, t)| {
+                let m = mode(t.get("approval_mode"))?;
+                Some((tool.clone(), format!("tools.{tool}.approval_mode = {m:?}")))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Wording {
+        allow: key("enabled_tools"),
+        deny: key("disabled_tools"),
+        approve: Some(approve),
+        tools,
+    }
 }
 
 /// A Codex entry as the native entry it means, or the Codex key that is wrong and why;

@@ -152,6 +152,19 @@ pub enum Approve {
     Always,
 }
 
+impl Approve {
+    /// The mode as `approve` writes it: `destructive`, `never`, `writes`, `unsafe`, `always`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Approve::Destructive => "destructive",
+            Approve::Never => "never",
+            Approve::Writes => "writes",
+            Approve::Unsafe => "unsafe",
+            Approve::Always => "always",
+        }
+    }
+}
+
 /// What happens when a pinned tool's definition changes (`pin = ...`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -172,6 +185,10 @@ pub struct ToolOverride {
     /// Overrides the server's `approve` for this tool.
     #[serde(default)]
     pub approve: Option<Approve>,
+    /// How another host's file wrote `approve` for this tool (Cline's `autoApprove`), for
+    /// messages; `None` for switchboard's own setting.
+    #[serde(skip)]
+    pub approve_written: Option<String>,
     /// Overrides the server's `max_result_tokens` for this tool.
     #[serde(default)]
     pub max_result_tokens: Option<u32>,
@@ -598,6 +615,7 @@ pub fn validate(
             }
         }
     };
+    let approve_unset = raw.approve.is_none();
     let (startup_timeout_written, call_timeout_written) =
         (raw.startup_timeout.is_some(), raw.call_timeout.is_some());
     let startup_timeout = match &raw.startup_timeout {
@@ -613,10 +631,37 @@ pub fn validate(
         None => DEFAULT_CALL_TIMEOUT,
     };
     let mut tools = raw.tools.unwrap_or_default();
+    // Gemini CLI's lists are named as written, alone or beside switchboard's own.
+    let list_name = |own: &[String], gemini: &[String], mine: &str, theirs: &str| match (
+        own.is_empty(),
+        gemini.is_empty(),
+    ) {
+        (_, true) => mine.to_string(),
+        (true, false) => theirs.to_string(),
+        (false, false) => format!("{mine} and {theirs}"),
+    };
+    let names = (
+        list_name(
+            &tools.allow,
+            &raw.include_tools,
+            "tools.allow",
+            "includeTools",
+        ),
+        list_name(
+            &tools.deny,
+            &raw.exclude_tools,
+            "tools.deny",
+            "excludeTools",
+        ),
+    );
+    let gemini_lists = !raw.include_tools.is_empty() || !raw.exclude_tools.is_empty();
     tools.allow.extend(raw.include_tools);
     tools.deny.extend(raw.exclude_tools);
-    let filter = ToolFilter::new(&tools.allow, &tools.deny)
+    let mut filter = ToolFilter::new(&tools.allow, &tools.deny)
         .map_err(|e| err("tools", format!("tools: {e}")))?;
+    if gemini_lists {
+        filter = filter.lists_named(names.0, names.1);
+    }
     if let Some(a) = &raw.alias
         && !a
             .chars()
@@ -664,6 +709,13 @@ pub fn validate(
         call_timeout_written,
         manifest_tools,
         asks_refused: None,
+        // Not written: said to be the default, wherever the setting is named.
+        approve_written: approve_unset.then(|| {
+            format!(
+                "switchboard's default approve = {:?}",
+                Approve::default().word()
+            )
+        }),
     }))
 }
 

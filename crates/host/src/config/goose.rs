@@ -42,7 +42,17 @@ pub fn parse(
         let result = to_entry(value)
             .map_err(fail)
             .and_then(|v| entry::raw_server(v).map_err(|(_, message)| fail(message)))
-            .and_then(|raw| entry::validate(ctx, name, raw).map_err(|e| fail(e.message)));
+            .and_then(|raw| entry::validate(ctx, name, raw).map_err(|e| fail(e.message)))
+            .map(|s| {
+                s.map(|mut s| {
+                    if value.get("available_tools").is_some() {
+                        let deny = s.filter.list_names().1.to_string();
+                        s.filter =
+                            std::mem::take(&mut s.filter).lists_named("available_tools", deny);
+                    }
+                    s
+                })
+            });
         entry::record(
             name,
             result,
@@ -106,6 +116,7 @@ fn permissions(
     for server in servers.iter_mut() {
         if approving {
             server.approve = Approve::Writes;
+            server.approve_written = Some(format!("goose's {mode} mode"));
         }
         let key = extension_key(server.name());
         let mut rules = HostRules::exact(&key, "", "__");

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::entry::{self, Context, RawServer};
 use super::position::{find_json_key, line_col};
+use super::wording::Wording;
 use super::{Config, DisabledServer, ServerConfig};
 use crate::error::HostError;
 
@@ -178,7 +179,20 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 let (line, column) = line_col(text, offset);
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));
             }
-            let validated = entry::validate(ctx, name, raw).map_err(|e| fail(e.field, e.message));
+            // Messages name the settings as this file wrote them.
+            let wording = match dialect {
+                Dialect::Claude => Wording::of_mcp_servers_entry(value, gemini_file),
+                _ if opencode => Wording::default(),
+                _ => Wording::of_crush_entry(value),
+            };
+            let validated = entry::validate(ctx, name, raw)
+                .map(|s| {
+                    s.map(|mut s| {
+                        wording.apply(&mut s);
+                        s
+                    })
+                })
+                .map_err(|e| fail(e.field, e.message));
             let offset = find_json_key(text, entry_at, "bundle").unwrap_or(entry_at);
             let (line, column) = line_col(text, offset);
             for note in ctx.take_notes() {

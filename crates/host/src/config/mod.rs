@@ -33,6 +33,7 @@ mod native;
 mod opencode;
 mod opencode_permission;
 mod position;
+mod wording;
 mod zed_permissions;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -107,6 +108,10 @@ pub struct ServerConfig {
     /// about (Codex's `approval_policy = "never"`): why, for the model. Such calls are refused
     /// rather than asked about.
     pub asks_refused: Option<String>,
+    /// How another host's file wrote the server's `approve` (Codex's
+    /// `default_tools_approval_mode = "prompt"`, Cline's `autoApprove` of `"*"`), for messages;
+    /// `None` for switchboard's own setting.
+    pub approve_written: Option<String>,
 }
 
 impl ServerConfig {
@@ -137,6 +142,29 @@ impl ServerConfig {
             Some(Verdict::Allow) => Approve::Never,
             Some(Verdict::Ask | Verdict::Deny) => Approve::Always,
             Some(Verdict::Enable) | None => self.approve,
+        }
+    }
+
+    /// The setting that gives `tool` its approval mode, in the words its file wrote it:
+    /// `approve = "writes"`, `approve = "never" for this tool`, or another host's key
+    /// (`autoApprove`, Codex's `default_tools_approval_mode = "prompt"`). Other hosts' rules
+    /// are not settings of this kind.
+    pub fn approve_setting(&self, tool: &str) -> String {
+        match self
+            .tool_overrides
+            .get(tool)
+            .filter(|o| o.approve.is_some())
+        {
+            Some(o) => o.approve_written.clone().unwrap_or_else(|| {
+                format!(
+                    "approve = {:?} for this tool",
+                    o.approve.unwrap_or_default().word()
+                )
+            }),
+            None => self
+                .approve_written
+                .clone()
+                .unwrap_or_else(|| format!("approve = {:?}", self.approve.word())),
         }
     }
 
@@ -785,6 +813,7 @@ impl Config {
                 call_timeout_written: false,
                 manifest_tools: None,
                 asks_refused: None,
+                approve_written: None,
             })
             .collect();
         Config {
@@ -847,13 +876,18 @@ impl Config {
                     .filter(|(s, _)| *s == server.name() || *s == "*")
                     .map(|(_, g)| g.to_string())
                     .collect();
+                let names = (
+                    format!("profiles.{name}.tools"),
+                    server.filter.list_names().1.to_string(),
+                );
                 server.filter = if globs.is_empty() {
                     ToolFilter::deny_all()
                 } else {
                     ToolFilter::new(&globs, &server.deny)
                         .map_err(|e| profile_err(e.to_string()))?
                         .with_rules(server.filter.rules().clone())
-                };
+                }
+                .lists_named(names.0, names.1);
                 server.allow = globs;
             }
         }

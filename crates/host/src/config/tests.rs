@@ -281,6 +281,91 @@ servers = ["nope"]
     );
 }
 
+/// Each host's names for the tool lists and approval settings switchboard reads as its own are
+/// kept for messages: the list that hides a tool and the setting that decides its approval.
+#[test]
+fn settings_are_named_as_each_hosts_file_writes_them() {
+    let named = |c: &Config, server: &str, tool: &str| {
+        let s = server_of(c, server);
+        (
+            s.filter.list_hiding(tool).to_string(),
+            s.approve_setting(tool),
+        )
+    };
+    // switchboard's own.
+    let c = parse(
+        "sb.toml",
+        "[servers.a]\ncommand = \"a\"\ntools.deny = [\"x\"]\n[servers.b]\ncommand = \"b\"\napprove = \"writes\"\n[servers.b.tool.y]\napprove = \"never\"\n[profiles.p]\ntools = [\"a/y\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "a", "x"),
+        (
+            "tools.deny".into(),
+            "switchboard's default approve = \"destructive\"".into()
+        )
+    );
+    assert_eq!(
+        named(&c, "b", "x"),
+        ("tools.allow".into(), "approve = \"writes\"".into())
+    );
+    assert_eq!(named(&c, "b", "y").1, "approve = \"never\" for this tool");
+    let p = c.with_profile("p").unwrap();
+    assert_eq!(named(&p, "a", "z").0, "profiles.p.tools");
+    assert_eq!(named(&p, "a", "x").0, "tools.deny");
+    // Cline's and Roo Code's lists, Gemini CLI's, Copilot's.
+    let c = parse(
+        "mcp.json",
+        r#"{"mcpServers": {
+            "cline": {"command": "c", "disabledTools": ["x"], "autoApprove": ["y"]},
+            "roo": {"command": "r", "alwaysAllow": ["*"]},
+            "gemini": {"command": "g", "includeTools": ["y"], "excludeTools": ["x"]},
+            "copilot": {"type": "local", "command": "p", "tools": ["y"]}
+        }}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "cline", "x"),
+        (
+            "disabledTools".into(),
+            "switchboard's default approve = \"destructive\"".into()
+        )
+    );
+    assert_eq!(named(&c, "cline", "y").1, "autoApprove");
+    assert_eq!(named(&c, "roo", "z").1, "alwaysAllow \"*\"");
+    assert_eq!(named(&c, "gemini", "x").0, "excludeTools");
+    assert_eq!(named(&c, "gemini", "z").0, "includeTools");
+    assert_eq!(named(&c, "copilot", "z").0, "tools");
+    // Codex's.
+    let c = parse(
+        "config.toml",
+        "[mcp_servers.a]\ncommand = \"a\"\nenabled_tools = [\"y\"]\n[mcp_servers.a.tools.y]\napproval_mode = \"approve\"\n[mcp_servers.b]\ncommand = \"b\"\ndisabled_tools = [\"x\"]\ndefault_tools_approval_mode = \"prompt\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "a", "z"),
+        (
+            "enabled_tools".into(),
+            "Codex's default approval mode (\"auto\")".into()
+        )
+    );
+    assert_eq!(named(&c, "a", "y").1, "tools.y.approval_mode = \"approve\"");
+    assert_eq!(
+        named(&c, "b", "x"),
+        (
+            "disabled_tools".into(),
+            "default_tools_approval_mode = \"prompt\"".into()
+        )
+    );
+    // Crush's.
+    let c = parse(
+        "crush.json",
+        r#"{"mcp": {"k": {"type": "stdio", "command": "k", "disabled_tools": ["x"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(named(&c, "k", "x").0, "disabled_tools");
+}
+
 #[test]
 fn unknown_top_level_keys_warn_with_a_suggestion() {
     let c = parse("sb.toml", "[server.a]\ncommand = \"x\"\n").unwrap();
