@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use switchboard_core::{Catalog, ServerCatalog, catalog_file};
 use switchboard_host::Config;
-use switchboard_mcp::Sessions;
+use switchboard_mcp::{ServerState, Sessions};
 
 use crate::Global;
 use crate::output;
@@ -93,14 +93,65 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
         .collect::<Vec<_>>();
     let pb = output::spinner(format!("connecting to {} server(s)", specs.len()));
     let sessions = Sessions::launch(specs);
+    let settled = async {
+        let settled = sessions.settled();
+        tokio::pin!(settled);
+        // Name the servers still starting, so a slow one is seen while it is waited for.
+        loop {
+            tokio::select! {
+                () = &mut settled => break,
+                () = tokio::time::sleep(Duration::from_millis(250)) => {
+                    pb.set_message(starting_message(&sessions.statuses()));
+                }
+            }
+        }
+    };
     match wait {
         Some(wait) => {
-            let _ = tokio::time::timeout(wait, sessions.settled()).await;
+            let _ = tokio::time::timeout(wait, settled).await;
         }
-        None => sessions.settled().await,
+        None => settled.await,
     }
     pb.finish_and_clear();
     sessions
+}
+
+/// The spinner's line while servers start: how many are up, and which are still starting.
+fn starting_message(statuses: &[switchboard_mcp::ServerStatus]) -> String {
+    let starting: Vec<&str> = statuses
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.state,
+                ServerState::Connecting | ServerState::Restarting { .. }
+            )
+        })
+        .map(|s| s.name.as_str())
+        .collect();
+    let ready = statuses.iter().filter(|s| s.state.is_ready()).count();
+    const SHOWN: usize = 4;
+    let mut names = starting
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if starting.len() > SHOWN {
+        names.push_str(&format!(" and {} more", starting.len() - SHOWN));
+    }
+    let failed = statuses
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+        .count();
+    let failed = if failed > 0 {
+        format!(", {failed} failed")
+    } else {
+        String::new()
+    };
+    format!(
+        "{ready} of {} server(s) ready{failed}; starting: {names}",
+        statuses.len()
+    )
 }
 
 /// The catalog of the config's live servers: connect, take what they list, close. Each server
@@ -176,4 +227,50 @@ fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "catalog".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard_mcp::ServerStatus;
+
+    fn status(name: &str, state: ServerState) -> ServerStatus {
+        ServerStatus {
+            name: name.into(),
+            transport: "stdio",
+            state,
+            protocol_version: None,
+            server_name: None,
+            server_version: None,
+            tools: 0,
+            resources: 0,
+            resource_templates: 0,
+            prompts: 0,
+            connect_ms: None,
+            stderr_tail: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_spinner_names_the_servers_still_starting() {
+        let mut all = vec![
+            status("up", ServerState::Ready),
+            status(
+                "down",
+                ServerState::Failed {
+                    reason: "no".into(),
+                },
+            ),
+        ];
+        all.extend(["a", "b", "c", "d", "e", "f"].map(|n| status(n, ServerState::Connecting)));
+        assert_eq!(
+            starting_message(&all),
+            "1 of 8 server(s) ready, 1 failed; starting: a, b, c, d and 2 more"
+        );
+        assert_eq!(
+            starting_message(&all[..3]),
+            "1 of 3 server(s) ready, 1 failed; starting: a"
+        );
+    }
 }
