@@ -75,6 +75,14 @@ pub struct Global {
     /// format {"servers": [...]} or a raw tools/list result {"tools": [...]}.
     #[arg(long, global = true, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// When a model's calls need the user's approval, for every server whose config sets no
+    /// approval of its own: always (every call, as Claude Code, Cursor and Gemini CLI ask
+    /// before an MCP tool they were not told to allow), unsafe (tools the server does not mark
+    /// safe, as Codex), writes (tools not marked read-only), destructive (tools marked
+    /// destructive: the default) or never. A server's or a tool's own setting and another
+    /// host's permission rules still hold.
+    #[arg(long, global = true, value_name = "MODE", env = "SWITCHBOARD_APPROVE", value_parser = parse_approve)]
+    approve: Option<switchboard_host::config::Approve>,
     /// Print machine-readable JSON on stdout instead of tables.
     #[arg(long, global = true)]
     json: bool,
@@ -300,6 +308,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `--approve`'s mode, by the word `approve` takes in a config.
+fn parse_approve(word: &str) -> Result<switchboard_host::config::Approve, String> {
+    use switchboard_host::config::Approve;
+    Approve::from_word(word).ok_or_else(|| {
+        let words: Vec<&str> = Approve::ALL.iter().map(|a| a.word()).collect();
+        format!("expected one of {}", words.join(", "))
+    })
 }
 
 /// Whether the command line holds `--json` before any `--` (after which the words are a

@@ -34,6 +34,10 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
         Some(p) => config.with_profile(p)?,
         None => config,
     };
+    let config = match global.approve {
+        Some(mode) => config.with_default_approve(mode, &format!("--approve {}", mode.word())),
+        None => config,
+    };
     // Sessions started from this config use each server's own OAuth client settings.
     switchboard_mcp::configure_server_oauth(config.server_oauth());
     Ok(config)

@@ -2973,4 +2973,30 @@ fn other_hosts_settings_are_named_as_their_file_writes_them() {
             .contains("(disabledTools)"),
         "{v}"
     );
+    // `--approve always` asks about every call the file does not decide, as Cline would; the
+    // file's own autoApprove still runs its tool unasked.
+    let out = run(
+        dir.path(),
+        &[&config[..], &["servers", "--json", "--approve", "always"]].concat(),
+    );
+    let v = json(&out);
+    assert_eq!(
+        server(&v, "memory")["approval"],
+        json!([
+            {"verdict": "ask", "setting": "--approve always", "tools": [
+                "create_entities", "create_relations", "add_observations",
+                "delete_observations", "delete_relations", "search_nodes", "open_nodes"]},
+            {"verdict": "allow", "setting": "autoApprove", "tools": ["read_graph"]},
+        ]),
+        "{v}"
+    );
+    let out = run(
+        dir.path(),
+        &[&config[..], &["servers", "--approve", "sometimes"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("expected one of always, unsafe, writes, destructive, never")
+    );
 }

@@ -529,6 +529,7 @@ mod tests {
             manifest_tools: None,
             asks_refused: None,
             approve_written: None,
+            approve_unset: false,
         }
     }
 

@@ -153,6 +153,20 @@ pub enum Approve {
 }
 
 impl Approve {
+    /// Every mode, most asking first.
+    pub const ALL: [Approve; 5] = [
+        Approve::Always,
+        Approve::Unsafe,
+        Approve::Writes,
+        Approve::Destructive,
+        Approve::Never,
+    ];
+
+    /// The mode `approve` writes as `word`.
+    pub fn from_word(word: &str) -> Option<Approve> {
+        Approve::ALL.into_iter().find(|a| a.word() == word)
+    }
+
     /// The mode as `approve` writes it: `destructive`, `never`, `writes`, `unsafe`, `always`.
     pub fn word(self) -> &'static str {
         match self {
@@ -709,6 +723,7 @@ pub fn validate(
         call_timeout_written,
         manifest_tools,
         asks_refused: None,
+        approve_unset,
         // Not written: said to be the default, wherever the setting is named.
         approve_written: approve_unset.then(|| {
             format!(

@@ -117,6 +117,7 @@ fn permissions(
         if approving {
             server.approve = Approve::Writes;
             server.approve_written = Some(format!("goose's {mode} mode"));
+            server.approve_unset = false;
         }
         let key = extension_key(server.name());
         let mut rules = HostRules::exact(&key, "", "__");

@@ -112,6 +112,9 @@ pub struct ServerConfig {
     /// `default_tools_approval_mode = "prompt"`, Cline's `autoApprove` of `"*"`), for messages;
     /// `None` for switchboard's own setting.
     pub approve_written: Option<String>,
+    /// The entry sets no `approve` (nor another host's key standing for it), so a default given
+    /// for the whole run (`--approve`) applies to it.
+    pub approve_unset: bool,
 }
 
 impl ServerConfig {
@@ -814,6 +817,7 @@ impl Config {
                 manifest_tools: None,
                 asks_refused: None,
                 approve_written: None,
+                approve_unset: true,
             })
             .collect();
         Config {
@@ -892,6 +896,17 @@ impl Config {
             }
         }
         Ok(self)
+    }
+
+    /// The same config where each server that sets no `approve` of its own asks as `mode` says
+    /// (`said`: how the run was told, `--approve always`, for messages). A tool's own setting
+    /// and other hosts' rules still hold over it.
+    pub fn with_default_approve(mut self, mode: Approve, said: &str) -> Config {
+        for server in self.servers.iter_mut().filter(|s| s.approve_unset) {
+            server.approve = mode;
+            server.approve_written = Some(said.to_string());
+        }
+        self
     }
 
     /// Server names, usable and disabled, in file order of each list.

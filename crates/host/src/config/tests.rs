@@ -366,6 +366,41 @@ fn settings_are_named_as_each_hosts_file_writes_them() {
     assert_eq!(named(&c, "k", "x").0, "disabled_tools");
 }
 
+/// A default approval mode for the run (`--approve`) reaches only the servers whose entry sets
+/// none: a native `approve`, Codex's modes (set or Codex's default), an `autoApprove` of `"*"`
+/// and a tool's own setting all hold.
+#[test]
+fn a_run_wide_approval_mode_leaves_the_files_own_settings_alone() {
+    let c = parse(
+        "sb.toml",
+        "[servers.plain]\ncommand = \"p\"\n[servers.plain.tool.t]\napprove = \"never\"\n[servers.set]\ncommand = \"s\"\napprove = \"writes\"\n",
+    )
+    .unwrap()
+    .with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "plain").approve, Approve::Always);
+    assert_eq!(
+        server_of(&c, "plain").approve_setting("x"),
+        "--approve always"
+    );
+    assert_eq!(
+        server_of(&c, "plain").approve_setting("t"),
+        "approve = \"never\" for this tool"
+    );
+    assert_eq!(server_of(&c, "set").approve, Approve::Writes);
+    let c = parse(
+        "mcp.json",
+        r#"{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b", "autoApprove": ["*"]}}}"#,
+    )
+    .unwrap()
+    .with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "a").approve, Approve::Always);
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
+    let c = parse("config.toml", "[mcp_servers.x]\ncommand = \"x\"\n")
+        .unwrap()
+        .with_default_approve(Approve::Never, "--approve never");
+    assert_eq!(server_of(&c, "x").approve, Approve::Unsafe);
+}
+
 #[test]
 fn unknown_top_level_keys_warn_with_a_suggestion() {
     let c = parse("sb.toml", "[server.a]\ncommand = \"x\"\n").unwrap();
