@@ -115,9 +115,26 @@ pub fn merged(
         .and_then(Value::as_table)
         .cloned()
         .unwrap_or_default();
+    // The project's root, by the markers the layers other than the projects' name.
+    let markers = match trust_source.get("project_root_markers") {
+        None => vec![".git".to_string()],
+        Some(Value::Array(list)) if list.iter().all(Value::is_str) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        Some(_) => {
+            warnings.push(format!(
+                "{}: project_root_markers must be a list of names; \".git\" is used, and Codex would stop at this error",
+                ctx.path.display()
+            ));
+            vec![".git".to_string()]
+        }
+    };
     if let Some(cwd) = &ctx.cwd {
         let home = codex_home(ctx);
-        let root = project_root(cwd);
+        let root = project_root(cwd, &markers);
+        let repo = repository_root(cwd);
         for dir in folders(&root, cwd) {
             let codex = dir.join(".codex");
             if !codex.is_dir() || home.as_ref().is_some_and(|h| same_file(&codex, h)) {
@@ -128,7 +145,7 @@ pub fn merged(
             if !file.is_file() {
                 continue;
             }
-            if !trusted(&projects, &dir, &root) {
+            if !trusted(&projects, &dir, &root, repo.as_deref()) {
                 warnings.push(format!(
                     "{}: Codex reads this project's config only once the project is trusted (trust_level = \"trusted\" under [projects] in {})",
                     file.display(),
@@ -171,16 +188,86 @@ fn merge(base: &mut Table, over: Table) {
     }
 }
 
-/// The project's root: the nearest folder from `cwd` up holding a `.git` (a folder with a
-/// `HEAD`, or a file), else `cwd`.
-fn project_root(cwd: &Path) -> PathBuf {
+/// The project's root: the nearest folder from `cwd` up holding one of `markers` (a `.git`
+/// counts when it is a file or a folder with a `HEAD`), else `cwd` (also with no markers).
+fn project_root(cwd: &Path, markers: &[String]) -> PathBuf {
     cwd.ancestors()
         .find(|d| {
-            let git = d.join(".git");
-            git.is_file() || git.join("HEAD").is_file()
+            markers.iter().any(|m| {
+                let path = d.join(m);
+                if m == ".git" {
+                    is_git_marker(&path)
+                } else {
+                    path.exists()
+                }
+            })
         })
         .unwrap_or(cwd)
         .to_path_buf()
+}
+
+/// A `.git` that marks a checkout: a file (a linked worktree's pointer) or a folder with a
+/// `HEAD`.
+fn is_git_marker(git: &Path) -> bool {
+    git.is_file() || (git.is_dir() && git.join("HEAD").exists())
+}
+
+/// The git repository's root that Codex trusts by, for `cwd`: the nearest checkout's folder,
+/// or for a linked worktree the main checkout's, once the worktree's `.git` file, its git
+/// folder under the main repository's `worktrees`, and the main checkout's `.git` all point at
+/// one another (as Codex's `resolve_root_git_project_for_trust` checks, so a stray `.git`
+/// file cannot borrow another project's trust). `None` outside a repository or when the links
+/// do not hold.
+fn repository_root(cwd: &Path) -> Option<PathBuf> {
+    let checkout = cwd.ancestors().find(|d| is_git_marker(&d.join(".git")))?;
+    let dot_git = checkout.join(".git");
+    if dot_git.is_dir() {
+        return Some(checkout.to_path_buf());
+    }
+    const MAX: u64 = 64 * 1024;
+    let small = |p: &Path| -> Option<String> {
+        let meta = std::fs::symlink_metadata(p).ok()?;
+        if !meta.is_file() || meta.len() > MAX {
+            return None;
+        }
+        std::fs::read_to_string(p).ok()
+    };
+    let pointer = |file: &Path| -> Option<PathBuf> {
+        let text = small(file)?;
+        let target = text.trim().strip_prefix("gitdir:")?.trim();
+        (!target.is_empty()).then(|| file.parent().unwrap_or(Path::new("")).join(target))
+    };
+    let git_dir = pointer(&dot_git)?;
+    if !std::fs::symlink_metadata(&git_dir).ok()?.is_dir() {
+        return None;
+    }
+    let canonical = git_dir.canonicalize().ok()?;
+    let worktrees = canonical.parent()?;
+    if worktrees.file_name()? != "worktrees" {
+        return None;
+    }
+    let common = worktrees.parent()?;
+    let registered = small(&canonical.join("gitdir"))?;
+    let registered = canonical.join(registered.trim());
+    if registered.file_name()? != ".git" {
+        return None;
+    }
+    let commondir = small(&canonical.join("commondir"))?;
+    let linked_common = canonical.join(commondir.trim()).canonicalize().ok()?;
+    if registered.parent()?.canonicalize().ok()? != checkout.canonicalize().ok()?
+        || linked_common != common
+    {
+        return None;
+    }
+    // The main checkout, by the path as written, must own the common folder.
+    let main = git_dir.parent()?.parent()?.parent()?.to_path_buf();
+    let main_git = main.join(".git");
+    let main_git_dir = if main_git.is_dir() {
+        main_git
+    } else {
+        pointer(&main_git)?
+    };
+    (main_git_dir.canonicalize().ok()? == common).then_some(main)
 }
 
 /// The folders from `root` down to `cwd`, both included.
@@ -195,9 +282,9 @@ fn folders(root: &Path, cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether Codex trusts `dir`'s project layer: the first `[projects]` entry for the folder,
-/// the project's root or the git repository's root (here the same), by its canonical path or
-/// as given, says `trusted`.
-fn trusted(projects: &Table, dir: &Path, root: &Path) -> bool {
+/// the project's root or the git repository's root (`repo`: a linked worktree's main
+/// checkout), by its canonical path or as given, says `trusted`.
+fn trusted(projects: &Table, dir: &Path, root: &Path, repo: Option<&Path>) -> bool {
     let level = |p: &Path| {
         let canonical = p.canonicalize().ok();
         [canonical.as_deref(), Some(p)]
@@ -208,7 +295,11 @@ fn trusted(projects: &Table, dir: &Path, root: &Path) -> bool {
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    level(dir).or_else(|| level(root)).as_deref() == Some("trusted")
+    level(dir)
+        .or_else(|| level(root))
+        .or_else(|| repo.and_then(level))
+        .as_deref()
+        == Some("trusted")
 }
 
 /// The administrator's requirements (`requirements.toml`), when there are some.

@@ -4189,6 +4189,79 @@ fn codexs_trusted_project_layers_join_its_user_config() {
     );
 }
 
+/// A linked git worktree is trusted by its main checkout's `[projects]` entry, as Codex
+/// trusts it, once the worktree's and the main repository's git files point at each other; a
+/// `.git` file that only claims to be a worktree borrows no trust. `project_root_markers`
+/// moves the project's root.
+#[test]
+fn codex_trusts_a_linked_worktree_by_its_main_checkout() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, main, wt) = (root.join("home"), root.join("main"), root.join("wt"));
+    let git_dir = main.join(".git/worktrees/wt");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::create_dir_all(&git_dir).unwrap();
+    std::fs::write(main.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/wt\n").unwrap();
+    std::fs::write(git_dir.join("commondir"), "../..\n").unwrap();
+    let write_links = |registered: &Path| {
+        std::fs::write(
+            git_dir.join("gitdir"),
+            format!("{}\n", registered.join(".git").display()),
+        )
+        .unwrap();
+    };
+    std::fs::create_dir_all(wt.join(".codex")).unwrap();
+    std::fs::write(wt.join(".git"), format!("gitdir: {}\n", git_dir.display())).unwrap();
+    std::fs::write(
+        wt.join(".codex/config.toml"),
+        "[mcp_servers.wt]\ncommand = \"w\"\n",
+    )
+    .unwrap();
+    let user_file = home.join(".codex/config.toml");
+    let text = format!(
+        "[mcp_servers.mine]\ncommand = \"m\"\n\n[projects.{:?}]\ntrust_level = \"trusted\"\n",
+        main.display().to_string()
+    );
+    std::fs::write(&user_file, &text).unwrap();
+    let home_var = home.display().to_string();
+    let env = move |name: &str| (name == "HOME").then(|| home_var.clone());
+    let names = |c: &Config| {
+        let mut n: Vec<String> = c.servers.iter().map(|s| s.name().to_string()).collect();
+        n.sort();
+        n
+    };
+    write_links(&wt);
+    let c = Config::parse_in(&user_file, &text, &env, Some(wt.clone())).unwrap();
+    assert_eq!(names(&c), ["mine", "wt"], "{:?}", c.warnings);
+    // The main repository registers another folder as this worktree: no trust borrowed.
+    write_links(&root.join("elsewhere"));
+    let c = Config::parse_in(&user_file, &text, &env, Some(wt.clone())).unwrap();
+    assert_eq!(names(&c), ["mine"], "{:?}", c.warnings);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("only once the project is trusted")),
+        "{:?}",
+        c.warnings
+    );
+    // A marker of the user's choosing makes a folder inside the worktree the project's root,
+    // whose own layer is read from there down (the worktree's folder above it is not).
+    write_links(&wt);
+    let pkg = wt.join("pkg");
+    std::fs::create_dir_all(pkg.join(".codex")).unwrap();
+    std::fs::write(pkg.join("MARK"), "").unwrap();
+    std::fs::write(
+        pkg.join(".codex/config.toml"),
+        "[mcp_servers.pkg]\ncommand = \"p\"\n",
+    )
+    .unwrap();
+    let marked = format!("project_root_markers = [\"MARK\"]\n{text}");
+    std::fs::write(&user_file, &marked).unwrap();
+    let c = Config::parse_in(&user_file, &marked, &env, Some(pkg.clone())).unwrap();
+    assert_eq!(names(&c), ["mine", "pkg"], "{:?}", c.warnings);
+}
+
 /// A bad server entry written by one of Codex's other layers is pointed at in that layer's file
 /// and line, not in the user's file (regression: it pointed at line 1 of the user's file).
 #[test]
