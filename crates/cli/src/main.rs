@@ -96,12 +96,17 @@ enum Command {
     /// Connect to every configured server and show its state, protocol and what it offers.
     ///
     /// Servers connect concurrently; one that fails to start shows why (with the last lines of
-    /// its stderr) and never holds up the others. Exits 1 when any server is not ready.
-    /// `--save-catalog` writes what the ready servers offer to a file that `--catalog` reads
-    /// back, so `inspect`, `lint`, `search` and `eval` can run on it later with no server running.
+    /// its stderr) and never holds up the others. Exits 1 when any server is not ready. Under
+    /// the table: the tools the config keeps from models, makes ask at each call or runs
+    /// unasked, each with the setting or rule that decides, as its file writes it
+    /// (`disabledTools`, Claude Code's `permissions.allow`, `approve = "writes"`, `--approve
+    /// always`). `--save-catalog` writes what the ready servers offer to a file that `--catalog`
+    /// reads back, so `inspect`, `lint`, `search` and `eval` can run on it later with no server
+    /// running.
     #[command(after_help = "Examples:
   switchboard servers
   switchboard servers --config ~/.cursor/mcp.json --json
+  switchboard servers --config claude-code --approve always
   switchboard servers --save-catalog tools.json
   switchboard lint --catalog tools.json")]
     Servers(servers::ServersArgs),
