@@ -31,6 +31,7 @@ struct RawSettings {
     date: Option<bool>,
     pin_store: Option<String>,
     search_model: Option<String>,
+    approve: Option<super::Approve>,
 }
 
 const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
@@ -152,6 +153,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         }
     }
     let mut settings = Settings::default();
+    let mut default_approve = None;
     if let Some(v) = table.get("settings") {
         match v.clone().try_into::<RawSettings>() {
             Ok(s) => {
@@ -160,6 +162,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
                 settings.search_model = s.search_model.map(|p| ctx.base.join(p));
+                default_approve = s.approve;
             }
             Err(e) => warnings.push(format!(
                 "{}: [settings] ignored: {}",
@@ -168,7 +171,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             )),
         }
     }
-    Ok(Config {
+    let config = Config {
         source: ConfigSource::File {
             path: ctx.path.to_path_buf(),
         },
@@ -178,6 +181,14 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
         settings,
         warnings,
         inputs: ctx.take_inputs(),
+    };
+    // The file's default approval mode, for its servers that set none.
+    Ok(match default_approve {
+        Some(mode) => {
+            let said = format!("[settings] approve = {:?}", mode.word());
+            config.with_default_approve(mode, &said)
+        }
+        None => config,
     })
 }
 

@@ -399,6 +399,21 @@ fn a_run_wide_approval_mode_leaves_the_files_own_settings_alone() {
         .unwrap()
         .with_default_approve(Approve::Never, "--approve never");
     assert_eq!(server_of(&c, "x").approve, Approve::Unsafe);
+    // The file's own default (`[settings] approve`), which a run's `--approve` overrides.
+    let c = parse(
+        "sb.toml",
+        "[settings]\napprove = \"writes\"\n[servers.a]\ncommand = \"a\"\n[servers.b]\ncommand = \"b\"\napprove = \"never\"\n",
+    )
+    .unwrap();
+    assert_eq!(server_of(&c, "a").approve, Approve::Writes);
+    assert_eq!(
+        server_of(&c, "a").approve_setting("t"),
+        "[settings] approve = \"writes\""
+    );
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
+    let c = c.with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "a").approve, Approve::Always);
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
 }
 
 #[test]
