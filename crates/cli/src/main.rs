@@ -33,11 +33,12 @@ use clap::{Parser, Subcommand};
 /// ./.mcp.json (Claude Code), else switchboard.toml in your user config directory. The files
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Qwen Code, Windsurf, Antigravity, VS Code `mcp.json`, Zed and Amp settings, Codex `config.toml`,
-/// goose and Continue `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, and the
-/// `mcpServers` JSON of Cline, Roo Code, Kiro, Amazon Q, GitHub Copilot CLI and LM Studio.
+/// goose and Continue `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, mcphost's
+/// `.mcphost.yml`, and the `mcpServers` JSON of Cline, Roo Code, Kiro, Amazon Q, GitHub Copilot
+/// CLI and LM Studio.
 /// `--config cursor` (or claude-desktop, claude-code, vscode, windsurf, antigravity, gemini, qwen, amp, zed,
 /// cline, roo, kiro, amazonq, copilot, lmstudio, codex,
-/// goose, opencode, crush, continue) opens that host's file where it keeps it; `switchboard servers` without a config
+/// goose, opencode, crush, continue, mcphost) opens that host's file where it keeps it; `switchboard servers` without a config
 /// lists the ones on this machine. Claude Desktop's installed extensions come with its file,
 /// and an MCP bundle (`--config server.mcpb`, or the bundle's folder) runs the server it packs.
 #[derive(Parser, Debug)]

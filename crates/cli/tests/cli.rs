@@ -2905,6 +2905,62 @@ fn codexs_approval_modes_show_in_servers_and_decide_calls() {
     assert_eq!(dry("read_graph", "{}"), (Some(0), json!("allow")));
 }
 
+/// An mcphost config with a real server: its `local` entry runs with the `environment` mcphost
+/// passes (the memory file lands where it says), `excludedTools` keeps a tool from models, and
+/// a `builtin` server is listed as disabled, saying why.
+#[test]
+fn an_mcphost_config_runs_its_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = dir.path().join("memory.jsonl");
+    let text = format!(
+        "mcpServers:\n  Memory:\n    type: local\n    command: [{node:?}, {server:?}]\n    environment:\n      memory_file_path: {memory:?}\n    excludedTools: [delete_entities]\n  fs:\n    type: builtin\n    name: fs\n",
+        node = node(),
+        server = peer("memory"),
+        memory = memory.display().to_string(),
+    );
+    std::fs::write(dir.path().join(".mcphost.yml"), text).unwrap();
+    let config = ["--config", ".mcphost.yml"];
+    let out = run(dir.path(), &[&config[..], &["servers", "--json"]].concat());
+    let v = json(&out);
+    let s = server(&v, "memory");
+    assert_eq!(s["state"], "ready", "{v}");
+    assert_eq!(
+        s["hidden"],
+        serde_json::json!([{"setting": "excludedTools", "tools": ["delete_entities"]}])
+    );
+    let fs = server(&v, "fs");
+    assert_eq!(fs["state"], "disabled", "{v}");
+    assert!(
+        fs["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("runs inside mcphost"),
+        "{v}"
+    );
+    let out = run(
+        dir.path(),
+        &[
+            &config[..],
+            &[
+                "call",
+                "memory",
+                "create_entities",
+                r#"{"entities": [{"name": "mcphost", "entityType": "host", "observations": []}]}"#,
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written =
+        std::fs::read_to_string(&memory).expect("the server wrote where environment said");
+    assert!(written.contains("\"mcphost\""), "{written}");
+}
+
 /// Settings another host's file writes under its own names are named that way wherever
 /// switchboard says what they decide: Cline's `disabledTools` and `autoApprove` with a real
 /// server, in `servers` (text and `--json`), `inspect` and `call --dry-run`; a tool no setting

@@ -226,6 +226,26 @@ const HOSTS: &[Host] = &[
         },
     },
     Host {
+        names: &["mcphost"],
+        label: "mcphost",
+        // As mcphost looks: the working folder before the home, `.mcphost` before the older
+        // `.mcp` (whose `.json` is Claude Code's project file, so left to it).
+        places: |f| {
+            let mut out = Vec::new();
+            for dir in [f.cwd, f.home] {
+                for ext in ["json", "yaml", "yml"] {
+                    out.push(dir.join(format!(".mcphost.{ext}")));
+                }
+            }
+            for dir in [f.cwd, f.home] {
+                for ext in ["yaml", "yml"] {
+                    out.push(dir.join(format!(".mcp.{ext}")));
+                }
+            }
+            out
+        },
+    },
+    Host {
         names: &["continue"],
         label: "Continue",
         places: |f| {

@@ -29,6 +29,12 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if super::mcpb::is_manifest(&root) {
         return super::mcpb::parse(ctx, &root);
     }
+    // mcphost's JSON form (`.mcphost.json`, or entries only mcphost writes).
+    if super::mcphost::is_mcphost_json(ctx.path, &root)
+        && let Some(map) = root.get("mcpServers").and_then(Value::as_object)
+    {
+        return super::mcphost::parse(ctx, text, map);
+    }
     // Continue's older config.json lists its servers instead of naming them as keys.
     if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {
         return super::continue_dev::parse(ctx, text, list);

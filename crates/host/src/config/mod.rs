@@ -29,6 +29,7 @@ mod layers;
 mod mcp_json;
 mod mcpb;
 mod mcpb_archive;
+mod mcphost;
 mod native;
 mod opencode;
 mod opencode_permission;
@@ -918,7 +919,8 @@ impl Config {
     }
 }
 
-/// A YAML config: goose's `config.yaml` (`extensions:`) or Continue's (`mcpServers:`, a list).
+/// A YAML config: goose's `config.yaml` (`extensions:`), Continue's (`mcpServers:`, a list) or
+/// mcphost's (`mcpServers:`, a mapping).
 fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError> {
     let root: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(text).map_err(|e| HostError::ConfigSyntax {
@@ -930,7 +932,7 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
     let shape = || {
         HostError::ConfigShape {
         path: ctx.path.to_path_buf(),
-        message: "expected goose's config.yaml, with an `extensions:` mapping, or Continue's, with an `mcpServers:` list".into(),
+        message: "expected goose's config.yaml, with an `extensions:` mapping, Continue's, with an `mcpServers:` list, or mcphost's, with an `mcpServers:` mapping".into(),
     }
     };
     let root = serde_json::to_value(&root).map_err(|_| shape())?;
@@ -942,6 +944,17 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
         goose::parse(ctx, text, extensions, mode)
     } else if let Some(list) = root.get("mcpServers").and_then(serde_json::Value::as_array) {
         continue_dev::parse(ctx, text, list)
+    } else if let Some(map) = root
+        .get("mcpServers")
+        .and_then(serde_json::Value::as_object)
+    {
+        mcphost::parse(ctx, text, map)
+    } else if root
+        .get("mcpServers")
+        .is_some_and(serde_json::Value::is_null)
+    {
+        // mcphost's own starting file: `mcpServers:` with nothing under it yet.
+        mcphost::parse(ctx, text, &serde_json::Map::new())
     } else {
         Err(shape())
     }
