@@ -511,6 +511,11 @@ impl Delivery for Reply {
             Ok(result) => answered(&self.id, result),
             Err(e) => answered(&self.id, &refusal(&format!("{}: {e}", self.public))),
         };
+        // Logged just before the answer is on its way (the result as the client gets it, or
+        // why the call failed), as over stdio: a later call of the client's is logged later.
+        if let Some(log) = self.log.take() {
+            log.end_raw(given.as_deref().map_err(String::as_str));
+        }
         match self.sink {
             Sink::Json(done) => {
                 let _ = done.send(result);
@@ -518,11 +523,6 @@ impl Delivery for Reply {
             Sink::Events(events) => {
                 let _ = events.send(event(&result));
             }
-        }
-        // Logged once the answer is on its way (the result as the client got it, or why the
-        // call failed), as over stdio.
-        if let Some(log) = self.log.take() {
-            log.end_raw(given.as_deref().map_err(String::as_str));
         }
         Box::pin(std::future::ready(()))
     }

@@ -483,7 +483,8 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
             }
         }
         let public = &self.public;
-        // Logged once the client has its answer (the result as it got it, or why it failed).
+        // Logged just before the client has its answer (the result as it gets it, or why it
+        // failed), so a call the client makes after this answer is logged after this one.
         let log = self.log.take().map(|log| {
             let failed = outcome.as_ref().err().map(ToString::to_string);
             (log, failed)
@@ -517,13 +518,13 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Delivery for Answer<W> {
         line.push_str(result);
         let result = at..line.len();
         line.push_str("}\n");
+        match log {
+            Some((log, None)) => log.end_raw(Ok(&line[result])),
+            Some((log, Some(failed))) => log.end_raw(Err(&failed)),
+            None => {}
+        }
         Box::pin(async move {
             let _ = write_line(&self.out, line.as_bytes()).await;
-            match log {
-                Some((log, None)) => log.end_raw(Ok(&line[result])),
-                Some((log, Some(failed))) => log.end_raw(Err(&failed)),
-                None => {}
-            }
         })
     }
 }
