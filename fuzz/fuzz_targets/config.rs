@@ -1,8 +1,9 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
 //! settings (bare `$VAR`), a layered host's file (Amp's with its permissions), Claude Desktop's
-//! config, Antigravity's `mcp_config.json` and an MCP bundle's manifest, with each format's
-//! variable expansion, and the tool permissions read with them.
+//! config, Antigravity's `mcp_config.json`, an MCP bundle's manifest and mcphost's YAML or JSON,
+//! with each format's variable expansion, and the tool permissions read with them (and the
+//! names messages give the settings that decide).
 #![no_main]
 
 use std::path::Path;
@@ -10,7 +11,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 14] = [
+const NAMES: [&str; 16] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -25,6 +26,8 @@ const NAMES: [&str; 14] = [
     "bundle/manifest.json",
     ".amp/settings.json",
     ".agents/mcp_config.json",
+    ".mcphost.yml",
+    ".mcphost.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -46,6 +49,8 @@ fuzz_target!(|data: &[u8]| {
         for server in &config.servers {
             for tool in ["read", "delete_repo", "get.page", ""] {
                 let _ = server.filter.permits(tool);
+                let _ = server.filter.list_hiding(tool);
+                let _ = server.approve_setting(tool);
                 let _ = server.approve_for(tool, None);
                 let _ = server.approve_for(tool, args.as_ref());
                 let _ = server.filter.rules().call(tool, args.as_ref());
@@ -56,6 +61,7 @@ fuzz_target!(|data: &[u8]| {
                     .decide(tool, args.as_ref(), args.as_ref());
             }
         }
-        let _ = config.with_profile("x");
+        let _ = config.clone().with_profile("x");
+        let _ = config.with_default_approve(switchboard_host::config::Approve::Always, "--approve always");
     }
 });
