@@ -34,8 +34,8 @@ use clap::{Parser, Subcommand};
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Qwen Code, Windsurf, Antigravity, VS Code `mcp.json`, Zed and Amp settings, Codex `config.toml`,
 /// goose and Continue `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, mcphost's
-/// `.mcphost.yml`, and the `mcpServers` JSON of Cline, Roo Code, Kiro, Amazon Q, GitHub Copilot
-/// CLI and LM Studio.
+/// `.mcphost.yml`, mcp-proxy's `config.json`, and the `mcpServers` JSON of Cline, Roo Code,
+/// Kiro, Amazon Q, GitHub Copilot CLI and LM Studio.
 /// `--config cursor` (or claude-desktop, claude-code, vscode, windsurf, antigravity, gemini, qwen, amp, zed,
 /// cline, roo, kiro, amazonq, copilot, lmstudio, codex,
 /// goose, opencode, crush, continue, mcphost) opens that host's file where it keeps it; `switchboard servers` without a config

@@ -69,6 +69,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     };
     let gemini_file = state.is_none() && super::gemini::is_settings_file(ctx.path);
     let antigravity_file = super::antigravity::is_config_file(ctx.path);
+    let mcp_proxy_file = super::mcp_proxy::is_config(&root);
     let mut servers = Vec::new();
     let mut disabled = Vec::new();
     let mut warnings = Vec::new();
@@ -113,7 +114,24 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             let gemini;
             // Antigravity's entry as it runs it (a `serverUrl` over a `command`).
             let antigravity;
+            // mcp-proxy's entry, and the names of its tool filter.
+            let mut proxy_wording = None;
             let translated = match dialect {
+                Dialect::Claude if mcp_proxy_file => {
+                    let (entry, wording, note) =
+                        super::mcp_proxy::entry(value).map_err(|m| fail(None, m))?;
+                    if let Some(note) = note {
+                        let offset =
+                            find_json_key(text, entry_at, "toolFilter").unwrap_or(entry_at);
+                        let (line, column) = line_col(text, offset);
+                        warnings.push(format!(
+                            "{}:{line}:{column}: server {name:?}: {note}",
+                            ctx.path.display()
+                        ));
+                    }
+                    proxy_wording = Some(wording);
+                    std::borrow::Cow::Owned(entry)
+                }
                 Dialect::Claude => {
                     let value = if gemini_file {
                         gemini = super::gemini::bare_vars(value, ctx.env);
@@ -187,6 +205,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             }
             // Messages name the settings as this file wrote them.
             let wording = match dialect {
+                Dialect::Claude if mcp_proxy_file => proxy_wording.unwrap_or_default(),
                 Dialect::Claude => Wording::of_mcp_servers_entry(value, gemini_file),
                 _ if opencode => Wording::default(),
                 _ => Wording::of_crush_entry(value),
@@ -213,6 +232,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             name,
             result,
             match dialect {
+                Dialect::Claude if mcp_proxy_file => "disabled in the config (options.disabled)",
                 Dialect::Claude | Dialect::Crush => "disabled in the config (\"disabled\": true)",
                 _ => "disabled in the config",
             },

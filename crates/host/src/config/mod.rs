@@ -27,6 +27,7 @@ pub mod hosts;
 mod jsonc;
 mod layers;
 mod mcp_json;
+mod mcp_proxy;
 mod mcpb;
 mod mcpb_archive;
 mod mcphost;
