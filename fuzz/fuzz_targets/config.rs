@@ -1,7 +1,8 @@
 //! Fuzz target: a config file's text, read as native TOML, `mcpServers` JSON (with comments),
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
 //! settings (bare `$VAR`), a layered host's file (Amp's with its permissions), Claude Desktop's
-//! config, Antigravity's `mcp_config.json`, an MCP bundle's manifest and mcphost's YAML or JSON,
+//! config, Antigravity's `mcp_config.json`, an MCP bundle's manifest, mcphost's YAML or JSON,
+//! LibreChat's YAML (and mcp-proxy's JSON, by its content),
 //! with each format's variable expansion, and the tool permissions read with them (and the
 //! names messages give the settings that decide).
 #![no_main]
@@ -11,7 +12,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -28,6 +29,7 @@ const NAMES: [&str; 16] = [
     ".agents/mcp_config.json",
     ".mcphost.yml",
     ".mcphost.json",
+    "librechat.yaml",
 ];
 
 fuzz_target!(|data: &[u8]| {

@@ -34,11 +34,11 @@ use clap::{Parser, Subcommand};
 /// other hosts keep their servers in work as-is with --config: Claude Desktop, Cursor, Gemini
 /// CLI, Qwen Code, Windsurf, Antigravity, VS Code `mcp.json`, Zed and Amp settings, Codex `config.toml`,
 /// goose and Continue `config.yaml`, OpenCode `opencode.json`, Crush `crush.json`, mcphost's
-/// `.mcphost.yml`, mcp-proxy's `config.json`, and the `mcpServers` JSON of Cline, Roo Code,
-/// Kiro, Amazon Q, GitHub Copilot CLI and LM Studio.
+/// `.mcphost.yml`, mcp-proxy's `config.json`, LibreChat's `librechat.yaml`, and the
+/// `mcpServers` JSON of Cline, Roo Code, Kiro, Amazon Q, GitHub Copilot CLI and LM Studio.
 /// `--config cursor` (or claude-desktop, claude-code, vscode, windsurf, antigravity, gemini, qwen, amp, zed,
 /// cline, roo, kiro, amazonq, copilot, lmstudio, codex,
-/// goose, opencode, crush, continue, mcphost) opens that host's file where it keeps it; `switchboard servers` without a config
+/// goose, opencode, crush, continue, mcphost, librechat) opens that host's file where it keeps it; `switchboard servers` without a config
 /// lists the ones on this machine. Claude Desktop's installed extensions come with its file,
 /// and an MCP bundle (`--config server.mcpb`, or the bundle's folder) runs the server it packs.
 #[derive(Parser, Debug)]

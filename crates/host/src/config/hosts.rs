@@ -246,6 +246,12 @@ const HOSTS: &[Host] = &[
         },
     },
     Host {
+        names: &["librechat"],
+        label: "LibreChat",
+        // `librechat.yaml` sits in LibreChat's own folder: run from there.
+        places: |f| vec![f.cwd.join("librechat.yaml")],
+    },
+    Host {
         names: &["continue"],
         label: "Continue",
         places: |f| {

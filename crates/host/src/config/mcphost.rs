@@ -45,6 +45,33 @@ pub fn parse(
     text: &str,
     entries: &Map<String, Value>,
 ) -> Result<Config, HostError> {
+    parse_with(ctx, text, entries, true, &to_entry)
+}
+
+/// The servers of LibreChat's `librechat.yaml`, whose `mcpServers` mapping is `entries`: names
+/// as written, each entry as [`super::librechat::entry`] reads it.
+pub fn parse_librechat(
+    ctx: &Context<'_>,
+    text: &str,
+    entries: &Map<String, Value>,
+) -> Result<Config, HostError> {
+    let convert = |v: &Value| super::librechat::entry(v).map(|e| (e, Wording::default()));
+    parse_with(ctx, text, entries, false, &convert)
+}
+
+/// One host's entry as the native entry it means, with the names of its tool lists; or why it
+/// cannot run.
+type Convert = dyn Fn(&Value) -> Result<(Value, Wording), String>;
+
+/// Each entry of an `mcpServers` mapping in file order, its name lower-cased (as viper reads
+/// mcphost's) when `lower` says so, made a native entry by `convert`.
+fn parse_with(
+    ctx: &Context<'_>,
+    text: &str,
+    entries: &Map<String, Value>,
+    lower: bool,
+    convert: &Convert,
+) -> Result<Config, HostError> {
     let mut ordered: Vec<(usize, &String, &Value)> = entries
         .iter()
         .map(|(name, v)| (key_offset(text, name).unwrap_or(usize::MAX), name, v))
@@ -56,14 +83,18 @@ pub fn parse(
     for (at, written, value) in ordered {
         let at = if at == usize::MAX { 0 } else { at };
         // viper reads every key in lower case: the server's name as mcphost has it.
-        let name = written.to_lowercase();
+        let name = if lower {
+            written.to_lowercase()
+        } else {
+            written.clone()
+        };
         let fail = |message: String| ctx.entry_error(text, at, &name, message);
         let result = if !seen.insert(name.clone()) {
             Err(fail(format!(
                 "mcphost reads server names in lower case, so {written:?} is a second server named {name:?}; the first one is used"
             )))
         } else {
-            to_entry(value).map_err(&fail).and_then(|(v, wording)| {
+            convert(value).map_err(&fail).and_then(|(v, wording)| {
                 let raw = entry::raw_server(v).map_err(|(_, m)| fail(m))?;
                 entry::validate(ctx, &name, raw)
                     .map(|s| {

@@ -26,6 +26,7 @@ mod goose;
 pub mod hosts;
 mod jsonc;
 mod layers;
+mod librechat;
 mod mcp_json;
 mod mcp_proxy;
 mod mcpb;
@@ -920,8 +921,8 @@ impl Config {
     }
 }
 
-/// A YAML config: goose's `config.yaml` (`extensions:`), Continue's (`mcpServers:`, a list) or
-/// mcphost's (`mcpServers:`, a mapping).
+/// A YAML config: goose's `config.yaml` (`extensions:`), Continue's (`mcpServers:`, a list),
+/// mcphost's or LibreChat's (`mcpServers:`, a mapping).
 fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError> {
     let root: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(text).map_err(|e| HostError::ConfigSyntax {
@@ -933,7 +934,7 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
     let shape = || {
         HostError::ConfigShape {
         path: ctx.path.to_path_buf(),
-        message: "expected goose's config.yaml, with an `extensions:` mapping, Continue's, with an `mcpServers:` list, or mcphost's, with an `mcpServers:` mapping".into(),
+        message: "expected goose's config.yaml, with an `extensions:` mapping, Continue's, with an `mcpServers:` list, or mcphost's or LibreChat's, with an `mcpServers:` mapping".into(),
     }
     };
     let root = serde_json::to_value(&root).map_err(|_| shape())?;
@@ -949,7 +950,11 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
         .get("mcpServers")
         .and_then(serde_json::Value::as_object)
     {
-        mcphost::parse(ctx, text, map)
+        if librechat::is_config(ctx.path, map) {
+            mcphost::parse_librechat(ctx, text, map)
+        } else {
+            mcphost::parse(ctx, text, map)
+        }
     } else if root
         .get("mcpServers")
         .is_some_and(serde_json::Value::is_null)
