@@ -33,8 +33,9 @@ pub fn is_config(path: &std::path::Path, servers: &Map<String, Value>) -> bool {
     !mcphost_name && !mcphost_entry
 }
 
-/// A LibreChat entry as the entry the other hosts write, or why it cannot run here.
-pub fn entry(value: &Value) -> Result<Value, String> {
+/// A LibreChat entry as the entry the other hosts write, or why it cannot run here (`env`
+/// looks up the variables its per-user placeholders stand for).
+pub fn entry(value: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<Value, String> {
     let Some(from) = value.as_object() else {
         return Err("must be a mapping of settings".into());
     };
@@ -75,13 +76,26 @@ pub fn entry(value: &Value) -> Result<Value, String> {
         }
     }
     let mut out = Value::Object(out);
-    entry::rewrite_strings(&mut out, &mut |s| Ok(placeholders(s)))?;
+    let mut unset = None;
+    entry::rewrite_strings(&mut out, &mut |s| {
+        let (native, names) = placeholders(s);
+        if let Some(name) = names.into_iter().find(|n| env(n).is_none()) {
+            unset.get_or_insert(name);
+        }
+        Ok(native)
+    })?;
+    if let Some(name) = unset {
+        return Err(format!(
+            "{{{{{name}}}}} is a value LibreChat fills in for each of its users; switchboard has none, so it reads the environment variable {name}, which is not set"
+        ));
+    }
     Ok(out)
 }
 
-/// LibreChat's per-user `{{NAME}}` as switchboard's `${NAME}` (the environment variable NAME);
-/// `${VAR}` means the same in both, and anything else stays as written.
-pub fn placeholders(s: &str) -> String {
+/// LibreChat's per-user `{{NAME}}` as switchboard's `${NAME}` (the environment variable NAME),
+/// and the names; `${VAR}` means the same in both, and anything else stays as written.
+pub fn placeholders(s: &str) -> (String, Vec<String>) {
+    let mut names = Vec::new();
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(at) = rest.find("{{") {
@@ -95,6 +109,7 @@ pub fn placeholders(s: &str) -> String {
                 out.push_str("${");
                 out.push_str(n);
                 out.push('}');
+                names.push(n.to_string());
                 rest = &body[end + 2..];
             }
             None => {
@@ -104,7 +119,7 @@ pub fn placeholders(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    (out, names)
 }
 
 #[cfg(test)]
@@ -119,12 +134,14 @@ mod tests {
             ("${SOME_API_KEY}", "${SOME_API_KEY}"),
             ("{{not a name}} {{", "{{not a name}} {{"),
         ] {
-            assert_eq!(placeholders(written), native, "{written}");
+            assert_eq!(placeholders(written).0, native, "{written}");
         }
     }
 
     #[test]
     fn entries_read_as_librechat_reads_them() {
+        let env = |name: &str| (name == "MY_KEY").then(|| "k".to_string());
+        let entry = |v: &Value| entry(v, &env);
         assert_eq!(
             entry(&json!({"type": "streamable-http", "url": "https://x/api/",
                 "headers": {"X-Auth-Token": "{{MY_KEY}}"}, "timeout": 60000,
@@ -145,6 +162,13 @@ mod tests {
             entry(&json!({"command": "x", "timeout": "soon"}))
                 .unwrap_err()
                 .contains("milliseconds")
+        );
+        let unset = entry(&json!({"url": "https://x",
+            "headers": {"X-User": "{{LIBRECHAT_USER_ID}}"}}))
+        .unwrap_err();
+        assert!(
+            unset.contains("environment variable LIBRECHAT_USER_ID"),
+            "{unset}"
         );
     }
 }

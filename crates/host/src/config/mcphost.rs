@@ -55,13 +55,13 @@ pub fn parse_librechat(
     text: &str,
     entries: &Map<String, Value>,
 ) -> Result<Config, HostError> {
-    let convert = |v: &Value| super::librechat::entry(v).map(|e| (e, Wording::default()));
+    let convert = |v: &Value| super::librechat::entry(v, ctx.env).map(|e| (e, Wording::default()));
     parse_with(ctx, text, entries, false, &convert)
 }
 
 /// One host's entry as the native entry it means, with the names of its tool lists; or why it
 /// cannot run.
-type Convert = dyn Fn(&Value) -> Result<(Value, Wording), String>;
+type Convert<'a> = dyn Fn(&Value) -> Result<(Value, Wording), String> + 'a;
 
 /// Each entry of an `mcpServers` mapping in file order, its name lower-cased (as viper reads
 /// mcphost's) when `lower` says so, made a native entry by `convert`.
@@ -70,7 +70,7 @@ fn parse_with(
     text: &str,
     entries: &Map<String, Value>,
     lower: bool,
-    convert: &Convert,
+    convert: &Convert<'_>,
 ) -> Result<Config, HostError> {
     let mut ordered: Vec<(usize, &String, &Value)> = entries
         .iter()

@@ -1226,7 +1226,8 @@ mcpServers:
         )]
     );
     assert!(
-        reason(&c, "sheets").contains("LIBRECHAT_USER_ID is not set"),
+        reason(&c, "sheets")
+            .contains("reads the environment variable LIBRECHAT_USER_ID, which is not set"),
         "{:?}",
         c.disabled
     );
