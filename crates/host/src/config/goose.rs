@@ -8,7 +8,7 @@ use switchboard_core::host_rules::literal;
 use switchboard_core::{HostRules, Verdict};
 
 use super::entry::{self, Context};
-use super::position::line_col;
+use super::position::{find_yaml_key, line_col};
 use super::{Approve, Config, ServerConfig};
 use crate::error::HostError;
 
@@ -21,7 +21,13 @@ pub fn parse(
 ) -> Result<Config, HostError> {
     let mut entries: Vec<(usize, &String, &Value)> = extensions
         .iter()
-        .map(|(name, v)| (key_offset(text, name).unwrap_or(usize::MAX), name, v))
+        .map(|(name, v)| {
+            (
+                find_yaml_key(text, "extensions:", name).unwrap_or(usize::MAX),
+                name,
+                v,
+            )
+        })
         .collect();
     entries.sort_by_key(|(at, name, _)| (*at, (*name).clone()));
     let mut servers = Vec::new();
@@ -226,24 +232,4 @@ fn names(ext: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
             .collect(),
         Some(_) => Err(format!("{key} must be a list of names")),
     }
-}
-
-/// Where the extension `name` is written: the first line after `extensions:` that begins, after
-/// its indent, with `name:` (or the name quoted).
-fn key_offset(text: &str, name: &str) -> Option<usize> {
-    let start = text.find("extensions:")?;
-    let keys = [
-        format!("{name}:"),
-        format!("\"{name}\":"),
-        format!("'{name}':"),
-    ];
-    let mut offset = start;
-    for line in text[start..].split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if offset > start && keys.iter().any(|k| trimmed.starts_with(k.as_str())) {
-            return Some(offset + line.len() - trimmed.len());
-        }
-        offset += line.len();
-    }
-    None
 }

@@ -13,6 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::entry::{self, Context};
+use super::position::find_yaml_key;
 use super::wording::Wording;
 use super::{Config, DisabledServer, ServerConfig};
 use crate::error::HostError;
@@ -288,27 +289,15 @@ pub fn env_references(s: &str) -> String {
     out
 }
 
-/// Where server `name` is written: its key under `mcpServers`, in YAML or JSON.
+/// Where server `name` is written: its key under `mcpServers`, in YAML or JSON (on one line:
+/// the quoted key anywhere after the section).
 fn key_offset(text: &str, name: &str) -> Option<usize> {
-    let start = text.find("mcpServers")?;
-    let keys = [
-        format!("{name}:"),
-        format!("\"{name}\":"),
-        format!("\"{name}\" :"),
-        format!("'{name}':"),
-    ];
-    let mut offset = start;
-    for line in text[start..].split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if offset > start && keys.iter().any(|k| trimmed.starts_with(k.as_str())) {
-            return Some(offset + line.len() - trimmed.len());
-        }
-        offset += line.len();
-    }
-    // JSON on one line: the quoted key anywhere after the section.
-    text[start..]
-        .find(&format!("\"{name}\""))
-        .map(|i| start + i)
+    find_yaml_key(text, "mcpServers", name).or_else(|| {
+        let start = text.find("mcpServers")?;
+        text[start..]
+            .find(&format!("\"{name}\""))
+            .map(|i| start + i)
+    })
 }
 
 #[cfg(test)]

@@ -65,6 +65,28 @@ pub fn find_toml_table(text: &str, parent: &str, name: &str) -> Option<usize> {
     None
 }
 
+/// The offset of mapping key `name` on a line of its own after the first `section` in YAML text
+/// (`name:`, `"name":` or `'name':`), as a server is named under `extensions:` or
+/// `mcpServers:`.
+pub fn find_yaml_key(text: &str, section: &str, name: &str) -> Option<usize> {
+    let start = text.find(section)?;
+    let keys = [
+        format!("{name}:"),
+        format!("\"{name}\":"),
+        format!("\"{name}\" :"),
+        format!("'{name}':"),
+    ];
+    let mut offset = start;
+    for line in text[start..].split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if offset > start && keys.iter().any(|k| trimmed.starts_with(k.as_str())) {
+            return Some(offset + line.len() - trimmed.len());
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// The offset of `"key"` followed by `:` in JSON text, searching from `from`.
 pub fn find_json_key(text: &str, from: usize, key: &str) -> Option<usize> {
     let quoted = serde_json::to_string(key).ok()?;
