@@ -257,6 +257,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if state.is_none() && root.get("context_servers").is_some() {
         super::zed_permissions::apply(ctx.path, &root, &mut servers, &mut warnings);
     }
+    if state.is_none() && super::cli_agent::is_agent(&root) {
+        super::cli_agent::apply(ctx, &root, &mut servers, &mut disabled, &mut warnings);
+    }
     // A Gemini CLI settings file here is a part of `gemini::gather`, which applies the lists
     // once to the whole.
     if !gemini_file {
@@ -339,8 +342,10 @@ fn named_servers<'a>(
             // Claude Desktop's config may hold only its preferences when every server is an
             // extension (`claude_extensions`), and a host's `settings.json` (Qwen Code's, Amp's,
             // Zed's) only its other settings.
+            // An Amazon Q or Kiro agent may take all its servers from the CLI's `mcp.json`.
             (super::claude_extensions::is_config_file(ctx.path)
-                || ctx.path.file_name().is_some_and(|n| n == "settings.json"))
+                || ctx.path.file_name().is_some_and(|n| n == "settings.json")
+                || super::cli_agent::is_agent(root))
             .then(|| ("mcpServers", &*NO_SERVERS))
         })
         .ok_or_else(|| HostError::ConfigShape {

@@ -11,6 +11,7 @@ mod claude_permissions;
 mod claude_plugins;
 mod claude_policy;
 mod claude_settings;
+mod cli_agent;
 mod codex;
 mod codex_layers;
 mod continue_dev;
