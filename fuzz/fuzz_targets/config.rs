@@ -2,7 +2,7 @@
 //! goose or Continue YAML, OpenCode or Crush JSON, Claude Code's state file, Gemini CLI's
 //! settings (bare `$VAR`), a layered host's file (Amp's with its permissions), Claude Desktop's
 //! config, Antigravity's `mcp_config.json`, an MCP bundle's manifest, mcphost's YAML or JSON,
-//! LibreChat's YAML (and mcp-proxy's JSON, by its content),
+//! LibreChat's YAML, a Kiro CLI agent file (and mcp-proxy's JSON, by its content),
 //! with each format's variable expansion, and the tool permissions read with them (and the
 //! names messages give the settings that decide).
 #![no_main]
@@ -12,7 +12,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
 
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 18] = [
     "switchboard.toml",
     "mcp.json",
     "config.yaml",
@@ -30,6 +30,7 @@ const NAMES: [&str; 17] = [
     ".mcphost.yml",
     ".mcphost.json",
     "librechat.yaml",
+    ".kiro/agents/dev.json",
 ];
 
 fuzz_target!(|data: &[u8]| {
