@@ -69,10 +69,30 @@ impl Validators {
                     format!("field {at}")
                 };
                 let schema_at = e.schema_path().to_string();
-                let expected = parent_pointer(&schema_at)
-                    .and_then(|p| schema.pointer(&p))
-                    .map(|s| format!(" (expected: {})", short(s)))
-                    .unwrap_or_default();
+                let parent = parent_pointer(&schema_at);
+                let expected = match e.kind() {
+                    // The missing property's own schema, not the whole object's.
+                    jsonschema::error::ValidationErrorKind::Required { property } => parent
+                        .zip(property.as_str())
+                        .and_then(|(p, name)| {
+                            schema.pointer(&format!("{p}/properties/{}", escape(name)))
+                        })
+                        .map(|s| format!(" (expected: {})", short(s)))
+                        .unwrap_or_default(),
+                    // The names the object takes, not its whole schema.
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { .. } => parent
+                        .and_then(|p| schema.pointer(&format!("{p}/properties")))
+                        .and_then(Value::as_object)
+                        .map(|props| {
+                            let names: Vec<&str> = props.keys().map(String::as_str).collect();
+                            format!(" (it takes: {})", names.join(", "))
+                        })
+                        .unwrap_or_default(),
+                    _ => parent
+                        .and_then(|p| schema.pointer(&p))
+                        .map(|s| format!(" (expected: {})", short(s)))
+                        .unwrap_or_default(),
+                };
                 format!("{field}: {e}{expected}")
             })
             .collect();
@@ -109,6 +129,11 @@ impl Validators {
 fn parent_pointer(schema_path: &str) -> Option<String> {
     let (parent, _) = schema_path.rsplit_once('/')?;
     Some(parent.to_string())
+}
+
+/// A property name as one JSON Pointer segment.
+fn escape(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// A schema fragment on one line, cut at 200 characters.
@@ -168,8 +193,23 @@ mod tests {
             "{p:?}"
         );
         assert!(p.iter().any(|l| l.starts_with("field /status")), "{p:?}");
+        // A missing property: its own schema, not the whole object's.
         let Invalid(p) = v.check(&schema(), json!({})).unwrap_err();
-        assert!(p[0].contains("\"query\" is a required property"), "{p:?}");
+        assert_eq!(
+            p,
+            [
+                "the arguments: \"query\" is a required property (expected: {\"maxLength\":5,\"type\":\"string\"})"
+            ]
+        );
+        // A property the object does not take: the names it does take.
+        let Invalid(p) = v
+            .check(&schema(), json!({"query": "a", "qeury": "b"}))
+            .unwrap_err();
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].ends_with("(it takes: query, status)") && p[0].contains("qeury"),
+            "{p:?}"
+        );
         let Invalid(p) = v.check(&schema(), json!([1])).unwrap_err();
         assert_eq!(p, ["the arguments must be a JSON object, got an array"]);
     }
