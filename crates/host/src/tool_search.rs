@@ -165,10 +165,12 @@ impl ToolSearch {
             let Some(public) = names.public(&hit.server, &hit.tool) else {
                 continue;
             };
+            // Name and description only: the definition itself joins the tools array at the
+            // next request, and a schema here would be paid for again on every later request,
+            // as the result stays in the conversation.
             found.push(json!({
                 "name": public,
                 "description": entry.def.description,
-                "inputSchema": entry.def.input_schema,
             }));
             self.loaded.insert((hit.server.clone(), hit.tool.clone()));
         }
