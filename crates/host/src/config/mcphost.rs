@@ -19,8 +19,9 @@ use super::{Config, DisabledServer, ServerConfig};
 use crate::error::HostError;
 
 /// Whether a JSON config with `mcpServers` is mcphost's: named so (`.mcphost.json`), or an
-/// entry written in mcphost's own form (a `command` list, `environment`, `type` `remote` or
-/// `builtin`), which no other host writes.
+/// entry written in mcphost's own form (`type: local` with a `command` list, `environment`,
+/// `type` `remote` or `builtin`), which no other host writes. A `command` list alone is no
+/// sign: it is a mistake in any host's file, and is reported as one there.
 pub fn is_mcphost_json(path: &std::path::Path, root: &Value) -> bool {
     let named = path
         .file_name()
@@ -30,12 +31,10 @@ pub fn is_mcphost_json(path: &std::path::Path, root: &Value) -> bool {
     named
         || entries.is_some_and(|m| {
             m.values().any(|e| {
-                e.get("command").is_some_and(Value::is_array)
-                    || e.get("environment").is_some()
-                    || matches!(
-                        e.get("type").and_then(Value::as_str),
-                        Some("remote" | "builtin")
-                    )
+                let kind = e.get("type").and_then(Value::as_str);
+                (kind == Some("local") && e.get("command").is_some_and(Value::is_array))
+                    || e.get("environment").is_some_and(Value::is_object)
+                    || matches!(kind, Some("remote" | "builtin"))
             })
         })
 }

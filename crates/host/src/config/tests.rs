@@ -1152,6 +1152,16 @@ model: "anthropic/claude-sonnet-4-5"
         );
         assert_eq!(c.servers[0].name(), "time");
     }
+    // A `command` list alone does not make another host's file mcphost's (regression: the
+    // names were lower-cased; found by config_hostile's property test).
+    let c = parse(
+        "/home/u/mcp.json",
+        r#"{"mcpServers": {"A": "x", "a": {"command": []}}}"#,
+    )
+    .unwrap();
+    let mut names: Vec<&str> = c.server_names().collect();
+    names.sort();
+    assert_eq!(names, ["A", "a"], "{:?}", c.disabled);
     // Two names viper reads as one.
     let c = parse(
         "/home/u/.mcphost.yml",
