@@ -149,18 +149,17 @@ fn add_mcp_json(
         };
         warnings.extend(read.warnings);
         let origin = format!("{label} {which} mcp.json ({})", path.display());
+        let taken = |servers: &[ServerConfig], disabled: &[DisabledServer], name: &str| {
+            servers.iter().any(|s| s.name() == name) || disabled.iter().any(|d| d.name == name)
+        };
         for mut s in read.servers {
-            let taken = servers.iter().any(|have| have.name() == s.name())
-                || disabled.iter().any(|have| have.name == s.name());
-            if !taken {
+            if !taken(servers, disabled, s.name()) {
                 s.origin = Some(origin.clone());
                 servers.push(s);
             }
         }
         for mut d in read.disabled {
-            let taken = servers.iter().any(|have| have.name() == d.name)
-                || disabled.iter().any(|have| have.name == d.name);
-            if !taken {
+            if !taken(servers, disabled, &d.name) {
                 d.origin = Some(origin.clone());
                 disabled.push(d);
             }

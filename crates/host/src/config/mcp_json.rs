@@ -211,12 +211,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 _ => Wording::of_crush_entry(value),
             };
             let validated = entry::validate(ctx, name, raw)
-                .map(|s| {
-                    s.map(|mut s| {
-                        wording.apply(&mut s);
-                        s
-                    })
-                })
+                .map(|s| wording.applied(s))
                 .map_err(|e| fail(e.field, e.message));
             let offset = find_json_key(text, entry_at, "bundle").unwrap_or(entry_at);
             let (line, column) = line_col(text, offset);

@@ -97,12 +97,7 @@ fn parse_with(
             convert(value).map_err(&fail).and_then(|(v, wording)| {
                 let raw = entry::raw_server(v).map_err(|(_, m)| fail(m))?;
                 entry::validate(ctx, &name, raw)
-                    .map(|s| {
-                        s.map(|mut s| {
-                            wording.apply(&mut s);
-                            s
-                        })
-                    })
+                    .map(|s| wording.applied(s))
                     .map_err(|e| fail(e.message))
             })
         };

@@ -65,6 +65,15 @@ impl Wording {
         }
     }
 
+    /// `server`, when there is one (an entry that is not switched off), with these words for
+    /// its settings.
+    pub fn applied(self, server: Option<ServerConfig>) -> Option<ServerConfig> {
+        server.map(|mut s| {
+            self.apply(&mut s);
+            s
+        })
+    }
+
     /// Give `server` these words for its settings.
     pub fn apply(self, server: &mut ServerConfig) {
         if self.allow.is_some() || self.deny.is_some() {
