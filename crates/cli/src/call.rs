@@ -182,9 +182,6 @@ fn arguments(args: &mut CallArgs) -> anyhow::Result<Map<String, Value>> {
 
 /// Run the command.
 pub async fn run(global: &Global, mut args: CallArgs) -> anyhow::Result<ExitCode> {
-    if !global.catalog.is_empty() {
-        bail!("call needs a live server; --catalog files only describe tools");
-    }
     let arguments = arguments(&mut args)?;
     let config = source::load_config(global)?;
     let named: Vec<Named<'_>> = config

@@ -139,8 +139,12 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
         match sent {
             Ok(a) => {
                 println!();
-                if a.end == End::MaxTurns {
-                    eprintln!("(stopped after --max-turns model requests)");
+                match a.end {
+                    End::MaxTurns => eprintln!("(stopped after --max-turns model requests)"),
+                    End::MaxTokens => {
+                        eprintln!("({})", crate::run::max_tokens_hit(agent.max_tokens_sent()))
+                    }
+                    End::Answered | End::Refusal => {}
                 }
             }
             Err(e) => {

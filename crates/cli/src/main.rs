@@ -73,7 +73,8 @@ pub struct Global {
     #[arg(long, global = true, value_name = "NAME")]
     profile: Option<String>,
     /// Read tools from a catalog file instead of live servers (repeatable): the shared catalog
-    /// format {"servers": [...]} or a raw tools/list result {"tools": [...]}.
+    /// format {"servers": [...]} or a raw tools/list result {"tools": [...]}. For servers,
+    /// inspect, lint, search and eval; call, run, chat and serve need live servers.
     #[arg(long, global = true, value_name = "FILE")]
     catalog: Vec<PathBuf>,
     /// When a model's calls need the user's approval, for every server whose config sets no
@@ -335,7 +336,27 @@ fn asked_for_json(args: impl Iterator<Item = String>) -> bool {
             .any(|w| w[0] == "--format" && w[1] == "json")
 }
 
+/// The commands that call servers' tools, which a catalog file cannot do: given `--catalog`,
+/// they stop and say so rather than run the config's (or the demo's) servers unasked.
+fn needs_live_servers(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Call(_) => Some("call"),
+        Command::Run(_) => Some("run"),
+        Command::Chat(_) => Some("chat"),
+        Command::Serve(_) => Some("serve"),
+        _ => None,
+    }
+}
+
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(name) = needs_live_servers(&cli.command).filter(|_| !cli.global.catalog.is_empty())
+    {
+        anyhow::bail!(
+            "`{name}` needs live servers: --catalog files only describe tools (servers, \
+             inspect, lint, search and eval read them); leave out --catalog to use the config's \
+             servers"
+        );
+    }
     match cli.command {
         Command::Servers(args) => servers::run(&cli.global, args).await,
         Command::Call(args) => call::run(&cli.global, args).await,

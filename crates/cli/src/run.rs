@@ -38,9 +38,14 @@ pub struct ModelArgs {
     /// Model requests allowed per message before giving up.
     #[arg(long, default_value_t = 20)]
     pub max_turns: u32,
-    /// `max_tokens` of each request.
-    #[arg(long, default_value_t = 4096)]
-    pub max_tokens: u32,
+    /// The most tokens each reply may have, sent in the provider's own field (OpenAI's
+    /// `max_completion_tokens`, the Responses API's `max_output_tokens`, Gemini's
+    /// `maxOutputTokens`, `max_tokens` for Anthropic and for OpenAI-compatible servers).
+    /// Without it: 4096 for Anthropic (which requires a limit) and for a --base-url on another
+    /// host (llama.cpp and Ollama otherwise write until their context is full); no limit for
+    /// OpenAI's and Gemini's own APIs, whose models' maximum then holds.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
     /// Write every request and response body as JSON lines to FILE (keys redacted).
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
@@ -214,10 +219,7 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
                     "error: stopped after {} model requests (--max-turns); the model still wanted tools",
                     args.model.max_turns
                 ),
-                End::MaxTokens => eprintln!(
-                    "error: the model hit max_tokens ({})",
-                    args.model.max_tokens
-                ),
+                End::MaxTokens => eprintln!("error: {}", max_tokens_hit(agent.max_tokens_sent())),
                 End::Refusal => eprintln!("error: the model refused"),
             }
         }
@@ -232,6 +234,16 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(code)
+}
+
+/// Why an answer stopped short at its output limit: the limit that was sent, or the provider's
+/// own when none was.
+pub fn max_tokens_hit(sent: Option<u32>) -> String {
+    match sent {
+        Some(n) => format!("the answer was cut at the output limit ({n} tokens; --max-tokens)"),
+        None => "the answer was cut at the model's own output limit (none was sent; --max-tokens sets one)"
+            .to_string(),
+    }
 }
 
 /// JSON on one line, cut to `max` characters.

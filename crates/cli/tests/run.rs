@@ -602,6 +602,49 @@ async fn max_turns_ends_the_run_with_exit_1_and_a_valid_conversation() {
     assert_eq!(v["tool_calls"][1]["status"], "not_run");
 }
 
+/// `--max-tokens` reaches the request in the field an OpenAI-compatible server reads (the
+/// double listens on 127.0.0.1, so it is one), and `--catalog`, which has no server to call,
+/// stops `run` with a usage error instead of running the demo servers.
+#[tokio::test]
+async fn max_tokens_is_sent_and_a_catalog_is_refused() {
+    let d = Dialect::OpenAiChat;
+    let double = ProviderDouble::start(d, vec![Turn::Text("short".into())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let args = [
+        "run",
+        "-p",
+        "hi",
+        "--provider",
+        provider(d),
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &[&args[..], &["--max-tokens", "33"]].concat()).await;
+    assert_eq!(out.status.code(), Some(0));
+    double.assert_valid();
+    let body = &double.requests()[0].body;
+    assert_eq!(body["max_tokens"], 33, "{body}");
+    assert!(body.get("max_completion_tokens").is_none(), "{body}");
+
+    let catalog = dir.path().join("tools.json");
+    std::fs::write(
+        &catalog,
+        r#"{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    let catalog = catalog.to_string_lossy();
+    let out = switchboard(
+        dir.path(),
+        &[&["--catalog", &catalog][..], &args[..]].concat(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`run` needs live servers"), "{err}");
+    assert_eq!(double.requests().len(), 1, "no request after the refusal");
+}
+
 #[tokio::test]
 async fn a_missing_key_without_base_url_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

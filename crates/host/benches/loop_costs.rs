@@ -155,7 +155,8 @@ fn main() {
                 system: Some("## tickets\n\nTicket ids look like T-123.".into()),
                 messages: messages.clone(),
                 tools: tools.clone(),
-                max_tokens: 4096,
+                max_tokens: Some(4096),
+                compatible_server: false,
                 gemini_openapi: false,
                 stream: false,
             };

@@ -24,11 +24,11 @@ use switchboard_core::{Catalog, Dialect};
 use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
-    Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage,
+    DEFAULT_MAX_TOKENS, Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage,
     accepts_result_images_for, render_request,
 };
 
-use crate::client::ProviderClient;
+use crate::client::{ProviderClient, foreign_host};
 use crate::config::{Config, ServerConfig};
 use crate::dispatch::{
     Approver, Dispatcher, Outcome, Route, ToolInput, ToolTable, ToolUse, Validators,
@@ -46,8 +46,12 @@ use crate::translate::{TranslateOptions, Translation, translate};
 pub struct AgentOptions {
     /// Model requests allowed per user message.
     pub max_turns: u32,
-    /// `max_tokens` of each request.
-    pub max_tokens: u32,
+    /// The most tokens a reply may have, sent in each provider's own field. `None`: 4096
+    /// ([`DEFAULT_MAX_TOKENS`]) to Anthropic, which requires a limit, and to an OpenAI-compatible
+    /// server at another URL (llama.cpp and Ollama otherwise write until their context is
+    /// full); no limit to OpenAI's and Gemini's own APIs, so the model's maximum holds there
+    /// (their reasoning tokens count against it too). See [`Agent::max_tokens_sent`].
+    pub max_tokens: Option<u32>,
     /// Stream replies (text shows as it arrives).
     pub stream: bool,
     /// Where full texts of cut results are written.
@@ -70,7 +74,7 @@ impl Default for AgentOptions {
     fn default() -> Self {
         Self {
             max_turns: 20,
-            max_tokens: 4096,
+            max_tokens: None,
             stream: false,
             spill_dir: shape::default_spill_dir(),
             tools: ToolMode::All,
@@ -599,6 +603,21 @@ impl Agent {
         changed
     }
 
+    /// Whether the endpoint is a server speaking the provider's wire format rather than the
+    /// provider's own API (a `--base-url` on another host).
+    fn compatible_server(&self) -> bool {
+        foreign_host(self.client.dialect, &self.client.base_url).is_some()
+    }
+
+    /// The output limit each request carries (see [`AgentOptions::max_tokens`]); `None` when
+    /// the provider's own limit holds.
+    pub fn max_tokens_sent(&self) -> Option<u32> {
+        self.opts.max_tokens.or_else(|| {
+            (self.client.dialect == Dialect::Anthropic || self.compatible_server())
+                .then_some(DEFAULT_MAX_TOKENS)
+        })
+    }
+
     fn request_body(&self) -> Value {
         let Some(ToolsArray { translation: t, .. }) = &self.tools else {
             return Value::Null;
@@ -608,7 +627,8 @@ impl Agent {
             system: (!t.system.is_empty()).then(|| t.system.clone()),
             messages: self.messages.clone(),
             tools: t.tools.clone(),
-            max_tokens: self.opts.max_tokens,
+            max_tokens: self.max_tokens_sent(),
+            compatible_server: self.compatible_server(),
             gemini_openapi: self.translate_opts.gemini_openapi,
             stream: self.opts.stream,
         };

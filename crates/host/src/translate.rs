@@ -252,7 +252,8 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
             opts.message.as_deref().unwrap_or(DEFAULT_MESSAGE),
         )],
         tools,
-        max_tokens: 1024,
+        max_tokens: None,
+        compatible_server: false,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

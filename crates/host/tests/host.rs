@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 use switchboard_core::Dialect;
-use switchboard_host::{Config, End, Host, HostError};
+use switchboard_host::{AgentOptions, Config, End, Host, HostError};
 use switchboard_test_support::peers::peer;
 use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
 
@@ -95,5 +95,52 @@ async fn a_key_variable_that_is_not_set_is_named_by_check() {
         }
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("built without the key"),
+    }
+}
+
+/// The output limit each request carries: 4096 in `max_tokens` to an OpenAI-compatible server
+/// at another URL unless set, the set value when it is, and none to OpenAI's own API unless set.
+#[tokio::test]
+async fn each_request_carries_the_output_limit_its_endpoint_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = Config::parse(&dir.path().join("switchboard.toml"), "", &|_| None).unwrap();
+    for (set, want) in [(None, 4096), (Some(77), 77)] {
+        let model = ProviderDouble::start(Dialect::OpenAiChat, vec![Turn::Text("ok".into())]).await;
+        let mut host = Host::builder(empty.clone())
+            .provider(Dialect::OpenAiChat)
+            .base_url(model.base_url())
+            .no_api_key()
+            .options(AgentOptions {
+                max_tokens: set,
+                ..AgentOptions::default()
+            })
+            .build()
+            .await
+            .unwrap();
+        assert_eq!(host.agent().max_tokens_sent(), Some(want));
+        host.ask("hi").await.unwrap();
+        let body = &model.requests()[0].body;
+        assert_eq!(body["max_tokens"], want, "{body}");
+        assert!(body.get("max_completion_tokens").is_none(), "{body}");
+        model.assert_valid();
+        host.shutdown().await;
+    }
+    for (dialect, set, want) in [
+        (Dialect::OpenAiChat, None, None),
+        (Dialect::OpenAiChat, Some(500), Some(500)),
+        (Dialect::Gemini, None, None),
+        (Dialect::Anthropic, None, Some(4096)),
+    ] {
+        let host = Host::builder(empty.clone())
+            .provider(dialect)
+            .no_api_key()
+            .options(AgentOptions {
+                max_tokens: set,
+                ..AgentOptions::default()
+            })
+            .build()
+            .await
+            .unwrap();
+        assert_eq!(host.agent().max_tokens_sent(), want, "{dialect}");
     }
 }

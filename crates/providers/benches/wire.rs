@@ -92,7 +92,8 @@ fn conversation(dialect: Dialect, turns: usize, result: &str) -> RequestParts {
             schema: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
             strict: false,
         }],
-        max_tokens: 1024,
+        max_tokens: Some(1024),
+        compatible_server: false,
         gemini_openapi: false,
         stream: false,
     }

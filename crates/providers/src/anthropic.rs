@@ -94,7 +94,9 @@ struct WireTool<'a> {
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let body = Body {
         model: &parts.model,
-        max_tokens: parts.max_tokens,
+        max_tokens: parts
+            .max_tokens
+            .unwrap_or(crate::render::DEFAULT_MAX_TOKENS),
         system: parts.system.as_deref().filter(|s| !s.is_empty()),
         messages: parts.messages.iter().map(message).collect(),
         tools: parts.tools.iter().map(tool).collect(),

@@ -586,6 +586,14 @@ struct Body<'a> {
     system_instruction: Option<SystemInstruction<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<ToolGroup<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_config: Option<GenerationConfig>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GenerationConfig {
+    max_output_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -720,6 +728,9 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                 function_declarations: decls,
             }]
         },
+        generation_config: parts
+            .max_tokens
+            .map(|max_output_tokens| GenerationConfig { max_output_tokens }),
     };
     crate::render::to_value(&body)
 }

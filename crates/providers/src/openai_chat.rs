@@ -67,6 +67,13 @@ struct Body<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+    /// OpenAI's limit field: `max_tokens` is deprecated there and refused by its reasoning
+    /// models ("Use 'max_completion_tokens' instead").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    /// The field OpenAI-compatible servers read (llama.cpp, Ollama, vLLM, LM Studio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -160,6 +167,8 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         stream_options: parts.stream.then_some(StreamOptions {
             include_usage: true,
         }),
+        max_completion_tokens: parts.max_tokens.filter(|_| !parts.compatible_server),
+        max_tokens: parts.max_tokens.filter(|_| parts.compatible_server),
     };
     crate::render::to_value(&body)
 }

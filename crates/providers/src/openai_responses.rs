@@ -37,6 +37,8 @@ struct Body<'a> {
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -140,6 +142,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         input,
         tools: parts.tools.iter().map(tool).collect(),
         stream: parts.stream,
+        max_output_tokens: parts.max_tokens,
     };
     crate::render::to_value(&body)
 }

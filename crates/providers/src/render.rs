@@ -39,8 +39,16 @@ pub struct RequestParts {
     pub messages: Vec<Message>,
     /// Tools, in the order they are sent.
     pub tools: Vec<ToolSpec>,
-    /// Anthropic's required `max_tokens`.
-    pub max_tokens: u32,
+    /// The most tokens the reply may have: Anthropic's required `max_tokens` (the
+    /// [`DEFAULT_MAX_TOKENS`] when `None`), OpenAI Chat's `max_completion_tokens` (`max_tokens`
+    /// for a [`compatible_server`](Self::compatible_server)), the Responses API's
+    /// `max_output_tokens`, Gemini's `generationConfig.maxOutputTokens`. `None` sends no limit
+    /// to those three, so the model's own maximum holds.
+    pub max_tokens: Option<u32>,
+    /// The endpoint is not the provider's own API but a server speaking its wire format
+    /// (llama.cpp, Ollama, vLLM, LM Studio, a proxy): OpenAI Chat's limit then goes in
+    /// `max_tokens`, the field such servers read, not OpenAI's `max_completion_tokens`.
+    pub compatible_server: bool,
     /// Gemini: schemas go in `parameters` (OpenAPI subset) instead of `parametersJsonSchema`.
     pub gemini_openapi: bool,
     /// Ask for a streamed response: Anthropic and OpenAI get `"stream": true` (OpenAI Chat
@@ -63,6 +71,9 @@ pub struct LimitViolation {
     /// What to do about it.
     pub remedy: String,
 }
+
+/// Anthropic's `max_tokens` when [`RequestParts::max_tokens`] is `None` (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// OpenAI rejects requests with more than 128 tools.
 pub const OPENAI_MAX_TOOLS: usize = 128;

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_providers::{
-    Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images,
+    DEFAULT_MAX_TOKENS, Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images,
     accepts_result_images_for, render_request, to_bytes,
 };
 use switchboard_test_support::validator;
@@ -120,7 +120,8 @@ fn parts(dialect: Dialect, stream: bool) -> RequestParts {
         system: Some("You help with tickets.".into()),
         messages: conversation(dialect),
         tools: tools(),
-        max_tokens: 1024,
+        max_tokens: Some(1024),
+        compatible_server: false,
         gemini_openapi: false,
         stream,
     }
@@ -135,6 +136,72 @@ fn full_conversation_in_every_dialect() {
         let violations = validator::validate_request(dialect, &body);
         assert!(violations.is_empty(), "{dialect}: {violations:#?}");
         insta::assert_json_snapshot!(format!("conversation_{dialect}"), body);
+    }
+}
+
+/// The output limit goes in each API's own field; OpenAI Chat's moves to `max_tokens` for a
+/// compatible server (llama.cpp, Ollama), and `None` sends none but Anthropic's required one.
+#[test]
+fn the_output_limit_goes_in_each_apis_own_field() {
+    let limit = |dialect: Dialect, max_tokens: Option<u32>, compatible_server: bool| {
+        let body = render_request(
+            dialect,
+            &RequestParts {
+                max_tokens,
+                compatible_server,
+                ..parts(dialect, false)
+            },
+        );
+        let fields = [
+            "/max_tokens",
+            "/max_completion_tokens",
+            "/max_output_tokens",
+            "/generationConfig/maxOutputTokens",
+        ];
+        let found: Vec<(&str, u64)> = fields
+            .iter()
+            .filter_map(|f| body.pointer(f).and_then(|v| v.as_u64()).map(|n| (*f, n)))
+            .collect();
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        found
+    };
+    let cases = [
+        (Dialect::Anthropic, false, vec![("/max_tokens", 300)]),
+        (Dialect::Anthropic, true, vec![("/max_tokens", 300)]),
+        (
+            Dialect::OpenAiChat,
+            false,
+            vec![("/max_completion_tokens", 300)],
+        ),
+        (Dialect::OpenAiChat, true, vec![("/max_tokens", 300)]),
+        (
+            Dialect::OpenAiResponses,
+            false,
+            vec![("/max_output_tokens", 300)],
+        ),
+        (
+            Dialect::OpenAiResponses,
+            true,
+            vec![("/max_output_tokens", 300)],
+        ),
+        (
+            Dialect::Gemini,
+            false,
+            vec![("/generationConfig/maxOutputTokens", 300)],
+        ),
+    ];
+    for (dialect, compatible, want) in cases {
+        assert_eq!(limit(dialect, Some(300), compatible), want, "{dialect}");
+    }
+    for dialect in Dialect::ALL {
+        let want = if dialect == Dialect::Anthropic {
+            vec![("/max_tokens", u64::from(DEFAULT_MAX_TOKENS))]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(limit(dialect, None, false), want, "{dialect}");
+        assert_eq!(limit(dialect, None, true), want, "{dialect}");
     }
 }
 

@@ -113,7 +113,8 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     system: Some("s".into()),
                     messages: vec![Message::user("hi")],
                     tools: chunk.to_vec(),
-                    max_tokens: 64,
+                    max_tokens: Some(64),
+                    compatible_server: false,
                     gemini_openapi: opts.gemini_openapi,
                     stream: false,
                 };

@@ -602,7 +602,8 @@ fn gemini_thought_signatures_survive_the_round_trip() {
             Message::tool_results(results),
         ],
         tools: Vec::new(),
-        max_tokens: 100,
+        max_tokens: Some(100),
+        compatible_server: false,
         gemini_openapi: false,
         stream: false,
     };

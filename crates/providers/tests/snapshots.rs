@@ -72,7 +72,8 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         system: Some("## docs\n\nDocs server: use search before get_page.".into()),
         messages: vec![Message::user("Find the ticket about login failures.")],
         tools: specs,
-        max_tokens: 1024,
+        max_tokens: Some(1024),
+        compatible_server: false,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

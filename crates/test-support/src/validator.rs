@@ -432,6 +432,13 @@ fn openai_chat(body: &Value, out: &mut Out) {
     }
     messages_present(body, "messages", out);
     openai_limits(body, "tools", out);
+    if body.get("max_tokens").is_some() && body.get("max_completion_tokens").is_some() {
+        out.push(
+            "/max_tokens",
+            "two-output-limits",
+            "max_tokens and max_completion_tokens are both set; OpenAI refuses that",
+        );
+    }
     let mut seen = BTreeSet::new();
     for (i, t) in tools_of(body, "tools").into_iter().enumerate() {
         let p = format!("/tools/{i}");
@@ -655,6 +662,8 @@ mod tests {
             )
             .contains(&"max-tools")
         );
+        let both = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 9, "max_completion_tokens": 9});
+        assert_eq!(rules(Dialect::OpenAiChat, both), ["two-output-limits"]);
         let body = json!({"model": "m", "input": [{}], "tools": [
             {"type": "function", "name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "array"}}, "required": null}},
             {"type": "function", "name": "g", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}}}]});
