@@ -2,7 +2,7 @@
 //! servers (or `--catalog` files), what was changed on the way, and with `--cost` what the tools
 //! array costs per request, session and month.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,21 +72,8 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }
-        let mut opts = TranslateOptions::new(args.provider);
-        opts.instructions = config.settings.instructions;
-        opts.servers = Some(
-            config
-                .servers
-                .iter()
-                .map(|s| s.name().to_string())
-                .collect::<BTreeSet<_>>(),
-        );
-        for s in &config.servers {
-            if let Some(a) = &s.alias {
-                opts.aliases.insert(s.name().to_string(), a.clone());
-            }
-            opts.filters.insert(s.name().to_string(), s.filter.clone());
-        }
+        // The model is set below, from --model or the dialect's default.
+        let mut opts = switchboard_host::agent::translate_options(&config, args.provider, "");
         if config.settings.date {
             opts.date = Some(today());
         }

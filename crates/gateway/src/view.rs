@@ -486,9 +486,7 @@ fn instructions(catalog: &Catalog, servers: &[ServerConfig], with_servers: bool)
         let Some(text) = catalog
             .servers
             .get(config.name())
-            .and_then(|s| s.info.instructions.as_deref())
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
+            .and_then(|s| config.instructions.text(s.info.instructions.as_deref()))
         else {
             continue;
         };
@@ -530,6 +528,7 @@ mod tests {
             asks_refused: None,
             approve_written: None,
             approve_unset: false,
+            instructions: Default::default(),
         }
     }
 
@@ -608,6 +607,27 @@ mod tests {
             matches!(&v.routes["docs__search"], Route::Open { server, def } if server == "docs" && def.name == "search")
         );
         assert!(v.instructions.contains("## Server docs\nUse search."));
+    }
+
+    #[test]
+    fn a_servers_entry_decides_its_part_of_the_instructions() {
+        use switchboard_host::config::ServerInstructions;
+        let mut docs = config("docs", None, &[]);
+        docs.instructions = ServerInstructions::Off;
+        let mut tickets = config("tickets", None, &[]);
+        tickets.instructions = ServerInstructions::Text("Ask before closing.".into());
+        let v = View::build(&catalog(), &[tickets, docs], None, &Warned::default(), true);
+        assert!(
+            !v.instructions.contains("Use search."),
+            "{}",
+            v.instructions
+        );
+        assert!(
+            v.instructions
+                .contains("## Server tickets\nAsk before closing."),
+            "{}",
+            v.instructions
+        );
     }
 
     #[test]

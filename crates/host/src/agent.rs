@@ -29,7 +29,7 @@ use switchboard_providers::{
 };
 
 use crate::client::{ProviderClient, foreign_host};
-use crate::config::{Config, ServerConfig};
+use crate::config::{Config, ServerConfig, ServerInstructions};
 use crate::dispatch::{
     Approver, Dispatcher, Outcome, Route, ToolInput, ToolTable, ToolUse, Validators,
 };
@@ -197,6 +197,10 @@ pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> Tran
             opts.aliases.insert(s.name().to_string(), a.clone());
         }
         opts.filters.insert(s.name().to_string(), s.filter.clone());
+        if s.instructions != ServerInstructions::Server {
+            opts.server_instructions
+                .insert(s.name().to_string(), s.instructions.clone());
+        }
     }
     opts
 }

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::config::ServerInstructions;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::names::{NameMap, Rename};
@@ -30,6 +31,8 @@ pub struct TranslateOptions {
     pub servers: Option<BTreeSet<String>>,
     /// Put each server's `instructions` into the system prompt.
     pub instructions: bool,
+    /// Servers whose entry says otherwise about their instructions (none, or its own text).
+    pub server_instructions: BTreeMap<String, ServerInstructions>,
     /// Today's date for the system prompt, if wanted (the caller reads the clock).
     pub date: Option<String>,
     /// OpenAI: convert schemas to strict mode where possible.
@@ -50,6 +53,7 @@ impl TranslateOptions {
             filters: BTreeMap::new(),
             servers: None,
             instructions: true,
+            server_instructions: BTreeMap::new(),
             date: None,
             strict: false,
             gemini_openapi: false,
@@ -289,9 +293,11 @@ fn system_prompt(catalog: &Catalog, opts: &TranslateOptions) -> String {
             {
                 continue;
             }
-            if let Some(text) = s.info.instructions.as_deref().map(str::trim)
-                && !text.is_empty()
-            {
+            let setting = opts
+                .server_instructions
+                .get(&s.server)
+                .unwrap_or(&ServerInstructions::Server);
+            if let Some(text) = setting.text(s.info.instructions.as_deref()) {
                 sections.push(format!("## {}\n\n{text}", s.server));
             }
         }
@@ -384,6 +390,33 @@ mod tests {
         let t = translate(&catalog(), &opts);
         assert!(t.names[0].strict);
         assert_eq!(t.request["messages"][0]["content"], DEFAULT_MESSAGE);
+    }
+
+    /// A server's entry leaves its instructions out or puts its own text in their place; the
+    /// others keep theirs, and `[settings] instructions = false` leaves every one out.
+    #[test]
+    fn a_servers_entry_decides_its_instructions() {
+        let mut opts = TranslateOptions::new(Dialect::Anthropic);
+        opts.server_instructions
+            .insert("tickets".into(), ServerInstructions::Off);
+        let t = translate(&catalog(), &opts);
+        assert_eq!(
+            t.system,
+            "## docs\n\nDocs server: use search before get_page."
+        );
+        opts.server_instructions.insert(
+            "tickets".into(),
+            ServerInstructions::Text(" Never close a ticket. ".into()),
+        );
+        opts.server_instructions
+            .insert("docs".into(), ServerInstructions::Server);
+        let t = translate(&catalog(), &opts);
+        assert_eq!(
+            t.system,
+            "## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nNever close a ticket."
+        );
+        opts.instructions = false;
+        assert_eq!(translate(&catalog(), &opts).system, "");
     }
 
     #[test]

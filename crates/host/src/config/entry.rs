@@ -11,7 +11,7 @@ use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url
 use switchboard_mcp::ServerOAuth;
 
 use super::expand::expand;
-use super::{Config, ConfigSource, DisabledServer, ServerConfig, Settings};
+use super::{Config, ConfigSource, DisabledServer, ServerConfig, ServerInstructions, Settings};
 use crate::error::HostError;
 
 /// What the readers share: the file, the folder relative paths start from, the environment and
@@ -356,6 +356,21 @@ pub struct RawServer {
     pub include_tools: Vec<String>,
     #[serde(default, rename = "excludeTools")]
     pub exclude_tools: Vec<String>,
+    /// `instructions = false` leaves the server's instructions out of the system prompt, a
+    /// string replaces them.
+    #[serde(default)]
+    pub instructions: Option<RawInstructions>,
+}
+
+/// `instructions`: on or off, or the text to use.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "true (the server's own), false (none) or the text to use in their place"
+)]
+pub enum RawInstructions {
+    On(bool),
+    Text(String),
 }
 
 /// `[servers.NAME.oauth]`, or `"oauth"` in `.mcp.json` as Claude Code writes it
@@ -404,6 +419,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "tool",
     "disabled",
     "oauth",
+    "instructions",
 ];
 
 /// The warning for an OAuth `client_secret` written into the config file itself (no `${VAR}` in
@@ -724,6 +740,12 @@ pub fn validate(
         manifest_tools,
         asks_refused: None,
         approve_unset,
+        instructions: match raw.instructions {
+            None | Some(RawInstructions::On(true)) => ServerInstructions::Server,
+            Some(RawInstructions::On(false)) => ServerInstructions::Off,
+            Some(RawInstructions::Text(t)) if t.trim().is_empty() => ServerInstructions::Off,
+            Some(RawInstructions::Text(t)) => ServerInstructions::Text(t),
+        },
         // Not written: said to be the default, wherever the setting is named.
         approve_written: approve_unset.then(|| {
             format!(

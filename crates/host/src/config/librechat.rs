@@ -4,8 +4,10 @@
 //! mapping, `timeout` and `initTimeout` in milliseconds. `${VAR}` is the environment's, as in
 //! LibreChat. A `{{NAME}}` placeholder, which LibreChat fills per user (`{{LIBRECHAT_USER_ID}}`,
 //! a `customUserVars` value), is read from the environment variable NAME, since switchboard has
-//! no LibreChat user: a server whose placeholder is not set says which variable to set. The
-//! rest of the file (endpoints, interface, `serverInstructions`, icons) is LibreChat's own.
+//! no LibreChat user: a server whose placeholder is not set says which variable to set.
+//! `serverInstructions` decides, as in LibreChat, whether the server's instructions reach the
+//! model: `true` (or `"true"`) its own, other text in their place, and none when it is `false`
+//! or not written. The rest of the file (endpoints, interface, icons) is LibreChat's own.
 
 use serde_json::{Map, Value, json};
 
@@ -89,6 +91,19 @@ pub fn entry(value: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<Valu
             "{{{{{name}}}}} is a value LibreChat fills in for each of its users; switchboard has none, so it reads the environment variable {name}, which is not set"
         ));
     }
+    // Written after the placeholders are read: the text is the model's, not a setting to fill.
+    let instructions = match from.get("serverInstructions") {
+        None | Some(Value::Null) => json!(false),
+        Some(Value::Bool(on)) => json!(on),
+        Some(Value::String(s)) if s == "true" || s == "false" => json!(s == "true"),
+        Some(Value::String(text)) => json!(text),
+        Some(_) => {
+            return Err("`serverInstructions` must be true, false or the text to use".into());
+        }
+    };
+    if let Value::Object(map) = &mut out {
+        map.insert("instructions".into(), instructions);
+    }
     Ok(out)
 }
 
@@ -147,11 +162,32 @@ mod tests {
                 "headers": {"X-Auth-Token": "{{MY_KEY}}"}, "timeout": 60000,
                 "serverInstructions": true, "iconPath": "/i.svg"})),
             Ok(json!({"type": "http", "url": "https://x/api/",
-                "headers": {"X-Auth-Token": "${MY_KEY}"}, "call_timeout": "60000ms"}))
+                "headers": {"X-Auth-Token": "${MY_KEY}"}, "call_timeout": "60000ms",
+                "instructions": true}))
         );
         assert_eq!(
             entry(&json!({"command": "npx", "args": ["-y", "srv"], "initTimeout": 15000})),
-            Ok(json!({"command": "npx", "args": ["-y", "srv"], "startup_timeout": "15000ms"}))
+            Ok(
+                json!({"command": "npx", "args": ["-y", "srv"], "startup_timeout": "15000ms",
+                "instructions": false})
+            )
+        );
+        // Its own text stays as written, placeholders and all; "true" is true.
+        for (written, read) in [
+            (
+                json!("Say {{who}} wrote it."),
+                json!("Say {{who}} wrote it."),
+            ),
+            (json!("true"), json!(true)),
+            (json!(false), json!(false)),
+        ] {
+            let e = entry(&json!({"command": "x", "serverInstructions": written})).unwrap();
+            assert_eq!(e["instructions"], read);
+        }
+        assert!(
+            entry(&json!({"command": "x", "serverInstructions": 3}))
+                .unwrap_err()
+                .contains("serverInstructions")
         );
         assert!(
             entry(&json!({"type": "websocket", "url": "ws://x"}))

@@ -119,6 +119,35 @@ pub struct ServerConfig {
     /// The entry sets no `approve` (nor another host's key standing for it), so a default given
     /// for the whole run (`--approve`) applies to it.
     pub approve_unset: bool,
+    /// What the model's system prompt (and the gateway's `instructions`) says for this server.
+    pub instructions: ServerInstructions,
+}
+
+/// What the system prompt says for one server (`instructions` in its entry; LibreChat's
+/// `serverInstructions`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ServerInstructions {
+    /// The `instructions` the server sent when it connected (`instructions = true`, the
+    /// default).
+    #[default]
+    Server,
+    /// None (`instructions = false`): a server whose instructions are long, or not trusted.
+    Off,
+    /// This text in place of the server's (`instructions = "..."`).
+    Text(String),
+}
+
+impl ServerInstructions {
+    /// The text to show for a server that sent `own`, if any.
+    pub fn text<'a>(&'a self, own: Option<&'a str>) -> Option<&'a str> {
+        match self {
+            ServerInstructions::Server => own,
+            ServerInstructions::Off => None,
+            ServerInstructions::Text(t) => Some(t.as_str()),
+        }
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    }
 }
 
 impl ServerConfig {
@@ -822,6 +851,7 @@ impl Config {
                 asks_refused: None,
                 approve_written: None,
                 approve_unset: true,
+                instructions: ServerInstructions::Server,
             })
             .collect();
         Config {

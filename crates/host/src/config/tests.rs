@@ -1315,6 +1315,54 @@ mcpServers:
         c.disabled
     );
     assert!(reason(&c, "live").contains("WebSocket"), "{:?}", c.disabled);
+    // As in LibreChat, only a server with `serverInstructions` has its instructions read.
+    assert_eq!(github.instructions, ServerInstructions::Server);
+    assert_eq!(docs.instructions, ServerInstructions::Off);
+}
+
+/// `instructions` in a server's entry: on (the default), off, or the text to use in place of
+/// the server's; anything else disables that server, saying why.
+#[test]
+fn a_servers_entry_sets_its_instructions() {
+    let text = r#"
+[servers.own]
+command = "a"
+
+[servers.quiet]
+command = "b"
+instructions = false
+
+[servers.told]
+command = "c"
+instructions = "Use the staging database."
+
+[servers.blank]
+command = "d"
+instructions = "  "
+
+[servers.bad]
+command = "e"
+instructions = 3
+"#;
+    let c = parse("sb.toml", text).unwrap();
+    let of = |name| server_of(&c, name).instructions.clone();
+    assert_eq!(of("own"), ServerInstructions::Server);
+    assert_eq!(of("quiet"), ServerInstructions::Off);
+    assert_eq!(
+        of("told"),
+        ServerInstructions::Text("Use the staging database.".into())
+    );
+    assert_eq!(of("blank"), ServerInstructions::Off);
+    let r = reason(&c, "bad");
+    assert!(r.starts_with("sb.toml:19:1: server \"bad\""), "{r}");
+    assert!(r.contains("false (none) or the text"), "{r}");
+    // Claude-style JSON takes the same key.
+    let c = parse(
+        ".mcp.json",
+        r#"{"mcpServers": {"q": {"command": "x", "instructions": false}}}"#,
+    )
+    .unwrap();
+    assert_eq!(server_of(&c, "q").instructions, ServerInstructions::Off);
 }
 
 /// mcp-proxy's `config.json`, read as mcp-proxy reads it: its tool filter (exact names, `allow`
