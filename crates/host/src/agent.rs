@@ -328,7 +328,15 @@ impl Agent {
             };
             let response = match sent {
                 Ok(r) => r,
-                Err(e) => {
+                Err(mut e) => {
+                    if let HostError::ProviderHttp {
+                        context_overflow: true,
+                        hint,
+                        ..
+                    } = &mut e
+                    {
+                        *hint = self.overflow_hint();
+                    }
                     self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
                     return Err(e);
                 }
@@ -537,9 +545,16 @@ impl Agent {
         for e in &t.excluded {
             tracing::warn!(server = %e.server, tool = %e.tool, "tool left out of the request: {}", e.reason);
         }
+        // The limits are the provider's own API's; a server speaking its wire format at another
+        // URL may have none (llama.cpp, Ollama) or the same (Azure OpenAI).
+        let whose = if self.compatible_server() {
+            "a limit of the provider's own API, which this server may not have"
+        } else {
+            "the request breaks a provider limit"
+        };
         for v in &t.violations {
             tracing::warn!(
-                "the request breaks a provider limit: {} ({} > {}): {}",
+                "{whose}: {} ({} > {}): {}",
                 v.limit,
                 v.count,
                 v.max,
@@ -605,6 +620,21 @@ impl Agent {
             rent,
         });
         changed
+    }
+
+    /// What to do when the request did not fit the model's context: with every tool sent, how
+    /// much of it the tools array takes and how to send fewer.
+    fn overflow_hint(&self) -> Option<String> {
+        let array = self.tools.as_ref()?;
+        let (tokens, _) = &array.rent;
+        let count = array.translation.tools.len();
+        (self.opts.tools == ToolMode::All && count > 0).then(|| {
+            format!(
+                "the tools array alone is about {tokens} tokens, for {count} tools: tool search \
+                 (--tools search) sends one search tool in their place, or a profile or \
+                 allow/deny lists send fewer"
+            )
+        })
     }
 
     /// Whether the endpoint is a server speaking the provider's wire format rather than the

@@ -92,7 +92,11 @@ pub enum HostError {
     },
     /// The model provider answered with an HTTP error (after retries, where they apply). The
     /// message is the provider's own.
-    #[error("{provider} returned HTTP {status}{}: {message}", attempts_note(*attempts))]
+    #[error(
+        "{provider} returned HTTP {status}{}: {message}{}",
+        attempts_note(*attempts),
+        hint.as_deref().map(|h| format!(" ({h})")).unwrap_or_default()
+    )]
     ProviderHttp {
         /// The dialect's name (anthropic, openai-chat, ...).
         provider: String,
@@ -102,6 +106,10 @@ pub enum HostError {
         message: String,
         /// How many requests were made.
         attempts: u32,
+        /// The error says the request does not fit the model's context window.
+        context_overflow: bool,
+        /// What to do about it, when switchboard knows (a tools array that takes much of it).
+        hint: Option<String>,
     },
     /// The model provider could not be reached.
     #[error("cannot reach {url}{}: {detail}", attempts_note(*attempts))]

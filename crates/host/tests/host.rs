@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 use switchboard_core::Dialect;
-use switchboard_host::{AgentOptions, Config, End, Host, HostError};
+use switchboard_host::{AgentOptions, Config, End, Host, HostError, ToolMode};
 use switchboard_test_support::peers::peer;
 use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
 
@@ -142,5 +142,50 @@ async fn each_request_carries_the_output_limit_its_endpoint_reads() {
             .await
             .unwrap();
         assert_eq!(host.agent().max_tokens_sent(), want, "{dialect}");
+    }
+}
+
+/// A request too long for the model's context fails naming what the tools array takes of it,
+/// and how to send fewer; with tool search on, there is nothing of that to say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_too_long_for_the_context_says_what_the_tools_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let too_long = || Turn::HttpError {
+        status: 400,
+        body: json!({"error": {"code": 400, "type": "exceed_context_size_error",
+            "message": "request (66328 tokens) exceeds the available context size (1024 tokens)"}}),
+        retry_after: None,
+    };
+    for (tools, hinted) in [(ToolMode::All, true), (ToolMode::Search, false)] {
+        let model = ProviderDouble::start(Dialect::OpenAiChat, vec![too_long()]).await;
+        let mut host = Host::builder(config(dir.path()))
+            .provider(Dialect::OpenAiChat)
+            .base_url(model.base_url())
+            .no_api_key()
+            .tools(tools)
+            .build()
+            .await
+            .unwrap();
+        let err = host.ask("Echo hi.").await.unwrap_err();
+        let HostError::ProviderHttp {
+            context_overflow,
+            hint,
+            ..
+        } = &err
+        else {
+            panic!("another error: {err}");
+        };
+        assert!(context_overflow, "{err}");
+        assert_eq!(hint.is_some(), hinted, "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("exceeds the available context size"),
+            "{text}"
+        );
+        if hinted {
+            assert!(text.contains("the tools array alone is about"), "{text}");
+            assert!(text.contains("--tools search"), "{text}");
+        }
+        host.shutdown().await;
     }
 }

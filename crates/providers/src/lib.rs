@@ -33,7 +33,7 @@ pub use render::{
     DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, ToolSpec, check_limits,
     prepare_tool, render_request, to_bytes,
 };
-pub use reply::{Reply, Stop, Usage, decode_error, decode_reply};
+pub use reply::{Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow};
 pub use sanitize::{SanitizeOptions, sanitize};
 pub use schema::{Change, Sanitized};
 pub use stream::{StreamDecoder, StreamEvent};

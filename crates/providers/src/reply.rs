@@ -86,6 +86,40 @@ pub fn decode_error(dialect: Dialect, status: u16, body: &[u8]) -> String {
     cut
 }
 
+/// Whether an error response says the request does not fit the model's context window. By the
+/// error's code where the API gives one (OpenAI's and most compatible servers'
+/// `context_length_exceeded`, llama.cpp's `exceed_context_size_error`), else by the words the
+/// API is documented to use, since it gives no code (Anthropic's "prompt is too long", Gemini's
+/// "exceeds the maximum number of tokens allowed", vLLM's "maximum context length").
+pub fn is_context_overflow(status: u16, body: &[u8]) -> bool {
+    use serde_json::Value;
+    if !(status == 400 || status == 413) {
+        return false;
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    let v = match &v {
+        Value::Array(items) => items.first().unwrap_or(&Value::Null),
+        other => other,
+    };
+    let Some(e) = v.get("error") else {
+        return false;
+    };
+    let field = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("");
+    if field("code") == "context_length_exceeded" || field("type") == "exceed_context_size_error" {
+        return true;
+    }
+    let message = field("message").to_ascii_lowercase();
+    [
+        "prompt is too long",
+        "exceeds the maximum number of tokens",
+        "maximum context length",
+    ]
+    .iter()
+    .any(|words| message.contains(words))
+}
+
 /// `{"error": {"message": ..., "type"/"status"/"code": ...}}` (all four APIs, and most
 /// OpenAI-compatible servers), `[{"error": ...}]` (Gemini streaming), `{"error": "text"}`
 /// (some local servers), `{"message": ...}`, `{"detail": ...}`.

@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
-use switchboard_providers::{Part, ProviderError, Reply, Stop, Usage, decode_error, decode_reply};
+use switchboard_providers::{
+    Part, ProviderError, Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow,
+};
 
 fn decode(dialect: Dialect, body: &Value) -> Reply {
     match decode_reply(dialect, body.to_string().as_bytes()) {
@@ -636,4 +638,44 @@ fn openai_chat_content_as_a_list_of_parts() {
         decode(Dialect::OpenAiChat, &body).parts,
         vec![Part::text("Two parts.")]
     );
+}
+
+/// Each API's way of saying the request does not fit the model's context is recognized, and
+/// other errors are not taken for it.
+#[test]
+fn context_overflow_errors_are_recognized() {
+    let overflow = [
+        // OpenAI (and Azure, OpenRouter and most compatible servers): by its code.
+        json!({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+        // llama.cpp's server, as it answered a 140-tool request with a 1,024-token context.
+        json!({"error": {"code": 400, "message": "request (66328 tokens) exceeds the available context size (1024 tokens), try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 66328, "n_ctx": 1024}}),
+        // Anthropic: no code of its own, its documented message.
+        json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210386 tokens > 200000 maximum"}}),
+        // Gemini.
+        json!({"error": {"code": 400, "message": "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}),
+        // vLLM.
+        json!({"object": "error", "error": {"message": "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", "type": "BadRequestError", "code": 400}}),
+    ];
+    for body in overflow {
+        let bytes = body.to_string();
+        assert!(is_context_overflow(400, bytes.as_bytes()), "{body}");
+        assert!(!is_context_overflow(500, bytes.as_bytes()), "{body}");
+    }
+    for (status, body) in [
+        (
+            400,
+            json!({"error": {"message": "Invalid schema for function 'f'", "type": "invalid_request_error", "code": "invalid_function_parameters"}}),
+        ),
+        (400, json!({"error": "bad request"})),
+        (
+            429,
+            json!({"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}),
+        ),
+    ] {
+        assert!(
+            !is_context_overflow(status, body.to_string().as_bytes()),
+            "{body}"
+        );
+    }
+    assert!(!is_context_overflow(400, b"prompt is too long"));
 }

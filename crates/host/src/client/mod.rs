@@ -14,7 +14,7 @@ use switchboard_core::error::chain;
 use switchboard_core::{Dialect, Secret, redact_url, redact_urls_in};
 use switchboard_providers::{
     Reply, StreamDecoder, StreamEvent, api_key_env, decode_error, decode_reply, default_base_url,
-    endpoint,
+    endpoint, is_context_overflow,
 };
 
 use crate::error::HostError;
@@ -254,6 +254,8 @@ impl ProviderClient {
                     status,
                     message,
                     attempts,
+                    context_overflow: is_context_overflow(status, &text),
+                    hint: None,
                 });
             }
             let is_sse = resp
