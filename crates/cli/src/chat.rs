@@ -1,5 +1,6 @@
 //! `switchboard chat`: an interactive conversation with streamed answers. Calls that need
-//! approval ask at the terminal, showing the tool, its server and its arguments. Slash commands:
+//! approval ask at the terminal, showing the tool, its server and its arguments; a server's
+//! form during a call is asked field by field (`form.rs`). Slash commands:
 //! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /quit.
 
 use std::io::Write as _;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use switchboard_host::agent::{Agent, AgentEvent, End};
-use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver};
+use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver, ElicitationRequest};
 use switchboard_providers::Part;
 use tokio::io::{AsyncBufReadExt as _, BufReader, Lines, Stdin};
 use tokio::sync::Mutex;
@@ -59,6 +60,17 @@ impl Approver for TerminalApprover {
                     why: "the user answered no at the prompt".into(),
                 },
             }
+        })
+    }
+
+    fn elicits(&self) -> bool {
+        true
+    }
+
+    fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, Option<Value>> {
+        Box::pin(async move {
+            let mut lines = self.input.lock().await;
+            Some(crate::form::ask(&mut lines, request).await)
         })
     }
 }

@@ -8,6 +8,7 @@ mod call;
 mod chat;
 mod conformance;
 mod eval;
+mod form;
 mod inspect;
 mod lint_cmd;
 mod model_cmd;
@@ -165,8 +166,10 @@ enum Command {
     Run(run::RunArgs),
     /// Talk with a model that can use the servers' tools; answers stream as they are written.
     ///
-    /// Calls that need approval ask first, showing the tool, its server and its arguments.
-    /// Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
+    /// Calls that need approval ask first, showing the tool, its server and its arguments. A
+    /// server that asks you to fill in a form while its tool runs (MCP elicitation) gets each
+    /// field asked here, and your answers once you confirm them (/decline or /cancel at any
+    /// field answers no; the call's timeout waits while you answer). Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
     /// /attach URI (adds a resource to your next message), /quit.
     #[command(after_help = "Examples:
   switchboard chat

@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_test_support::changing_tools;
-use switchboard_test_support::peers::node;
+use switchboard_test_support::peers::{node, peer};
 use switchboard_test_support::provider_double::{Call, ProviderDouble, Recorded, Turn};
 use switchboard_test_support::validator::validate_request;
 
@@ -1238,4 +1238,115 @@ async fn line_with(
         Ok(None) => panic!("stdout ended without a line with {what:?}"),
         Err(_) => panic!("no stdout line with {what:?} within 60 s"),
     }
+}
+
+/// A server's form (MCP elicitation) during a tool call in `chat`: the real everything server's
+/// `trigger-elicitation-request` asks thirteen fields; the required one comes first and is
+/// asked again when left empty, a bad answer is asked again with the reason, Enter takes the
+/// default, and what the person confirmed reaches the server and, through its result, the
+/// model. Then the same form declined with `/decline`.
+#[tokio::test]
+async fn chat_puts_a_servers_form_to_the_person() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::OpenAiChat;
+    let call = || {
+        Turn::tools(vec![Call::ends_with(
+            "trigger-elicitation-request",
+            json!({}),
+        )])
+    };
+    let script = vec![
+        call(),
+        Turn::Text("Thanks, Ada.".into()),
+        call(),
+        Turn::Text("Fine.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--startup-wait",
+            "60",
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    // Fields after the required name, by name: birthdate, check, email, firstLine, homepage,
+    // integer, legacyTitledEnum, number, titledMultipleSelectEnum, titledSingleSelectEnum,
+    // untitledMultipleSelectEnum, untitledSingleSelectEnum; then the confirmation.
+    let answers = [
+        "fill in the form", // the message to the model
+        "",                 // name: required, asked again
+        "Ada Lovelace",
+        "1815-13-10", // not a date: asked again
+        "1815-12-10",
+        "y",
+        "",
+        "",
+        "",
+        "200", // over the maximum: asked again
+        "7",
+        "dogs",
+        "",
+        "2,3",
+        "",
+        "",
+        "",
+        "y", // send
+        "again",
+        "/decline",
+        "/quit",
+    ];
+    stdin
+        .write_all((answers.join("\n") + "\n").as_bytes())
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr.contains("Server everything asks, while trigger-elicitation-request runs:"));
+    assert!(stderr.contains("this field is required"), "{stderr}");
+    assert!(stderr.contains("\"1815-13-10\" is not a date"), "{stderr}");
+    assert!(stderr.contains("200 is outside 1 to 100"), "{stderr}");
+    assert!(stderr.contains("declined."), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    let accepted = &results(d, &reqs[1].body)[0].1;
+    for want in [
+        "- Name: Ada Lovelace",
+        "- Birthdate: 1815-12-10",
+        "- Agreed to terms: true",
+        "- Favorite Integer: 7",
+        "\"legacyTitledEnum\": \"pet-2\"",
+        "\"titledMultipleSelectEnum\": [\n      \"fish-2\",\n      \"fish-3\"\n    ]",
+        "\"firstLine\": \"It was a dark and stormy night.\"",
+    ] {
+        assert!(accepted.contains(want), "{want} in {accepted}");
+    }
+    assert!(!accepted.contains("email"), "left out: {accepted}");
+    let declined = results(d, &reqs[3].body).pop().unwrap().1;
+    assert!(declined.contains("User declined"), "{declined}");
 }

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod catalog_file;
 pub mod clip;
 pub mod dialect;
+pub mod elicitation;
 pub mod error;
 pub mod facade;
 pub mod hash;

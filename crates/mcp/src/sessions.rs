@@ -406,7 +406,22 @@ impl Sessions {
         args: Map<String, Value>,
         upcalls: mpsc::UnboundedSender<Upcall>,
     ) -> Result<CallResult, SessionError> {
-        self.relay_call(server, tool, args, Some(&upcalls)).await
+        self.relay_call(server, tool, args, Some(&upcalls), None)
+            .await
+    }
+
+    /// [`Self::call_tool_relayed`], giving up after `timeout` instead of the server's
+    /// configured call timeout.
+    pub async fn call_tool_relayed_with_timeout(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        upcalls: mpsc::UnboundedSender<Upcall>,
+    ) -> Result<CallResult, SessionError> {
+        self.relay_call(server, tool, args, Some(&upcalls), Some(timeout))
+            .await
     }
 
     /// [`Self::call_tool_relayed`] for a caller that can take nothing back (a gateway client
@@ -419,7 +434,7 @@ impl Sessions {
         tool: &str,
         args: Map<String, Value>,
     ) -> Result<CallResult, SessionError> {
-        self.relay_call(server, tool, args, None).await
+        self.relay_call(server, tool, args, None, None).await
     }
 
     async fn relay_call(
@@ -428,6 +443,7 @@ impl Sessions {
         tool: &str,
         args: Map<String, Value>,
         upcalls: Option<&mpsc::UnboundedSender<Upcall>>,
+        timeout: Option<Duration>,
     ) -> Result<CallResult, SessionError> {
         let slot = self.slot(server)?;
         let session = slot.ready()?;
@@ -437,7 +453,7 @@ impl Sessions {
         let result = match request::send_relayed(
             &session.peer,
             request,
-            slot.spec.call_timeout,
+            timeout.unwrap_or(slot.spec.call_timeout),
             Some(relay),
         )
         .await

@@ -31,11 +31,40 @@ pub enum Approval {
     },
 }
 
+/// A server's request, while one of its tools runs, for the user to fill in a form (MCP
+/// `elicitation/create`).
+#[derive(Clone, Debug)]
+pub struct ElicitationRequest {
+    /// Configured server name.
+    pub server: String,
+    /// The tool whose call it came during.
+    pub tool: String,
+    /// The request's `params` as the server sent them (read them with
+    /// [`switchboard_core::elicitation::Request::parse`]).
+    pub params: Value,
+}
+
 /// Something that can answer an approval request. Implementations that talk to a person must
 /// serialize their questions themselves: parallel tool uses may ask at the same time.
 pub trait Approver: Send + Sync {
     /// Ask.
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval>;
+
+    /// Whether this approver puts servers' forms to a person ([`Self::elicit`]). When it does,
+    /// calls are made so that a server's request reaches it, and the call's timeout stops
+    /// while the person answers. By default it does not, and a server's request gets the
+    /// session's answer (declined).
+    fn elicits(&self) -> bool {
+        false
+    }
+
+    /// Put a server's form to the person: the result for the server as wire JSON
+    /// (`{"action": "accept", "content": {...}}`, `decline` or `cancel`), or `None` for the
+    /// session's answer.
+    fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, Option<Value>> {
+        let _ = request;
+        Box::pin(async { None })
+    }
 }
 
 /// Approves everything (`run --yes`).

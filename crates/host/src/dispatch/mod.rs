@@ -18,14 +18,17 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::{CallResult, Catalog};
-use switchboard_mcp::{SessionError, Sessions};
+use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallKind};
+use tokio::sync::mpsc;
 
 use crate::config::ServerConfig;
 use crate::pins::Withheld;
 use crate::policy::{Decision, decide_call};
 use crate::shape::{ShapeOptions, Shaped, shape};
 
-pub use approve::{Approval, ApprovalRequest, ApproveAll, Approver, DeclineAll};
+pub use approve::{
+    Approval, ApprovalRequest, ApproveAll, Approver, DeclineAll, ElicitationRequest,
+};
 pub use table::{Route, ToolTable};
 pub use validate::{Invalid, ValidArgs, Validators};
 
@@ -132,9 +135,40 @@ pub trait Caller: Send + Sync {
         args: ValidArgs,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<CallResult, SessionError>>;
+
+    /// [`Self::call`], with what the server sends about the call meanwhile (its progress, its
+    /// requests for elicitation or sampling) going to `upcalls`. By default nothing is.
+    fn call_relayed<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        timeout: Duration,
+        upcalls: mpsc::UnboundedSender<Upcall>,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
+        drop(upcalls);
+        self.call(server, tool, args, timeout)
+    }
 }
 
 impl Caller for Sessions {
+    fn call_relayed<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        timeout: Duration,
+        upcalls: mpsc::UnboundedSender<Upcall>,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
+        Box::pin(self.call_tool_relayed_with_timeout(
+            server,
+            tool,
+            args.into_inner(),
+            timeout,
+            upcalls,
+        ))
+    }
+
     fn call<'a>(
         &'a self,
         server: &'a str,
@@ -324,7 +358,12 @@ impl Dispatcher<'_> {
         }
         // 5. Call.
         let timeout = config.spec.call_timeout;
-        let result = match self.caller.call(server, tool_name, args, timeout).await {
+        let called = if self.approver.elicits() {
+            self.call_asking(server, tool_name, args, timeout).await
+        } else {
+            self.caller.call(server, tool_name, args, timeout).await
+        };
+        let result = match called {
             Ok(r) => r,
             Err(e) => return failure(name, &e),
         };
@@ -356,6 +395,54 @@ fn pin_changed(name: &str, reason: &str) -> (Status, Shaped) {
 }
 
 /// A session error as a result the model can act on.
+impl Dispatcher<'_> {
+    /// A call whose server may ask the user something meanwhile: its elicitation requests go
+    /// to the approver, and `timeout` counts only the time nobody is answering one (the
+    /// server's own timer would count the person's time at the form).
+    async fn call_asking(
+        &self,
+        server: &str,
+        tool: &str,
+        args: ValidArgs,
+        timeout: Duration,
+    ) -> Result<CallResult, SessionError> {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        // Long enough never to fire first: the timer below is the call's.
+        let ceiling = timeout.saturating_add(Duration::from_secs(24 * 3600));
+        let call = self.caller.call_relayed(server, tool, args, ceiling, tx);
+        tokio::pin!(call);
+        let mut left = timeout;
+        loop {
+            let waiting = Instant::now();
+            tokio::select! {
+                result = &mut call => return result,
+                Some(upcall) = rx.recv() => {
+                    left = left.saturating_sub(waiting.elapsed());
+                    if let Upcall::Request { kind: UpcallKind::Elicitation, params, reply } = upcall {
+                        let request = ElicitationRequest {
+                            server: server.to_string(),
+                            tool: tool.to_string(),
+                            params,
+                        };
+                        if let Some(answer) = self.approver.elicit(&request).await {
+                            let _ = reply.send(Ok(answer));
+                        }
+                    }
+                }
+                () = tokio::time::sleep(left) => {
+                    // Dropping the call cancels it on the wire.
+                    return Err(SessionError::Timeout {
+                        server: server.to_string(),
+                        tool: tool.to_string(),
+                        after: timeout,
+                        stray: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
 fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
     let server = e.server();
     match e {

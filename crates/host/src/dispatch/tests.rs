@@ -85,12 +85,51 @@ impl Caller for FakeCaller {
             }
         })
     }
+
+    /// `ask` sends a form to fill in and answers with what came back; `hang` never answers.
+    fn call_relayed<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: ValidArgs,
+        timeout: Duration,
+        upcalls: mpsc::UnboundedSender<Upcall>,
+    ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
+        Box::pin(async move {
+            match tool {
+                "ask" => {
+                    let (reply, answer) = tokio::sync::oneshot::channel();
+                    let params = json!({"message": "Which ticket?", "requestedSchema": {"type": "object",
+                        "properties": {"id": {"type": "string"}}}});
+                    upcalls
+                        .send(Upcall::Request {
+                            kind: UpcallKind::Elicitation,
+                            params,
+                            reply,
+                        })
+                        .unwrap();
+                    let text = match answer.await {
+                        Ok(Ok(v)) => v.to_string(),
+                        _ => "the session's answer".to_string(),
+                    };
+                    Ok(CallResult::text(&text, false))
+                }
+                "hang" => {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    Ok(CallResult::text("late", false))
+                }
+                _ => self.call(server, tool, args, timeout).await,
+            }
+        })
+    }
 }
 
-/// A fake approver that records what it was asked and answers a fixed way.
+/// A fake approver that records what it was asked and answers a fixed way; with `form`, it
+/// also answers servers' forms, after a while.
 struct FakeApprover {
     answer: Approval,
     asked: Mutex<Vec<ApprovalRequest>>,
+    form: Option<(Duration, Value)>,
 }
 
 impl Approver for FakeApprover {
@@ -98,6 +137,22 @@ impl Approver for FakeApprover {
         self.asked.lock().unwrap().push(request.clone());
         let a = self.answer.clone();
         Box::pin(async move { a })
+    }
+
+    fn elicits(&self) -> bool {
+        self.form.is_some()
+    }
+
+    fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, Option<Value>> {
+        Box::pin(async move {
+            assert_eq!(
+                (request.server.as_str(), request.tool.as_str()),
+                ("tickets", "ask")
+            );
+            let (wait, answer) = self.form.clone()?;
+            tokio::time::sleep(wait).await;
+            Some(answer)
+        })
     }
 }
 
@@ -107,7 +162,9 @@ fn catalog() -> Catalog {
     let mut close = Tool::new("close_ticket", "Close.", id.clone());
     close.annotations = Some(serde_json::from_value(json!({"destructiveHint": true})).unwrap());
     s.tools.push(Entry::new(close));
-    for name in ["search", "boom", "slow", "rpc", "crash", "down", "secret"] {
+    for name in [
+        "search", "boom", "slow", "rpc", "crash", "down", "secret", "ask", "hang",
+    ] {
         s.tools.push(Entry::new(Tool::new(
             name,
             "d",
@@ -154,6 +211,7 @@ impl Setup {
             approver: FakeApprover {
                 answer,
                 asked: Mutex::new(Vec::new()),
+                form: None,
             },
             validators: Validators::default(),
             withheld: crate::pins::Withheld::default(),
@@ -489,4 +547,40 @@ fn a_timeout_behind_a_stray_id_tells_the_model_it_is_a_server_bug() {
     );
     let said = text(&failure("tickets__slow", &timeout(None)).1);
     assert!(said.contains("Try again with a smaller request"), "{said}");
+}
+
+/// A server's form during a call goes to an approver that answers forms, and the call's
+/// timeout stops while the person answers: a 300 ms answer inside a 150 ms call timeout still
+/// gets through. A call that never answers times out on that timer all the same. Without an
+/// approver that answers forms, the session's own answer stands.
+#[tokio::test]
+async fn a_servers_form_reaches_the_person_and_their_time_is_not_the_calls() {
+    let mut setup = Setup::new(Approval::Approved);
+    setup.config.servers[0].spec.call_timeout = Duration::from_millis(150);
+    let accept = json!({"action": "accept", "content": {"id": "T-7"}});
+    setup.approver.form = Some((Duration::from_millis(300), accept.clone()));
+    let o = check(
+        &setup,
+        tool_use("tickets__ask", json!({})),
+        Status::Ok,
+        "T-7",
+    )
+    .await;
+    assert_eq!(o.result.text(), accept.to_string());
+    let o = check(
+        &setup,
+        tool_use("tickets__hang", json!({})),
+        Status::TimedOut,
+        "",
+    )
+    .await;
+    assert!(o.elapsed_ms < 3_000, "{o:?}");
+    setup.approver.form = None;
+    check(
+        &setup,
+        tool_use("tickets__ask", json!({})),
+        Status::Ok,
+        "ok",
+    )
+    .await;
 }
