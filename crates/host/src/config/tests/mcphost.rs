@@ -1,0 +1,112 @@
+//! mcphost's config, YAML or JSON, read as mcphost reads it.
+
+use super::*;
+
+/// mcphost's config, YAML or JSON, read as mcphost (through viper) reads it: names in lower
+/// case, `environment` names in upper case, `${env://...}` its only variables, a builtin server
+/// disabled saying why, and a bad entry pointed at while the others run.
+#[test]
+fn an_mcphost_config_is_read_as_mcphost_reads_it() {
+    let text = r#"# mcphost
+mcpServers:
+  GitHub:
+    type: "local"
+    command: ["npx", "-y", "@modelcontextprotocol/server-github"]
+    environment:
+      github_personal_access_token: "${env://GITHUB_TOKEN}"
+      literal: "${HOME}"
+    allowedTools: ["get_issue"]
+  search:
+    type: remote
+    url: "https://search.example/mcp"
+    headers: ["Authorization: Bearer ${env://SEARCH_KEY:-anonymous}"]
+  legacy:
+    command: uvx
+    args: ["mcp-server-time"]
+  old-sse:
+    url: "https://old.example/sse"
+  fs:
+    type: "builtin"
+    name: "fs"
+  broken:
+    type: "local"
+    command: ["x"]
+    allowedTools: ["a"]
+    excludedTools: ["b"]
+model: "anthropic/claude-sonnet-4-5"
+"#;
+    let c = parse("/home/u/.mcphost.yml", text).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(
+        names,
+        ["github", "search", "legacy", "old-sse"],
+        "{:?}",
+        c.disabled
+    );
+    let github = server_of(&c, "github");
+    assert_eq!(
+        env_of(github),
+        [
+            (
+                "GITHUB_PERSONAL_ACCESS_TOKEN".to_string(),
+                "ghp_secret_value".to_string()
+            ),
+            ("LITERAL".to_string(), "${HOME}".to_string()),
+        ]
+    );
+    assert!(github.filter.permits("get_issue") && !github.filter.permits("create_issue"));
+    assert_eq!(github.filter.list_hiding("create_issue"), "allowedTools");
+    assert_eq!(
+        env_of(server_of(&c, "search")),
+        [("Authorization".to_string(), "Bearer anonymous".to_string())]
+    );
+    assert!(server_of(&c, "old-sse").legacy_sse);
+    assert_eq!(
+        transports(&c)[2],
+        ("uvx".to_string(), vec!["mcp-server-time".to_string()])
+    );
+    assert!(
+        reason(&c, "fs").contains("runs inside mcphost"),
+        "{:?}",
+        c.disabled
+    );
+    let broken = reason(&c, "broken");
+    assert!(
+        broken.starts_with("/home/u/.mcphost.yml:22:3: server \"broken\"")
+            && broken.contains("mutually exclusive"),
+        "{broken}"
+    );
+    // The JSON form, by its name or by entries only mcphost writes.
+    let json =
+        r#"{"mcpServers": {"Time": {"type": "local", "command": ["uvx", "mcp-server-time"]}}}"#;
+    for file in ["/home/u/.mcphost.json", "/home/u/servers.json"] {
+        let c = parse(file, json).unwrap();
+        assert_eq!(
+            transports(&c),
+            [("uvx".to_string(), vec!["mcp-server-time".to_string()])],
+            "{file}"
+        );
+        assert_eq!(c.servers[0].name(), "time");
+    }
+    // A `command` list alone does not make another host's file mcphost's (regression: the
+    // names were lower-cased; found by config_hostile's property test).
+    let c = parse(
+        "/home/u/mcp.json",
+        r#"{"mcpServers": {"A": "x", "a": {"command": []}}}"#,
+    )
+    .unwrap();
+    let mut names: Vec<&str> = c.server_names().collect();
+    names.sort();
+    assert_eq!(names, ["A", "a"], "{:?}", c.disabled);
+    // Two names viper reads as one.
+    let c = parse(
+        "/home/u/.mcphost.yml",
+        "mcpServers:\n  a:\n    command: [x]\n  A:\n    command: [y]\n",
+    )
+    .unwrap();
+    assert_eq!(c.servers.len(), 1);
+    assert!(reason(&c, "a").contains("lower case"), "{:?}", c.disabled);
+    // mcphost's starting file, no servers yet.
+    let c = parse("/home/u/.mcphost.yml", "mcpServers:\n# model: x\n").unwrap();
+    assert!(c.servers.is_empty() && c.disabled.is_empty());
+}

@@ -1,0 +1,318 @@
+//! Profiles, approval settings and per-tool settings: how each host's names for them are kept, a
+//! run-wide `--approve`, and tool settings naming tools a server lacks.
+
+use super::*;
+
+#[test]
+fn profiles_select_servers_and_tools() {
+    let c = parse(
+        "sb.toml",
+        r#"
+[servers.tickets]
+command = "t"
+[servers.docs]
+command = "d"
+[servers.deploy]
+command = "x"
+[profiles.support]
+servers = ["tickets", "docs"]
+tools = ["tickets/search", "tickets/get_*"]
+[profiles.broken]
+servers = ["nope"]
+"#,
+    )
+    .unwrap();
+    let p = c.clone().with_profile("support").unwrap();
+    let names: Vec<&str> = p.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["tickets", "docs"]);
+    assert!(p.servers[0].filter.permits("get_ticket"));
+    assert!(!p.servers[0].filter.permits("close_ticket"));
+    assert!(
+        !p.servers[1].filter.permits("search"),
+        "docs has no tool entry in the profile"
+    );
+    assert!(
+        c.clone()
+            .with_profile("broken")
+            .unwrap_err()
+            .to_string()
+            .contains("\"nope\"")
+    );
+    assert!(
+        c.with_profile("missing")
+            .unwrap_err()
+            .to_string()
+            .contains("support")
+    );
+}
+
+/// Each host's names for the tool lists and approval settings switchboard reads as its own are
+/// kept for messages: the list that hides a tool and the setting that decides its approval.
+#[test]
+fn settings_are_named_as_each_hosts_file_writes_them() {
+    let named = |c: &Config, server: &str, tool: &str| {
+        let s = server_of(c, server);
+        (
+            s.filter.list_hiding(tool).to_string(),
+            s.approve_setting(tool),
+        )
+    };
+    // switchboard's own.
+    let c = parse(
+        "sb.toml",
+        "[servers.a]\ncommand = \"a\"\ntools.deny = [\"x\"]\n[servers.b]\ncommand = \"b\"\napprove = \"writes\"\n[servers.b.tool.y]\napprove = \"never\"\n[profiles.p]\ntools = [\"a/y\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "a", "x"),
+        (
+            "tools.deny".into(),
+            "switchboard's default approve = \"destructive\"".into()
+        )
+    );
+    assert_eq!(
+        named(&c, "b", "x"),
+        ("tools.allow".into(), "approve = \"writes\"".into())
+    );
+    assert_eq!(named(&c, "b", "y").1, "approve = \"never\" for this tool");
+    let p = c.with_profile("p").unwrap();
+    assert_eq!(named(&p, "a", "z").0, "profiles.p.tools");
+    assert_eq!(named(&p, "a", "x").0, "tools.deny");
+    // Cline's and Roo Code's lists, Gemini CLI's, Copilot's.
+    let c = parse(
+        "mcp.json",
+        r#"{"mcpServers": {
+            "cline": {"command": "c", "disabledTools": ["x"], "autoApprove": ["y"]},
+            "roo": {"command": "r", "alwaysAllow": ["*"]},
+            "gemini": {"command": "g", "includeTools": ["y"], "excludeTools": ["x"]},
+            "copilot": {"type": "local", "command": "p", "tools": ["y"]}
+        }}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "cline", "x"),
+        (
+            "disabledTools".into(),
+            "switchboard's default approve = \"destructive\"".into()
+        )
+    );
+    assert_eq!(named(&c, "cline", "y").1, "autoApprove");
+    assert_eq!(named(&c, "roo", "z").1, "alwaysAllow \"*\"");
+    assert_eq!(named(&c, "gemini", "x").0, "excludeTools");
+    assert_eq!(named(&c, "gemini", "z").0, "includeTools");
+    assert_eq!(named(&c, "copilot", "z").0, "tools");
+    // Codex's.
+    let c = parse(
+        "config.toml",
+        "[mcp_servers.a]\ncommand = \"a\"\nenabled_tools = [\"y\"]\n[mcp_servers.a.tools.y]\napproval_mode = \"approve\"\n[mcp_servers.b]\ncommand = \"b\"\ndisabled_tools = [\"x\"]\ndefault_tools_approval_mode = \"prompt\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        named(&c, "a", "z"),
+        (
+            "enabled_tools".into(),
+            "Codex's default approval mode (\"auto\")".into()
+        )
+    );
+    assert_eq!(named(&c, "a", "y").1, "tools.y.approval_mode = \"approve\"");
+    assert_eq!(
+        named(&c, "b", "x"),
+        (
+            "disabled_tools".into(),
+            "default_tools_approval_mode = \"prompt\"".into()
+        )
+    );
+    // Crush's.
+    let c = parse(
+        "crush.json",
+        r#"{"mcp": {"k": {"type": "stdio", "command": "k", "disabled_tools": ["x"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(named(&c, "k", "x").0, "disabled_tools");
+}
+
+/// A default approval mode for the run (`--approve`) reaches only the servers whose entry sets
+/// none: a native `approve`, Codex's modes (set or Codex's default), an `autoApprove` of `"*"`
+/// and a tool's own setting all hold.
+#[test]
+fn a_run_wide_approval_mode_leaves_the_files_own_settings_alone() {
+    let c = parse(
+        "sb.toml",
+        "[servers.plain]\ncommand = \"p\"\n[servers.plain.tool.t]\napprove = \"never\"\n[servers.set]\ncommand = \"s\"\napprove = \"writes\"\n",
+    )
+    .unwrap()
+    .with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "plain").approve, Approve::Always);
+    assert_eq!(
+        server_of(&c, "plain").approve_setting("x"),
+        "--approve always"
+    );
+    assert_eq!(
+        server_of(&c, "plain").approve_setting("t"),
+        "approve = \"never\" for this tool"
+    );
+    assert_eq!(server_of(&c, "set").approve, Approve::Writes);
+    let c = parse(
+        "mcp.json",
+        r#"{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b", "autoApprove": ["*"]}}}"#,
+    )
+    .unwrap()
+    .with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "a").approve, Approve::Always);
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
+    let c = parse("config.toml", "[mcp_servers.x]\ncommand = \"x\"\n")
+        .unwrap()
+        .with_default_approve(Approve::Never, "--approve never");
+    assert_eq!(server_of(&c, "x").approve, Approve::Unsafe);
+    // The file's own default (`[settings] approve`), which a run's `--approve` overrides.
+    let c = parse(
+        "sb.toml",
+        "[settings]\napprove = \"writes\"\n[servers.a]\ncommand = \"a\"\n[servers.b]\ncommand = \"b\"\napprove = \"never\"\n",
+    )
+    .unwrap();
+    assert_eq!(server_of(&c, "a").approve, Approve::Writes);
+    assert_eq!(
+        server_of(&c, "a").approve_setting("t"),
+        "[settings] approve = \"writes\""
+    );
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
+    let c = c.with_default_approve(Approve::Always, "--approve always");
+    assert_eq!(server_of(&c, "a").approve, Approve::Always);
+    assert_eq!(server_of(&c, "b").approve, Approve::Never);
+}
+
+#[test]
+fn tool_settings_for_tools_a_ready_server_lacks_are_found_with_the_nearest_name() {
+    use switchboard_core::{Catalog, Entry, ServerCatalog, Tool};
+    let c = parse(
+        "switchboard.toml",
+        "[servers.t]\ncommand = \"x\"\n[servers.t.tool.clse_ticket]\napprove = \"always\"\n[servers.t.tool.zzz]\ndescription = \"?\"\n[servers.t.tool.search]\napprove = \"never\"\n[servers.down]\ncommand = \"y\"\n[servers.down.tool.anything]\napprove = \"always\"\n",
+    )
+    .unwrap();
+    let mut listed = ServerCatalog::new("t");
+    for name in ["search", "close_ticket"] {
+        listed.tools.push(Entry::new(Tool::new(
+            name,
+            "d",
+            serde_json::json!({"type": "object"}),
+        )));
+    }
+    // `down` is not in the catalog (not ready): nothing can be said about its tools.
+    let found = unknown_tool_settings(&Catalog::from_servers(vec![listed]), &c.servers);
+    let found: Vec<(&str, &str, bool)> = found
+        .iter()
+        .map(|(s, t, m)| {
+            (
+                s.as_str(),
+                t.as_str(),
+                m.contains("did you mean \"close_ticket\""),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("t", "clse_ticket", true), ("t", "zzz", false)]);
+}
+
+#[test]
+fn a_tools_title_and_parameter_descriptions_from_the_config_replace_the_servers() {
+    use serde_json::json;
+    let c = parse(
+        "switchboard.toml",
+        r#"
+[servers.s]
+command = "x"
+
+[servers.s.tool.find]
+title = "Find things"
+parameters = { q = "What to look for.", "filter.status" = "open or closed", "rows.id" = "Row id.", "a.b" = "dotted name", nope = "typo" }
+"#,
+    )
+    .unwrap();
+    let server = &c.servers[0];
+    let def: switchboard_core::Tool = serde_json::from_value(json!({
+        "name": "find",
+        "description": "Finds.",
+        "inputSchema": {"type": "object", "properties": {
+            "q": {"type": "string", "description": "query"},
+            "filter": {"type": "object", "properties": {"status": {"type": "string"}}},
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}},
+            "a.b": {"type": "string"}
+        }}
+    }))
+    .unwrap();
+    let shown = server.presented(&def).unwrap();
+    assert_eq!(shown.title.as_deref(), Some("Find things"));
+    assert_eq!(shown.description.as_deref(), Some("Finds."));
+    let s = &shown.input_schema;
+    assert_eq!(s["properties"]["q"]["description"], "What to look for.");
+    assert_eq!(
+        s["properties"]["filter"]["properties"]["status"]["description"],
+        "open or closed"
+    );
+    assert_eq!(
+        s["properties"]["rows"]["items"]["properties"]["id"]["description"],
+        "Row id."
+    );
+    assert_eq!(s["properties"]["a.b"]["description"], "dotted name");
+    // A tool the config says nothing about is left as it is.
+    let other = switchboard_core::Tool {
+        name: "other".into(),
+        ..def.clone()
+    };
+    assert!(server.presented(&other).is_none());
+
+    let mut catalog = switchboard_core::Catalog::default();
+    let mut sc = switchboard_core::ServerCatalog::new("s");
+    sc.tools.push(switchboard_core::Entry::new(def));
+    catalog.servers.insert("s".into(), sc);
+    let unknown = unknown_tool_settings(&catalog, &c.servers);
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!(unknown[0].1, "find.nope");
+    assert!(
+        unknown[0]
+            .2
+            .contains("parameters.nope names a parameter the tool does not take"),
+        "{}",
+        unknown[0].2
+    );
+}
+
+/// A rule of another host that names one tool a ready server does not list holds for nothing;
+/// it is named, with the nearest tool, so a typo in a deny rule does not pass unseen. A name
+/// another server lists, and a wildcard rule, are left alone.
+#[test]
+fn another_hosts_rule_naming_no_listed_tool_is_named() {
+    use switchboard_core::{Catalog, Entry, ServerCatalog, Tool};
+    let c = parse(
+        "opencode.json",
+        r#"{"$schema": "https://opencode.ai/config.json",
+            "mcp": {"gh": {"type": "remote", "url": "https://g.example/mcp"},
+                    "gh_x": {"type": "remote", "url": "https://x.example/mcp"}},
+            "permission": {"gh_delete_repos": "deny", "gh_x_read": "allow", "gh_get_*": "ask"}}"#,
+    )
+    .unwrap();
+    let catalog = |server: &str, tools: &[&str]| {
+        let mut listed = ServerCatalog::new(server);
+        for name in tools {
+            listed.tools.push(Entry::new(Tool::new(
+                *name,
+                "d",
+                serde_json::json!({"type": "object"}),
+            )));
+        }
+        listed
+    };
+    let found = unknown_tool_settings(
+        &Catalog::from_servers(vec![
+            catalog("gh", &["delete_repo", "get_issue"]),
+            catalog("gh_x", &["read"]),
+        ]),
+        &c.servers,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (server, tool, message) = &found[0];
+    assert_eq!((server.as_str(), tool.as_str()), ("gh", "delete_repos"));
+    assert!(
+        message.contains("\"gh_delete_repos\"") && message.contains("did you mean \"delete_repo\""),
+        "{message}"
+    );
+}
