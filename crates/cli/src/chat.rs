@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use switchboard_core::clip;
 use switchboard_host::agent::{Agent, AgentEvent, End};
 use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver, ElicitationRequest};
+use switchboard_host::sampling::SamplingRequest;
 use switchboard_providers::Part;
 use tokio::io::{AsyncBufReadExt as _, BufReader, Lines, Stdin};
 use tokio::sync::Mutex;
@@ -71,6 +73,50 @@ impl Approver for TerminalApprover {
         Box::pin(async move {
             let mut lines = self.input.lock().await;
             Some(crate::form::ask(&mut lines, request).await)
+        })
+    }
+
+    fn samples(&self) -> bool {
+        true
+    }
+
+    fn allow_sampling<'a>(&'a self, r: &'a SamplingRequest) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let mut lines = self.input.lock().await;
+            eprintln!(
+                "\nServer {} asks the model, while {} runs, to answer {} message(s) in up to {} tokens:",
+                r.server,
+                r.tool,
+                r.messages.len(),
+                r.max_tokens
+            );
+            if let Some(system) = &r.system {
+                eprintln!("  system prompt: {}", clip(system, 300));
+            }
+            eprintln!("  last message: {}", clip(&r.last_text(), 600));
+            eprint!("Let the model answer? [y/N] ");
+            let _ = std::io::stderr().flush();
+            match lines.next_line().await {
+                Ok(Some(l)) if matches!(l.trim(), "y" | "Y" | "yes") => Ok(()),
+                _ => Err("the user answered no at the prompt".into()),
+            }
+        })
+    }
+
+    fn review_sampling<'a>(
+        &'a self,
+        r: &'a SamplingRequest,
+        text: &'a str,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let mut lines = self.input.lock().await;
+            eprintln!("The model answered: {}", clip(text, 1000));
+            eprint!("Send this to {}? [Y/n] ", r.server);
+            let _ = std::io::stderr().flush();
+            match lines.next_line().await {
+                Ok(Some(l)) if matches!(l.trim(), "" | "y" | "Y" | "yes") => Ok(()),
+                _ => Err("the user kept it back at the prompt".into()),
+            }
         })
     }
 }

@@ -1350,3 +1350,132 @@ async fn chat_puts_a_servers_form_to_the_person() {
     let declined = results(d, &reqs[3].body).pop().unwrap().1;
     assert!(declined.contains("User declined"), "{declined}");
 }
+
+/// A server's sampling request during a tool call (the real everything server's
+/// `trigger-sampling-request`): `chat` shows what it asks, and once allowed the session's own
+/// model answers it with the server's system prompt, message and token limit; the answer, once
+/// confirmed, reaches the server and through its result the model. Refused, the server is told
+/// so. `run --yes` lets it through without asking; `run` without it refuses.
+#[tokio::test]
+async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::OpenAiChat;
+    let call = || {
+        Turn::tools(vec![Call::ends_with(
+            "trigger-sampling-request",
+            json!({"prompt": "name a colour", "maxTokens": 40}),
+        )])
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    let script = vec![
+        call(),
+        Turn::Text("Teal.".into()), // the sampling request's answer
+        Turn::Text("The server heard teal.".into()),
+        call(),
+        Turn::Text("It was refused.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let base = double.base_url();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--startup-wait",
+            "60",
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"sample please\ny\n\nagain\nn\n/quit\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr.contains("Server everything asks the model, while trigger-sampling-request runs, to answer 1 message(s) in up to 40 tokens:"), "{stderr}");
+    assert!(stderr.contains("system prompt: You are a helpful test server."));
+    assert!(stderr.contains("The model answered: Teal."), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 5);
+    // The sampling request as the model got it: the server's prompt, message and limit, no tools.
+    let sampled = &reqs[1].body;
+    assert_eq!(
+        sampled["messages"][0]["content"],
+        "You are a helpful test server."
+    );
+    assert!(
+        sampled["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("name a colour")
+    );
+    assert_eq!(sampled["max_tokens"], 40);
+    assert!(sampled.get("tools").is_none(), "{sampled}");
+    let heard = results(d, &reqs[2].body).pop().unwrap().1;
+    assert!(
+        heard.contains("LLM sampling result") && heard.contains("Teal."),
+        "{heard}"
+    );
+    let refused = results(d, &reqs[4].body).pop().unwrap().1;
+    assert!(
+        refused.contains("the user did not let the model answer"),
+        "{refused}"
+    );
+
+    // run --yes: no question asked.
+    let script = vec![call(), Turn::Text("Blue.".into()), Turn::Text("ok".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let base = double.base_url();
+    let args = [
+        "--json",
+        "run",
+        "-p",
+        "sample",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &[&args[..], &["--yes"]].concat()).await;
+    assert_eq!(out.status.code(), Some(0));
+    let heard = results(d, &double.requests()[2].body).pop().unwrap().1;
+    assert!(heard.contains("Blue."), "{heard}");
+    // run without --yes: refused, saying why.
+    let double = ProviderDouble::start(d, vec![call(), Turn::Text("ok".into())]).await;
+    let base = double.base_url();
+    let args = [
+        "--json",
+        "run",
+        "-p",
+        "sample",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &args).await;
+    assert_eq!(out.status.code(), Some(0));
+    let refused = results(d, &double.requests()[1].body).pop().unwrap().1;
+    assert!(refused.contains("sampling was not allowed"), "{refused}");
+}

@@ -17,6 +17,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
@@ -24,8 +25,8 @@ use switchboard_core::{Catalog, Dialect};
 use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
-    DEFAULT_MAX_TOKENS, Message, Part, RequestParts, ResultPart, Role, Stop, StreamEvent, Usage,
-    accepts_result_images_for, render_request,
+    DEFAULT_MAX_TOKENS, Message, Part, Reply, RequestParts, ResultPart, Role, Stop, StreamEvent,
+    Usage, accepts_result_images_for, render_request,
 };
 
 use crate::client::{ProviderClient, foreign_host};
@@ -36,6 +37,7 @@ use crate::dispatch::{
 use crate::error::HostError;
 use crate::finder::Finder;
 use crate::pins::{PinGate, PinStore, Withheld};
+use crate::sampling::{Sampler, SamplingRequest};
 use crate::shape;
 use crate::tool_search::ToolSearch;
 use crate::transcript::Transcript;
@@ -490,6 +492,11 @@ impl Agent {
                 searched.push(search.answer(&catalog, u));
             }
         }
+        let sampler = ModelSampler {
+            client: &self.client,
+            compatible_server: self.compatible_server(),
+            usage: std::sync::Mutex::new(Usage::default()),
+        };
         let dispatcher = Dispatcher {
             table: &self.table,
             catalog: &catalog,
@@ -500,8 +507,16 @@ impl Agent {
             validators: &self.validators,
             images: accepts_result_images_for(self.client.dialect, &self.client.model),
             spill_dir: self.opts.spill_dir.clone(),
+            sampler: Some(&sampler),
         };
         let mut dispatched = dispatcher.dispatch_all(&others).await.into_iter();
+        drop(dispatcher);
+        // What the servers' sampling requests cost is the session's too.
+        let sampled = sampler
+            .usage
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        add_usage(&mut self.usage, &sampled);
         let mut searched = searched.into_iter();
         uses.iter()
             .filter_map(|u| {
@@ -705,6 +720,40 @@ fn unreachable_translation() -> &'static Translation {
             &TranslateOptions::new(Dialect::Anthropic),
         )
     })
+}
+
+/// The session's model, answering servers' sampling requests during one batch of tool calls.
+struct ModelSampler<'a> {
+    client: &'a ProviderClient,
+    compatible_server: bool,
+    usage: std::sync::Mutex<Usage>,
+}
+
+impl Sampler for ModelSampler<'_> {
+    fn sample<'a>(&'a self, request: &'a SamplingRequest) -> BoxFuture<'a, Result<Reply, String>> {
+        Box::pin(async move {
+            let parts = RequestParts {
+                model: self.client.model.clone(),
+                system: request.system.clone(),
+                messages: request.messages.clone(),
+                tools: Vec::new(),
+                max_tokens: Some(request.max_tokens),
+                compatible_server: self.compatible_server,
+                gemini_openapi: false,
+                stream: false,
+            };
+            let body = render_request(self.client.dialect, &parts);
+            let response = self.client.send(&body).await.map_err(|e| e.to_string())?;
+            if let Ok(mut total) = self.usage.lock() {
+                add_usage(&mut total, &response.reply.usage);
+            }
+            Ok(response.reply)
+        })
+    }
+
+    fn model(&self) -> &str {
+        &self.client.model
+    }
 }
 
 fn add_usage(total: &mut Usage, u: &Usage) {

@@ -9,6 +9,7 @@ pub mod finder;
 pub mod host;
 pub mod pins;
 pub mod policy;
+pub mod sampling;
 pub mod shape;
 pub mod tool_search;
 pub mod transcript;

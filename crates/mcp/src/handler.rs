@@ -1,5 +1,5 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: none; sampling: refused; elicitation: declined, or
+//! answers the server's requests (roots: none; sampling: refused unless relayed; elicitation: declined, or
 //! accepted with the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is
 //! configured), and turns `list_changed` notifications into re-list signals for the session's
 //! supervisor.
@@ -135,7 +135,7 @@ impl ClientHandler for Handler {
         }
         Err(ErrorData::new(
             ErrorCode::INVALID_REQUEST,
-            "switchboard does not offer sampling to servers",
+            "sampling was not allowed: nobody was there to approve it (switchboard run without --yes, a client of the gateway that cannot sample, or a call made outside chat and run)",
             None,
         ))
     }

@@ -4,6 +4,8 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::sampling::SamplingRequest;
+
 /// What the user is asked about.
 #[derive(Clone, Debug)]
 pub struct ApprovalRequest {
@@ -65,6 +67,32 @@ pub trait Approver: Send + Sync {
         let _ = request;
         Box::pin(async { None })
     }
+
+    /// Whether this approver decides servers' sampling requests (the model answering a server
+    /// while its tool runs). When it does not, they are refused.
+    fn samples(&self) -> bool {
+        false
+    }
+
+    /// Whether the model may answer this server's request; an error says why not (told to
+    /// the server).
+    fn allow_sampling<'a>(
+        &'a self,
+        request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        let _ = request;
+        Box::pin(async { Err("nobody allowed it".to_string()) })
+    }
+
+    /// Whether the model's answer (`text`) goes back to the server; an error says why not.
+    fn review_sampling<'a>(
+        &'a self,
+        request: &'a SamplingRequest,
+        text: &'a str,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        let _ = (request, text);
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// Approves everything (`run --yes`).
@@ -74,6 +102,14 @@ pub struct ApproveAll;
 impl Approver for ApproveAll {
     fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, Approval> {
         Box::pin(async { Approval::Approved })
+    }
+
+    fn samples(&self) -> bool {
+        true
+    }
+
+    fn allow_sampling<'a>(&'a self, _: &'a SamplingRequest) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async { Ok(()) })
     }
 }
 

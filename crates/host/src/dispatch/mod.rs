@@ -18,12 +18,13 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::{CallResult, Catalog};
-use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallKind};
+use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallError, UpcallKind};
 use tokio::sync::mpsc;
 
 use crate::config::ServerConfig;
 use crate::pins::Withheld;
 use crate::policy::{Decision, decide_call};
+use crate::sampling::{self, Sampler, SamplingRequest};
 use crate::shape::{ShapeOptions, Shaped, shape};
 
 pub use approve::{
@@ -200,6 +201,8 @@ pub struct Dispatcher<'a> {
     pub images: bool,
     /// Where full texts of cut results are written.
     pub spill_dir: PathBuf,
+    /// Who answers a server's sampling request, when the approver allows one.
+    pub sampler: Option<&'a dyn Sampler>,
 }
 
 /// How many close names an unknown-tool result lists.
@@ -358,7 +361,9 @@ impl Dispatcher<'_> {
         }
         // 5. Call.
         let timeout = config.spec.call_timeout;
-        let called = if self.approver.elicits() {
+        let answers =
+            self.approver.elicits() || (self.sampler.is_some() && self.approver.samples());
+        let called = if answers {
             self.call_asking(server, tool_name, args, timeout).await
         } else {
             self.caller.call(server, tool_name, args, timeout).await
@@ -396,9 +401,10 @@ fn pin_changed(name: &str, reason: &str) -> (Status, Shaped) {
 
 /// A session error as a result the model can act on.
 impl Dispatcher<'_> {
-    /// A call whose server may ask the user something meanwhile: its elicitation requests go
-    /// to the approver, and `timeout` counts only the time nobody is answering one (the
-    /// server's own timer would count the person's time at the form).
+    /// A call whose server may ask something meanwhile: its elicitation requests go to the
+    /// approver, its sampling requests to the model when the approver allows them, and
+    /// `timeout` counts only the time nobody is answering one (the server's own timer would
+    /// count the person's time at the form, and the model's).
     async fn call_asking(
         &self,
         server: &str,
@@ -418,15 +424,23 @@ impl Dispatcher<'_> {
                 result = &mut call => return result,
                 Some(upcall) = rx.recv() => {
                     left = left.saturating_sub(waiting.elapsed());
-                    if let Upcall::Request { kind: UpcallKind::Elicitation, params, reply } = upcall {
-                        let request = ElicitationRequest {
-                            server: server.to_string(),
-                            tool: tool.to_string(),
-                            params,
-                        };
-                        if let Some(answer) = self.approver.elicit(&request).await {
-                            let _ = reply.send(Ok(answer));
+                    match upcall {
+                        Upcall::Request { kind: UpcallKind::Elicitation, params, reply } => {
+                            let request = ElicitationRequest {
+                                server: server.to_string(),
+                                tool: tool.to_string(),
+                                params,
+                            };
+                            if let Some(answer) = self.approver.elicit(&request).await {
+                                let _ = reply.send(Ok(answer));
+                            }
                         }
+                        Upcall::Request { kind: UpcallKind::Sampling, params, reply } => {
+                            if let Some(sampler) = self.sampler.filter(|_| self.approver.samples()) {
+                                let _ = reply.send(self.sample(sampler, server, tool, &params).await);
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 () = tokio::time::sleep(left) => {
@@ -440,6 +454,37 @@ impl Dispatcher<'_> {
                 }
             }
         }
+    }
+}
+
+impl Dispatcher<'_> {
+    /// A server's sampling request: read, allowed by the approver, sent to the model, its
+    /// answer reviewed; each refusal said to the server (-1 is MCP's "the user rejected it").
+    async fn sample(
+        &self,
+        sampler: &dyn Sampler,
+        server: &str,
+        tool: &str,
+        params: &Value,
+    ) -> Result<Value, UpcallError> {
+        let refused = |code: i32, message: String| UpcallError { code, message };
+        let request = SamplingRequest::parse(server, tool, params)
+            .map_err(|why| refused(-32602, format!("sampling request not sent: {why}")))?;
+        self.approver
+            .allow_sampling(&request)
+            .await
+            .map_err(|why| refused(-1, format!("the user did not let the model answer: {why}")))?;
+        let reply = sampler
+            .sample(&request)
+            .await
+            .map_err(|why| refused(-32603, format!("the model did not answer: {why}")))?;
+        let answer = sampling::result(&reply, sampler.model());
+        let text = answer["content"]["text"].as_str().unwrap_or("").to_string();
+        self.approver
+            .review_sampling(&request, &text)
+            .await
+            .map_err(|why| refused(-1, format!("the user kept the model's answer back: {why}")))?;
+        Ok(answer)
     }
 }
 

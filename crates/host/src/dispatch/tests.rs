@@ -230,6 +230,7 @@ impl Setup {
             validators: &self.validators,
             images: true,
             spill_dir: self.dir.path().to_path_buf(),
+            sampler: None,
         }
     }
 }
