@@ -568,7 +568,11 @@ fn date_time(s: &str) -> bool {
     };
     let clock_ok = hms.len() == 3 && two(hms[0], 23) && two(hms[1], 59) && two(hms[2], 60);
     let zone_ok = matches!(zone, "Z" | "z")
-        || (zone.len() == 6 && zone[3..4] == *":" && two(&zone[1..3], 23) && two(&zone[4..6], 59));
+        || (zone.len() == 6
+            // `get`, not indexing: a byte offset inside a character would panic.
+            && zone.get(3..4) == Some(":")
+            && zone.get(1..3).is_some_and(|h| two(h, 23))
+            && zone.get(4..6).is_some_and(|m| two(m, 59)));
     clock_ok && zone_ok
 }
 
@@ -688,6 +692,15 @@ mod tests {
             ("24-01-01", false),
         ] {
             assert_eq!(date(s), ok, "{s}");
+        }
+        // Multi-byte characters where offsets are taken do not panic.
+        for s in [
+            "2024-01-01T10:20:30+0é00",
+            "2024-01-01T10:2é:30Z",
+            "2024-é1-01",
+            "é",
+        ] {
+            assert!(!date_time(s) && !date(s), "{s}");
         }
         for (s, ok) in [
             ("2024-01-01T10:20:30Z", true),
