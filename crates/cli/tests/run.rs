@@ -1457,10 +1457,31 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
         "--base-url",
         &base,
     ];
-    let out = switchboard(dir.path(), &[&args[..], &["--yes"]].concat()).await;
+    let transcript = dir.path().join("t.jsonl");
+    let transcript = transcript.to_string_lossy();
+    let yes = ["--yes", "--transcript", &transcript];
+    let out = switchboard(dir.path(), &[&args[..], &yes].concat()).await;
     assert_eq!(out.status.code(), Some(0));
     let heard = results(d, &double.requests()[2].body).pop().unwrap().1;
     assert!(heard.contains("Blue."), "{heard}");
+    // The transcript holds the sampling exchange beside the session's own requests, and the
+    // run's usage counts it: the double reports a request's length / 4 as its input tokens.
+    let lines = std::fs::read_to_string(dir.path().join("t.jsonl")).unwrap();
+    let sampling: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["kind"] == "sampling")
+        .collect();
+    assert_eq!(sampling.len(), 1, "{lines}");
+    assert_eq!(sampling[0]["server"], "everything");
+    assert_eq!(sampling[0]["request"]["max_tokens"], 40);
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 3);
+    let sent: u64 = reqs
+        .iter()
+        .map(|r| (serde_json::to_string(&r.body).unwrap().len() / 4) as u64)
+        .sum();
+    assert_eq!(stdout_json(&out)["usage"]["input_tokens"], sent);
     // run without --yes: refused, saying why.
     let double = ProviderDouble::start(d, vec![call(), Turn::Text("ok".into())]).await;
     let base = double.base_url();

@@ -496,6 +496,7 @@ impl Agent {
             client: &self.client,
             compatible_server: self.compatible_server(),
             usage: std::sync::Mutex::new(Usage::default()),
+            exchanges: std::sync::Mutex::new(Vec::new()),
         };
         let dispatcher = Dispatcher {
             table: &self.table,
@@ -511,12 +512,22 @@ impl Agent {
         };
         let mut dispatched = dispatcher.dispatch_all(&others).await.into_iter();
         drop(dispatcher);
-        // What the servers' sampling requests cost is the session's too.
+        // What the servers' sampling requests cost is the session's too, and the transcript
+        // holds them as it holds the session's own requests.
         let sampled = sampler
             .usage
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         add_usage(&mut self.usage, &sampled);
+        let exchanges = sampler
+            .exchanges
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for exchange in exchanges {
+            if let Err(e) = self.log("sampling", exchange) {
+                tracing::warn!("the transcript was not written: {e}");
+            }
+        }
         let mut searched = searched.into_iter();
         uses.iter()
             .filter_map(|u| {
@@ -727,6 +738,8 @@ struct ModelSampler<'a> {
     client: &'a ProviderClient,
     compatible_server: bool,
     usage: std::sync::Mutex<Usage>,
+    /// Each request and what came of it, for the transcript.
+    exchanges: std::sync::Mutex<Vec<Value>>,
 }
 
 impl Sampler for ModelSampler<'_> {
@@ -743,7 +756,16 @@ impl Sampler for ModelSampler<'_> {
                 stream: false,
             };
             let body = render_request(self.client.dialect, &parts);
-            let response = self.client.send(&body).await.map_err(|e| e.to_string())?;
+            let sent = self.client.send(&body).await.map_err(|e| e.to_string());
+            let outcome = match &sent {
+                Ok(r) => json!({"body": r.body, "reply": r.reply}),
+                Err(e) => json!({"error": e}),
+            };
+            if let Ok(mut log) = self.exchanges.lock() {
+                log.push(json!({"server": request.server, "tool": request.tool,
+                    "request": body, "response": outcome}));
+            }
+            let response = sent?;
             if let Ok(mut total) = self.usage.lock() {
                 add_usage(&mut total, &response.reply.usage);
             }

@@ -399,7 +399,6 @@ fn pin_changed(name: &str, reason: &str) -> (Status, Shaped) {
     )
 }
 
-/// A session error as a result the model can act on.
 impl Dispatcher<'_> {
     /// A call whose server may ask something meanwhile: its elicitation requests go to the
     /// approver, its sampling requests to the model when the approver allows them, and
@@ -455,9 +454,7 @@ impl Dispatcher<'_> {
             }
         }
     }
-}
 
-impl Dispatcher<'_> {
     /// A server's sampling request: read, allowed by the approver, sent to the model, its
     /// answer reviewed; each refusal said to the server (-1 is MCP's "the user rejected it").
     async fn sample(
@@ -488,6 +485,7 @@ impl Dispatcher<'_> {
     }
 }
 
+/// A session error as a result the model can act on.
 fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
     let server = e.server();
     match e {
