@@ -14,6 +14,9 @@ pub struct Folders<'a> {
     pub cwd: &'a Path,
     pub codex_home: Option<&'a Path>,
     pub gemini_home: Option<&'a Path>,
+    /// LibreChat's `CONFIG_PATH`, when it names a YAML file (LibreChat reads that file instead
+    /// of its folder's `librechat.yaml`; a URL, which it can also be, is not followed).
+    pub librechat_config: Option<&'a Path>,
 }
 
 /// One host: the names `--config` takes for it, what to call it, and where its files (or, for
@@ -248,8 +251,15 @@ const HOSTS: &[Host] = &[
     Host {
         names: &["librechat"],
         label: "LibreChat",
-        // `librechat.yaml` sits in LibreChat's own folder: run from there.
-        places: |f| vec![f.cwd.join("librechat.yaml")],
+        // `librechat.yaml` sits in LibreChat's own folder: run from there. `CONFIG_PATH`, as
+        // LibreChat reads it, comes first (relative to that folder).
+        places: |f| {
+            f.librechat_config
+                .map(|p| f.cwd.join(p))
+                .into_iter()
+                .chain([f.cwd.join("librechat.yaml")])
+                .collect()
+        },
     },
     Host {
         names: &["continue"],

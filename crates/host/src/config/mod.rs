@@ -529,6 +529,19 @@ fn env_folder(var: &str) -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }
+/// LibreChat's `CONFIG_PATH` when it names a YAML file (not a URL, which LibreChat also takes).
+fn librechat_config() -> Option<PathBuf> {
+    std::env::var_os("CONFIG_PATH")
+        .map(PathBuf::from)
+        .filter(|p| {
+            let text = p.to_string_lossy();
+            !text.contains("://")
+                && p.extension().is_some_and(|e| {
+                    e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml")
+                })
+        })
+}
+
 /// The file name of Claude Code's project config.
 pub const MCP_JSON_FILE: &str = ".mcp.json";
 
@@ -545,12 +558,14 @@ impl Config {
                 && let Some(dirs) = directories::BaseDirs::new()
             {
                 let (codex_home, gemini_home) = (codex_home(), env_folder("GEMINI_CLI_HOME"));
+                let librechat = librechat_config();
                 let folders = hosts::Folders {
                     home: dirs.home_dir(),
                     config: dirs.config_dir(),
                     cwd,
                     codex_home: codex_home.as_deref(),
                     gemini_home: gemini_home.as_deref(),
+                    librechat_config: librechat.as_deref(),
                 };
                 if let Some(file) = hosts::resolve(name, &folders) {
                     return Some(file);
@@ -573,12 +588,14 @@ impl Config {
             return Vec::new();
         };
         let (codex_home, gemini_home) = (codex_home(), env_folder("GEMINI_CLI_HOME"));
+        let librechat = librechat_config();
         hosts::found(&hosts::Folders {
             home: dirs.home_dir(),
             config: dirs.config_dir(),
             cwd,
             codex_home: codex_home.as_deref(),
             gemini_home: gemini_home.as_deref(),
+            librechat_config: librechat.as_deref(),
         })
         .into_iter()
         .filter_map(|mut found| {

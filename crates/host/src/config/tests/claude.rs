@@ -327,6 +327,7 @@ fn claude_desktops_packaged_folder_is_found() {
         cwd: home,
         codex_home: None,
         gemini_home: None,
+        librechat_config: None,
     };
     assert_eq!(
         hosts::resolve("claude-desktop", &folders),

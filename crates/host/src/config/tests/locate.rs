@@ -41,6 +41,7 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
         cwd: &cwd,
         codex_home: None,
         gemini_home: None,
+        librechat_config: None,
     };
     // Nothing there: the first place, so the read error says where it looked.
     assert_eq!(
@@ -79,6 +80,31 @@ fn a_hosts_name_finds_its_file_project_first_and_found_lists_each_file_once() {
         hosts::resolve("gemini", &moved),
         Some(gemini.join(".gemini/settings.json"))
     );
+    // LibreChat's `CONFIG_PATH` (relative to its folder) before its folder's `librechat.yaml`.
+    let named = Path::new("conf/mine.yaml");
+    let moved = hosts::Folders {
+        librechat_config: Some(named),
+        ..folders
+    };
+    assert_eq!(
+        hosts::resolve("librechat", &moved),
+        Some(cwd.join("conf/mine.yaml"))
+    );
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(cwd.join("librechat.yaml"), "mcpServers: {}").unwrap();
+    assert_eq!(
+        hosts::resolve("librechat", &moved),
+        Some(cwd.join("librechat.yaml")),
+        "a CONFIG_PATH file that is not there gives way"
+    );
+    std::fs::create_dir_all(cwd.join("conf")).unwrap();
+    std::fs::write(cwd.join("conf/mine.yaml"), "mcpServers: {}").unwrap();
+    assert_eq!(
+        hosts::resolve("librechat", &moved),
+        Some(cwd.join("conf/mine.yaml"))
+    );
+    std::fs::remove_file(cwd.join("librechat.yaml")).unwrap();
+    std::fs::remove_file(cwd.join("conf/mine.yaml")).unwrap();
     for file in [
         home.join(".cursor/mcp.json"),
         config.join("Claude/claude_desktop_config.json"),

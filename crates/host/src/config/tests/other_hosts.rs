@@ -57,6 +57,7 @@ fn antigravitys_mcp_config_is_read_as_antigravity_reads_it() {
         cwd: &cwd,
         codex_home: None,
         gemini_home: None,
+        librechat_config: None,
     };
     let user = home.join(".gemini/antigravity/mcp_config.json");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
@@ -143,6 +144,7 @@ fn a_github_copilot_cli_config_is_read_as_copilot_writes_it() {
         cwd: Path::new("/p"),
         codex_home: None,
         gemini_home: None,
+        librechat_config: None,
     };
     assert_eq!(
         hosts::resolve("copilot", &folders),
