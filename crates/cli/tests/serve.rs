@@ -525,6 +525,46 @@ fn approvals_ask_through_elicitation_or_refuse_when_the_client_cannot_be_asked()
     assert!(v["text"].as_str().unwrap().contains("T-1002"), "{v}");
 }
 
+/// A gateway client whose user takes longer over a server's form than the server's
+/// `call_timeout` still gets the call's result: the time spent answering the relayed request
+/// is not counted (the everything server's `trigger-elicitation-request`, `call_timeout` 1 s,
+/// the Python SDK client answering after 2.5 s). A call that is slow on its own still times out.
+#[test]
+fn a_clients_time_over_a_relayed_form_does_not_count_toward_the_call_timeout() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new("");
+    std::fs::write(
+        setup.config(),
+        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\ncall_timeout = \"1s\"\n"),
+    )
+    .unwrap();
+    let plan = json!([
+        {"op": "call", "name": "everything__trigger-elicitation-request", "arguments": {}},
+        {"op": "call", "name": "everything__trigger-long-running-operation", "arguments": {"duration": 3, "steps": 3}}
+    ]);
+    let mut target = vec!["stdio".to_string()];
+    target.extend(setup.serve(&[]));
+    let env = [("ELICIT", "accept"), ("ELICIT_DELAY", "2.5")];
+    let mut p = Plan::start(&setup, Sdk::Python, &plan, &target, &env);
+    let answered = p.next();
+    let slow = p.next();
+    p.finish();
+    assert_eq!(answered["is_error"], false, "{answered}");
+    assert!(
+        answered["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"action\": \"accept\""),
+        "{answered}"
+    );
+    assert_eq!(slow["is_error"], true, "{slow}");
+    assert!(
+        slow["text"].as_str().unwrap().contains("timed out"),
+        "{slow}"
+    );
+}
+
 #[test]
 fn a_changed_tool_is_withheld_until_approved() {
     let setup = Setup::new("");

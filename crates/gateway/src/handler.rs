@@ -263,19 +263,34 @@ impl GatewayHandler {
         }
         // Progress and the server's sampling/elicitation requests come back through `upcalls`
         // and are answered here, inside this request's task, so rmcp sends them to this client
-        // on this request's stream.
+        // on this request's stream. The call's timeout is kept here rather than by the session,
+        // so that the time the client's user takes over a form is not counted against it.
+        let timeout = sessions
+            .call_timeout(server)
+            .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
+        let ceiling = timeout.saturating_add(std::time::Duration::from_secs(24 * 3600));
         let (sink, mut upcalls) = mpsc::unbounded_channel();
-        let call = sessions.call_tool_relayed(server, tool, args, sink);
+        let call = sessions.call_tool_relayed_with_timeout(server, tool, args, ceiling, sink);
         tokio::pin!(call);
+        let mut left = timeout;
         let result = loop {
+            let waiting = std::time::Instant::now();
             tokio::select! {
                 r = &mut call => break r,
                 Some(upcall) = upcalls.recv() => {
+                    left = left.saturating_sub(waiting.elapsed());
                     tokio::select! {
                         _ = upcall_to_client(upcall, cx) => {}
                         _ = cx.ct.cancelled() => return Err(cancelled()),
                     }
                 }
+                // Dropping the call future sends notifications/cancelled upstream.
+                () = tokio::time::sleep(left) => break Err(SessionError::Timeout {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                    after: timeout,
+                    stray: None,
+                }),
                 // Dropping the call future sent notifications/cancelled upstream.
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             }

@@ -464,6 +464,11 @@ impl Sessions {
         self.tool_result(server, tool, result)
     }
 
+    /// The call timeout of `server` (its config's `call_timeout`), when it is configured.
+    pub fn call_timeout(&self, server: &str) -> Option<Duration> {
+        self.slot(server).ok().map(|slot| slot.spec.call_timeout)
+    }
+
     /// The raw call path of `server` for one call: `None` unless it is a ready stdio session.
     /// See [`RawCaller::call`]; a caller that gets `None` uses the typed calls above.
     pub fn raw_caller(&self, server: &str) -> Option<RawCaller> {

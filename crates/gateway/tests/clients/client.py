@@ -18,7 +18,8 @@ stamping LOG_LEVEL (if set) as `io.modelcontextprotocol/logLevel` on every reque
 takes "call" and {"op": "logs"} -> {"logs": [params of the log messages since the last one]}.
 
 With ELICIT=accept or ELICIT=decline in the environment the client declares the elicitation
-capability and answers every form with approve=true (accept) or declines it.
+capability and answers every form with approve=true (accept) or declines it, after
+ELICIT_DELAY seconds (default 0), as a person taking their time would.
 """
 
 import json
@@ -42,6 +43,7 @@ async def on_message(message):
 
 
 async def on_elicit(context, params):
+    await anyio.sleep(float(os.environ.get("ELICIT_DELAY", "0")))
     if os.environ.get("ELICIT") == "accept":
         return mcp_types.ElicitResult(action="accept", content={"approve": True})
     return mcp_types.ElicitResult(action="decline")
