@@ -1,6 +1,7 @@
 //! `switchboard chat`: an interactive conversation with streamed answers. Calls that need
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
-//! form during a call is asked field by field (`form.rs`). Slash commands:
+//! form during a call is asked field by field (`form.rs`), and its sampling request is shown
+//! and answered by the session's model only with a yes. Slash commands:
 //! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /quit.
 
 use std::io::Write as _;

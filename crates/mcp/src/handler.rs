@@ -1,8 +1,8 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: none; sampling: refused unless relayed; elicitation: declined, or
-//! accepted with the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is
-//! configured), and turns `list_changed` notifications into re-list signals for the session's
-//! supervisor.
+//! answers the server's requests (roots: none; sampling and elicitation: handed to the caller of
+//! the relayed call in flight, else sampling refused and elicitation declined, or accepted with
+//! the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is configured), and turns
+//! `list_changed` notifications into re-list signals for the session's supervisor.
 // Roots and sampling are deprecated by SEP-2577 in rmcp 3.x, but 2025-11-25 servers still use
 // them (server-everything registers extra tools only for clients that declare them).
 #![allow(deprecated)]
