@@ -81,6 +81,24 @@ impl Approver for TerminalApprover {
         true
     }
 
+    fn progress(
+        &self,
+        server: &str,
+        tool: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
+        let done = match total {
+            Some(t) => format!("{progress}/{t}"),
+            None => format!("{progress}"),
+        };
+        let said = message
+            .map(|m| format!(": {}", clip(m, 200)))
+            .unwrap_or_default();
+        eprintln!("  [{server} {tool}: {done}{said}]");
+    }
+
     fn allow_sampling<'a>(&'a self, r: &'a SamplingRequest) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             let mut lines = self.input.lock().await;

@@ -1500,3 +1500,60 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
     let refused = results(d, &double.requests()[1].body).pop().unwrap().1;
     assert!(refused.contains("sampling was not allowed"), "{refused}");
 }
+
+/// `chat` shows a long call's progress as the server reports it (the everything server's
+/// `trigger-long-running-operation`, two steps).
+#[tokio::test]
+async fn chat_shows_a_long_calls_progress() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::OpenAiChat;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "trigger-long-running-operation",
+            json!({"duration": 1, "steps": 2}),
+        )]),
+        Turn::Text("Done.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--startup-wait",
+            "60",
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"run it\n/quit\n").await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains("[everything trigger-long-running-operation: 1/2")
+            && stderr.contains("[everything trigger-long-running-operation: 2/2"),
+        "{stderr}"
+    );
+}

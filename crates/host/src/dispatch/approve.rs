@@ -68,6 +68,19 @@ pub trait Approver: Send + Sync {
         Box::pin(async { None })
     }
 
+    /// A server's progress on a call this approver's person is waiting for (only for calls made
+    /// while [`Self::elicits`] or [`Self::samples`] holds; `total` when the server knows it).
+    fn progress(
+        &self,
+        server: &str,
+        tool: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
+        let _ = (server, tool, progress, total, message);
+    }
+
     /// Whether this approver decides servers' sampling requests (the model answering a server
     /// while its tool runs). When it does not, they are refused.
     fn samples(&self) -> bool {

@@ -434,6 +434,9 @@ impl Dispatcher<'_> {
                                 let _ = reply.send(Ok(answer));
                             }
                         }
+                        Upcall::Progress { progress, total, message } => {
+                            self.approver.progress(server, tool, progress, total, message.as_deref());
+                        }
                         Upcall::Request { kind: UpcallKind::Sampling, params, reply } => {
                             if let Some(sampler) = self.sampler.filter(|_| self.approver.samples()) {
                                 let _ = reply.send(self.sample(sampler, server, tool, &params).await);
