@@ -1,6 +1,7 @@
 //! The terminal's side of a server's form (MCP elicitation) in `chat`: says which server asks
 //! and why, asks each field on its own line (re-asking until the answer fits), shows the
-//! answers, and sends them only when the person says so. `/decline` or `/cancel` at any field
+//! answers, and sends them only when the person says so; a page the server sends the person to
+//! (URL mode) is shown with its host, never opened. `/decline` or `/cancel` at any field
 //! ends it; so does the end of the input.
 
 use std::io::Write as _;
@@ -28,12 +29,7 @@ pub async fn ask<R: AsyncBufRead + Unpin>(
     );
     let form = match Request::parse(&request.params) {
         Ok(Request::Form(form)) => form,
-        Ok(Request::Url { message, url }) => {
-            eprintln!(
-                "  {message}\n  It sends you to {url}, which switchboard does not open for a server; declined."
-            );
-            return elicitation::decline();
-        }
+        Ok(Request::Url { message, url }) => return visit(lines, &message, &url).await,
         Err(why) => {
             eprintln!("  a form switchboard cannot show ({why}); declined.");
             return elicitation::decline();
@@ -48,6 +44,33 @@ pub async fn ask<R: AsyncBufRead + Unpin>(
         Err(Stop::Cancel) => {
             eprintln!("  cancelled.");
             elicitation::cancel()
+        }
+    }
+}
+
+/// A page the server wants the person to open (URL mode): shown with its host, never opened by
+/// switchboard; the person says when they are done there.
+async fn visit<R: AsyncBufRead + Unpin>(lines: &mut Lines<R>, message: &str, url: &str) -> Value {
+    if !message.trim().is_empty() {
+        eprintln!("  {}", message.trim());
+    }
+    let host = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string));
+    match host {
+        Some(host) => eprintln!("  It asks you to open a page on {host}:\n  {url}"),
+        None => eprintln!("  It asks you to open:\n  {url}"),
+    }
+    eprint!(
+        "  Open it in your browser if you trust it. Done there? [y = done, n = decline, c = cancel] "
+    );
+    match read(lines).await {
+        Ok(line) if matches!(line.trim(), "y" | "Y" | "yes" | "done") => Form::accept_url(),
+        Ok(line) if matches!(line.trim(), "c" | "C" | "cancel") => elicitation::cancel(),
+        Err(Stop::Cancel) => elicitation::cancel(),
+        _ => {
+            eprintln!("  declined.");
+            elicitation::decline()
         }
     }
 }

@@ -1557,3 +1557,75 @@ async fn chat_shows_a_long_calls_progress() {
         "{stderr}"
     );
 }
+
+/// A server that sends the person to a page (URL-mode elicitation: the everything server's
+/// `trigger-url-elicitation`): `chat` shows the page and its host, opens nothing, and answers
+/// as the person says (done, then decline).
+#[tokio::test]
+async fn chat_shows_a_page_a_server_sends_the_person_to() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::OpenAiChat;
+    let call = || {
+        Turn::tools(vec![Call::ends_with(
+            "trigger-url-elicitation",
+            json!({"url": "https://auth.example.com/connect?x=1", "message": "Connect your account."}),
+        )])
+    };
+    let script = vec![
+        call(),
+        Turn::Text("Connected.".into()),
+        call(),
+        Turn::Text("Not connected.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--startup-wait",
+            "60",
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"connect\ny\nagain\nn\n/quit\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr.contains("Connect your account."), "{stderr}");
+    assert!(
+        stderr.contains("It asks you to open a page on auth.example.com:\n  https://auth.example.com/connect?x=1"),
+        "{stderr}"
+    );
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    let done = results(d, &reqs[1].body).pop().unwrap().1;
+    assert!(done.contains("accept"), "{done}");
+    let declined = results(d, &reqs[3].body).pop().unwrap().1;
+    assert!(declined.contains("decline"), "{declined}");
+}

@@ -1,7 +1,8 @@
 //! Elicitation: a server's request, while one of its tools runs, for the user to fill in a form
 //! (MCP `elicitation/create`, form mode). [`Form::parse`] reads the request's `requestedSchema`
-//! into fields, [`Field::read`] checks one typed answer against its field, and [`Form::accept`],
-//! [`decline`] and [`cancel`] are the results the server gets back. Pure: whoever asks the
+//! into fields, [`Field::read`] checks one typed answer against its field, and [`Form::accept`]
+//! (or [`Form::accept_url`] for URL mode's page), [`decline`] and [`cancel`] are the results the
+//! server gets back. Pure: whoever asks the
 //! person (the CLI's `chat`) does the I/O.
 
 use serde_json::{Map, Value, json};
@@ -11,8 +12,8 @@ use serde_json::{Map, Value, json};
 pub enum Request {
     /// A form of flat fields.
     Form(Form),
-    /// Form mode's other half (2025-11-25): the user is sent to a web page. switchboard does
-    /// not declare it, so a server that sends one anyway is declined.
+    /// URL mode (2025-11-25): the user is sent to a web page (to sign in to a third party,
+    /// say), and the answer only says whether they went.
     Url {
         /// What the server says about it.
         message: String,
@@ -171,6 +172,12 @@ impl Form {
     /// The result that sends `answers` (field name to value) back.
     pub fn accept(answers: Map<String, Value>) -> Value {
         json!({"action": "accept", "content": answers})
+    }
+
+    /// The result that says the user went to a URL-mode request's page (it carries no
+    /// content: what the user did there, the server learns from that page).
+    pub fn accept_url() -> Value {
+        json!({"action": "accept"})
     }
 }
 

@@ -100,11 +100,13 @@ impl Handler {
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // rmcp's capability builders need its `server` feature; the wire form is simple.
-        // An empty `elicitation` object means form mode (what 2025-11-25 servers expect).
+        // Both elicitation modes: a form, or a page for the user to open (2025-11-25). Who
+        // answers decides what it can do: `chat` puts both to its person, a gateway passes
+        // each to a client that declared it, and nobody answers with a decline.
         let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
             "roots": {},
             "sampling": {},
-            "elicitation": {}
+            "elicitation": {"form": {}, "url": {}}
         }))
         .unwrap_or_default();
         // rmcp's default is ProtocolVersion::LATEST (2026-07-28), which strict 2025 servers
