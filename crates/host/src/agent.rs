@@ -666,7 +666,10 @@ impl Agent {
     /// Whether the endpoint is a server speaking the provider's wire format rather than the
     /// provider's own API (a `--base-url` on another host).
     fn compatible_server(&self) -> bool {
-        foreign_host(self.client.dialect, &self.client.base_url).is_some()
+        // Azure OpenAI is OpenAI's API on Microsoft's hosts: its reasoning models refuse
+        // `max_tokens` as OpenAI's do, so it is treated as the provider's own.
+        foreign_host(self.client.dialect, &self.client.base_url)
+            .is_some_and(|host| !host.ends_with(".openai.azure.com"))
     }
 
     /// The output limit each request carries (see [`AgentOptions::max_tokens`]); `None` when

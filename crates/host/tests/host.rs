@@ -125,23 +125,31 @@ async fn each_request_carries_the_output_limit_its_endpoint_reads() {
         model.assert_valid();
         host.shutdown().await;
     }
-    for (dialect, set, want) in [
-        (Dialect::OpenAiChat, None, None),
-        (Dialect::OpenAiChat, Some(500), Some(500)),
-        (Dialect::Gemini, None, None),
-        (Dialect::Anthropic, None, Some(4096)),
+    // Azure OpenAI is OpenAI's own API on other hosts: no default limit there either.
+    let azure = Some("https://res.openai.azure.com/openai/deployments/d");
+    for (dialect, base_url, set, want) in [
+        (Dialect::OpenAiChat, None, None, None),
+        (Dialect::OpenAiChat, None, Some(500), Some(500)),
+        (Dialect::OpenAiChat, azure, None, None),
+        (Dialect::Gemini, None, None, None),
+        (Dialect::Anthropic, None, None, Some(4096)),
     ] {
-        let host = Host::builder(empty.clone())
+        let mut builder = Host::builder(empty.clone())
             .provider(dialect)
             .no_api_key()
             .options(AgentOptions {
                 max_tokens: set,
                 ..AgentOptions::default()
-            })
-            .build()
-            .await
-            .unwrap();
-        assert_eq!(host.agent().max_tokens_sent(), want, "{dialect}");
+            });
+        if let Some(url) = base_url {
+            builder = builder.base_url(url);
+        }
+        let host = builder.build().await.unwrap();
+        assert_eq!(
+            host.agent().max_tokens_sent(),
+            want,
+            "{dialect} {base_url:?}"
+        );
     }
 }
 
