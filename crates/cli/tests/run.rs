@@ -1629,3 +1629,45 @@ async fn chat_shows_a_page_a_server_sends_the_person_to() {
     let declined = results(d, &reqs[3].body).pop().unwrap().1;
     assert!(declined.contains("decline"), "{declined}");
 }
+
+/// A call that needs the user at a page first (MCP's -32042 "URL elicitation required", the
+/// everything server's `trigger-url-elicitation` with `errorPath`): the model is told which page,
+/// to tell the user, and to call again.
+#[tokio::test]
+async fn a_call_that_needs_a_page_visited_first_says_which_page() {
+    let d = Dialect::OpenAiChat;
+    let call = || {
+        Turn::tools(vec![Call::ends_with(
+            "trigger-url-elicitation",
+            json!({"url": "https://auth.example.com/connect", "errorPath": true}),
+        )])
+    };
+    let double = ProviderDouble::start(d, vec![call(), Turn::Text("ok".into())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let args = [
+        "--json",
+        "run",
+        "-p",
+        "go",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &args).await;
+    assert_eq!(out.status.code(), Some(0));
+    double.assert_valid();
+    let told = results(d, &double.requests()[1].body).pop().unwrap().1;
+    assert!(told.contains("needs the user to open http"), "{told}");
+    assert!(told.contains("call the tool again"), "{told}");
+}

@@ -565,6 +565,43 @@ fn a_clients_time_over_a_relayed_form_does_not_count_toward_the_call_timeout() {
     );
 }
 
+/// An upstream's -32042 "URL elicitation required" error reaches a client that takes URL-mode
+/// elicitation as that error, its `data` (the page to visit) intact, not as an `is_error`
+/// result (the everything server's `trigger-url-elicitation` with `errorPath`).
+#[test]
+fn a_url_elicitation_required_error_reaches_the_client_as_itself() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new("");
+    std::fs::write(
+        setup.config(),
+        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"),
+    )
+    .unwrap();
+    let mut c = LineClient::spawn(setup.stdio(&[], &[]));
+    let init = c.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}, "url": {}}},
+               "clientInfo": {"name": "lines", "version": "0"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = c.request(
+        1,
+        "tools/call",
+        json!({"name": "everything__trigger-url-elicitation",
+               "arguments": {"url": "https://auth.example.com/connect", "errorPath": true}}),
+    );
+    assert_eq!(r["error"]["code"], -32042, "{r}");
+    let pages = r["error"]["data"]["elicitations"]
+        .as_array()
+        .expect("the pages");
+    assert_eq!(pages[0]["mode"], "url", "{r}");
+    assert!(pages[0]["url"].as_str().unwrap().starts_with("http"), "{r}");
+    c.finish();
+}
+
 #[test]
 fn a_changed_tool_is_withheld_until_approved() {
     let setup = Setup::new("");

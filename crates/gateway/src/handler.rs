@@ -259,7 +259,7 @@ impl GatewayHandler {
                 r = call => r,
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             };
-            return Ok(tool_result(name, result, limit));
+            return url_elicitation_required(result).map(|r| tool_result(name, r, limit));
         }
         // Progress and the server's sampling/elicitation requests come back through `upcalls`
         // and are answered here, inside this request's task, so rmcp sends them to this client
@@ -301,7 +301,24 @@ impl GatewayHandler {
                 upcall_to_client(upcall, cx).await;
             }
         }
-        Ok(tool_result(name, result, limit))
+        url_elicitation_required(result).map(|r| tool_result(name, r, limit))
+    }
+}
+
+/// MCP's "URL elicitation required" error (-32042) stays a JSON-RPC error for the client, with
+/// its `data` (the pages the user must visit), so a client can send its user there and retry;
+/// other failures become `is_error` results.
+fn url_elicitation_required(
+    result: Result<CallResult, SessionError>,
+) -> Result<Result<CallResult, SessionError>, McpError> {
+    match result {
+        Err(SessionError::Rpc {
+            code: -32042,
+            message,
+            data,
+            ..
+        }) => Err(McpError::new(rmcp::model::ErrorCode(-32042), message, data)),
+        other => Ok(other),
     }
 }
 

@@ -58,6 +58,9 @@ pub enum SessionError {
         code: i32,
         /// The server's message.
         message: String,
+        /// The error's `data`, when it has any (a -32042 error's pages for the user to open,
+        /// say).
+        data: Option<serde_json::Value>,
     },
     /// The server's process could not be started.
     #[error("{}", spawn_message(command, source))]

@@ -62,7 +62,11 @@ const CLOSED: &str =
 /// How an upstream answered a raw request.
 enum Reply {
     Result(Box<RawValue>),
-    Error { code: i32, message: String },
+    Error {
+        code: i32,
+        message: String,
+        data: Option<Box<RawValue>>,
+    },
 }
 
 /// The raw side of one stdio session: the child's stdin, and the raw calls in flight.
@@ -133,10 +137,15 @@ impl Started {
     /// Hand the outcome of the call's `reply` to its delivery.
     fn finish(self, reply: Reply) -> Delivering {
         let outcome = match reply {
-            Reply::Error { code, message } => Err(SessionError::Rpc {
+            Reply::Error {
+                code,
+                message,
+                data,
+            } => Err(SessionError::Rpc {
                 server: self.server.to_string(),
                 code,
                 message,
+                data: data.and_then(|d| serde_json::from_str(d.get()).ok()),
             }),
             Reply::Result(result) => checked(&self.server, &self.tool, result),
         };
@@ -315,6 +324,8 @@ impl RawLink {
             code: i32,
             #[serde(default)]
             message: String,
+            #[serde(default)]
+            data: Option<Box<RawValue>>,
         }
         // Read as text, checked once: from bytes, serde_json would check every string and raw
         // value it borrows on its own.
@@ -338,6 +349,7 @@ impl RawLink {
             (None, Some(e)) => Reply::Error {
                 code: e.code,
                 message: e.message,
+                data: e.data,
             },
             (None, None) => return Taken::No,
         };
@@ -614,10 +626,15 @@ impl RawCaller {
         };
         flight.answered = true;
         match reply {
-            Reply::Error { code, message } => Err(SessionError::Rpc {
+            Reply::Error {
+                code,
+                message,
+                data,
+            } => Err(SessionError::Rpc {
                 server: self.server.to_string(),
                 code,
                 message,
+                data: data.and_then(|d| serde_json::from_str(d.get()).ok()),
             }),
             Reply::Result(result) => checked(&self.server, tool, result),
         }

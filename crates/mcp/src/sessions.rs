@@ -692,6 +692,7 @@ fn service_error(server: &str, target: &str, error: ServiceError) -> SessionErro
             server,
             code: e.code.0,
             message: e.message.to_string(),
+            data: e.data,
         },
         ServiceError::TransportClosed | ServiceError::Cancelled { .. } => SessionError::Closed {
             server,

@@ -574,6 +574,7 @@ async fn every_page_is_listed_and_odd_replies_are_handled() {
             server,
             code,
             message,
+            ..
         }) => {
             assert_eq!(
                 (server.as_str(), code, message.as_str()),

@@ -488,6 +488,25 @@ impl Dispatcher<'_> {
     }
 }
 
+/// MCP's "URL elicitation required" error: the call needs the user to visit pages first.
+const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+/// The pages a -32042 error's `data.elicitations` sends the user to, each with its message.
+fn pages(data: &Value) -> Vec<String> {
+    data.get("elicitations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let url = e.get("url").and_then(Value::as_str)?;
+            Some(match e.get("message").and_then(Value::as_str) {
+                Some(m) if !m.trim().is_empty() => format!("{url} (\"{}\")", m.trim()),
+                _ => url.to_string(),
+            })
+        })
+        .collect()
+}
+
 /// A session error as a result the model can act on.
 fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
     let server = e.server();
@@ -514,6 +533,18 @@ fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
             Status::ServerClosed,
             Shaped::error(format!(
                 "Server \"{server}\" stopped while running \"{name}\" ({detail}); the call's effect is unknown. The server is being restarted; check the state before trying again."
+            )),
+        ),
+        SessionError::Rpc {
+            code: URL_ELICITATION_REQUIRED,
+            message,
+            data: Some(data),
+            ..
+        } if !pages(data).is_empty() => (
+            Status::RpcError,
+            Shaped::error(format!(
+                "Server \"{server}\" needs the user to open {} before \"{name}\" can run ({message}). Tell the user, with the address as given; once they have, call the tool again with the same arguments.",
+                pages(data).join(" and ")
             )),
         ),
         SessionError::Rpc { code, message, .. } => (

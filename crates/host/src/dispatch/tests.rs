@@ -41,6 +41,16 @@ impl FakeCaller {
                 server: s.into(),
                 code: -32602,
                 message: "unknown ticket".into(),
+                data: None,
+            })
+        });
+        answers.insert("page", |s| {
+            Err(SessionError::Rpc {
+                server: s.into(),
+                code: -32042,
+                message: "This request requires more information.".into(),
+                data: Some(json!({"elicitations": [{"mode": "url", "elicitationId": "e1",
+                    "url": "https://auth.example.com/connect", "message": "Connect your account."}]})),
             })
         });
         answers.insert("crash", |s| {
@@ -163,7 +173,7 @@ fn catalog() -> Catalog {
     close.annotations = Some(serde_json::from_value(json!({"destructiveHint": true})).unwrap());
     s.tools.push(Entry::new(close));
     for name in [
-        "search", "boom", "slow", "rpc", "crash", "down", "secret", "ask", "hang",
+        "search", "boom", "slow", "rpc", "crash", "down", "secret", "ask", "hang", "page",
     ] {
         s.tools.push(Entry::new(Tool::new(
             name,
@@ -323,6 +333,15 @@ async fn every_failure_is_a_result_the_model_can_act_on() {
         "unknown ticket (JSON-RPC error -32602)",
     )
     .await;
+    // MCP's "URL elicitation required": the page, its message and what to do, for the model.
+    let o = check(
+        &s,
+        tool_use("tickets__page", json!({})),
+        Status::RpcError,
+        "needs the user to open https://auth.example.com/connect (\"Connect your account.\")",
+    )
+    .await;
+    assert!(o.result.text().contains("call the tool again"), "{o:?}");
     check(
         &s,
         tool_use("tickets__crash", json!({})),
@@ -346,7 +365,10 @@ async fn every_failure_is_a_result_the_model_can_act_on() {
         .iter()
         .map(|c| c.0.clone())
         .collect();
-    assert_eq!(called, ["search", "boom", "slow", "rpc", "crash", "down"]);
+    assert_eq!(
+        called,
+        ["search", "boom", "slow", "rpc", "page", "crash", "down"]
+    );
 }
 
 #[tokio::test]
