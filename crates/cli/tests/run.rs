@@ -1247,7 +1247,6 @@ async fn line_with(
 /// model. Then the same form declined with `/decline`.
 #[tokio::test]
 async fn chat_puts_a_servers_form_to_the_person() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::OpenAiChat;
     let call = || {
         Turn::tools(vec![Call::ends_with(
@@ -1262,29 +1261,8 @@ async fn chat_puts_a_servers_form_to_the_person() {
         Turn::Text("Fine.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = peer("everything");
-    std::fs::write(
-        dir.path().join("switchboard.toml"),
-        format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
-            serde_json::to_string(&server).unwrap()
-        ),
-    )
-    .unwrap();
+    let dir = everything_dir();
     let base = double.base_url();
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--startup-wait",
-            "60",
-        ],
-    );
-    let mut stdin = child.stdin.take().unwrap();
     // Fields after the required name, by name: birthdate, check, email, firstLine, homepage,
     // integer, legacyTitledEnum, number, titledMultipleSelectEnum, titledSingleSelectEnum,
     // untitledMultipleSelectEnum, untitledSingleSelectEnum; then the confirmation.
@@ -1311,20 +1289,8 @@ async fn chat_puts_a_servers_form_to_the_person() {
         "/decline",
         "/quit",
     ];
-    stdin
-        .write_all((answers.join("\n") + "\n").as_bytes())
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("--- stderr\n{stderr}");
+    let input = answers.join("\n") + "\n";
+    let (out, stderr) = chat_everything(&dir, &base, input.as_bytes()).await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr.contains("Server everything asks, while trigger-elicitation-request runs:"));
@@ -1358,7 +1324,6 @@ async fn chat_puts_a_servers_form_to_the_person() {
 /// so. `run --yes` lets it through without asking; `run` without it refuses.
 #[tokio::test]
 async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::OpenAiChat;
     let call = || {
         Turn::tools(vec![Call::ends_with(
@@ -1366,16 +1331,7 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
             json!({"prompt": "name a colour", "maxTokens": 40}),
         )])
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = peer("everything");
-    std::fs::write(
-        dir.path().join("switchboard.toml"),
-        format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
-            serde_json::to_string(&server).unwrap()
-        ),
-    )
-    .unwrap();
+    let dir = everything_dir();
     let script = vec![
         call(),
         Turn::Text("Teal.".into()), // the sampling request's answer
@@ -1385,32 +1341,8 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
     ];
     let double = ProviderDouble::start(d, script).await;
     let base = double.base_url();
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--startup-wait",
-            "60",
-        ],
-    );
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"sample please\ny\n\nagain\nn\n/quit\n")
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("--- stderr\n{stderr}");
+    let (out, stderr) =
+        chat_everything(&dir, &base, b"sample please\ny\n\nagain\nn\n/quit\n").await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr.contains("Server everything asks the model, while trigger-sampling-request runs, to answer 1 message(s) in up to 40 tokens:"), "{stderr}");
@@ -1505,7 +1437,6 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
 /// `trigger-long-running-operation`, two steps).
 #[tokio::test]
 async fn chat_shows_a_long_calls_progress() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::OpenAiChat;
     let script = vec![
         Turn::tools(vec![Call::ends_with(
@@ -1515,40 +1446,9 @@ async fn chat_shows_a_long_calls_progress() {
         Turn::Text("Done.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = peer("everything");
-    std::fs::write(
-        dir.path().join("switchboard.toml"),
-        format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
-            serde_json::to_string(&server).unwrap()
-        ),
-    )
-    .unwrap();
+    let dir = everything_dir();
     let base = double.base_url();
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--startup-wait",
-            "60",
-        ],
-    );
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"run it\n/quit\n").await.unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("--- stderr\n{stderr}");
+    let (out, stderr) = chat_everything(&dir, &base, b"run it\n/quit\n").await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
     assert!(
@@ -1563,7 +1463,6 @@ async fn chat_shows_a_long_calls_progress() {
 /// as the person says (done, then decline).
 #[tokio::test]
 async fn chat_shows_a_page_a_server_sends_the_person_to() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::OpenAiChat;
     let call = || {
         Turn::tools(vec![Call::ends_with(
@@ -1578,43 +1477,9 @@ async fn chat_shows_a_page_a_server_sends_the_person_to() {
         Turn::Text("Not connected.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = peer("everything");
-    std::fs::write(
-        dir.path().join("switchboard.toml"),
-        format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
-            serde_json::to_string(&server).unwrap()
-        ),
-    )
-    .unwrap();
+    let dir = everything_dir();
     let base = double.base_url();
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--startup-wait",
-            "60",
-        ],
-    );
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"connect\ny\nagain\nn\n/quit\n")
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("--- stderr\n{stderr}");
+    let (out, stderr) = chat_everything(&dir, &base, b"connect\ny\nagain\nn\n/quit\n").await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr.contains("Connect your account."), "{stderr}");
@@ -1643,16 +1508,7 @@ async fn a_call_that_needs_a_page_visited_first_says_which_page() {
         )])
     };
     let double = ProviderDouble::start(d, vec![call(), Turn::Text("ok".into())]).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = peer("everything");
-    std::fs::write(
-        dir.path().join("switchboard.toml"),
-        format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
-            serde_json::to_string(&server).unwrap()
-        ),
-    )
-    .unwrap();
+    let dir = everything_dir();
     let base = double.base_url();
     let args = [
         "--json",
@@ -1670,4 +1526,49 @@ async fn a_call_that_needs_a_page_visited_first_says_which_page() {
     let told = results(d, &double.requests()[1].body).pop().unwrap().1;
     assert!(told.contains("needs the user to open http"), "{told}");
     assert!(told.contains("call the tool again"), "{told}");
+}
+
+/// A folder whose switchboard.toml runs the real everything server.
+fn everything_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let server = peer("everything");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            serde_json::to_string(&server).unwrap()
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// `chat` in `dir` against the OpenAI-compatible double at `base`, `input` typed in; its
+/// output and its stderr (printed for the test's log).
+async fn chat_everything(dir: &tempfile::TempDir, base: &str, input: &[u8]) -> (Output, String) {
+    use tokio::io::AsyncWriteExt as _;
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            base,
+            "--startup-wait",
+            "60",
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("--- stderr\n{stderr}");
+    (out, stderr)
 }

@@ -531,14 +531,8 @@ fn approvals_ask_through_elicitation_or_refuse_when_the_client_cannot_be_asked()
 /// the Python SDK client answering after 2.5 s). A call that is slow on its own still times out.
 #[test]
 fn a_clients_time_over_a_relayed_form_does_not_count_toward_the_call_timeout() {
-    let node = serde_json::to_string(&node()).unwrap();
-    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
     let setup = Setup::new("");
-    std::fs::write(
-        setup.config(),
-        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\ncall_timeout = \"1s\"\n"),
-    )
-    .unwrap();
+    everything_only(&setup, "call_timeout = \"1s\"");
     let plan = json!([
         {"op": "call", "name": "everything__trigger-elicitation-request", "arguments": {}},
         {"op": "call", "name": "everything__trigger-long-running-operation", "arguments": {"duration": 3, "steps": 3}}
@@ -570,14 +564,8 @@ fn a_clients_time_over_a_relayed_form_does_not_count_toward_the_call_timeout() {
 /// result (the everything server's `trigger-url-elicitation` with `errorPath`).
 #[test]
 fn a_url_elicitation_required_error_reaches_the_client_as_itself() {
-    let node = serde_json::to_string(&node()).unwrap();
-    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
     let setup = Setup::new("");
-    std::fs::write(
-        setup.config(),
-        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"),
-    )
-    .unwrap();
+    everything_only(&setup, "");
     let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let init = c.request(
         0,
@@ -1492,14 +1480,8 @@ fn stateless_meta() -> Value {
 /// under its public URI and the stream's id.
 #[test]
 fn a_listen_stream_gets_updates_of_the_resources_it_subscribed_to() {
-    let node = serde_json::to_string(&node()).unwrap();
-    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
     let setup = Setup::new("");
-    std::fs::write(
-        setup.config(),
-        format!("[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"),
-    )
-    .unwrap();
+    everything_only(&setup, "");
     let mut c = LineClient::spawn(setup.stdio(&[], &[]));
     let meta = stateless_meta();
     c.send(
