@@ -169,9 +169,10 @@ enum Command {
     /// Calls that need approval ask first, showing the tool, its server and its arguments. A
     /// server that asks you to fill in a form while its tool runs (MCP elicitation) gets each
     /// field asked here, and your answers once you confirm them (/decline or /cancel at any
-    /// field answers no; the call's timeout waits while you answer). A server that asks the
-    /// model something meanwhile (MCP sampling) is shown, and the model answers it with your
-    /// yes, its answer going back once you confirm it. Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
+    /// field answers no; the call's timeout waits while you answer; a page it sends you to is
+    /// shown, never opened). A server that asks the model something meanwhile (MCP sampling)
+    /// is shown, and the model answers it with your yes, its answer going back once you
+    /// confirm it. A long call's progress shows as the server reports it. Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
     /// /attach URI (adds a resource to your next message), /quit.
     #[command(after_help = "Examples:
   switchboard chat
