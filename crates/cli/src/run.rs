@@ -76,8 +76,10 @@ pub struct RunArgs {
     prompt: String,
     #[command(flatten)]
     model: ModelArgs,
-    /// Approve every call that needs approval (destructive tools, or per config). Without it
-    /// such calls are declined and the model is told so.
+    /// Approve every call that needs approval (destructive tools, or per config), and let
+    /// servers' sampling requests reach the model. Without it such calls are declined and the
+    /// model is told so, and sampling requests are refused. Servers' forms (elicitation) are
+    /// declined either way: `run` has nobody to ask.
     #[arg(long)]
     yes: bool,
     /// Stream the reply (the answer text is the same; useful to test streaming endpoints).
