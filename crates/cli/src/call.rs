@@ -196,6 +196,15 @@ pub async fn run(global: &Global, mut args: CallArgs) -> anyhow::Result<ExitCode
             alias: None,
         }))
         .collect();
+    // A name the config chose for a tool stands for that tool.
+    if args.tool.is_none()
+        && let Some(((server, tool), _)) = switchboard_host::config::chosen_names(&config.servers)
+            .into_iter()
+            .find(|(_, name)| *name == args.server)
+    {
+        args.server = server;
+        args.tool = Some(tool);
+    }
     let target = Target::resolve(args.server, args.tool, &named)?;
     let mut chosen = Vec::new();
     for name in target.servers() {

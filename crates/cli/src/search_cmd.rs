@@ -54,6 +54,8 @@ pub struct SearchTools {
     pub stems: BTreeSet<String>,
     /// Server aliases from the config, for public names.
     pub aliases: BTreeMap<String, String>,
+    /// Public names the config chose for tools.
+    pub chosen_names: BTreeMap<(String, String), String>,
     /// The config's `search_model`, if any.
     pub model_setting: Option<PathBuf>,
     /// Where the tools came from, for messages.
@@ -84,6 +86,7 @@ impl SearchTools {
                 servers,
                 stems,
                 aliases: BTreeMap::new(),
+                chosen_names: BTreeMap::new(),
                 model_setting: None,
                 origin,
             });
@@ -104,6 +107,7 @@ impl SearchTools {
             servers,
             stems: BTreeSet::new(),
             aliases,
+            chosen_names: switchboard_host::config::chosen_names(&config.servers),
             model_setting: config.settings.search_model,
             origin,
         })
@@ -209,11 +213,12 @@ pub async fn run(global: &Global, args: SearchArgs) -> anyhow::Result<ExitCode> 
         Some(args.cache_dir.as_deref()),
         switchboard_search::Tuning::default(),
     );
-    let names = NameMap::build(
+    let mut names = NameMap::build(
         args.provider,
         docs.iter().map(|d| (d.server.as_str(), d.tool.as_str())),
         &tools.aliases,
     );
+    names.with_chosen(args.provider, &tools.chosen_names);
     let effective = index.effective_method(method);
     let hits = index.search(&query, usize::from(args.limit), method);
     // Where each ranker alone puts every tool (1-based; a lexical score of 0 is no match).

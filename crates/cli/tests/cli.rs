@@ -3056,3 +3056,78 @@ fn other_hosts_settings_are_named_as_their_file_writes_them() {
             .contains("expected one of always, unsafe, writes, destructive, never")
     );
 }
+
+/// A tool's chosen `name` is the name everything uses: the request `inspect` shows (with the
+/// rename's reason), `call` by that name, `serve`'s list. A name another tool took first is
+/// refused with a warning and the tool keeps its own.
+#[test]
+fn a_tools_chosen_name_is_used_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = toml_str(Path::new(exe()));
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe}\nargs = [\"demo-server\", \"tickets\"]\ntool.search = {{ name = \"find_tickets\" }}\ntool.close_ticket = {{ name = \"docs__search\" }}\n\n[servers.docs]\ncommand = {exe}\nargs = [\"demo-server\", \"docs\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &["--json", "inspect", "--provider", "openai-chat"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["request"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"find_tickets") && !names.contains(&"tickets__search"),
+        "{names:?}"
+    );
+    assert!(names.contains(&"tickets__close_ticket"), "{names:?}");
+    assert_eq!(
+        v["renames"][0]["reasons"],
+        serde_json::json!(["configured"]),
+        "{}",
+        v["renames"]
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "tickets/close_ticket: name \"docs__search\" is already the name of docs/search"
+        ),
+        "{stderr}"
+    );
+    let out = run(
+        dir.path(),
+        &["--json", "call", "find_tickets", r#"{"query": "sso"}"#],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("T-1001"));
+    let mut c = switchboard_test_support::line_client::LineClient::start(
+        serve_in(dir.path(), &[]),
+        "2025-11-25",
+    );
+    let listed = c.request(1, "tools/list", serde_json::json!({}));
+    let listed: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(listed.contains(&"find_tickets"), "{listed:?}");
+    let r = c.call(2, "find_tickets", serde_json::json!({"query": "sso"}));
+    assert_eq!(r["isError"], false, "{r}");
+    c.finish();
+}

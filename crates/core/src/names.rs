@@ -33,6 +33,10 @@
 //! "\0" n)`, members in (server, tool) order), which is the only case where a name depends on
 //! its neighbours. Adding or removing a server therefore changes no other server's names.
 //!
+//! A config may choose a tool's name ([`NameMap::with_chosen`]); that happens after every name
+//! is computed, and only where no other tool has the chosen name, so it too moves no other
+//! tool's name.
+//!
 //! Reversal is a lookup in the map built here; a name the map does not know is an unknown
 //! tool. Names are never parsed back into parts.
 
@@ -65,6 +69,8 @@ pub enum RenameReason {
     Ambiguous,
     /// Two tools still got the same name (same alias for two servers, or a hash collision).
     Collision,
+    /// The config names the tool (`name` in its `[servers.NAME.tool.TOOL]`).
+    Configured,
 }
 
 /// One tool whose public name is not the plain `server__tool`.
@@ -131,6 +137,11 @@ pub fn is_valid(dialect: Dialect, name: &str) -> bool {
         _ => return false,
     }
     name.len() <= MAX_NAME_LEN && chars.all(|c| allowed(dialect, c))
+}
+
+/// Whether `name` is a tool name every dialect accepts as it is (`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`).
+pub fn is_valid_everywhere(name: &str) -> bool {
+    Dialect::ALL.iter().all(|d| is_valid(*d, name))
 }
 
 /// Replace every character the dialect rejects with `_`; empty input becomes `fallback`.
@@ -330,6 +341,66 @@ impl NameMap {
             .map(|&i| (self.rows[i].server.as_str(), self.rows[i].tool.as_str()))
     }
 
+    /// Give tools the public names a config chose for them (`(server, tool)` to name), after
+    /// every name was computed: a chosen name is taken when the tool is in the map, the name is
+    /// valid for `dialect`, and no other tool has it (computed or chosen before it, in
+    /// (server, tool) order), so no other tool's name ever changes. Returns why each chosen
+    /// name that was not taken was not.
+    pub fn with_chosen(
+        &mut self,
+        dialect: Dialect,
+        chosen: &BTreeMap<(String, String), String>,
+    ) -> Vec<String> {
+        let mut refused = Vec::new();
+        for ((server, tool), name) in chosen {
+            let Some(&i) = self.forward.get(&(server.clone(), tool.clone())) else {
+                continue;
+            };
+            if self.rows[i].public == *name {
+                continue;
+            }
+            let why = if !is_valid(dialect, name) {
+                Some(format!(
+                    "is not a valid {dialect} tool name (letters, digits, `_` and `-`, up to {MAX_NAME_LEN}, not starting with a digit for Gemini)"
+                ))
+            } else {
+                self.reverse.get(name.as_str()).map(|&j| {
+                    format!(
+                        "is already the name of {}/{}",
+                        self.rows[j].server, self.rows[j].tool
+                    )
+                })
+            };
+            if let Some(why) = why {
+                refused.push(format!(
+                    "{server}/{tool}: name {name:?} {why}; it keeps {:?}",
+                    self.rows[i].public
+                ));
+                continue;
+            }
+            let old = std::mem::replace(&mut self.rows[i].public, name.clone());
+            self.reverse.remove(&old);
+            self.reverse.insert(name.clone(), i);
+            match self
+                .renames
+                .iter_mut()
+                .find(|r| r.server == *server && r.tool == *tool)
+            {
+                Some(r) => {
+                    r.public = name.clone();
+                    r.reasons = vec![RenameReason::Configured];
+                }
+                None => self.renames.push(Rename {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                    public: name.clone(),
+                    reasons: vec![RenameReason::Configured],
+                }),
+            }
+        }
+        refused
+    }
+
     /// Every tool whose public name is not the plain `server__tool`.
     pub fn renames(&self) -> &[Rename] {
         &self.renames
@@ -381,6 +452,60 @@ mod tests {
                 .renames()
                 .is_empty()
         );
+    }
+
+    /// Names a config chose: taken where valid and free (in (server, tool) order), refused
+    /// with the reason where not, and never moving another tool's name.
+    #[test]
+    fn chosen_names_are_taken_when_free_and_valid() {
+        let pairs = [
+            ("tickets", "search"),
+            ("tickets", "close_ticket"),
+            ("docs", "search"),
+            ("docs", "get_page"),
+        ];
+        let mut m = build(Dialect::Anthropic, &pairs);
+        let chosen: BTreeMap<(String, String), String> = [
+            (("docs", "get_page"), "read_page"),
+            (("tickets", "search"), "read_page"), // docs/get_page chose it first
+            (("tickets", "close_ticket"), "docs__search"), // another tool's computed name
+            (("docs", "search"), "2fast"),        // valid nowhere but OpenAI's
+            (("nope", "x"), "ghost"),             // no such tool: ignored
+        ]
+        .into_iter()
+        .map(|((s, t), n)| ((s.to_string(), t.to_string()), n.to_string()))
+        .collect();
+        let refused = m.with_chosen(Dialect::Gemini, &chosen);
+        assert_eq!(m.public("docs", "get_page"), Some("read_page"));
+        assert_eq!(m.resolve("read_page"), Some(("docs", "get_page")));
+        assert_eq!(m.resolve("docs__get_page"), None, "the old name is gone");
+        assert_eq!(m.public("tickets", "search"), Some("tickets__search"));
+        assert_eq!(
+            m.public("tickets", "close_ticket"),
+            Some("tickets__close_ticket")
+        );
+        assert_eq!(m.public("docs", "search"), Some("docs__search"));
+        assert_eq!(refused.len(), 3, "{refused:?}");
+        for want in [
+            "tickets/search: name \"read_page\" is already the name of docs/get_page; it keeps \"tickets__search\"",
+            "\"docs__search\" is already the name of docs/search",
+            "\"2fast\" is not a valid gemini tool name",
+        ] {
+            assert!(
+                refused.iter().any(|r| r.contains(want)),
+                "{want} in {refused:?}"
+            );
+        }
+        assert_eq!(
+            m.renames(),
+            [Rename {
+                server: "docs".into(),
+                tool: "get_page".into(),
+                public: "read_page".into(),
+                reasons: vec![RenameReason::Configured],
+            }]
+        );
+        assert!(is_valid_everywhere("read_page") && !is_valid_everywhere("2fast"));
     }
 
     #[test]

@@ -210,7 +210,13 @@ impl View {
             .filter(|(s, _)| configs.contains_key(s))
             .map(|(s, t)| (s, t.def.name.as_str()))
             .collect();
-        let names = NameMap::build(Dialect::Anthropic, pairs.iter().copied(), &aliases);
+        let mut names = NameMap::build(Dialect::Anthropic, pairs.iter().copied(), &aliases);
+        let chosen = switchboard_host::config::chosen_names(servers);
+        for refused in names.with_chosen(Dialect::Anthropic, &chosen) {
+            if warned.first("", &refused, "chosen name") {
+                tracing::warn!("{refused}");
+            }
+        }
         let mut seen = HashSet::new();
         for (server, entry) in catalog.tools() {
             let Some(config) = configs.get(server) else {

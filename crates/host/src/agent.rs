@@ -204,6 +204,7 @@ pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> Tran
                 .insert(s.name().to_string(), s.instructions.clone());
         }
     }
+    opts.chosen_names = crate::config::chosen_names(&config.servers);
     opts
 }
 
@@ -624,11 +625,12 @@ impl Agent {
         // A withheld tool keeps its public name (names depend only on server and tool), so a
         // model that knows it from earlier gets the pin explanation, not "unknown tool".
         let (_, withheld) = self.pinned_catalog();
-        let map = NameMap::build(
+        let mut map = NameMap::build(
             self.client.dialect,
             withheld.tools(),
             &self.translate_opts.aliases,
         );
+        map.with_chosen(self.client.dialect, &self.translate_opts.chosen_names);
         for (server, tool) in withheld.tools() {
             if let Some(public) = map.public(server, tool) {
                 let route = Route {

@@ -113,7 +113,8 @@ impl ToolSearch {
                     .map(move |t| (s.server.as_str(), t.def.name.as_str()))
             })
             .collect();
-        let names = NameMap::build(opts.dialect, pairs.iter().copied(), &opts.aliases);
+        let mut names = NameMap::build(opts.dialect, pairs.iter().copied(), &opts.aliases);
+        names.with_chosen(opts.dialect, &opts.chosen_names);
         let total = docs.len();
         let finder = self.finder.clone();
         let built = tokio::task::spawn_blocking(move || finder.index(&docs)).await;

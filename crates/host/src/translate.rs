@@ -33,6 +33,8 @@ pub struct TranslateOptions {
     pub instructions: bool,
     /// Servers whose entry says otherwise about their instructions (none, or its own text).
     pub server_instructions: BTreeMap<String, ServerInstructions>,
+    /// Public names the config chose for tools, by (server, tool).
+    pub chosen_names: BTreeMap<(String, String), String>,
     /// Today's date for the system prompt, if wanted (the caller reads the clock).
     pub date: Option<String>,
     /// OpenAI: convert schemas to strict mode where possible.
@@ -54,6 +56,7 @@ impl TranslateOptions {
             servers: None,
             instructions: true,
             server_instructions: BTreeMap::new(),
+            chosen_names: BTreeMap::new(),
             date: None,
             strict: false,
             gemini_openapi: false,
@@ -169,11 +172,14 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
             }
         }
     }
-    let map = NameMap::build(
+    let mut map = NameMap::build(
         opts.dialect,
         selected.iter().map(|(s, t)| (*s, t.name.as_str())),
         &opts.aliases,
     );
+    for refused in map.with_chosen(opts.dialect, &opts.chosen_names) {
+        tracing::warn!("{refused}");
+    }
     let sanitize_opts = SanitizeOptions {
         strict: opts.strict,
         gemini_openapi: opts.gemini_openapi,

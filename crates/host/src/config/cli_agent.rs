@@ -4,8 +4,9 @@
 //! what the agent can use (`*`, `@SERVER` for all of a server's tools, `@SERVER/TOOL`), so the
 //! tools of a server it does not name are kept from models; `allowedTools` runs without asking
 //! the MCP tools its patterns match (`@SERVER`, `@SERVER/TOOL`, with `*` and `?` in either
-//! part); `useLegacyMcpJson` (Amazon Q) or `includeMcpJson` (Kiro) adds the servers of the CLI's
-//! workspace and global `mcp.json` under the agent's own.
+//! part); `toolAliases` (`"@SERVER/TOOL": "name"`) gives a tool the name models see, as a
+//! tool's `name` setting does; `useLegacyMcpJson` (Amazon Q) or `includeMcpJson` (Kiro) adds the
+//! servers of the CLI's workspace and global `mcp.json` under the agent's own.
 
 use serde_json::Value;
 use switchboard_core::host_rules::{literal, wildcard};
@@ -44,8 +45,32 @@ pub fn apply(
         .and_then(Value::as_array)
         .map(|_| entry::strings(root.get("tools")));
     let allowed = entry::strings(root.get("allowedTools"));
+    let aliases: Vec<(&str, &str)> = root
+        .get("toolAliases")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(tool, alias)| Some((tool.as_str(), alias.as_str()?)))
+        .collect();
     for server in servers.iter_mut() {
         let name = server.name().to_string();
+        let prefix = format!("@{name}/");
+        for (tool, alias) in &aliases {
+            let Some(tool) = tool.strip_prefix(prefix.as_str()) else {
+                continue;
+            };
+            if switchboard_core::names::is_valid_everywhere(alias) {
+                server
+                    .tool_overrides
+                    .entry(tool.to_string())
+                    .or_default()
+                    .name = Some(alias.to_string());
+            } else {
+                warnings.push(format!(
+                    "{file}: toolAliases \"@{name}/{tool}\": {alias:?} is not a tool name every provider takes; the tool keeps its own"
+                ));
+            }
+        }
         if let Some(tools) = &tools {
             let all = tools.iter().any(|t| *t == "*" || *t == format!("@{name}"));
             if !all {

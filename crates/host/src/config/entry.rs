@@ -216,6 +216,10 @@ pub struct ToolOverride {
     /// one by its path, `filter.status`).
     #[serde(default)]
     pub parameters: BTreeMap<String, String>,
+    /// The name models see for the tool, in place of `server__tool`, when no other tool has
+    /// it (letters, digits, `_` and `-`, up to 64, starting with a letter or `_`).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 impl ToolOverride {
@@ -701,6 +705,19 @@ pub fn validate(
             "alias",
             format!(
                 "alias {a:?} may only use letters, digits, `_` and `-` (it becomes part of tool names)"
+            ),
+        ));
+    }
+    if let Some((tool, name)) = raw.tool.iter().find_map(|(tool, o)| {
+        o.name
+            .as_deref()
+            .filter(|n| !switchboard_core::names::is_valid_everywhere(n))
+            .map(|n| (tool, n))
+    }) {
+        return Err(err(
+            "tool",
+            format!(
+                "[tool.{tool}] name {name:?} is not a tool name every provider takes: letters, digits, `_` and `-`, up to 64, starting with a letter or `_`"
             ),
         ));
     }

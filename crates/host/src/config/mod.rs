@@ -316,6 +316,21 @@ pub fn with_descriptions(
     catalog
 }
 
+/// The public names the config chose for tools (`name` in `[servers.NAME.tool.TOOL]`), by
+/// (server, tool), for [`switchboard_core::names::NameMap::with_chosen`].
+pub fn chosen_names(servers: &[ServerConfig]) -> BTreeMap<(String, String), String> {
+    servers
+        .iter()
+        .flat_map(|s| {
+            s.tool_overrides.iter().filter_map(move |(tool, o)| {
+                o.name
+                    .clone()
+                    .map(|n| ((s.name().to_string(), tool.clone()), n))
+            })
+        })
+        .collect()
+}
+
 /// The per-tool settings (`[servers.NAME.tool.TOOL]`) that name a tool their server, ready in
 /// `catalog`, does not list: a misspelt name would leave a tool without the approval or the
 /// description the user meant. One (server, tool, message) each, the message naming the

@@ -30,6 +30,7 @@ fn a_cli_agent_file_decides_its_servers_tools() {
   "mcpServers": {"git": {"command": "git-mcp", "timeout": 120000}},
   "tools": ["fs_read", "@git/git_status", "@git/git_log", "@fetch"],
   "allowedTools": ["fs_read", "@git/git_st*", "@fe?ch"],
+  "toolAliases": {"@git/git_status": "status", "@git/git_log": "git log"},
   "includeMcpJson": true
 }"#;
     std::fs::write(&agent, text).unwrap();
@@ -65,6 +66,21 @@ fn a_cli_agent_file_decides_its_servers_tools() {
             .as_deref()
             .unwrap_or_default()
             .contains("Kiro global")
+    );
+    // `toolAliases`: the name models see; one no provider takes is a warning.
+    assert_eq!(
+        chosen_names(&c.servers),
+        BTreeMap::from([(
+            ("git".to_string(), "git_status".to_string()),
+            "status".to_string()
+        )])
+    );
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("toolAliases \"@git/git_log\": \"git log\"")),
+        "{:?}",
+        c.warnings
     );
     // Without includeMcpJson, only the agent's own servers.
     let own_only = text.replace("\"includeMcpJson\": true", "\"includeMcpJson\": false");

@@ -316,3 +316,31 @@ fn another_hosts_rule_naming_no_listed_tool_is_named() {
         "{message}"
     );
 }
+
+/// `name` in a tool's settings: the name models see, when every provider takes it; one that
+/// some provider would refuse disables that server, saying why.
+#[test]
+fn a_tools_chosen_name_is_read_and_checked() {
+    let text = r#"
+[servers.ok]
+command = "a"
+tool.search = { name = "find_tickets" }
+
+[servers.bad]
+command = "b"
+tool.search = { name = "find tickets" }
+"#;
+    let c = parse("sb.toml", text).unwrap();
+    assert_eq!(
+        chosen_names(&c.servers),
+        BTreeMap::from([(
+            ("ok".to_string(), "search".to_string()),
+            "find_tickets".to_string()
+        )])
+    );
+    let r = reason(&c, "bad");
+    assert!(
+        r.contains("name \"find tickets\" is not a tool name every provider takes"),
+        "{r}"
+    );
+}
