@@ -60,10 +60,12 @@ enum Target {
     Public { word: String, servers: Vec<String> },
 }
 
-/// A configured server's name and the `alias` its public names start with instead.
+/// A configured server's name, the `alias` its public names start with instead, and the names
+/// its tools' settings choose for them.
 struct Named<'a> {
     name: &'a str,
     alias: Option<&'a str>,
+    chosen: Vec<&'a str>,
 }
 
 impl Target {
@@ -102,6 +104,21 @@ impl Target {
                 tool: t.to_string(),
                 word: Some(word.clone()),
             });
+        }
+        // A name a tool's settings chose: looked up once its server is up, as the name map
+        // decides it (a computed name, split above, comes first; two wanting one name, the
+        // first in order has it).
+        let choosers: Vec<&Named<'_>> = servers
+            .iter()
+            .filter(|s| s.chosen.contains(&word.as_str()))
+            .collect();
+        if !choosers.is_empty() {
+            let servers = servers
+                .iter()
+                .filter(|s| s.chosen.contains(&word.as_str()) || public_prefix_fits(s, &word))
+                .map(|s| s.name.to_string())
+                .collect();
+            return Ok(Target::Public { word, servers });
         }
         // With one server (a bundle, say), the word is its tool.
         if names.len() == 1 && names[0] != word {
@@ -190,21 +207,18 @@ pub async fn run(global: &Global, mut args: CallArgs) -> anyhow::Result<ExitCode
         .map(|s| Named {
             name: s.name(),
             alias: s.alias.as_deref(),
+            chosen: s
+                .tool_overrides
+                .values()
+                .filter_map(|o| o.name.as_deref())
+                .collect(),
         })
         .chain(config.disabled.iter().map(|d| Named {
             name: &d.name,
             alias: None,
+            chosen: Vec::new(),
         }))
         .collect();
-    // A name the config chose for a tool stands for that tool.
-    if args.tool.is_none()
-        && let Some(((server, tool), _)) = switchboard_host::config::chosen_names(&config.servers)
-            .into_iter()
-            .find(|(_, name)| *name == args.server)
-    {
-        args.server = server;
-        args.tool = Some(tool);
-    }
     let target = Target::resolve(args.server, args.tool, &named)?;
     let mut chosen = Vec::new();
     for name in target.servers() {
@@ -299,9 +313,11 @@ fn by_public_name(
                 .map(|t| (s.server.as_str(), t.def.name.as_str()))
         })
         .collect();
+    let chosen = switchboard_host::config::chosen_names(&config.servers);
     let mut known = Vec::new();
     for dialect in Dialect::ALL {
-        let map = NameMap::build(dialect, pairs.iter().copied(), &aliases);
+        let mut map = NameMap::build(dialect, pairs.iter().copied(), &aliases);
+        map.with_chosen(dialect, &chosen);
         if let Some((s, t)) = map.resolve(word) {
             return Ok((s.to_string(), t.to_string()));
         }
@@ -665,7 +681,11 @@ mod tests {
         let resolve_with = |words: &[&str], servers: &[(&str, Option<&str>)]| {
             let named: Vec<Named<'_>> = servers
                 .iter()
-                .map(|&(name, alias)| Named { name, alias })
+                .map(|&(name, alias)| Named {
+                    name,
+                    alias,
+                    chosen: Vec::new(),
+                })
                 .collect();
             Target::resolve(
                 words[0].to_string(),

@@ -3115,6 +3115,22 @@ fn a_tools_chosen_name_is_used_everywhere() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("T-1001"));
+    // The refused choice does not take the name from the tool that has it: `call docs__search`
+    // is docs' search, not tickets' close_ticket.
+    let out = run(
+        dir.path(),
+        &["--json", "call", "docs__search", r#"{"q": "rate limit"}"#],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("rate-limits"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let mut c = switchboard_test_support::line_client::LineClient::start(
         serve_in(dir.path(), &[]),
         "2025-11-25",
