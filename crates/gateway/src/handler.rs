@@ -29,7 +29,6 @@ use serde_json::{Map, Value, json};
 use switchboard_core::{CallResult, ContentBlock as Block, facade};
 use switchboard_host::policy::{self, Decision};
 use switchboard_mcp::{SessionError, Upcall, UpcallError, UpcallKind};
-use tokio::sync::mpsc;
 
 use crate::client::{self, Client};
 use crate::gateway::{Expose, Gateway};
@@ -261,46 +260,27 @@ impl GatewayHandler {
             };
             return url_elicitation_required(result).map(|r| tool_result(name, r, limit));
         }
-        // Progress and the server's sampling/elicitation requests come back through `upcalls`
-        // and are answered here, inside this request's task, so rmcp sends them to this client
-        // on this request's stream. The call's timeout is kept here rather than by the session,
+        // Progress and the server's sampling/elicitation requests come back as upcalls and
+        // are answered here, inside this request's task, so rmcp sends them to this client on
+        // this request's stream. The call's timeout is kept here rather than by the session,
         // so that the time the client's user takes over a form is not counted against it.
         let timeout = sessions
             .call_timeout(server)
             .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
-        let ceiling = timeout.saturating_add(std::time::Duration::from_secs(24 * 3600));
-        let (sink, mut upcalls) = mpsc::unbounded_channel();
-        let call = sessions.call_tool_relayed_with_timeout(server, tool, args, ceiling, sink);
-        tokio::pin!(call);
-        let mut left = timeout;
-        let result = loop {
-            let waiting = std::time::Instant::now();
-            tokio::select! {
-                r = &mut call => break r,
-                Some(upcall) = upcalls.recv() => {
-                    left = left.saturating_sub(waiting.elapsed());
-                    tokio::select! {
-                        _ = upcall_to_client(upcall, cx) => {}
-                        _ = cx.ct.cancelled() => return Err(cancelled()),
-                    }
-                }
-                // Dropping the call future sends notifications/cancelled upstream.
-                () = tokio::time::sleep(left) => break Err(SessionError::Timeout {
-                    server: server.to_string(),
-                    tool: tool.to_string(),
-                    after: timeout,
-                    stray: None,
-                }),
-                // Dropping the call future sent notifications/cancelled upstream.
-                _ = cx.ct.cancelled() => return Err(cancelled()),
-            }
+        let call = switchboard_mcp::call_answering(
+            server,
+            tool,
+            timeout,
+            |ceiling, sink| {
+                sessions.call_tool_relayed_with_timeout(server, tool, args, ceiling, sink)
+            },
+            |upcall| upcall_to_client(upcall, cx),
+        );
+        // Dropping the call sends notifications/cancelled upstream.
+        let result = tokio::select! {
+            r = call => r,
+            _ = cx.ct.cancelled() => return Err(cancelled()),
         };
-        // Progress that came in with the response goes out before the result.
-        while let Ok(upcall) = upcalls.try_recv() {
-            if matches!(upcall, Upcall::Progress { .. }) {
-                upcall_to_client(upcall, cx).await;
-            }
-        }
         url_elicitation_required(result).map(|r| tool_result(name, r, limit))
     }
 }

@@ -27,6 +27,7 @@
 #[macro_use]
 mod http_forward;
 
+mod answering;
 pub mod auth;
 mod connect;
 mod convert;
@@ -52,6 +53,7 @@ mod stderr;
 mod supervisor;
 mod token_store;
 
+pub use answering::call_answering;
 pub use error::SessionError;
 pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,

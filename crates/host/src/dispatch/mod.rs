@@ -18,7 +18,7 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_core::{CallResult, Catalog};
-use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallError, UpcallKind};
+use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallError, UpcallKind, call_answering};
 use tokio::sync::mpsc;
 
 use crate::config::ServerConfig;
@@ -411,50 +411,55 @@ impl Dispatcher<'_> {
         args: ValidArgs,
         timeout: Duration,
     ) -> Result<CallResult, SessionError> {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        // Long enough never to fire first: the timer below is the call's.
-        let ceiling = timeout.saturating_add(Duration::from_secs(24 * 3600));
-        let call = self.caller.call_relayed(server, tool, args, ceiling, tx);
-        tokio::pin!(call);
-        let mut left = timeout;
-        loop {
-            let waiting = Instant::now();
-            tokio::select! {
-                result = &mut call => return result,
-                Some(upcall) = rx.recv() => {
-                    left = left.saturating_sub(waiting.elapsed());
-                    match upcall {
-                        Upcall::Request { kind: UpcallKind::Elicitation, params, reply } => {
-                            let request = ElicitationRequest {
-                                server: server.to_string(),
-                                tool: tool.to_string(),
-                                params,
-                            };
-                            if let Some(answer) = self.approver.elicit(&request).await {
-                                let _ = reply.send(Ok(answer));
-                            }
-                        }
-                        Upcall::Progress { progress, total, message } => {
-                            self.approver.progress(server, tool, progress, total, message.as_deref());
-                        }
-                        Upcall::Request { kind: UpcallKind::Sampling, params, reply } => {
-                            if let Some(sampler) = self.sampler.filter(|_| self.approver.samples()) {
-                                let _ = reply.send(self.sample(sampler, server, tool, &params).await);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                () = tokio::time::sleep(left) => {
-                    // Dropping the call cancels it on the wire.
-                    return Err(SessionError::Timeout {
-                        server: server.to_string(),
-                        tool: tool.to_string(),
-                        after: timeout,
-                        stray: None,
-                    });
+        call_answering(
+            server,
+            tool,
+            timeout,
+            |ceiling, upcalls| {
+                self.caller
+                    .call_relayed(server, tool, args, ceiling, upcalls)
+            },
+            |upcall| self.answer(server, tool, upcall),
+        )
+        .await
+    }
+
+    /// One thing the server sent during a call: a form goes to the approver, progress to the
+    /// approver's display, a sampling request to the model when the approver allows it.
+    async fn answer(&self, server: &str, tool: &str, upcall: Upcall) {
+        match upcall {
+            Upcall::Request {
+                kind: UpcallKind::Elicitation,
+                params,
+                reply,
+            } => {
+                let request = ElicitationRequest {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                    params,
+                };
+                if let Some(answer) = self.approver.elicit(&request).await {
+                    let _ = reply.send(Ok(answer));
                 }
             }
+            Upcall::Progress {
+                progress,
+                total,
+                message,
+            } => {
+                self.approver
+                    .progress(server, tool, progress, total, message.as_deref());
+            }
+            Upcall::Request {
+                kind: UpcallKind::Sampling,
+                params,
+                reply,
+            } => {
+                if let Some(sampler) = self.sampler.filter(|_| self.approver.samples()) {
+                    let _ = reply.send(self.sample(sampler, server, tool, &params).await);
+                }
+            }
+            _ => {}
         }
     }
 
