@@ -17,6 +17,7 @@ use switchboard_providers::count::{
 use switchboard_providers::{SanitizeOptions, prepare_tool};
 
 use crate::output::print_json;
+use crate::system_prompt::SystemPromptArgs;
 use crate::{Global, rent_view, source};
 
 /// Arguments of `switchboard inspect`.
@@ -37,6 +38,8 @@ pub struct InspectArgs {
     /// Gemini: send the OpenAPI-subset `parameters` field instead of `parametersJsonSchema`.
     #[arg(long)]
     gemini_openapi: bool,
+    #[command(flatten)]
+    system: SystemPromptArgs,
     /// Put today's date into the system prompt (off by default: it changes the cached prefix daily).
     #[arg(long)]
     date: bool,
@@ -73,10 +76,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }
         // The model is set below, from --model or the dialect's default.
-        let mut opts = switchboard_host::agent::translate_options(&config, args.provider, "");
-        if config.settings.date {
-            opts.date = Some(today());
-        }
+        let opts = switchboard_host::agent::translate_options(&config, args.provider, "");
         (catalog, opts)
     } else {
         (
@@ -89,7 +89,10 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
     opts.strict = args.strict;
     opts.gemini_openapi = args.gemini_openapi;
     if args.date {
-        opts.date = Some(today());
+        opts.date = Some(switchboard_core::time::date(std::time::SystemTime::now()));
+    }
+    if let Some(text) = args.system.read()? {
+        opts.system = Some(text);
     }
     let t = translate(&catalog, &opts);
     let report = if args.cost {
@@ -350,12 +353,6 @@ fn render(t: &Translation, catalog: &Catalog) -> String {
 }
 
 /// `n` and the noun, plural unless `n` is 1.
-/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
-fn today() -> String {
-    let now = switchboard_core::time::rfc3339(std::time::SystemTime::now());
-    now.get(..10).unwrap_or(&now).to_string()
-}
-
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")

@@ -20,6 +20,7 @@ mod search_cmd;
 mod serve;
 mod servers;
 mod source;
+mod system_prompt;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

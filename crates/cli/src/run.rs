@@ -13,6 +13,7 @@ use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
 use switchboard_providers::Part;
 
 use crate::output::print_json;
+use crate::system_prompt::SystemPromptArgs;
 use crate::{Global, source};
 
 /// Which model endpoint to talk to; shared by `run` and `chat`.
@@ -53,6 +54,8 @@ pub struct ModelArgs {
     /// the tools its searches found (they join the list at the next request and stay).
     #[arg(long, value_enum, default_value_t = Tools::All)]
     pub tools: Tools,
+    #[command(flatten)]
+    pub system: SystemPromptArgs,
 }
 
 /// `--tools`.
@@ -125,6 +128,9 @@ pub async fn start_agent(
     }
     if let Some(w) = wait {
         builder = builder.startup_wait(w);
+    }
+    if let Some(text) = model.system.read()? {
+        builder = builder.system_prompt(text);
     }
     // Checks the key and the transcript before any server starts; the servers then start
     // behind a progress bar.

@@ -1572,3 +1572,89 @@ async fn chat_everything(dir: &tempfile::TempDir, base: &str, input: &[u8]) -> (
     eprintln!("--- stderr\n{stderr}");
     (out, stderr)
 }
+
+/// The user's own system prompt reaches the model first, ahead of the servers' instructions:
+/// from the config's `[settings]` (with today's date when `date` is on, which `run` ignored
+/// before), replaced by `--system-prompt-file`, and shown by `inspect --system-prompt`.
+#[tokio::test]
+async fn the_users_system_prompt_and_the_date_reach_the_model() {
+    let d = Dialect::OpenAiChat;
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture_config(dir.path());
+    let config = std::fs::read_to_string(dir.path().join("switchboard.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!("{config}[settings]\nsystem_prompt = \"\"\"\nYou answer in French.\n\"\"\"\ndate = true\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("own.md"), "Answer in one word.\n").unwrap();
+    let system_of = |body: &Value| {
+        let first = &body["messages"][0];
+        assert_eq!(first["role"], "system", "{body}");
+        first["content"].as_str().unwrap().to_string()
+    };
+    let double = ProviderDouble::start(
+        d,
+        vec![Turn::Text("Oui.".into()), Turn::Text("Yes.".into())],
+    )
+    .await;
+    let base = double.base_url();
+    let run = [
+        "run",
+        "-p",
+        "hi",
+        "--provider",
+        provider(d),
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &run).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let system = system_of(&double.requests()[0].body);
+    assert!(system.starts_with("You answer in French.\n\n"), "{system}");
+    let today = switchboard_core::time::date(std::time::SystemTime::now());
+    assert!(
+        system.ends_with(&format!("Today's date is {today}.")),
+        "{system}"
+    );
+
+    let out = switchboard(
+        dir.path(),
+        &[&run[..], &["--system-prompt-file", "own.md"]].concat(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let system = system_of(&double.requests()[1].body);
+    assert!(system.starts_with("Answer in one word.\n\n"), "{system}");
+    assert!(!system.contains("French"), "{system}");
+    double.assert_valid();
+
+    let out = switchboard(
+        dir.path(),
+        &[&run[..], &["--system-prompt-file", "missing.md"]].concat(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing.md"), "{err}");
+    assert_eq!(double.requests().len(), 2, "no request without the prompt");
+
+    let out = switchboard(
+        dir.path(),
+        &["--json", "inspect", "--system-prompt", "Be brief."],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    let system = v["request"]["system"].as_str().unwrap();
+    assert!(system.starts_with("Be brief.\n\n"), "{system}");
+    assert!(
+        system.ends_with(&format!("Today's date is {today}.")),
+        "{system}"
+    );
+}

@@ -36,6 +36,13 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
+/// The calendar date (UTC) of `t` as `YYYY-MM-DD`.
+pub fn date(t: SystemTime) -> String {
+    let mut text = rfc3339(t);
+    text.truncate(10);
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +65,9 @@ mod tests {
             "1970-01-01T00:00:00.000Z"
         );
         assert_eq!(civil_date(-1), (1969, 12, 31));
+        assert_eq!(
+            date(UNIX_EPOCH + Duration::from_secs(1_796_282_401)),
+            "2026-12-03"
+        );
     }
 }

@@ -182,11 +182,16 @@ pub struct Agent {
     pub usage: Usage,
 }
 
-/// Translate options for a config: its servers, aliases, filters and prompt settings.
+/// Translate options for a config: its servers, aliases, filters and prompt settings (the
+/// user's system prompt; today's date, read from the clock, when `date` is on).
 pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> TranslateOptions {
     let mut opts = TranslateOptions::new(dialect);
     opts.model = Some(model.to_string());
+    opts.system = config.settings.system_prompt.clone();
     opts.instructions = config.settings.instructions;
+    if config.settings.date {
+        opts.date = Some(switchboard_core::time::date(std::time::SystemTime::now()));
+    }
     opts.servers = Some(
         config
             .servers

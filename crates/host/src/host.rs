@@ -146,6 +146,13 @@ impl Host {
 }
 
 impl HostBuilder {
+    /// The user's own system prompt, sent first in the system prompt, ahead of the servers'
+    /// instructions; in place of the config's (`system_prompt`).
+    pub fn system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.config.settings.system_prompt = Some(text.into());
+        self
+    }
+
     /// The provider's API (default Anthropic's).
     pub fn provider(mut self, provider: Dialect) -> Self {
         self.provider = provider;

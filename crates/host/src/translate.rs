@@ -29,6 +29,8 @@ pub struct TranslateOptions {
     pub filters: BTreeMap<String, ToolFilter>,
     /// Only these servers (a profile's selection); `None` means all.
     pub servers: Option<BTreeSet<String>>,
+    /// The user's own system prompt, first in the system prompt.
+    pub system: Option<String>,
     /// Put each server's `instructions` into the system prompt.
     pub instructions: bool,
     /// Servers whose entry says otherwise about their instructions (none, or its own text).
@@ -54,6 +56,7 @@ impl TranslateOptions {
             aliases: BTreeMap::new(),
             filters: BTreeMap::new(),
             servers: None,
+            system: None,
             instructions: true,
             server_instructions: BTreeMap::new(),
             chosen_names: BTreeMap::new(),
@@ -287,9 +290,18 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
     }
 }
 
-/// Each selected server's instructions under a heading with its name, then the date.
+/// The user's own system prompt, each selected server's instructions under a heading with its
+/// name, then the date.
 fn system_prompt(catalog: &Catalog, opts: &TranslateOptions) -> String {
     let mut sections = Vec::new();
+    if let Some(own) = opts
+        .system
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        sections.push(own.to_string());
+    }
     if opts.instructions {
         for s in catalog.servers.values() {
             if opts
@@ -422,6 +434,25 @@ mod tests {
             "## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nNever close a ticket."
         );
         opts.instructions = false;
+        assert_eq!(translate(&catalog(), &opts).system, "");
+    }
+
+    #[test]
+    fn the_users_system_prompt_comes_first_and_stays_without_the_servers() {
+        let mut opts = TranslateOptions::new(Dialect::Anthropic);
+        opts.system = Some("  You answer in French.\n".into());
+        opts.date = Some("2026-12-04".into());
+        let t = translate(&catalog(), &opts);
+        assert_eq!(
+            t.system,
+            "You answer in French.\n\n## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nTicket ids look like T-123.\n\nToday's date is 2026-12-04."
+        );
+        assert_eq!(t.request["system"], json!(t.system));
+        opts.instructions = false;
+        opts.date = None;
+        assert_eq!(translate(&catalog(), &opts).system, "You answer in French.");
+        // Blank is none.
+        opts.system = Some(" \n".into());
         assert_eq!(translate(&catalog(), &opts).system, "");
     }
 

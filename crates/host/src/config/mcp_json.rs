@@ -31,9 +31,9 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     }
     // mcphost's JSON form (`.mcphost.json`, or entries only mcphost writes).
     if super::mcphost::is_mcphost_json(ctx.path, &root)
-        && let Some(map) = root.get("mcpServers").and_then(Value::as_object)
+        && root.get("mcpServers").is_some_and(Value::is_object)
     {
-        return super::mcphost::parse(ctx, text, map);
+        return super::mcphost::parse(ctx, text, &root);
     }
     // Continue's older config.json lists its servers instead of naming them as keys.
     if let Some(list) = root.get("mcpServers").and_then(Value::as_array) {

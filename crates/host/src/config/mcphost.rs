@@ -7,8 +7,9 @@
 //! lower case, so server names are lower-cased as mcphost has them, and `environment` names
 //! are upper-cased as mcphost restores them. `${env://NAME}` and `${env://NAME:-default}` are
 //! mcphost's variables; any other `${` is literal. `allowedTools` / `excludedTools` filter a
-//! server's tools (both at once is an error, as in mcphost). The rest of the file (model,
-//! prompts, hooks) is mcphost's own.
+//! server's tools (both at once is an error, as in mcphost). `system-prompt` is the user's
+//! system prompt (text, or a file's path, as mcphost reads it). The rest of the file (model,
+//! generation settings, hooks) is mcphost's own.
 
 use serde_json::{Map, Value, json};
 
@@ -39,13 +40,59 @@ pub fn is_mcphost_json(path: &std::path::Path, root: &Value) -> bool {
         })
 }
 
-/// The servers of an mcphost config whose `mcpServers` mapping is `entries`.
-pub fn parse(
-    ctx: &Context<'_>,
-    text: &str,
-    entries: &Map<String, Value>,
-) -> Result<Config, HostError> {
-    parse_with(ctx, text, entries, true, &to_entry)
+/// An mcphost config (`root` is the whole file): the servers of its `mcpServers` mapping, and
+/// its `system-prompt`.
+pub fn parse(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, HostError> {
+    let none = Map::new();
+    let entries = root
+        .get("mcpServers")
+        .and_then(Value::as_object)
+        .unwrap_or(&none);
+    // Read first: its file joins the config's inputs, which the servers' reading hands over.
+    let prompt = system_prompt(ctx, root);
+    let mut config = parse_with(ctx, text, entries, true, &to_entry)?;
+    match prompt {
+        Ok(prompt) => config.settings.system_prompt = prompt,
+        Err(why) => {
+            let (line, column) = text
+                .find("system-prompt")
+                .map_or((1, 1), |o| super::position::line_col(text, o));
+            config.warnings.push(format!(
+                "{}:{line}:{column}: `system-prompt` ignored: {why}",
+                ctx.path.display()
+            ));
+        }
+    }
+    Ok(config)
+}
+
+/// mcphost's `system-prompt`, as its `LoadSystemPrompt` reads it: the text of the file it names
+/// when one is there (relative to the working folder, trimmed), else the text itself.
+fn system_prompt(ctx: &Context<'_>, root: &Value) -> Result<Option<String>, String> {
+    let Some(written) = root.get("system-prompt") else {
+        return Ok(None);
+    };
+    let Some(written) = written.as_str() else {
+        return match written {
+            Value::Null => Ok(None),
+            _ => Err("expected text, or the path of a file".into()),
+        };
+    };
+    if written.is_empty() {
+        return Ok(None);
+    }
+    let path = std::path::Path::new(written);
+    let path = match &ctx.cwd {
+        Some(cwd) if path.is_relative() => cwd.join(path),
+        _ => path.to_path_buf(),
+    };
+    if path.is_file() {
+        ctx.input(&path);
+        return std::fs::read_to_string(&path)
+            .map(|t| Some(t.trim().to_string()).filter(|t| !t.is_empty()))
+            .map_err(|e| format!("cannot read {}: {e}", path.display()));
+    }
+    Ok(Some(written.to_string()))
 }
 
 /// The servers of LibreChat's `librechat.yaml`, whose `mcpServers` mapping is `entries`: names

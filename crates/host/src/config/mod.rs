@@ -484,6 +484,9 @@ pub struct Profile {
 /// Settings that shape what the model reads.
 #[derive(Clone, Debug, Serialize)]
 pub struct Settings {
+    /// The user's own system prompt, sent ahead of the servers' instructions (`system_prompt`;
+    /// mcphost's `system-prompt`).
+    pub system_prompt: Option<String>,
     /// Put each server's `instructions` into the system prompt (default true).
     pub instructions: bool,
     /// Put today's date into the system prompt (default false: it would change the prompt-cache
@@ -499,6 +502,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
+            system_prompt: None,
             instructions: true,
             date: false,
             pin_store: None,
@@ -1016,14 +1020,14 @@ fn parse_yaml(ctx: &entry::Context<'_>, text: &str) -> Result<Config, HostError>
         if librechat::is_config(ctx.path, map) {
             mcphost::parse_librechat(ctx, text, map)
         } else {
-            mcphost::parse(ctx, text, map)
+            mcphost::parse(ctx, text, &root)
         }
     } else if root
         .get("mcpServers")
         .is_some_and(serde_json::Value::is_null)
     {
         // mcphost's own starting file: `mcpServers:` with nothing under it yet.
-        mcphost::parse(ctx, text, &serde_json::Map::new())
+        mcphost::parse(ctx, text, &root)
     } else {
         Err(shape())
     }

@@ -27,6 +27,7 @@ struct RawProfile {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawSettings {
+    system_prompt: Option<String>,
     instructions: Option<bool>,
     date: Option<bool>,
     pin_store: Option<String>,
@@ -157,6 +158,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
     if let Some(v) = table.get("settings") {
         match v.clone().try_into::<RawSettings>() {
             Ok(s) => {
+                settings.system_prompt = s.system_prompt.filter(|p| !p.trim().is_empty());
                 settings.instructions = s.instructions.unwrap_or(settings.instructions);
                 settings.date = s.date.unwrap_or(settings.date);
                 // A relative pin store path starts from the config's folder, like `cwd`.

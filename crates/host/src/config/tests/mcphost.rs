@@ -109,4 +109,63 @@ model: "anthropic/claude-sonnet-4-5"
     // mcphost's starting file, no servers yet.
     let c = parse("/home/u/.mcphost.yml", "mcpServers:\n# model: x\n").unwrap();
     assert!(c.servers.is_empty() && c.disabled.is_empty());
+    assert_eq!(c.settings.system_prompt, None);
+}
+
+/// mcphost's `system-prompt` is the user's system prompt: a file's text when it names a file
+/// (relative to the working folder, as mcphost reads it), else the text itself.
+#[test]
+fn mcphost_s_system_prompt_is_read_as_mcphost_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("prompts")).unwrap();
+    std::fs::write(
+        dir.path().join("prompts/assistant.md"),
+        "\n  Answer briefly.\n\n",
+    )
+    .unwrap();
+    let read = |file: &str, text: &str| {
+        Config::parse_in(Path::new(file), text, &env, Some(dir.path().to_path_buf())).unwrap()
+    };
+    let servers = "mcpServers:\n  time:\n    command: [uvx, mcp-server-time]\n";
+    let c = read(
+        "/home/u/.mcphost.yml",
+        &format!("{servers}system-prompt: \"You are terse.\"\n"),
+    );
+    assert_eq!(c.settings.system_prompt.as_deref(), Some("You are terse."));
+    assert_eq!(c.servers.len(), 1);
+    let c = read(
+        "/home/u/.mcphost.yml",
+        &format!("{servers}system-prompt: prompts/assistant.md\n"),
+    );
+    assert_eq!(c.settings.system_prompt.as_deref(), Some("Answer briefly."));
+    assert!(c.inputs.contains(&dir.path().join("prompts/assistant.md")));
+    // A path that names no file is the text itself, as in mcphost.
+    let c = read(
+        "/home/u/.mcphost.yml",
+        &format!("{servers}system-prompt: prompts/missing.md\n"),
+    );
+    assert_eq!(
+        c.settings.system_prompt.as_deref(),
+        Some("prompts/missing.md")
+    );
+    // The JSON form.
+    let c = read(
+        "/home/u/.mcphost.json",
+        r#"{"mcpServers": {}, "system-prompt": "Be kind."}"#,
+    );
+    assert_eq!(c.settings.system_prompt.as_deref(), Some("Be kind."));
+    // Not text: warned about at its line, and the servers still run.
+    let c = read(
+        "/home/u/.mcphost.yml",
+        &format!("{servers}system-prompt: [a, b]\n"),
+    );
+    assert_eq!(c.settings.system_prompt, None);
+    assert_eq!(c.servers.len(), 1);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("/home/u/.mcphost.yml:4:1: `system-prompt` ignored")),
+        "{:?}",
+        c.warnings
+    );
 }

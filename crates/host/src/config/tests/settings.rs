@@ -344,3 +344,22 @@ tool.search = { name = "find tickets" }
         "{r}"
     );
 }
+
+/// `[settings] system_prompt` is the user's system prompt; blank is none.
+#[test]
+fn the_settings_system_prompt_is_read() {
+    let servers = "[servers.t]\ncommand = \"t\"\n";
+    let c = parse(
+        "sb.toml",
+        &format!("{servers}[settings]\nsystem_prompt = \"\"\"\nBe terse.\n\"\"\"\n"),
+    )
+    .unwrap();
+    assert_eq!(c.settings.system_prompt.as_deref(), Some("Be terse.\n"));
+    let c = parse(
+        "sb.toml",
+        &format!("{servers}[settings]\nsystem_prompt = \" \"\n"),
+    )
+    .unwrap();
+    assert_eq!(c.settings.system_prompt, None);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
