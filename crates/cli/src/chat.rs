@@ -159,6 +159,16 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
         "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /quit",
         agent.client().model
     );
+    if let Some(path) = &args.model.conversation {
+        match agent.messages.len() {
+            0 => eprintln!("(the conversation is saved to {})", path.display()),
+            n => eprintln!(
+                "(taking up the conversation in {}: {n} messages; the last answer: {})",
+                path.display(),
+                clip(&last_answer(&agent), 300)
+            ),
+        }
+    }
     let mut attached: Vec<Part> = Vec::new();
     let mut failed = false;
     loop {
@@ -211,8 +221,10 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
         let Some(sent) = sent else {
             agent.interrupt();
             eprintln!("\n(interrupted)");
+            save(&agent, &args.model);
             continue;
         };
+        save(&agent, &args.model);
         match sent {
             Ok(a) => {
                 println!();
@@ -236,6 +248,34 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Save the conversation to `--conversation`'s file; a failure is said and the chat goes on.
+fn save(agent: &Agent, model: &crate::run::ModelArgs) {
+    if let Err(e) = crate::run::save_conversation(agent, model) {
+        eprintln!("error: {e:#}");
+    }
+}
+
+/// The text of the model's last message, or `(none)`.
+fn last_answer(agent: &Agent) -> String {
+    agent
+        .messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == switchboard_providers::Role::Assistant)
+        .find_map(|m| {
+            let text: Vec<&str> = m
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text(t) if !t.trim().is_empty() => Some(t.trim()),
+                    _ => None,
+                })
+                .collect();
+            (!text.is_empty()).then(|| text.join(" "))
+        })
+        .unwrap_or_else(|| "(none)".into())
 }
 
 enum Command {

@@ -10,6 +10,7 @@ use switchboard_core::Dialect;
 use switchboard_host::Host;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode};
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
+use switchboard_host::history::History;
 use switchboard_providers::Part;
 
 use crate::output::print_json;
@@ -56,6 +57,10 @@ pub struct ModelArgs {
     pub tools: Tools,
     #[command(flatten)]
     pub system: SystemPromptArgs,
+    /// Keep the conversation in FILE: take up the one saved there (also with another provider
+    /// or model) and save it after each answer. A file not there yet starts one.
+    #[arg(long, value_name = "FILE")]
+    pub conversation: Option<PathBuf>,
 }
 
 /// `--tools`.
@@ -135,12 +140,28 @@ pub async fn start_agent(
     // Checks the key and the transcript before any server starts; the servers then start
     // behind a progress bar.
     let builder = builder.check()?;
+    let saved = match &model.conversation {
+        Some(path) => History::read(path)?,
+        None => None,
+    };
     let sessions = source::connect_within(&config, wait).await;
     let host = builder.sessions(sessions).build().await?;
     for note in host.notes() {
         tracing::warn!("{note}");
     }
-    Ok(host.into_agent())
+    let mut agent = host.into_agent();
+    if let Some(saved) = &saved {
+        agent.resume(saved);
+    }
+    Ok(agent)
+}
+
+/// Save the conversation to `--conversation`'s file, when one was given.
+pub fn save_conversation(agent: &Agent, model: &ModelArgs) -> anyhow::Result<()> {
+    if let Some(path) = &model.conversation {
+        agent.history().write(path)?;
+    }
+    Ok(())
 }
 
 /// Run the command. Exit 0 when the model answered, 1 when the run failed (provider error after
@@ -183,12 +204,16 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
         .send(vec![Part::Text(args.prompt.clone())], &mut show)
         .await;
     agent.sessions().shutdown().await;
+    let saved = save_conversation(&agent, &args.model);
+    if let Err(e) = &saved {
+        eprintln!("error: {e:#}");
+    }
     let (answer, error) = match result {
         Ok(a) => (Some(a), None),
         Err(e) => (None, Some(e.to_string())),
     };
     let code = match (&answer, &error) {
-        (Some(a), _) if a.end == End::Answered => ExitCode::SUCCESS,
+        (Some(a), _) if a.end == End::Answered && saved.is_ok() => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     };
     if json {

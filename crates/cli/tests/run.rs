@@ -1658,3 +1658,204 @@ async fn the_users_system_prompt_and_the_date_reach_the_model() {
         "{system}"
     );
 }
+
+/// `--conversation FILE`: a run saves the conversation, and the next takes it up, here with
+/// another provider (its tool-use ids made new ones Anthropic takes, the tools search mode had
+/// found in the array from its first request); a broken file stops the run and is left as it is.
+#[tokio::test]
+async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("talk.json");
+    let file_arg = file.to_str().unwrap();
+    let tool_names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t.get("name")
+                    .or_else(|| t.pointer("/function/name"))
+                    .and_then(Value::as_str)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    let first = ProviderDouble::start(
+        Dialect::OpenAiChat,
+        vec![
+            Turn::tools(vec![Call::exact(
+                "search_tools",
+                json!({"query": "look up one ticket by its id", "limit": 2}),
+            )]),
+            Turn::tools(vec![Call::ends_with("get_ticket", json!({"id": "T-1001"}))]),
+            Turn::Text("T-1001 is open.".into()),
+        ],
+    )
+    .await;
+    let base = first.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "how is T-1001?",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--tools",
+            "search",
+            "--conversation",
+            file_arg,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    first.assert_valid();
+    let found = tool_names(&first.requests()[2].body);
+    assert!(found.iter().any(|n| n.ends_with("get_ticket")), "{found:?}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(saved["provider"], "openai-chat");
+    assert_eq!(saved["messages"].as_array().unwrap().len(), 6, "{saved}");
+    assert!(
+        saved["found_tools"].to_string().contains("get_ticket"),
+        "{saved}"
+    );
+
+    let second =
+        ProviderDouble::start(Dialect::Anthropic, vec![Turn::Text("Still open.".into())]).await;
+    let base = second.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "and now?",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--tools",
+            "search",
+            "--conversation",
+            file_arg,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    second.assert_valid();
+    let body = &second.requests()[0].body;
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 7, "{body}");
+    assert_eq!(messages[0]["content"], "how is T-1001?", "{body}");
+    assert_eq!(messages[1]["content"][0]["id"], "call_1", "{body}");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], "call_1", "{body}");
+    assert_eq!(messages[3]["content"][0]["id"], "call_2", "{body}");
+    assert!(messages[6].to_string().contains("and now?"), "{body}");
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(tool_names(body)),
+        sorted(found),
+        "the found tools are there from the start"
+    );
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(saved["provider"], "anthropic");
+    assert_eq!(saved["messages"].as_array().unwrap().len(), 8);
+
+    std::fs::write(&file, "{\"messages\": [").unwrap();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "again",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--conversation",
+            file_arg,
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("talk.json") && err.contains("not a saved conversation"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"messages\": [");
+    assert_eq!(second.requests().len(), 1);
+}
+
+/// `chat --conversation FILE` says it takes up the saved conversation, with its last answer,
+/// and saves each exchange.
+#[tokio::test]
+async fn chat_takes_up_a_saved_conversation() {
+    use tokio::io::AsyncWriteExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("talk.json");
+    std::fs::write(
+        &file,
+        json!({
+            "switchboard_conversation": 1,
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "messages": [
+                {"role": "user", "parts": [{"text": "how is T-1001?"}]},
+                {"role": "assistant", "parts": [{"text": "T-1001 is open."}]}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let double =
+        ProviderDouble::start(Dialect::Anthropic, vec![Turn::Text("Still open.".into())]).await;
+    let base = double.base_url();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--base-url",
+            &base,
+            "--conversation",
+            file.to_str().unwrap(),
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"and now?\n/quit\n").await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("chat ended within 120 s")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    double.assert_valid();
+    assert!(
+        stderr.contains("taking up the conversation in ")
+            && stderr.contains("2 messages; the last answer: T-1001 is open."),
+        "{stderr}"
+    );
+    let body = &double.requests()[0].body;
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3, "{body}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(saved["messages"].as_array().unwrap().len(), 4, "{saved}");
+    assert_eq!(saved["messages"][3]["parts"][0]["text"], "Still open.");
+}

@@ -36,6 +36,7 @@ use crate::dispatch::{
 };
 use crate::error::HostError;
 use crate::finder::Finder;
+use crate::history::History;
 use crate::pins::{PinGate, PinStore, Withheld};
 use crate::sampling::{Sampler, SamplingRequest};
 use crate::shape;
@@ -438,6 +439,33 @@ impl Agent {
                 });
             }
         }
+    }
+
+    /// The conversation so far, to save ([`History::write`]) and take up later.
+    pub fn history(&self) -> History {
+        History {
+            switchboard_conversation: crate::history::FORMAT,
+            provider: self.client.dialect,
+            model: self.client.model.clone(),
+            found_tools: self
+                .search
+                .as_ref()
+                .map(ToolSearch::found)
+                .unwrap_or_default(),
+            messages: self.messages.clone(),
+        }
+    }
+
+    /// Take up a saved conversation in place of this one's messages: with new tool-use ids
+    /// when this agent's provider or model is not the one that wrote it (see
+    /// [`History::messages_for`]), the tools search mode had found loaded again, and tool uses
+    /// it ended on without results answered as interrupted.
+    pub fn resume(&mut self, saved: &History) {
+        self.messages = saved.messages_for(self.client.dialect, &self.client.model);
+        if let Some(search) = &mut self.search {
+            search.load_found(saved.found_tools.iter().cloned());
+        }
+        self.interrupt();
     }
 
     /// After a [`Agent::send`] future was dropped (the user interrupted): answer the tool uses

@@ -148,6 +148,14 @@ pub enum HostError {
         /// Why.
         source: std::io::Error,
     },
+    /// A saved conversation (`--conversation`) could not be read, taken up or saved.
+    #[error("conversation {}: {message}", path.display())]
+    Conversation {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 fn attempts_note(attempts: u32) -> String {

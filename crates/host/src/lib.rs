@@ -6,6 +6,7 @@ pub mod config;
 pub mod dispatch;
 pub mod error;
 pub mod finder;
+pub mod history;
 pub mod host;
 pub mod pins;
 pub mod policy;

@@ -194,6 +194,17 @@ impl ToolSearch {
         )
     }
 
+    /// The tools found so far, as (server, tool).
+    pub fn found(&self) -> Vec<(String, String)> {
+        self.loaded.iter().cloned().collect()
+    }
+
+    /// Count these tools as found (a conversation taken up again): they are in the tools
+    /// array from the next request on, those the catalog still lists.
+    pub fn load_found(&mut self, found: impl IntoIterator<Item = (String, String)>) {
+        self.loaded.extend(found);
+    }
+
     /// The tools found so far, per server.
     pub fn loaded(&self) -> BTreeMap<&str, Vec<&str>> {
         let mut out: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
