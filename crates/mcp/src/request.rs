@@ -56,17 +56,16 @@ async fn send_once(
     timeout: Duration,
     relay: Option<Relay<'_>>,
 ) -> Result<ServerResult, ServiceError> {
+    // In flight before it is sent: a server may ask its caller something as soon as it reads
+    // the request. rmcp picks the progress token and id; upcalls carrying them go to the relay
+    // until this returns.
+    let registered = relay.map(|(relays, sink)| (relays, relays.reserve(sink.cloned())));
     let handle = peer
         .send_cancellable_request(request, PeerRequestOptions::with_timeout(timeout))
         .await?;
-    // rmcp picks the progress token; upcalls carrying it go to the relay until this returns.
-    let _registered = relay.map(|(relays, sink)| {
-        relays.register(
-            handle.progress_token.clone(),
-            handle.id.clone(),
-            sink.cloned(),
-        )
-    });
+    if let Some((relays, registered)) = &registered {
+        relays.assign(registered, handle.progress_token.clone(), handle.id.clone());
+    }
     let mut guard = CancelOnDrop {
         peer: peer.clone(),
         id: Some(handle.id.clone()),
