@@ -426,10 +426,21 @@ async fn call(
             ),
         }
     }
-    sessions
+    let result = sessions
         .call_tool(server, tool, arguments)
         .await
-        .map_err(CallFailure::Session)
+        .map_err(CallFailure::Session)?;
+    let schema = sessions
+        .catalog()
+        .tool(server, tool)
+        .and_then(|e| e.def.output_schema.clone());
+    if let Some(schema) = schema
+        && let Some(problem) =
+            switchboard_host::dispatch::Validators::default().check_output(&schema, &result)
+    {
+        tracing::warn!("server {server:?}, tool {tool:?}: {problem}");
+    }
+    Ok(result)
 }
 
 /// What a model's call would meet, found by `--dry-run`.

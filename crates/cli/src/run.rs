@@ -227,6 +227,7 @@ pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
                         "tool": o.tool, "arguments": o.arguments, "status": o.status,
                         "is_error": o.result.is_error, "text": o.result.text(),
                         "cut": o.result.cut, "elapsed_ms": o.elapsed_ms,
+                        "output_schema_problem": o.output_schema_problem,
                     })
                 })
             })

@@ -1859,3 +1859,88 @@ async fn chat_takes_up_a_saved_conversation() {
     assert_eq!(saved["messages"].as_array().unwrap().len(), 4, "{saved}");
     assert_eq!(saved["messages"][3]["parts"][0]["text"], "Still open.");
 }
+
+/// A result whose structuredContent breaks the tool's output schema, or is missing, reaches
+/// the model as it came, and the person running the host is told (stderr, `--json`'s
+/// `output_schema_problem`); `call` says so too.
+#[tokio::test]
+async fn a_result_that_breaks_its_output_schema_is_reported() {
+    let d = Dialect::OpenAiChat;
+    let script = vec![
+        Turn::tools(vec![
+            Call::ends_with("weather", json!({"mode": "good"})),
+            Call::ends_with("weather", json!({"mode": "wrong"})),
+            Call::ends_with("weather", json!({"mode": "missing"})),
+        ]),
+        Turn::Text("Warm.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture_config(dir.path());
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "weather?",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    double.assert_valid();
+    let v = stdout_json(&out);
+    let calls = v["tool_calls"].as_array().unwrap();
+    assert!(calls.iter().all(|c| c["status"] == "ok"), "{v}");
+    assert!(
+        calls[0]
+            .get("output_schema_problem")
+            .is_none_or(Value::is_null),
+        "{v}"
+    );
+    let wrong = calls[1]["output_schema_problem"].as_str().unwrap();
+    assert!(
+        wrong.contains("does not match the tool's output schema")
+            && wrong.contains("field /temp: \"warm\" is not of type \"number\""),
+        "{wrong}"
+    );
+    let missing = calls[2]["output_schema_problem"].as_str().unwrap();
+    assert!(missing.contains("no structuredContent"), "{missing}");
+    // The model got the results as they came.
+    assert!(calls[1]["text"].as_str().unwrap().contains("warm"), "{v}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("server \"fx\", tool \"weather\": its structuredContent does not match"),
+        "{err}"
+    );
+
+    let out = switchboard(
+        dir.path(),
+        &["call", "fx", "weather", r#"{"mode": "wrong"}"#],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not match the tool's output schema"),
+        "{err}"
+    );
+    let out = switchboard(
+        dir.path(),
+        &["call", "fx", "weather", r#"{"mode": "good"}"#],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("output schema"), "{err}");
+}

@@ -846,6 +846,7 @@ fn turn_limit_outcome(u: &ToolUse) -> Outcome {
             "Not run: the turn limit for this message was reached. Tell the user what you found so far.",
         ),
         elapsed_ms: 0,
+        output_schema_problem: None,
     }
 }
 

@@ -144,6 +144,7 @@ impl ToolSearch {
             status,
             result,
             elapsed_ms: 0,
+            output_schema_problem: None,
         };
         let parsed = match &u.input {
             ToolInput::Json(v) => SearchArgs::parse(v),

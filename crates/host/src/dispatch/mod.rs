@@ -124,6 +124,11 @@ pub struct Outcome {
     pub result: Shaped,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
+    /// How the result breaks the tool's output schema, when it does (the server must send
+    /// `structuredContent` matching it). For the person running the host: the model never
+    /// sees output schemas, and gets the result as it came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema_problem: Option<String>,
 }
 
 /// Calls a tool on a server. Implemented by [`Sessions`]; tests use fakes.
@@ -230,6 +235,7 @@ impl Dispatcher<'_> {
             status: Status::Ok,
             result: Shaped::error(""),
             elapsed_ms: 0,
+            output_schema_problem: None,
         };
         let (status, result) = self.run(tool_use, &mut outcome).await;
         outcome.status = status;
@@ -372,6 +378,12 @@ impl Dispatcher<'_> {
             Ok(r) => r,
             Err(e) => return failure(name, &e),
         };
+        if let Some(schema) = &entry.def.output_schema {
+            outcome.output_schema_problem = self.validators.check_output(schema, &result);
+            if let Some(problem) = &outcome.output_schema_problem {
+                tracing::warn!("server {server:?}, tool {tool_name:?}: {problem}");
+            }
+        }
         // 6. Shape.
         let opts = ShapeOptions {
             images: self.images,

@@ -106,6 +106,46 @@ impl Validators {
         }
     }
 
+    /// Whether a successful result keeps its tool's `outputSchema` (MCP: the server must send
+    /// `structuredContent` that matches it; a client should check): `None` when it does, or
+    /// when there is nothing to check (an `isError` result, a schema that does not compile),
+    /// else what is wrong, for the person running the host (the model never sees the schema).
+    pub fn check_output(
+        &self,
+        schema: &Value,
+        result: &switchboard_core::CallResult,
+    ) -> Option<String> {
+        if result.is_error {
+            return None;
+        }
+        let Some(structured) = &result.structured_content else {
+            return Some(
+                "the tool declares an output schema, but its result has no structuredContent"
+                    .into(),
+            );
+        };
+        let validator = self.compiled(schema)?;
+        let problems: Vec<String> = validator
+            .iter_errors(structured)
+            .take(MAX_PROBLEMS)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                let field = if at.is_empty() {
+                    "the structuredContent".to_string()
+                } else {
+                    format!("field {at}")
+                };
+                format!("{field}: {e}")
+            })
+            .collect();
+        (!problems.is_empty()).then(|| {
+            format!(
+                "its structuredContent does not match the tool's output schema: {}",
+                problems.join("; ")
+            )
+        })
+    }
+
     fn compiled(&self, schema: &Value) -> Option<Arc<jsonschema::Validator>> {
         let key = ContentHash::of_json(schema);
         let mut cache = match self.cache.lock() {
@@ -117,7 +157,7 @@ impl Validators {
             .or_insert_with(|| match jsonschema::validator_for(schema) {
                 Ok(v) => Some(Arc::new(v)),
                 Err(e) => {
-                    tracing::warn!(error = %e, "tool input schema does not compile; arguments are passed unchecked");
+                    tracing::warn!(error = %e, "a tool's schema does not compile; what it describes is passed unchecked");
                     None
                 }
             })
@@ -168,6 +208,49 @@ mod tests {
             "required": ["query"],
             "additionalProperties": false
         })
+    }
+
+    #[test]
+    fn a_result_is_checked_against_the_output_schema() {
+        let v = Validators::default();
+        let schema = json!({
+            "type": "object",
+            "properties": {"temp": {"type": "number"}, "unit": {"enum": ["C", "F"]}},
+            "required": ["temp", "unit"]
+        });
+        let result = |structured: Option<Value>, is_error: bool| switchboard_core::CallResult {
+            content: Vec::new(),
+            structured_content: structured,
+            is_error,
+        };
+        assert_eq!(
+            v.check_output(
+                &schema,
+                &result(Some(json!({"temp": 21.5, "unit": "C"})), false)
+            ),
+            None
+        );
+        let wrong = v
+            .check_output(
+                &schema,
+                &result(Some(json!({"temp": "warm", "unit": "K"})), false),
+            )
+            .unwrap();
+        assert!(
+            wrong.starts_with("its structuredContent does not match the tool's output schema: ")
+                && wrong.contains("field /temp: \"warm\" is not of type \"number\"")
+                && wrong.contains("field /unit"),
+            "{wrong}"
+        );
+        let missing = v.check_output(&schema, &result(None, false)).unwrap();
+        assert!(missing.contains("no structuredContent"), "{missing}");
+        // An error result is not held to the schema.
+        assert_eq!(v.check_output(&schema, &result(None, true)), None);
+        // Nor is anything held to a schema that does not compile.
+        assert_eq!(
+            v.check_output(&json!({"type": 7}), &result(Some(json!(1)), false)),
+            None
+        );
     }
 
     #[test]
