@@ -2,7 +2,7 @@
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
 //! form during a call is asked field by field (`form.rs`), and its sampling request is shown
 //! and answered by the session's model only with a yes. Slash commands:
-//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /quit.
+//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /clear, /quit.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -156,7 +156,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {
@@ -186,6 +186,10 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
             match command(&mut agent, cmd, &mut attached).await {
                 Command::Quit => break,
                 Command::Done => continue,
+                Command::Cleared => {
+                    save(&agent, &args.model);
+                    continue;
+                }
                 Command::Send(text) => text,
             }
         } else {
@@ -281,6 +285,8 @@ fn last_answer(agent: &Agent) -> String {
 enum Command {
     Quit,
     Done,
+    /// The conversation was started over.
+    Cleared,
     Send(String),
 }
 
@@ -305,6 +311,15 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
             println!("{}", cost(agent));
             Command::Done
         }
+        "clear" => {
+            let n = agent.messages.len();
+            agent.messages.clear();
+            attached.clear();
+            eprintln!(
+                "(the conversation starts over: {n} messages left out; tools, servers and usage so far stay)"
+            );
+            Command::Cleared
+        }
         "prompt" => match prompt(agent, rest).await {
             Ok(text) => Command::Send(text),
             Err(e) => {
@@ -323,7 +338,9 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
             Command::Done
         }
         other => {
-            eprintln!("unknown command /{other}; try /tools /servers /cost /prompt /attach /quit");
+            eprintln!(
+                "unknown command /{other}; try /tools /servers /cost /prompt /attach /clear /quit"
+            );
             Command::Done
         }
     }

@@ -163,7 +163,8 @@ enum Command {
   switchboard run -p "Find the ticket about SSO logins and summarise it"
   switchboard run -p "..." --provider openai-chat \
       --base-url http://localhost:11434/v1 --model qwen3
-  switchboard run -p "..." --json --transcript run.jsonl"#)]
+  switchboard run -p "..." --json --transcript run.jsonl
+  switchboard run -p "And the next one?" --conversation talk.json"#)]
     Run(run::RunArgs),
     /// Talk with a model that can use the servers' tools; answers stream as they are written.
     ///
@@ -173,11 +174,13 @@ enum Command {
     /// field answers no; the call's timeout waits while you answer; a page it sends you to is
     /// shown, never opened). A server that asks the model something meanwhile (MCP sampling)
     /// is shown, and the model answers it with your yes, its answer going back once you
-    /// confirm it. A long call's progress shows as the server reports it. Commands: /tools, /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt),
-    /// /attach URI (adds a resource to your next message), /quit.
+    /// confirm it. A long call's progress shows as the server reports it. Commands: /tools,
+    /// /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt), /attach URI (adds
+    /// a resource to your next message), /clear (starts the conversation over), /quit.
     #[command(after_help = "Examples:
   switchboard chat
-  switchboard chat --provider gemini --tools search")]
+  switchboard chat --provider gemini --tools search
+  switchboard chat --conversation talk.json --system-prompt-file prompt.md")]
     Chat(chat::ChatArgs),
     /// Find tools for a query, ranked as a model's search_tools call ranks them.
     ///

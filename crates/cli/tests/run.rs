@@ -1803,7 +1803,7 @@ async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
 }
 
 /// `chat --conversation FILE` says it takes up the saved conversation, with its last answer,
-/// and saves each exchange.
+/// and saves each exchange; `/clear` starts it over.
 #[tokio::test]
 async fn chat_takes_up_a_saved_conversation() {
     use tokio::io::AsyncWriteExt as _;
@@ -1823,8 +1823,14 @@ async fn chat_takes_up_a_saved_conversation() {
         .to_string(),
     )
     .unwrap();
-    let double =
-        ProviderDouble::start(Dialect::Anthropic, vec![Turn::Text("Still open.".into())]).await;
+    let double = ProviderDouble::start(
+        Dialect::Anthropic,
+        vec![
+            Turn::Text("Still open.".into()),
+            Turn::Text("Hello.".into()),
+        ],
+    )
+    .await;
     let base = double.base_url();
     let mut child = spawn_chat(
         dir.path(),
@@ -1836,7 +1842,10 @@ async fn chat_takes_up_a_saved_conversation() {
         ],
     );
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"and now?\n/quit\n").await.unwrap();
+    stdin
+        .write_all(b"and now?\n/clear\nfresh start\n/quit\n")
+        .await
+        .unwrap();
     drop(stdin);
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(120),
@@ -1855,9 +1864,17 @@ async fn chat_takes_up_a_saved_conversation() {
     );
     let body = &double.requests()[0].body;
     assert_eq!(body["messages"].as_array().unwrap().len(), 3, "{body}");
+    // After /clear: only the new message.
+    let body = &double.requests()[1].body;
+    assert_eq!(body["messages"].as_array().unwrap().len(), 1, "{body}");
+    assert!(
+        stderr.contains("the conversation starts over: 4 messages left out"),
+        "{stderr}"
+    );
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(saved["messages"].as_array().unwrap().len(), 4, "{saved}");
-    assert_eq!(saved["messages"][3]["parts"][0]["text"], "Still open.");
+    assert_eq!(saved["messages"].as_array().unwrap().len(), 2, "{saved}");
+    assert_eq!(saved["messages"][0]["parts"][0]["text"], "fresh start");
+    assert_eq!(saved["messages"][1]["parts"][0]["text"], "Hello.");
 }
 
 /// A result whose structuredContent breaks the tool's output schema, or is missing, reaches

@@ -44,15 +44,20 @@ impl History {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(bad(format!("cannot read it: {e}"))),
         };
+        Self::parse(&text).map_err(bad)
+    }
+
+    /// A saved conversation's text read; `None` for blank text; what is wrong otherwise.
+    pub fn parse(text: &str) -> Result<Option<History>, String> {
         if text.trim().is_empty() {
             return Ok(None);
         }
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            bad(format!(
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            format!(
                 "not a saved conversation (line {}, column {}: {e})",
                 e.line(),
                 e.column()
-            ))
+            )
         })?;
         match value
             .get("switchboard_conversation")
@@ -60,19 +65,19 @@ impl History {
         {
             Some(v) if v == u64::from(FORMAT) => {}
             Some(v) => {
-                return Err(bad(format!(
+                return Err(format!(
                     "saved in format {v}; this switchboard reads format {FORMAT}"
-                )));
-            }
-            None => {
-                return Err(bad(
-                    "not a saved conversation: it has no `switchboard_conversation` version".into(),
                 ));
             }
+            None => {
+                return Err(
+                    "not a saved conversation: it has no `switchboard_conversation` version".into(),
+                );
+            }
         }
-        let history: History = serde_json::from_value(value)
-            .map_err(|e| bad(format!("not a saved conversation: {e}")))?;
-        history.check().map_err(bad)?;
+        let history: History =
+            serde_json::from_value(value).map_err(|e| format!("not a saved conversation: {e}"))?;
+        history.check()?;
         Ok(Some(history))
     }
 
