@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_host::Host;
@@ -79,7 +80,8 @@ fn parse_dialect(s: &str) -> Result<Dialect, String> {
 /// Arguments of `switchboard run`.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// The task for the model.
+    /// The task for the model; `-` reads it from standard input (`git diff | switchboard run
+    /// -p -`). Input is read only then: a `run` in a shell loop does not eat the loop's lines.
     #[arg(short = 'p', long = "prompt", value_name = "TEXT")]
     prompt: String,
     #[command(flatten)]
@@ -166,7 +168,19 @@ pub fn save_conversation(agent: &Agent, model: &ModelArgs) -> anyhow::Result<()>
 
 /// Run the command. Exit 0 when the model answered, 1 when the run failed (provider error after
 /// retries, turn limit), 2 on usage or config errors.
-pub async fn run(global: &Global, args: RunArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.prompt == "-" {
+        use tokio::io::AsyncReadExt as _;
+        let mut text = String::new();
+        tokio::io::stdin()
+            .read_to_string(&mut text)
+            .await
+            .context("cannot read the prompt from standard input (-p -)")?;
+        if text.trim().is_empty() {
+            anyhow::bail!("-p -: standard input held no prompt");
+        }
+        args.prompt = text;
+    }
     let approver: Arc<dyn Approver> = if args.yes {
         Arc::new(ApproveAll)
     } else {

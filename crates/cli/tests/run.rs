@@ -1961,3 +1961,65 @@ async fn a_result_that_breaks_its_output_schema_is_reported() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("output schema"), "{err}");
 }
+
+/// `run -p -` reads the prompt from standard input; empty input is a usage error.
+#[tokio::test]
+async fn the_prompt_is_read_from_standard_input_when_asked() {
+    use tokio::io::AsyncWriteExt as _;
+    let d = Dialect::OpenAiChat;
+    let double = ProviderDouble::start(d, vec![Turn::Text("Read it.".into())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let run = |input: &'static [u8]| {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args([
+                "run",
+                "-p",
+                "-",
+                "--provider",
+                provider(d),
+                "--base-url",
+                &base,
+            ])
+            .current_dir(dir.path())
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+            .env_remove("SWITCHBOARD_CONFIG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        async move {
+            stdin.write_all(input).await.unwrap();
+            drop(stdin);
+            tokio::time::timeout(
+                std::time::Duration::from_secs(120),
+                child.wait_with_output(),
+            )
+            .await
+            .expect("run ended within 120 s")
+            .unwrap()
+        }
+    };
+    let out = run(b"Summarise this diff:\n+ a line\n").await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = &double.requests()[0].body;
+    assert!(
+        body["messages"]
+            .to_string()
+            .contains("Summarise this diff:\\n+ a line"),
+        "{body}"
+    );
+    let out = run(b"  \n").await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input held no prompt"));
+    assert_eq!(double.requests().len(), 1);
+}
