@@ -10,9 +10,10 @@ use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::rent::{RentReport, Workload};
 use switchboard_core::{Catalog, Dialect, facade};
+use switchboard_host::client::ProviderClient;
 use switchboard_host::translate::{TranslateOptions, Translation, default_model, translate};
 use switchboard_providers::count::{
-    CountOptions, ServerTool, ToolText, count_tools, prices, rent_report,
+    Comparison, CountOptions, ServerTool, ToolText, ToolsRent, count_tools, prices, rent_report,
 };
 use switchboard_providers::{SanitizeOptions, prepare_tool};
 
@@ -61,6 +62,19 @@ pub struct InspectArgs {
     /// Write a self-contained HTML page (bar charts and the cost table) to FILE.
     #[arg(long, value_name = "FILE", requires = "cost")]
     html: Option<PathBuf>,
+    /// Ask the provider what the tools array costs: its counting endpoint counts the request
+    /// with the tools and without them (Anthropic's free `count_tokens`, the Responses API's
+    /// `input_tokens`, Gemini's `countTokens`; OpenAI Chat has none: its offline count is
+    /// already the tokenizer's). Needs the provider's API key, as `run` does. The offline count
+    /// is shown beside it.
+    #[arg(long)]
+    exact: bool,
+    /// With --exact: send the counting requests here instead of the provider's API.
+    #[arg(long, value_name = "URL", requires = "exact")]
+    base_url: Option<String>,
+    /// With --exact: read the API key from this environment variable.
+    #[arg(long, value_name = "VAR", requires = "exact")]
+    api_key_env: Option<String>,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -100,6 +114,11 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
     } else {
         None
     };
+    let exact = if args.exact {
+        Some(exact(&args, &t, &opts).await?)
+    } else {
+        None
+    };
 
     if global.json {
         let mut v = json!({
@@ -116,12 +135,19 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
             v["rent"] = rent_json(r);
             v["cost"] = cost_json(r);
         }
+        if let Some(e) = &exact {
+            v["exact"] = e.to_json();
+        }
         print_json(&v);
     } else {
         print!("{}", render(&t, &catalog));
         if let Some(r) = &report {
             println!();
             print!("{}", rent_view::table(r));
+        }
+        if let Some(e) = &exact {
+            println!();
+            println!("{}", e.render());
         }
     }
     if let (Some(r), Some(path)) = (&report, &args.html) {
@@ -133,6 +159,126 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// The provider's count of the tools array beside switchboard's offline one.
+struct Exact {
+    provider: Dialect,
+    model: String,
+    /// Input tokens of the request as rendered.
+    with_tools: u64,
+    /// Input tokens of the same request without its tools.
+    without_tools: u64,
+    /// switchboard's offline count of the tools array, how it was made, and the comparison.
+    counted: ToolsRent,
+    comparison: Comparison,
+}
+
+impl Exact {
+    fn tools_tokens(&self) -> u64 {
+        self.with_tools.saturating_sub(self.without_tools)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "provider": self.provider.as_str(),
+            "model": self.model,
+            "with_tools": self.with_tools,
+            "without_tools": self.without_tools,
+            "tools_tokens": self.tools_tokens(),
+            "counted": self.comparison.counted,
+            "counted_method": self.counted.method.to_string(),
+            "difference": self.comparison.difference(),
+            "within_range": self.comparison.within_range,
+        })
+    }
+
+    fn render(&self) -> String {
+        let diff = self.comparison.difference();
+        let off = match diff {
+            0 => "the same".to_string(),
+            d if d > 0 => format!("{d} fewer"),
+            d => format!("{} more", -d),
+        };
+        let range = match self.comparison.within_range {
+            Some(true) => "; inside the offline count's stated range",
+            Some(false) => "; outside the offline count's stated range",
+            None => "",
+        };
+        format!(
+            "The provider's count ({}, {}): {} input tokens with the tools, {} without: the tools array takes {} tokens.\nswitchboard's offline count: {} ({off}{range}; {}).",
+            self.provider.as_str(),
+            self.model,
+            self.with_tools,
+            self.without_tools,
+            self.tools_tokens(),
+            self.comparison.counted,
+            self.counted.method
+        )
+    }
+}
+
+/// Ask the provider's counting endpoint for the request with and without its tools, and count
+/// the tools offline beside it.
+async fn exact(
+    args: &InspectArgs,
+    t: &Translation,
+    opts: &TranslateOptions,
+) -> anyhow::Result<Exact> {
+    let model = opts
+        .model
+        .clone()
+        .unwrap_or_else(|| default_model(args.provider).to_string());
+    if args.provider == Dialect::OpenAiChat {
+        anyhow::bail!(
+            "--exact: OpenAI Chat Completions has no endpoint that counts tokens; its offline count (--cost) is the tokenizer's own. The Responses API has one: --provider openai-responses --exact"
+        );
+    }
+    let key = ProviderClient::key_from_env(
+        args.provider,
+        args.base_url.as_deref(),
+        args.api_key_env.as_deref(),
+        &|v| std::env::var(v).ok(),
+    )?;
+    let client = ProviderClient::new(args.provider, args.base_url.as_deref(), &model, key)?;
+    let mut bare = t.request.clone();
+    if let Some(fields) = bare.as_object_mut() {
+        for key in ["tools", "tool_choice", "toolConfig", "parallel_tool_calls"] {
+            fields.remove(key);
+        }
+    }
+    let with_tools = client.count_input_tokens(&t.request).await?;
+    let without_tools = client.count_input_tokens(&bare).await?;
+    let empty = json!({});
+    let texts: Vec<ToolText<'_>> = t
+        .tools
+        .iter()
+        .map(|spec| {
+            ToolText::new(
+                &spec.name,
+                spec.description.as_deref().unwrap_or(""),
+                spec.schema.as_object().map_or(&empty, |_| &spec.schema),
+            )
+        })
+        .collect();
+    let overhead = prices::default_prices()
+        .model(&model)
+        .and_then(|p| p.tool_overhead_tokens);
+    let options = CountOptions {
+        overhead,
+        system_message: !t.system.is_empty(),
+        ..CountOptions::default()
+    };
+    let counted = count_tools(args.provider, &model, &texts, &options);
+    let comparison = counted.compare(with_tools.saturating_sub(without_tools));
+    Ok(Exact {
+        provider: args.provider,
+        model,
+        with_tools,
+        without_tools,
+        counted,
+        comparison,
     })
 }
 

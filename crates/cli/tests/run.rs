@@ -2023,3 +2023,75 @@ async fn the_prompt_is_read_from_standard_input_when_asked() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input held no prompt"));
     assert_eq!(double.requests().len(), 1);
 }
+
+/// `inspect --exact` asks each provider's counting endpoint for the request with and without
+/// its tools (the double counts a body's length / 4) and puts the offline count beside it;
+/// OpenAI Chat, which has no such endpoint, is a usage error saying so.
+#[tokio::test]
+async fn inspect_exact_asks_the_providers_own_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in [
+        Dialect::Anthropic,
+        Dialect::OpenAiResponses,
+        Dialect::Gemini,
+    ] {
+        let double = ProviderDouble::start(d, Vec::new()).await;
+        let base = double.base_url();
+        let out = switchboard(
+            dir.path(),
+            &[
+                "--json",
+                "inspect",
+                "--provider",
+                provider(d),
+                "--exact",
+                "--base-url",
+                &base,
+            ],
+        )
+        .await;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{d:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        double.assert_valid();
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 2, "{d:?}");
+        let tokens = |r: &Recorded| r.body.to_string().len() as u64 / 4;
+        let v = stdout_json(&out);
+        let exact = &v["exact"];
+        assert_eq!(exact["with_tools"], tokens(&reqs[0]), "{d:?}: {exact}");
+        assert_eq!(exact["without_tools"], tokens(&reqs[1]), "{d:?}: {exact}");
+        assert_eq!(
+            exact["tools_tokens"],
+            tokens(&reqs[0]) - tokens(&reqs[1]),
+            "{d:?}: {exact}"
+        );
+        assert!(exact["counted"].as_u64().unwrap() > 0, "{exact}");
+        assert!(reqs[0].body.to_string().contains("close_ticket"), "{d:?}");
+        assert!(!reqs[1].body.to_string().contains("close_ticket"), "{d:?}");
+        let counting = match d {
+            Dialect::Anthropic => "/v1/messages/count_tokens",
+            Dialect::OpenAiResponses => "/responses/input_tokens",
+            _ => ":countTokens",
+        };
+        assert!(reqs[0].path.contains(counting), "{d:?}: {}", reqs[0].path);
+    }
+    let out = switchboard(
+        dir.path(),
+        &[
+            "inspect",
+            "--provider",
+            "openai-chat",
+            "--exact",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no endpoint that counts tokens"), "{err}");
+}

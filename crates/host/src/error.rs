@@ -148,6 +148,12 @@ pub enum HostError {
         /// Why.
         source: std::io::Error,
     },
+    /// The provider has no endpoint that counts a request's tokens.
+    #[error("{provider} has no endpoint that counts a request's tokens")]
+    NoCountingEndpoint {
+        /// The provider.
+        provider: String,
+    },
     /// A saved conversation (`--conversation`) could not be read, taken up or saved.
     #[error("conversation {}: {message}", path.display())]
     Conversation {

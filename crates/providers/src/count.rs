@@ -33,6 +33,7 @@
 //!   comes from `models/{m}:countTokens` with a `generateContentRequest`.
 
 pub mod estimate;
+pub mod exact;
 pub mod openai;
 pub mod prices;
 

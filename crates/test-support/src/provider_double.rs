@@ -241,6 +241,12 @@ async fn serve(
         body.extend_from_slice(&chunk[..n]);
     }
     let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    if let Some(kind) = counting(dialect, &path) {
+        let response = count_response(dialect, kind, &parsed, &state, &path, &headers, &body);
+        stream.write_all(&response).await?;
+        stream.shutdown().await?;
+        return Ok(());
+    }
     let (turn, problems) = {
         let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
         let mut problems = check(dialect, &path, &parsed);
@@ -317,6 +323,89 @@ async fn serve(
     stream.write_all(&response).await?;
     stream.shutdown().await?;
     Ok(())
+}
+
+/// The counting endpoint `path` is, for `dialect`, if it is one.
+fn counting(dialect: Dialect, path: &str) -> Option<&'static str> {
+    match dialect {
+        Dialect::Anthropic if path.ends_with("/v1/messages/count_tokens") => Some("count_tokens"),
+        Dialect::OpenAiResponses if path.ends_with("/responses/input_tokens") => {
+            Some("input_tokens")
+        }
+        Dialect::Gemini if path.contains(":countTokens") => Some("countTokens"),
+        _ => None,
+    }
+}
+
+/// A counting request answered: its body's length / 4 as the input tokens (the same rule as
+/// the double's usage), after checking the fields each API's counting endpoint takes. Recorded
+/// with the other requests; it plays no scripted turn.
+fn count_response(
+    dialect: Dialect,
+    kind: &str,
+    parsed: &Value,
+    state: &Arc<Mutex<State>>,
+    path: &str,
+    headers: &[(String, String)],
+    bytes: &[u8],
+) -> Vec<u8> {
+    let mut problems = Vec::new();
+    let refused: &[&str] = match dialect {
+        Dialect::Anthropic => &["max_tokens", "stream", "temperature", "metadata"],
+        _ => &["max_output_tokens", "stream", "store", "temperature"],
+    };
+    match dialect {
+        Dialect::Gemini => {
+            let inner = &parsed["generateContentRequest"];
+            if !inner["model"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("models/"))
+            {
+                problems
+                    .push("countTokens: generateContentRequest.model must be models/NAME".into());
+            }
+            if !inner["contents"].is_array() {
+                problems.push("countTokens: generateContentRequest.contents is required".into());
+            }
+        }
+        _ => {
+            for key in refused {
+                if parsed.get(key).is_some() {
+                    problems.push(format!("{kind}: `{key}` is not taken here"));
+                }
+            }
+            if !parsed["model"].is_string() {
+                problems.push(format!("{kind}: `model` is required"));
+            }
+        }
+    }
+    let tokens = parsed.to_string().len() as u64 / 4;
+    let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+    let n = st.requests.len();
+    st.requests.push(Recorded {
+        path: path.to_string(),
+        headers: headers.to_vec(),
+        bytes: bytes.to_vec(),
+        body: parsed.clone(),
+    });
+    for p in &problems {
+        st.violations.push(format!("request {n}: {p}"));
+    }
+    if !problems.is_empty() {
+        return json_response(
+            400,
+            &error_body(dialect, "invalid_request_error", &problems.join("; ")),
+            None,
+        );
+    }
+    let body = match dialect {
+        Dialect::Gemini => json!({"totalTokens": tokens}),
+        Dialect::OpenAiResponses => {
+            json!({"object": "response.input_tokens", "input_tokens": tokens})
+        }
+        _ => json!({"input_tokens": tokens}),
+    };
+    json_response(200, &body, None)
 }
 
 fn error_body(dialect: Dialect, kind: &str, message: &str) -> Value {

@@ -12,6 +12,7 @@ use futures::StreamExt as _;
 use serde_json::Value;
 use switchboard_core::error::chain;
 use switchboard_core::{Dialect, Secret, redact_url, redact_urls_in};
+use switchboard_providers::count::exact::{count_body, count_endpoint, decode_count};
 use switchboard_providers::{
     Reply, StreamDecoder, StreamEvent, api_key_env, decode_error, decode_reply, default_base_url,
     endpoint, is_context_overflow,
@@ -201,6 +202,65 @@ impl ProviderClient {
             self.api_key.as_ref().map(Secret::expose),
         );
         let bytes = switchboard_providers::to_bytes(body);
+        let (resp, attempts) = self.post(&ep, bytes).await?;
+        let is_sse = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/event-stream"));
+        if stream && is_sse {
+            return self.read_stream(resp, on_event, attempts).await;
+        }
+        let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
+            url: redact_url(&ep.url),
+            detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
+            attempts,
+        })?;
+        let reply = decode_reply(self.dialect, &text)?;
+        if stream {
+            // A server that ignored `stream`: show the text at once.
+            for p in &reply.parts {
+                if let switchboard_providers::Part::Text(t) = p {
+                    on_event(&StreamEvent::TextDelta(t.clone()));
+                }
+            }
+        }
+        Ok(Response {
+            reply,
+            body: serde_json::from_slice(&text).unwrap_or(Value::Null),
+            attempts,
+        })
+    }
+
+    /// The provider's own count of the input tokens of request body `body` (rendered for this
+    /// dialect, not streamed), from its counting endpoint
+    /// ([`switchboard_providers::count::exact`]); free for Anthropic, and none exists for
+    /// OpenAI Chat Completions.
+    pub async fn count_input_tokens(&self, body: &Value) -> Result<u64, HostError> {
+        let none = || HostError::NoCountingEndpoint {
+            provider: provider_name(self.dialect).to_string(),
+        };
+        let key = self.api_key.as_ref().map(Secret::expose);
+        let ep = count_endpoint(self.dialect, &self.base_url, &self.model, key).ok_or_else(none)?;
+        let count = count_body(self.dialect, &self.model, body).ok_or_else(none)?;
+        let (resp, attempts) = self
+            .post(&ep, switchboard_providers::to_bytes(&count))
+            .await?;
+        let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
+            url: redact_url(&ep.url),
+            detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
+            attempts,
+        })?;
+        Ok(decode_count(self.dialect, &text)?)
+    }
+
+    /// POST `bytes` to `ep`, retrying connection failures and 429/5xx answers as the retry
+    /// policy says; a successful response, with the requests it took.
+    async fn post(
+        &self,
+        ep: &switchboard_providers::Endpoint,
+        bytes: Vec<u8>,
+    ) -> Result<(reqwest::Response, u32), HostError> {
         let mut attempts = 0u32;
         loop {
             attempts += 1;
@@ -239,53 +299,26 @@ impl ProviderClient {
                 }
             };
             let status = resp.status().as_u16();
-            if !resp.status().is_success() {
-                let headers = resp.headers().clone();
-                let text = resp.bytes().await.unwrap_or_default();
-                let message = decode_error(self.dialect, status, &text);
-                if retries_left && retry::retryable(status) {
-                    let wait = self.retry.wait(attempts - 1, Some(&headers));
-                    tracing::warn!(status, %message, ?wait, "provider error; retrying");
-                    tokio::time::sleep(wait).await;
-                    continue;
-                }
-                return Err(HostError::ProviderHttp {
-                    provider: provider_name(self.dialect).to_string(),
-                    status,
-                    message,
-                    attempts,
-                    context_overflow: is_context_overflow(status, &text),
-                    hint: None,
-                });
+            if resp.status().is_success() {
+                return Ok((resp, attempts));
             }
-            let is_sse = resp
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.contains("text/event-stream"));
-            return if stream && is_sse {
-                self.read_stream(resp, on_event, attempts).await
-            } else {
-                let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
-                    url: redact_url(&ep.url),
-                    detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
-                    attempts,
-                })?;
-                let reply = decode_reply(self.dialect, &text)?;
-                if stream {
-                    // A server that ignored `stream`: show the text at once.
-                    for p in &reply.parts {
-                        if let switchboard_providers::Part::Text(t) = p {
-                            on_event(&StreamEvent::TextDelta(t.clone()));
-                        }
-                    }
-                }
-                Ok(Response {
-                    reply,
-                    body: serde_json::from_slice(&text).unwrap_or(Value::Null),
-                    attempts,
-                })
-            };
+            let headers = resp.headers().clone();
+            let text = resp.bytes().await.unwrap_or_default();
+            let message = decode_error(self.dialect, status, &text);
+            if retries_left && retry::retryable(status) {
+                let wait = self.retry.wait(attempts - 1, Some(&headers));
+                tracing::warn!(status, %message, ?wait, "provider error; retrying");
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            return Err(HostError::ProviderHttp {
+                provider: provider_name(self.dialect).to_string(),
+                status,
+                message,
+                attempts,
+                context_overflow: is_context_overflow(status, &text),
+                hint: None,
+            });
         }
     }
 
