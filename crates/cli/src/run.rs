@@ -58,6 +58,12 @@ pub struct ModelArgs {
     pub tools: Tools,
     #[command(flatten)]
     pub system: SystemPromptArgs,
+    /// Send Anthropic requests without prompt-cache marks (`[settings] prompt_cache = false`).
+    /// With them (the default) each request reads the prefix the one before wrote, at a tenth
+    /// of the input price; a write costs 1.25x, so a run of one request pays a quarter more
+    /// for its prefix. OpenAI and Gemini cache on their own either way.
+    #[arg(long)]
+    pub no_prompt_cache: bool,
     /// Keep the conversation in FILE: take up the one saved there (also with another provider
     /// or model) and save it after each answer. A file not there yet starts one.
     #[arg(long, value_name = "FILE")]
@@ -138,6 +144,9 @@ pub async fn start_agent(
     }
     if let Some(text) = model.system.read()? {
         builder = builder.system_prompt(text);
+    }
+    if model.no_prompt_cache {
+        builder = builder.prompt_cache(false);
     }
     // Checks the key and the transcript before any server starts; the servers then start
     // behind a progress bar.

@@ -1651,7 +1651,7 @@ async fn the_users_system_prompt_and_the_date_reach_the_model() {
     .await;
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
-    let system = v["request"]["system"].as_str().unwrap();
+    let system = v["request"]["system"][0]["text"].as_str().unwrap();
     assert!(system.starts_with("Be brief.\n\n"), "{system}");
     assert!(
         system.ends_with(&format!("Today's date is {today}.")),
@@ -2094,4 +2094,70 @@ async fn inspect_exact_asks_the_providers_own_count() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no endpoint that counts tokens"), "{err}");
+}
+
+/// Anthropic requests carry prompt-cache marks (the system block, the user message before the
+/// last and the last one: each request reads what the one before wrote); the validator checks
+/// them as the API does. `--no-prompt-cache` sends none.
+#[tokio::test]
+async fn anthropic_requests_mark_their_prefix_for_the_prompt_cache() {
+    let d = Dialect::Anthropic;
+    let script = || {
+        vec![
+            Turn::tools(vec![Call::ends_with("get_ticket", json!({"id": "T-1001"}))]),
+            Turn::Text("Open.".into()),
+        ]
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let double = ProviderDouble::start(d, script()).await;
+    let base = double.base_url();
+    let run = [
+        "run",
+        "-p",
+        "how is T-1001?",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &run).await;
+    assert_eq!(out.status.code(), Some(0));
+    double.assert_valid();
+    let marks = |body: &Value| -> Vec<String> {
+        let mut at = Vec::new();
+        if body["system"][0]["cache_control"].is_object() {
+            at.push("system".to_string());
+        }
+        for (i, m) in body["messages"].as_array().unwrap().iter().enumerate() {
+            if m["content"]
+                .as_array()
+                .and_then(|b| b.last())
+                .is_some_and(|b| b["cache_control"].is_object())
+            {
+                at.push(format!("message {i}"));
+            }
+        }
+        at
+    };
+    let reqs = double.requests();
+    assert_eq!(marks(&reqs[0].body), ["system", "message 0"]);
+    assert_eq!(marks(&reqs[1].body), ["system", "message 0", "message 2"]);
+
+    let double = ProviderDouble::start(d, script()).await;
+    let base = double.base_url();
+    let run = [
+        "run",
+        "-p",
+        "how is T-1001?",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &[&run[..], &["--no-prompt-cache"]].concat()).await;
+    assert_eq!(out.status.code(), Some(0));
+    double.assert_valid();
+    for r in double.requests() {
+        assert!(!r.body.to_string().contains("cache_control"), "{}", r.body);
+    }
 }

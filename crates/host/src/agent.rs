@@ -190,6 +190,7 @@ pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> Tran
     opts.model = Some(model.to_string());
     opts.system = config.settings.system_prompt.clone();
     opts.instructions = config.settings.instructions;
+    opts.prompt_cache = config.settings.prompt_cache;
     if config.settings.date {
         opts.date = Some(switchboard_core::time::date(std::time::SystemTime::now()));
     }
@@ -730,7 +731,11 @@ impl Agent {
             gemini_openapi: self.translate_opts.gemini_openapi,
             stream: self.opts.stream,
         };
-        render_request(self.client.dialect, &parts)
+        let mut body = render_request(self.client.dialect, &parts);
+        if self.translate_opts.prompt_cache {
+            switchboard_providers::mark_cache_breakpoints(self.client.dialect, &mut body);
+        }
+        body
     }
 
     fn log_request(&mut self, turn: u32, body: &Value) -> Result<(), HostError> {

@@ -153,6 +153,13 @@ impl HostBuilder {
         self
     }
 
+    /// Whether requests mark their prefix for the provider's prompt cache where it needs
+    /// marking (Anthropic); in place of the config's `prompt_cache` (default true).
+    pub fn prompt_cache(mut self, on: bool) -> Self {
+        self.config.settings.prompt_cache = on;
+        self
+    }
+
     /// The provider's API (default Anthropic's).
     pub fn provider(mut self, provider: Dialect) -> Self {
         self.provider = provider;

@@ -33,6 +33,8 @@ pub struct TranslateOptions {
     pub system: Option<String>,
     /// Put each server's `instructions` into the system prompt.
     pub instructions: bool,
+    /// Mark the prefix for the provider's prompt cache where it needs marking (Anthropic).
+    pub prompt_cache: bool,
     /// Servers whose entry says otherwise about their instructions (none, or its own text).
     pub server_instructions: BTreeMap<String, ServerInstructions>,
     /// Public names the config chose for tools, by (server, tool).
@@ -58,6 +60,7 @@ impl TranslateOptions {
             servers: None,
             system: None,
             instructions: true,
+            prompt_cache: true,
             server_instructions: BTreeMap::new(),
             chosen_names: BTreeMap::new(),
             date: None,
@@ -271,9 +274,13 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         stream: false,
     };
     let sent_names: BTreeSet<&str> = names.iter().map(|n| n.public.as_str()).collect();
+    let mut request = render_request(opts.dialect, &parts);
+    if opts.prompt_cache {
+        switchboard_providers::mark_cache_breakpoints(opts.dialect, &mut request);
+    }
     Translation {
         dialect: opts.dialect,
-        request: render_request(opts.dialect, &parts),
+        request,
         tools: parts.tools.clone(),
         renames: map
             .renames()
@@ -373,7 +380,14 @@ mod tests {
             t.system,
             "## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nTicket ids look like T-123.\n\nToday's date is 2026-11-29."
         );
-        assert_eq!(t.request["system"], t.system);
+        // The system prompt goes as one block carrying the prompt-cache mark.
+        assert_eq!(t.request["system"][0]["text"], t.system);
+        assert_eq!(
+            t.request["system"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        opts.prompt_cache = false;
+        assert_eq!(translate(&catalog(), &opts).request["system"], t.system);
         assert!(
             t.changes
                 .iter()
@@ -447,7 +461,7 @@ mod tests {
             t.system,
             "You answer in French.\n\n## docs\n\nDocs server: use search before get_page.\n\n## tickets\n\nTicket ids look like T-123.\n\nToday's date is 2026-12-04."
         );
-        assert_eq!(t.request["system"], json!(t.system));
+        assert_eq!(t.request["system"][0]["text"], json!(t.system));
         opts.instructions = false;
         opts.date = None;
         assert_eq!(translate(&catalog(), &opts).system, "You answer in French.");

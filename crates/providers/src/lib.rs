@@ -8,6 +8,7 @@
 
 mod anthropic;
 pub mod arguments;
+pub mod cache;
 pub mod conversation;
 pub mod count;
 pub mod endpoint;
@@ -23,6 +24,7 @@ pub mod schema;
 pub mod stream;
 mod strict;
 
+pub use cache::mark_cache_breakpoints;
 pub use conversation::{
     Message, Part, ResultPart, Role, accepts_result_images, accepts_result_images_for,
 };

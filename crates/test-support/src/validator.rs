@@ -217,6 +217,8 @@ fn anthropic(body: &Value, out: &mut Out) {
         );
     }
     messages_present(body, "messages", out);
+    anthropic_system(body, out);
+    anthropic_cache_marks(body, out);
     let mut seen = BTreeSet::new();
     for (i, t) in tools_of(body, "tools").into_iter().enumerate() {
         let p = format!("/tools/{i}");
@@ -236,6 +238,108 @@ fn anthropic(body: &Value, out: &mut Out) {
         // "JSON schema is invalid. It must match JSON Schema draft 2020-12".
         if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
             out.push(&sp, "draft-2020-12", e.to_string());
+        }
+    }
+}
+
+/// `system` is a string or a list of text blocks.
+fn anthropic_system(body: &Value, out: &mut Out) {
+    match body.get("system") {
+        None | Some(Value::String(_)) => {}
+        Some(Value::Array(blocks)) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let ok = b.get("type").and_then(Value::as_str) == Some("text")
+                    && b.get("text")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| !t.is_empty());
+                if !ok {
+                    out.push(
+                        &format!("/system/{i}"),
+                        "system-block",
+                        "system blocks must be non-empty text blocks",
+                    );
+                }
+            }
+        }
+        Some(_) => out.push(
+            "/system",
+            "system-type",
+            "system must be a string or text blocks",
+        ),
+    }
+}
+
+/// Prompt-cache marks: at most 4 per request ("A maximum of 4 blocks with cache_control may
+/// be provided"), each `{"type": "ephemeral"}` with an optional `ttl` of `5m` or `1h`, only on
+/// tool definitions, system blocks and message blocks that take one (not thinking blocks).
+fn anthropic_cache_marks(body: &Value, out: &mut Out) {
+    use conversation::items;
+    let mut marks = Vec::new();
+    let mut look = |v: &Value, at: String| {
+        if let Some(mark) = v.get("cache_control") {
+            marks.push((
+                at,
+                mark.clone(),
+                v.get("type").and_then(Value::as_str).map(str::to_string),
+            ));
+        }
+    };
+    for (i, t) in items(body.get("tools").unwrap_or(&Value::Null))
+        .iter()
+        .enumerate()
+    {
+        look(t, format!("/tools/{i}"));
+    }
+    if let Some(blocks) = body.get("system").and_then(Value::as_array) {
+        for (i, b) in blocks.iter().enumerate() {
+            look(b, format!("/system/{i}"));
+        }
+    }
+    for (i, m) in items(body.get("messages").unwrap_or(&Value::Null))
+        .iter()
+        .enumerate()
+    {
+        if m.get("cache_control").is_some() {
+            out.push(
+                &format!("/messages/{i}"),
+                "cache-control-place",
+                "cache_control goes on a content block, not on a message",
+            );
+        }
+        if let Some(blocks) = m.get("content").and_then(Value::as_array) {
+            for (j, b) in blocks.iter().enumerate() {
+                look(b, format!("/messages/{i}/content/{j}"));
+            }
+        }
+    }
+    if marks.len() > 4 {
+        out.push(
+            "/",
+            "cache-control-count",
+            format!(
+                "{} blocks with cache_control; at most 4 are allowed",
+                marks.len()
+            ),
+        );
+    }
+    for (at, mark, kind) in marks {
+        let ttl_ok = match mark.get("ttl") {
+            None => true,
+            Some(t) => matches!(t.as_str(), Some("5m" | "1h")),
+        };
+        if mark.get("type").and_then(Value::as_str) != Some("ephemeral") || !ttl_ok {
+            out.push(
+                &at,
+                "cache-control-type",
+                "cache_control must be {\"type\": \"ephemeral\"} (ttl 5m or 1h)",
+            );
+        }
+        if matches!(kind.as_deref(), Some("thinking" | "redacted_thinking")) {
+            out.push(
+                &at,
+                "cache-control-place",
+                "thinking blocks cannot carry cache_control",
+            );
         }
     }
 }
@@ -648,6 +752,28 @@ mod tests {
         ] {
             assert!(r.contains(&want), "{want} missing from {r:?}");
         }
+    }
+
+    #[test]
+    fn anthropic_cache_marks_are_checked() {
+        let mark = json!({"type": "ephemeral"});
+        let text = |m: &Value| json!({"type": "text", "text": "t", "cache_control": m});
+        let ok = json!({"model": "m", "max_tokens": 10,
+            "system": [text(&mark)],
+            "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": mark}],
+            "messages": [{"role": "user", "content": [text(&json!({"type": "ephemeral", "ttl": "1h"}))]}]});
+        assert!(rules(Dialect::Anthropic, ok).is_empty());
+        let five: Vec<Value> = (0..5).map(|_| text(&mark)).collect();
+        let too_many = json!({"model": "m", "max_tokens": 10,
+            "messages": [{"role": "user", "content": five}]});
+        assert_eq!(rules(Dialect::Anthropic, too_many), ["cache-control-count"]);
+        let wrong = json!({"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": ""}],
+            "messages": [{"role": "user", "content": [text(&json!({"type": "persistent"}))],
+                "cache_control": mark}]});
+        assert_eq!(
+            rules(Dialect::Anthropic, wrong),
+            ["system-block", "cache-control-place", "cache-control-type"]
+        );
     }
 
     #[test]

@@ -489,6 +489,9 @@ pub struct Settings {
     pub system_prompt: Option<String>,
     /// Put each server's `instructions` into the system prompt (default true).
     pub instructions: bool,
+    /// Mark the requests' prefix for the provider's prompt cache where it needs marking
+    /// (Anthropic; default true).
+    pub prompt_cache: bool,
     /// Put today's date into the system prompt (default false: it would change the prompt-cache
     /// prefix every day).
     pub date: bool,
@@ -504,6 +507,7 @@ impl Default for Settings {
         Self {
             system_prompt: None,
             instructions: true,
+            prompt_cache: true,
             date: false,
             pin_store: None,
             search_model: None,
