@@ -172,6 +172,24 @@ fn main() {
                 t,
                 d.as_str(),
             );
+            if d == Dialect::Anthropic {
+                // What the loop adds for Anthropic's prompt cache: three marks on the body.
+                let body = render_request(d, &parts);
+                let t = median(21, || {
+                    let mut b = body.clone();
+                    switchboard_providers::mark_cache_breakpoints(d, &mut b);
+                    std::hint::black_box(b);
+                });
+                let clone = median(21, || {
+                    std::hint::black_box(body.clone());
+                });
+                row(
+                    &format!("cache marks + body clone, {turns} tool turns"),
+                    &format!("clone {:.3} ms", clone.as_secs_f64() * 1000.0),
+                    t,
+                    d.as_str(),
+                );
+            }
         }
     }
 }
