@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
             tools: Vec::new(),
             max_tokens: None,
             compatible_server: false,
+            temperature: None,
             gemini_openapi: false,
             stream: false,
         };

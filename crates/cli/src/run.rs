@@ -49,6 +49,10 @@ pub struct ModelArgs {
     /// OpenAI's and Gemini's own APIs, whose models' maximum then holds.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Sampling temperature, 0 to 2 (0: the most repeatable answers), in each provider's own
+    /// field. Without it the model's default holds; OpenAI's reasoning models refuse any other.
+    #[arg(long, value_name = "T", value_parser = temperature)]
+    pub temperature: Option<f64>,
     /// Write every request and response body as JSON lines to FILE (keys redacted).
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
@@ -77,6 +81,14 @@ pub enum Tools {
     All,
     /// A search tool and what it found.
     Search,
+}
+
+/// `--temperature`: a number from 0 to 2.
+fn temperature(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=2.0).contains(&t) => Ok(t),
+        _ => Err(format!("{s:?} is not a temperature from 0 to 2")),
+    }
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -120,6 +132,7 @@ pub async fn start_agent(
         .options(AgentOptions {
             max_turns: model.max_turns.max(1),
             max_tokens: model.max_tokens,
+            temperature: model.temperature,
             stream,
             tools: match model.tools {
                 Tools::All => ToolMode::All,

@@ -620,11 +620,19 @@ async fn max_tokens_is_sent_and_a_catalog_is_refused() {
         "--base-url",
         &base,
     ];
-    let out = switchboard(dir.path(), &[&args[..], &["--max-tokens", "33"]].concat()).await;
+    let out = switchboard(
+        dir.path(),
+        &[&args[..], &["--max-tokens", "33", "--temperature", "0"]].concat(),
+    )
+    .await;
     assert_eq!(out.status.code(), Some(0));
     double.assert_valid();
     let body = &double.requests()[0].body;
     assert_eq!(body["max_tokens"], 33, "{body}");
+    assert_eq!(body["temperature"], 0.0, "{body}");
+    let out = switchboard(dir.path(), &[&args[..], &["--temperature", "2.5"]].concat()).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a temperature from 0 to 2"));
     assert!(body.get("max_completion_tokens").is_none(), "{body}");
 
     let catalog = dir.path().join("tools.json");

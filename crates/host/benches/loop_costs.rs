@@ -157,6 +157,7 @@ fn main() {
                 tools: tools.clone(),
                 max_tokens: Some(4096),
                 compatible_server: false,
+                temperature: None,
                 gemini_openapi: false,
                 stream: false,
             };

@@ -55,6 +55,9 @@ pub struct AgentOptions {
     /// full); no limit to OpenAI's and Gemini's own APIs, so the model's maximum holds there
     /// (their reasoning tokens count against it too). See [`Agent::max_tokens_sent`].
     pub max_tokens: Option<u32>,
+    /// Sampling temperature sent with each request (`None`: the model's default). OpenAI's
+    /// reasoning models refuse any but their default.
+    pub temperature: Option<f64>,
     /// Stream replies (text shows as it arrives).
     pub stream: bool,
     /// Where full texts of cut results are written.
@@ -78,6 +81,7 @@ impl Default for AgentOptions {
         Self {
             max_turns: 20,
             max_tokens: None,
+            temperature: None,
             stream: false,
             spill_dir: shape::default_spill_dir(),
             tools: ToolMode::All,
@@ -728,6 +732,7 @@ impl Agent {
             tools: t.tools.clone(),
             max_tokens: self.max_tokens_sent(),
             compatible_server: self.compatible_server(),
+            temperature: self.opts.temperature,
             gemini_openapi: self.translate_opts.gemini_openapi,
             stream: self.opts.stream,
         };
@@ -795,6 +800,7 @@ impl Sampler for ModelSampler<'_> {
                 tools: Vec::new(),
                 max_tokens: Some(request.max_tokens),
                 compatible_server: self.compatible_server,
+                temperature: request.temperature,
                 gemini_openapi: false,
                 stream: false,
             };

@@ -29,6 +29,8 @@ pub struct SamplingRequest {
     pub messages: Vec<Message>,
     /// `maxTokens`: the most the answer may have.
     pub max_tokens: u32,
+    /// `temperature`, when the server gives one (a number from 0 to 2).
+    pub temperature: Option<f64>,
 }
 
 impl SamplingRequest {
@@ -86,6 +88,10 @@ impl SamplingRequest {
                 .map(str::to_string),
             messages,
             max_tokens,
+            temperature: params
+                .get("temperature")
+                .and_then(Value::as_f64)
+                .filter(|t| (0.0..=2.0).contains(t)),
         })
     }
 
@@ -163,6 +169,11 @@ mod tests {
         let r = SamplingRequest::parse("s", "t", &params).unwrap();
         assert_eq!(r.system.as_deref(), Some("Be brief."));
         assert_eq!(r.max_tokens, 100);
+        assert_eq!(
+            r.temperature,
+            Some(0.2),
+            "the server's temperature goes to the model"
+        );
         assert_eq!(r.messages.len(), 3, "two user messages in a row become one");
         assert_eq!(r.messages[0].parts.len(), 3);
         assert!(matches!(r.messages[0].parts[2], Part::Image { .. }));

@@ -270,6 +270,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         tools,
         max_tokens: None,
         compatible_server: false,
+        temperature: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

@@ -35,6 +35,8 @@ struct Body<'a> {
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -101,6 +103,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         messages: parts.messages.iter().map(message).collect(),
         tools: parts.tools.iter().map(tool).collect(),
         stream: parts.stream,
+        temperature: parts.temperature,
     };
     crate::render::to_value(&body)
 }

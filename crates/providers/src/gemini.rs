@@ -593,7 +593,10 @@ struct Body<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct GenerationConfig {
-    max_output_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -728,9 +731,12 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                 function_declarations: decls,
             }]
         },
-        generation_config: parts
-            .max_tokens
-            .map(|max_output_tokens| GenerationConfig { max_output_tokens }),
+        generation_config: (parts.max_tokens.is_some() || parts.temperature.is_some()).then_some(
+            GenerationConfig {
+                max_output_tokens: parts.max_tokens,
+                temperature: parts.temperature,
+            },
+        ),
     };
     crate::render::to_value(&body)
 }

@@ -74,6 +74,8 @@ struct Body<'a> {
     /// The field OpenAI-compatible servers read (llama.cpp, Ollama, vLLM, LM Studio).
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -169,6 +171,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         }),
         max_completion_tokens: parts.max_tokens.filter(|_| !parts.compatible_server),
         max_tokens: parts.max_tokens.filter(|_| parts.compatible_server),
+        temperature: parts.temperature,
     };
     crate::render::to_value(&body)
 }

@@ -39,6 +39,8 @@ struct Body<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -143,6 +145,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         tools: parts.tools.iter().map(tool).collect(),
         stream: parts.stream,
         max_output_tokens: parts.max_tokens,
+        temperature: parts.temperature,
     };
     crate::render::to_value(&body)
 }

@@ -45,6 +45,9 @@ pub struct RequestParts {
     /// `max_output_tokens`, Gemini's `generationConfig.maxOutputTokens`. `None` sends no limit
     /// to those three, so the model's own maximum holds.
     pub max_tokens: Option<u32>,
+    /// Sampling temperature, in each API's `temperature` (Gemini's
+    /// `generationConfig.temperature`); `None` leaves the model's default.
+    pub temperature: Option<f64>,
     /// The endpoint is not the provider's own API but a server speaking its wire format
     /// (llama.cpp, Ollama, vLLM, LM Studio, a proxy): OpenAI Chat's limit then goes in
     /// `max_tokens`, the field such servers read, not OpenAI's `max_completion_tokens`.

@@ -122,6 +122,7 @@ fn parts(dialect: Dialect, stream: bool) -> RequestParts {
         tools: tools(),
         max_tokens: Some(1024),
         compatible_server: false,
+        temperature: None,
         gemini_openapi: false,
         stream,
     }
@@ -458,5 +459,42 @@ fn the_validator_checks_gemini_function_response_parts() {
                 .any(|v| v.rule == "gemini-response-parts" && v.message.contains(needle)),
             "{bad}: {violations:#?}"
         );
+    }
+}
+
+#[test]
+fn the_temperature_goes_in_each_apis_own_field() {
+    for dialect in Dialect::ALL {
+        let body = |temperature: Option<f64>, max_tokens: Option<u32>| {
+            let body = render_request(
+                dialect,
+                &RequestParts {
+                    temperature,
+                    max_tokens,
+                    ..parts(dialect, false)
+                },
+            );
+            let violations = validator::validate_request(dialect, &body);
+            assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+            body
+        };
+        let field = match dialect {
+            Dialect::Gemini => "/generationConfig/temperature",
+            _ => "/temperature",
+        };
+        assert_eq!(
+            body(Some(0.0), Some(100)).pointer(field),
+            Some(&serde_json::json!(0.0)),
+            "{dialect}"
+        );
+        assert_eq!(body(None, Some(100)).pointer(field), None, "{dialect}");
+        // Gemini: a temperature alone still makes a generationConfig, without a limit.
+        if dialect == Dialect::Gemini {
+            assert_eq!(
+                body(Some(0.7), None)["generationConfig"],
+                serde_json::json!({"temperature": 0.7})
+            );
+            assert!(body(None, None).get("generationConfig").is_none());
+        }
     }
 }

@@ -115,6 +115,7 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     tools: chunk.to_vec(),
                     max_tokens: Some(64),
                     compatible_server: false,
+                    temperature: None,
                     gemini_openapi: opts.gemini_openapi,
                     stream: false,
                 };

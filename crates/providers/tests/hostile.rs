@@ -292,6 +292,7 @@ fn check(dialect: Dialect, opts: SanitizeOptions, schema: &Value) -> Result<(), 
         tools: vec![prepared.spec.clone()],
         max_tokens: Some(100),
         compatible_server: false,
+        temperature: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

@@ -606,6 +606,7 @@ fn gemini_thought_signatures_survive_the_round_trip() {
         tools: Vec::new(),
         max_tokens: Some(100),
         compatible_server: false,
+        temperature: None,
         gemini_openapi: false,
         stream: false,
     };

@@ -74,6 +74,7 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         tools: specs,
         max_tokens: Some(1024),
         compatible_server: false,
+        temperature: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };
