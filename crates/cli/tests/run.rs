@@ -330,6 +330,22 @@ async fn yes_approves_the_destructive_call() {
     );
 }
 
+/// The names in a request's tools array (any dialect but Gemini's).
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t.get("name")
+                .or_else(|| t.pointer("/function/name"))
+                .and_then(Value::as_str)
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop-server.mjs")
 }
@@ -459,20 +475,7 @@ async fn failure_modes(d: Dialect) {
         );
     }
     // The tools array lost `doomed` after the retire call, and the transcript marks the change.
-    let names = |r: &Recorded| -> Vec<String> {
-        r.body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                t.get("name")
-                    .or_else(|| t.pointer("/function/name"))
-                    .and_then(Value::as_str)
-                    .unwrap()
-                    .to_string()
-            })
-            .collect()
-    };
+    let names = |r: &Recorded| tool_names(&r.body);
     assert!(names(&reqs[0]).contains(&"fx__doomed".to_string()));
     // Only `doomed` left; every other tool kept its public name and place.
     let mut kept = names(&reqs[0]);
@@ -690,7 +693,6 @@ fn spawn_chat(dir: &Path, args: &[&str]) -> tokio::process::Child {
 
 #[tokio::test]
 async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::Anthropic;
     let script = vec![
         Turn::tools(vec![Call::ends_with(
@@ -703,20 +705,8 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     let double = ProviderDouble::start(d, script).await;
     let dir = tempfile::tempdir().unwrap();
     let base = double.base_url();
-    let mut child = spawn_chat(dir.path(), &["--base-url", &base]);
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"/tools\n/servers\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n")
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
+    let input = b"/tools\n/servers\n/attach docs://pages/sso-setup\nclose T-1003 please\ny\n/prompt triage id=T-1001\n/cost\n/nonsense\n/quit\n";
+    let out = chat_session(dir.path(), &["--base-url", &base], input).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
@@ -798,20 +788,7 @@ async fn search_mode_loads_found_tools_and_keeps_them() {
         double.assert_valid();
         assert_eq!(out.status.code(), Some(0));
         let v = stdout_json(&out);
-        let names = |r: &Recorded| -> Vec<String> {
-            r.body["tools"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| {
-                    t.get("name")
-                        .or_else(|| t.pointer("/function/name"))
-                        .and_then(Value::as_str)
-                        .unwrap()
-                        .to_string()
-                })
-                .collect()
-        };
+        let names = |r: &Recorded| tool_names(&r.body);
         let reqs = double.requests();
         assert_eq!(names(&reqs[0]), ["search_tools"]);
         let found = names(&reqs[1]);
@@ -936,16 +913,6 @@ async fn image_results_go_to_dialects_that_accept_them() {
     }
 }
 
-/// The names in a request's tools array (Anthropic).
-fn tool_names(r: &Recorded) -> Vec<String> {
-    r.body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(str::to_string))
-        .collect()
-}
-
 #[tokio::test]
 async fn run_withholds_a_tool_changed_since_it_was_pinned_until_approved() {
     let d = Dialect::Anthropic;
@@ -989,7 +956,7 @@ async fn run_withholds_a_tool_changed_since_it_was_pinned_until_approved() {
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
     let reqs = double.requests();
-    assert_eq!(tool_names(&reqs[0]), ["changing__stable"]);
+    assert_eq!(tool_names(&reqs[0].body), ["changing__stable"]);
     let v = stdout_json(&out);
     assert_eq!(v["tool_calls"][0]["status"], "pin_changed");
     let text = v["tool_calls"][0]["text"].as_str().unwrap();
@@ -1005,7 +972,7 @@ async fn run_withholds_a_tool_changed_since_it_was_pinned_until_approved() {
     let out = run(double.base_url()).await;
     double.assert_valid();
     assert_eq!(
-        tool_names(&double.requests()[0]),
+        tool_names(&double.requests()[0].body),
         ["changing__echo", "changing__stable"]
     );
     assert_eq!(stdout_json(&out)["tool_calls"][0]["status"], "ok");
@@ -1221,7 +1188,7 @@ async fn chat_starts_without_a_slow_server_whose_tools_join_when_it_is_ready() {
     double.assert_valid();
     let reqs = double.requests();
     assert_eq!(reqs.len(), 2);
-    let (first, second) = (tool_names(&reqs[0]), tool_names(&reqs[1]));
+    let (first, second) = (tool_names(&reqs[0].body), tool_names(&reqs[1].body));
     assert!(first.iter().any(|n| n.starts_with("tickets")), "{first:?}");
     assert!(!first.iter().any(|n| n.starts_with("slow")), "{first:?}");
     assert!(second.iter().any(|n| n.starts_with("slow")), "{second:?}");
@@ -1554,31 +1521,34 @@ fn everything_dir() -> tempfile::TempDir {
 /// `chat` in `dir` against the OpenAI-compatible double at `base`, `input` typed in; its
 /// output and its stderr (printed for the test's log).
 async fn chat_everything(dir: &tempfile::TempDir, base: &str, input: &[u8]) -> (Output, String) {
+    let args = [
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        base,
+        "--startup-wait",
+        "60",
+    ];
+    let out = chat_session(dir.path(), &args, input).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("--- stderr\n{stderr}");
+    (out, stderr)
+}
+
+/// `switchboard chat ARGS` in `dir` given `input`, to its end (at most 120 s).
+async fn chat_session(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     use tokio::io::AsyncWriteExt as _;
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            base,
-            "--startup-wait",
-            "60",
-        ],
-    );
+    let mut child = spawn_chat(dir, args);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(input).await.unwrap();
     drop(stdin);
-    let out = tokio::time::timeout(
+    tokio::time::timeout(
         std::time::Duration::from_secs(120),
         child.wait_with_output(),
     )
     .await
     .expect("chat ended within 120 s")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    eprintln!("--- stderr\n{stderr}");
-    (out, stderr)
+    .unwrap()
 }
 
 /// The user's own system prompt reaches the model first, ahead of the servers' instructions:
@@ -1675,20 +1645,6 @@ async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("talk.json");
     let file_arg = file.to_str().unwrap();
-    let tool_names = |body: &Value| -> Vec<String> {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                t.get("name")
-                    .or_else(|| t.pointer("/function/name"))
-                    .and_then(Value::as_str)
-                    .unwrap()
-                    .to_string()
-            })
-            .collect()
-    };
     let first = ProviderDouble::start(
         Dialect::OpenAiChat,
         vec![
@@ -1701,30 +1657,30 @@ async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
         ],
     )
     .await;
-    let base = first.base_url();
-    let out = switchboard(
-        dir.path(),
-        &[
-            "run",
-            "-p",
-            "how is T-1001?",
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            &base,
-            "--tools",
-            "search",
-            "--conversation",
-            file_arg,
-        ],
-    )
-    .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // One run in search mode keeping the conversation in the file; it must succeed.
+    let run = |prompt: &'static str, provider: &'static str, base: String| {
+        let dir = dir.path().to_path_buf();
+        let file = file_arg.to_string();
+        async move {
+            let args = [
+                "run",
+                "-p",
+                prompt,
+                "--provider",
+                provider,
+                "--base-url",
+                &base,
+                "--tools",
+                "search",
+                "--conversation",
+                &file,
+            ];
+            let out = switchboard(&dir, &args).await;
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{err}");
+        }
+    };
+    run("how is T-1001?", "openai-chat", first.base_url()).await;
     first.assert_valid();
     let found = tool_names(&first.requests()[2].body);
     assert!(found.iter().any(|n| n.ends_with("get_ticket")), "{found:?}");
@@ -1739,29 +1695,7 @@ async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
     let second =
         ProviderDouble::start(Dialect::Anthropic, vec![Turn::Text("Still open.".into())]).await;
     let base = second.base_url();
-    let out = switchboard(
-        dir.path(),
-        &[
-            "run",
-            "-p",
-            "and now?",
-            "--provider",
-            "anthropic",
-            "--base-url",
-            &base,
-            "--tools",
-            "search",
-            "--conversation",
-            file_arg,
-        ],
-    )
-    .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run("and now?", "anthropic", base.clone()).await;
     second.assert_valid();
     let body = &second.requests()[0].body;
     let messages = body["messages"].as_array().unwrap();
@@ -1814,7 +1748,6 @@ async fn a_conversation_is_saved_and_taken_up_with_another_provider() {
 /// and saves each exchange; `/clear` starts it over.
 #[tokio::test]
 async fn chat_takes_up_a_saved_conversation() {
-    use tokio::io::AsyncWriteExt as _;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("talk.json");
     std::fs::write(
@@ -1840,28 +1773,13 @@ async fn chat_takes_up_a_saved_conversation() {
     )
     .await;
     let base = double.base_url();
-    let mut child = spawn_chat(
-        dir.path(),
-        &[
-            "--base-url",
-            &base,
-            "--conversation",
-            file.to_str().unwrap(),
-        ],
-    );
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"and now?\n/clear\nfresh start\n/quit\n")
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("chat ended within 120 s")
-    .unwrap();
+    let args = [
+        "--base-url",
+        &base,
+        "--conversation",
+        file.to_str().unwrap(),
+    ];
+    let out = chat_session(dir.path(), &args, b"and now?\n/clear\nfresh start\n/quit\n").await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     double.assert_valid();

@@ -270,6 +270,18 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
+    /// The ids of the tool uses and results, in order.
+    fn ids(messages: &[Message]) -> Vec<&str> {
+        messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .filter_map(|p| match p {
+                Part::ToolUse { id, .. } | Part::ToolResult { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
     fn another_provider_gets_ids_it_takes() {
         let h = history();
@@ -278,30 +290,14 @@ mod tests {
             h.messages
         );
         let m = h.messages_for(Dialect::Anthropic, "claude-sonnet-4-5");
-        let ids: Vec<&str> = m
-            .iter()
-            .flat_map(|m| &m.parts)
-            .filter_map(|p| match p {
-                Part::ToolUse { id, .. } | Part::ToolResult { id, .. } => Some(id.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ids, ["call_1", "call_1"]);
+        assert_eq!(ids(&m), ["call_1", "call_1"]);
         assert_eq!(m[3], h.messages[3]);
         // Gemini's ids repeat from one reply to the next; the new ones do not.
         let mut h = history();
         let again: Vec<Message> = h.messages[1..3].to_vec();
         h.messages.splice(3..3, again);
         let m = h.messages_for(Dialect::OpenAiChat, "gpt-5");
-        let ids: Vec<&str> = m
-            .iter()
-            .flat_map(|m| &m.parts)
-            .filter_map(|p| match p {
-                Part::ToolUse { id, .. } | Part::ToolResult { id, .. } => Some(id.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ids, ["call_1", "call_1", "call_2", "call_2"]);
+        assert_eq!(ids(&m), ["call_1", "call_1", "call_2", "call_2"]);
         // The same provider with another model: signatures are the model's own.
         assert_ne!(
             h.messages_for(Dialect::Gemini, "gemini-2.5-flash"),

@@ -28,11 +28,8 @@ pub fn mark_cache_breakpoints(dialect: Dialect, body: &mut Value) {
     // The stable prefix: system (as a block, which can carry the mark), else the last tool.
     match fields.get_mut("system") {
         Some(Value::String(text)) if !text.is_empty() => {
-            let text = std::mem::take(text);
-            fields.insert(
-                "system".into(),
-                json!([{"type": "text", "text": text, "cache_control": ephemeral()}]),
-            );
+            let block = marked_text(std::mem::take(text));
+            fields.insert("system".into(), block);
         }
         Some(Value::Array(blocks)) if !blocks.is_empty() => {
             if let Some(last) = blocks.last_mut().and_then(Value::as_object_mut) {
@@ -68,6 +65,11 @@ pub fn mark_cache_breakpoints(dialect: Dialect, body: &mut Value) {
     }
 }
 
+/// A text written as a lone string, as a list of one marked text block.
+fn marked_text(text: String) -> Value {
+    json!([{"type": "text", "text": text, "cache_control": ephemeral()}])
+}
+
 /// `{"type": "ephemeral"}`: the default five-minute cache.
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
@@ -78,11 +80,8 @@ fn ephemeral() -> Value {
 fn mark_last_block(message: &mut Map<String, Value>) {
     match message.get_mut("content") {
         Some(Value::String(text)) if !text.is_empty() => {
-            let text = std::mem::take(text);
-            message.insert(
-                "content".into(),
-                json!([{"type": "text", "text": text, "cache_control": ephemeral()}]),
-            );
+            let block = marked_text(std::mem::take(text));
+            message.insert("content".into(), block);
         }
         Some(Value::Array(blocks)) => {
             // Every block the loop sends takes a mark (text, image, tool_use, tool_result).
