@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_host::Host;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode};
+use switchboard_host::config::ModelSettings;
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
 use switchboard_host::history::History;
 use switchboard_providers::Part;
@@ -18,14 +19,18 @@ use crate::output::print_json;
 use crate::system_prompt::SystemPromptArgs;
 use crate::{Global, source};
 
-/// Which model endpoint to talk to; shared by `run` and `chat`.
+/// Which model endpoint to talk to; shared by `run` and `chat`. A flag not given takes the
+/// config's setting (`[settings]` provider, model, base_url, api_key_env, max_tokens,
+/// temperature, max_turns; mcphost's model, provider-url, ...), then the default.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ModelArgs {
     /// The provider's API: anthropic, openai-chat (also Ollama, llama.cpp, vLLM, LM Studio with
-    /// --base-url), openai-responses or gemini.
-    #[arg(long, default_value = "anthropic", value_parser = parse_dialect)]
-    pub provider: Dialect,
-    /// Model id (a per-provider default otherwise).
+    /// --base-url), openai-responses or gemini. Default: the config's `provider`, else
+    /// anthropic. Another provider than the config's leaves the config's model, base_url and
+    /// api_key_env out.
+    #[arg(long, value_parser = parse_dialect)]
+    pub provider: Option<Dialect>,
+    /// Model id (the config's `model`, else a per-provider default).
     #[arg(long)]
     pub model: Option<String>,
     /// Send requests here instead of the provider's API, e.g. http://localhost:11434/v1 for
@@ -38,9 +43,10 @@ pub struct ModelArgs {
     /// --base-url on another host, with a warning naming the variable and the host.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
-    /// Model requests allowed per message before giving up.
-    #[arg(long, default_value_t = 20)]
-    pub max_turns: u32,
+    /// Model requests allowed per message before giving up (the config's `max_turns`, else
+    /// 20).
+    #[arg(long)]
+    pub max_turns: Option<u32>,
     /// The most tokens each reply may have, sent in the provider's own field (OpenAI's
     /// `max_completion_tokens`, the Responses API's `max_output_tokens`, Gemini's
     /// `maxOutputTokens`, `max_tokens` for Anthropic and for OpenAI-compatible servers).
@@ -81,6 +87,32 @@ pub enum Tools {
     All,
     /// A search tool and what it found.
     Search,
+}
+
+/// Model requests per message when neither `--max-turns` nor the config says.
+pub const DEFAULT_MAX_TURNS: u32 = 20;
+
+impl ModelArgs {
+    /// These flags, each one not given taken from the config's settings. The config's model,
+    /// base URL and key variable belong to its provider: a `--provider` naming another leaves
+    /// them out.
+    pub fn with_defaults(&self, config: &ModelSettings) -> ModelArgs {
+        let same_provider = self.provider.is_none() || self.provider == config.provider;
+        let own = |flag: &Option<String>, setting: &Option<String>| {
+            flag.clone()
+                .or_else(|| setting.clone().filter(|_| same_provider))
+        };
+        ModelArgs {
+            provider: self.provider.or(config.provider),
+            model: own(&self.model, &config.model),
+            base_url: own(&self.base_url, &config.base_url),
+            api_key_env: own(&self.api_key_env, &config.api_key_env),
+            max_turns: self.max_turns.or(config.max_turns),
+            max_tokens: self.max_tokens.or(config.max_tokens),
+            temperature: self.temperature.or(config.temperature),
+            ..self.clone()
+        }
+    }
 }
 
 /// `--temperature`: a number from 0 to 2.
@@ -126,11 +158,12 @@ pub async fn start_agent(
     wait: Option<std::time::Duration>,
 ) -> anyhow::Result<Agent> {
     let config = source::load_config(global)?;
+    let model = &model.with_defaults(&config.settings.model);
     let mut builder = Host::builder(config.clone())
-        .provider(model.provider)
+        .provider(model.provider.unwrap_or(Dialect::Anthropic))
         .approver(approver)
         .options(AgentOptions {
-            max_turns: model.max_turns.max(1),
+            max_turns: model.max_turns.unwrap_or(DEFAULT_MAX_TURNS).max(1),
             max_tokens: model.max_tokens,
             temperature: model.temperature,
             stream,
@@ -287,7 +320,7 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
                 End::Answered => {}
                 End::MaxTurns => eprintln!(
                     "error: stopped after {} model requests (--max-turns); the model still wanted tools",
-                    args.model.max_turns
+                    agent.turns.len()
                 ),
                 End::MaxTokens => eprintln!("error: {}", max_tokens_hit(agent.max_tokens_sent())),
                 End::Refusal => eprintln!("error: the model refused"),

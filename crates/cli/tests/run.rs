@@ -2087,3 +2087,81 @@ async fn anthropic_requests_mark_their_prefix_for_the_prompt_cache() {
         assert!(!r.body.to_string().contains("cache_control"), "{}", r.body);
     }
 }
+
+/// The config's `[settings]` say which model `run` talks to when the flags do not; a flag wins,
+/// and another `--provider` leaves the config's model and base URL (its provider's) out.
+#[tokio::test]
+async fn the_configs_model_settings_are_the_defaults() {
+    let d = Dialect::OpenAiChat;
+    let double =
+        ProviderDouble::start(d, vec![Turn::Text("ok".into()), Turn::Text("ok".into())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture_config(dir.path());
+    let config = std::fs::read_to_string(dir.path().join("switchboard.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "{config}[settings]\nprovider = \"openai-chat\"\nmodel = \"qwen3\"\nbase_url = \"{}\"\ntemperature = 0.5\nmax_tokens = 77\n",
+            double.base_url()
+        ),
+    )
+    .unwrap();
+    let out = switchboard(dir.path(), &["run", "-p", "hi"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = &double.requests()[0].body;
+    assert_eq!(
+        (&body["model"], &body["temperature"], &body["max_tokens"]),
+        (&json!("qwen3"), &json!(0.5), &json!(77)),
+        "{body}"
+    );
+    let out = switchboard(
+        dir.path(),
+        &["run", "-p", "hi", "--model", "other", "--temperature", "0"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let body = &double.requests()[1].body;
+    assert_eq!(
+        (&body["model"], &body["temperature"]),
+        (&json!("other"), &json!(0.0)),
+        "{body}"
+    );
+    double.assert_valid();
+
+    let anthropic = ProviderDouble::start(Dialect::Anthropic, vec![Turn::Text("ok".into())]).await;
+    let base = anthropic.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = &anthropic.requests()[0].body;
+    assert_ne!(
+        body["model"], "qwen3",
+        "the config's model is its provider's: {body}"
+    );
+    assert_eq!(
+        body["temperature"], 0.5,
+        "generation settings still apply: {body}"
+    );
+    anthropic.assert_valid();
+}

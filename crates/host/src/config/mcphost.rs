@@ -51,6 +51,17 @@ pub fn parse(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Host
     // Read first: its file joins the config's inputs, which the servers' reading hands over.
     let prompt = system_prompt(ctx, root);
     let mut config = parse_with(ctx, text, entries, true, &to_entry)?;
+    let (model, problems) = model_settings(ctx, root);
+    config.settings.model = model;
+    for (key, why) in problems {
+        let (line, column) = text
+            .find(key)
+            .map_or((1, 1), |o| super::position::line_col(text, o));
+        config.warnings.push(format!(
+            "{}:{line}:{column}: `{key}` ignored: {why}",
+            ctx.path.display()
+        ));
+    }
     match prompt {
         Ok(prompt) => config.settings.system_prompt = prompt,
         Err(why) => {
@@ -64,6 +75,123 @@ pub fn parse(ctx: &Context<'_>, text: &str, root: &Value) -> Result<Config, Host
         }
     }
     Ok(config)
+}
+
+/// mcphost's model settings as `run` and `chat` defaults: `model` (`provider/model`, or the
+/// older `provider:model`; its `${env://...}` expanded), `provider-url`, `max-tokens`,
+/// `temperature`, `max-steps`. mcphost's providers map to the APIs they speak: `anthropic`,
+/// `openai` (Chat Completions), `google`/`gemini`, `ollama` (its OpenAI-compatible `/v1`),
+/// `openrouter` (its OpenAI-compatible API with `OPENROUTER_API_KEY`); the others, and a key
+/// written in the file, are named with why they are not read.
+fn model_settings(
+    ctx: &Context<'_>,
+    root: &Value,
+) -> (super::ModelSettings, Vec<(&'static str, String)>) {
+    let mut problems: Vec<(&'static str, String)> = Vec::new();
+    let text = |key: &str| {
+        root.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    let number = |key: &str| root.get(key).and_then(Value::as_f64);
+    let written =
+        text("model").and_then(
+            |m| match super::expand::expand(&env_references(m), ctx.env) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    problems.push(("model", e.to_string()));
+                    None
+                }
+            },
+        );
+    let mut provider = None;
+    let mut model = None;
+    let mut base_url = text("provider-url").map(str::to_string);
+    let mut api_key_env = None;
+    if let Some(written) = written {
+        let split = written
+            .split_once('/')
+            .or_else(|| written.split_once(':'))
+            .map(|(p, m)| (p.trim().to_ascii_lowercase(), m.trim().to_string()));
+        match split {
+            Some((p, m)) if !m.is_empty() => {
+                provider = match p.as_str() {
+                    "anthropic" => Some("anthropic"),
+                    "openai" | "ollama" | "openrouter" => Some("openai-chat"),
+                    "google" | "gemini" => Some("gemini"),
+                    other => {
+                        problems.push((
+                            "model",
+                            format!(
+                                "mcphost's provider {other:?} is not one switchboard speaks (anthropic, openai, google, ollama, openrouter); give --provider and --model"
+                            ),
+                        ));
+                        None
+                    }
+                };
+                if provider.is_some() {
+                    model = Some(m);
+                }
+                match p.as_str() {
+                    "ollama" => {
+                        let url = base_url
+                            .take()
+                            .unwrap_or_else(|| "http://localhost:11434".into());
+                        let url = url.trim_end_matches('/');
+                        base_url = Some(if url.ends_with("/v1") {
+                            url.to_string()
+                        } else {
+                            format!("{url}/v1")
+                        });
+                    }
+                    "openrouter" => {
+                        base_url.get_or_insert_with(|| "https://openrouter.ai/api/v1".into());
+                        api_key_env = Some("OPENROUTER_API_KEY".to_string());
+                    }
+                    _ => {}
+                }
+            }
+            _ => problems.push((
+                "model",
+                format!("{written:?} is not mcphost's `provider/model`"),
+            )),
+        }
+    }
+    if text("provider-api-key").is_some() {
+        problems.push((
+            "provider-api-key",
+            "switchboard reads API keys from the environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, or --api-key-env)".into(),
+        ));
+    }
+    let whole = |key: &str| {
+        number(key)
+            .filter(|n| *n > 0.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
+            .map(|n| n as u32)
+    };
+    let (settings, more) = super::ModelSettings::from_written(
+        provider,
+        model,
+        base_url,
+        api_key_env,
+        whole("max-tokens"),
+        number("temperature"),
+        // mcphost's 0 means no limit; switchboard keeps its own default then.
+        whole("max-steps"),
+    );
+    // Each as mcphost names it: "`temperature` 3 ignored: ..." is about `temperature`.
+    for m in more {
+        let key = if m.starts_with("`temperature`") {
+            "temperature"
+        } else if m.starts_with("`max_turns`") {
+            "max-steps"
+        } else {
+            "model"
+        };
+        let why = m.split_once("ignored: ").map_or(m.as_str(), |(_, w)| w);
+        problems.push((key, why.to_string()));
+    }
+    (settings, problems)
 }
 
 /// mcphost's `system-prompt`, as its `LoadSystemPrompt` reads it: the text of the file it names

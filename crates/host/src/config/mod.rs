@@ -500,6 +500,76 @@ pub struct Settings {
     /// The sentence-embedding model directory for tool search (`search_model`); else
     /// `$SWITCHBOARD_MODEL_DIR`, else the user data directory's default model.
     pub search_model: Option<PathBuf>,
+    /// Which model `run` and `chat` talk to, and how, when their flags do not say.
+    pub model: ModelSettings,
+}
+
+impl ModelSettings {
+    /// Settings as a file writes them, `provider` by its API's name (`anthropic`,
+    /// `openai-chat`, `openai-responses`, `gemini`); what cannot be used is left out, each with
+    /// why (a temperature outside 0 to 2, no model requests allowed, an unknown provider).
+    pub fn from_written(
+        provider: Option<&str>,
+        model: Option<String>,
+        base_url: Option<String>,
+        api_key_env: Option<String>,
+        max_tokens: Option<u32>,
+        temperature: Option<f64>,
+        max_turns: Option<u32>,
+    ) -> (ModelSettings, Vec<String>) {
+        let mut problems = Vec::new();
+        let provider = provider.and_then(|p| match p.parse() {
+            Ok(d) => Some(d),
+            Err(e) => {
+                problems.push(format!("`provider` ignored: {e}"));
+                None
+            }
+        });
+        let temperature = temperature.filter(|t| {
+            let ok = (0.0..=2.0).contains(t);
+            if !ok {
+                problems.push(format!("`temperature` {t} ignored: it is from 0 to 2"));
+            }
+            ok
+        });
+        let max_turns = max_turns.filter(|&n| {
+            if n == 0 {
+                problems.push("`max_turns` 0 ignored: at least one model request is needed".into());
+            }
+            n > 0
+        });
+        let nonempty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        let settings = ModelSettings {
+            provider,
+            model: nonempty(model),
+            base_url: nonempty(base_url),
+            api_key_env: nonempty(api_key_env),
+            max_tokens: max_tokens.filter(|&n| n > 0),
+            temperature,
+            max_turns,
+        };
+        (settings, problems)
+    }
+}
+
+/// A config's defaults for the model `run` and `chat` use (switchboard.toml's `[settings]`
+/// `provider`, `model`, ...; mcphost's `model`, `provider-url`, ...). A command-line flag wins.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ModelSettings {
+    /// The provider's API.
+    pub provider: Option<switchboard_core::Dialect>,
+    /// The model id.
+    pub model: Option<String>,
+    /// Where requests go instead of the provider's API.
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// The most tokens each reply may have.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Model requests allowed per message.
+    pub max_turns: Option<u32>,
 }
 
 impl Default for Settings {
@@ -511,6 +581,7 @@ impl Default for Settings {
             date: false,
             pin_store: None,
             search_model: None,
+            model: ModelSettings::default(),
         }
     }
 }

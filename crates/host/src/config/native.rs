@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::entry::{self, Context, NATIVE_KEYS, RawServer};
 use super::position::{find_toml_key, find_toml_table, line_col};
-use super::{Config, ConfigSource, Profile, Settings};
+use super::{Config, ConfigSource, ModelSettings, Profile, Settings};
 use crate::error::HostError;
 
 #[derive(Deserialize)]
@@ -34,6 +34,13 @@ struct RawSettings {
     pin_store: Option<String>,
     search_model: Option<String>,
     approve: Option<super::Approve>,
+    provider: Option<String>,
+    model: Option<String>,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    max_tokens: Option<u32>,
+    temperature: Option<f64>,
+    max_turns: Option<u32>,
 }
 
 const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
@@ -166,6 +173,21 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
                 settings.search_model = s.search_model.map(|p| ctx.base.join(p));
+                let (model, problems) = ModelSettings::from_written(
+                    s.provider.as_deref(),
+                    s.model,
+                    s.base_url,
+                    s.api_key_env,
+                    s.max_tokens,
+                    s.temperature,
+                    s.max_turns,
+                );
+                settings.model = model;
+                warnings.extend(
+                    problems
+                        .into_iter()
+                        .map(|p| format!("{}: [settings] {p}", ctx.path.display())),
+                );
                 default_approve = s.approve;
             }
             Err(e) => warnings.push(format!(

@@ -1,6 +1,7 @@
 //! mcphost's config, YAML or JSON, read as mcphost reads it.
 
 use super::*;
+use switchboard_core::Dialect;
 
 /// mcphost's config, YAML or JSON, read as mcphost (through viper) reads it: names in lower
 /// case, `environment` names in upper case, `${env://...}` its only variables, a builtin server
@@ -168,4 +169,58 @@ fn mcphost_s_system_prompt_is_read_as_mcphost_reads_it() {
         "{:?}",
         c.warnings
     );
+}
+
+/// mcphost's model settings are `run`'s and `chat`'s defaults: its providers mapped to the APIs
+/// they speak, `${env://...}` expanded, and what cannot be read named.
+#[test]
+fn mcphost_s_model_settings_are_read() {
+    let servers = "mcpServers:\n  time:\n    command: [uvx, mcp-server-time]\n";
+    let read = |extra: &str| parse("/home/u/.mcphost.yml", &format!("{servers}{extra}")).unwrap();
+    let c = read(
+        "model: \"anthropic/claude-sonnet-4-5-20250929\"\nmax-steps: 12\nmax-tokens: 900\ntemperature: 0.3\n",
+    );
+    let m = &c.settings.model;
+    assert_eq!(m.provider, Some(Dialect::Anthropic));
+    assert_eq!(m.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert_eq!(
+        (m.max_turns, m.max_tokens, m.temperature),
+        (Some(12), Some(900), Some(0.3))
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // The older `provider:model`; Ollama through its OpenAI-compatible API.
+    let m = read("model: ollama:qwen2.5:3b\nprovider-url: http://gpu:11434\n")
+        .settings
+        .model;
+    assert_eq!(m.provider, Some(Dialect::OpenAiChat));
+    assert_eq!(m.model.as_deref(), Some("qwen2.5:3b"));
+    assert_eq!(m.base_url.as_deref(), Some("http://gpu:11434/v1"));
+    let m = read("model: ollama/llama3.2\n").settings.model;
+    assert_eq!(m.base_url.as_deref(), Some("http://localhost:11434/v1"));
+    let m = read("model: openrouter/anthropic/claude-3.5-sonnet\n")
+        .settings
+        .model;
+    assert_eq!(m.model.as_deref(), Some("anthropic/claude-3.5-sonnet"));
+    assert_eq!(m.base_url.as_deref(), Some("https://openrouter.ai/api/v1"));
+    assert_eq!(m.api_key_env.as_deref(), Some("OPENROUTER_API_KEY"));
+    let m = read("model: \"${env://MODEL:-google/gemini-2.5-pro}\"\n")
+        .settings
+        .model;
+    assert_eq!(
+        (m.provider, m.model.as_deref()),
+        (Some(Dialect::Gemini), Some("gemini-2.5-pro"))
+    );
+    // mcphost's 0 steps is no limit: switchboard keeps its default.
+    assert_eq!(read("max-steps: 0\n").settings.model.max_turns, None);
+    // Named, not read; the servers still run.
+    let c = read("model: bedrock/claude\nprovider-api-key: sk-secret\n");
+    assert_eq!(c.settings.model.provider, None);
+    assert_eq!(c.servers.len(), 1);
+    let all = c.warnings.join("\n");
+    assert!(
+        all.contains("`model` ignored: mcphost's provider \"bedrock\""),
+        "{all}"
+    );
+    assert!(all.contains("`provider-api-key` ignored"), "{all}");
+    assert!(!all.contains("sk-secret"), "the key is never shown: {all}");
 }

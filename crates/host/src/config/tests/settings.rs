@@ -363,3 +363,40 @@ fn the_settings_system_prompt_is_read() {
     assert_eq!(c.settings.system_prompt, None);
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
+
+/// `[settings]` may say which model `run` and `chat` use; what cannot be used is left out with
+/// a warning naming it.
+#[test]
+fn the_settings_model_defaults_are_read() {
+    let servers = "[servers.t]\ncommand = \"t\"\n";
+    let c = parse(
+        "sb.toml",
+        &format!(
+            "{servers}[settings]\nprovider = \"openai-chat\"\nmodel = \"qwen3\"\nbase_url = \"http://localhost:11434/v1\"\nmax_tokens = 500\ntemperature = 0.2\nmax_turns = 8\n"
+        ),
+    )
+    .unwrap();
+    let m = &c.settings.model;
+    assert_eq!(m.provider, Some(switchboard_core::Dialect::OpenAiChat));
+    assert_eq!(m.model.as_deref(), Some("qwen3"));
+    assert_eq!(m.base_url.as_deref(), Some("http://localhost:11434/v1"));
+    assert_eq!(
+        (m.max_tokens, m.temperature, m.max_turns),
+        (Some(500), Some(0.2), Some(8))
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let c = parse(
+        "sb.toml",
+        &format!("{servers}[settings]\nprovider = \"openai\"\ntemperature = 3.0\nmax_turns = 0\n"),
+    )
+    .unwrap();
+    assert_eq!(c.settings.model, crate::config::ModelSettings::default());
+    let all = c.warnings.join("\n");
+    assert!(
+        all.contains("`provider` ignored") && all.contains("openai-chat"),
+        "{all}"
+    );
+    assert!(all.contains("`temperature` 3 ignored"), "{all}");
+    assert!(all.contains("`max_turns` 0 ignored"), "{all}");
+    assert_eq!(c.servers.len(), 1);
+}
