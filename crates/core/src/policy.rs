@@ -19,6 +19,8 @@ pub struct ToolFilter {
     /// The allow and deny lists as the config's file names them, where it is not
     /// `tools.allow` / `tools.deny`.
     names: Option<Box<(String, String)>>,
+    /// A second allow list a tool must also pass (a profile's `tools`), with its name.
+    narrow: Option<Box<(GlobSet, String)>>,
 }
 
 impl ToolFilter {
@@ -30,7 +32,20 @@ impl ToolFilter {
             deny_all: false,
             rules: HostRules::default(),
             names: None,
+            narrow: None,
         })
+    }
+
+    /// The same filter narrowed by another allow list (a profile's `tools`): a tool must pass
+    /// both, so the narrowing never lets through what the config's own lists keep out. `name`
+    /// is how messages name the narrowing list. An empty list changes nothing.
+    pub fn narrowed(
+        mut self,
+        allow: &[String],
+        name: impl Into<String>,
+    ) -> Result<Self, CoreError> {
+        self.narrow = build(allow)?.map(|set| Box::new((set, name.into())));
+        Ok(self)
     }
 
     /// The same filter with its lists named as the config's file writes them (Gemini CLI's
@@ -47,6 +62,14 @@ impl ToolFilter {
     /// are [`HostRules::denying_with`]'s to name.
     pub fn list_hiding(&self, tool: &str) -> &str {
         let denied = !self.deny_all && self.deny.as_ref().is_some_and(|d| d.is_match(tool));
+        let own_allows = self.allow.as_ref().is_none_or(|a| a.is_match(tool));
+        if let Some(narrow) = &self.narrow
+            && !denied
+            && own_allows
+            && !narrow.0.is_match(tool)
+        {
+            return &narrow.1;
+        }
         match (&self.names, denied) {
             (Some(n), true) => &n.1,
             (Some(n), false) => &n.0,
@@ -106,6 +129,7 @@ impl ToolFilter {
             return false;
         }
         self.allow.as_ref().is_none_or(|a| a.is_match(tool))
+            && self.narrow.as_ref().is_none_or(|n| n.0.is_match(tool))
     }
 }
 

@@ -1025,19 +1025,17 @@ impl Config {
                     .filter(|(s, _)| *s == server.name() || *s == "*")
                     .map(|(_, g)| g.to_string())
                     .collect();
-                let names = (
-                    format!("profiles.{name}.tools"),
-                    server.filter.list_names().1.to_string(),
-                );
+                // The profile narrows what the server's own lists let through; it never
+                // widens it (it replaced the server's allow list until 2026-12-04).
+                let listed = format!("profiles.{name}.tools");
                 server.filter = if globs.is_empty() {
-                    ToolFilter::deny_all()
+                    let deny = server.filter.list_names().1.to_string();
+                    ToolFilter::deny_all().lists_named(listed, deny)
                 } else {
-                    ToolFilter::new(&globs, &server.deny)
+                    std::mem::take(&mut server.filter)
+                        .narrowed(&globs, listed)
                         .map_err(|e| profile_err(e.to_string()))?
-                        .with_rules(server.filter.rules().clone())
-                }
-                .lists_named(names.0, names.1);
-                server.allow = globs;
+                };
             }
         }
         Ok(self)

@@ -46,6 +46,45 @@ servers = ["nope"]
     );
 }
 
+/// A profile narrows what a server's own lists let through, and never widens it (its `tools`
+/// replaced the server's allow list: `allow = ["search"]` under `tickets/*` let every tool
+/// through). A message names the list that keeps a tool out.
+#[test]
+fn a_profile_narrows_a_servers_own_lists() {
+    let c = parse(
+        "sb.toml",
+        r#"
+[servers.tickets]
+command = "t"
+tools = { allow = ["search", "get_*"], deny = ["get_secret"] }
+[profiles.all]
+tools = ["tickets/*"]
+[profiles.reading]
+tools = ["tickets/get_*", "tickets/close_ticket"]
+"#,
+    )
+    .unwrap();
+    let all = c.clone().with_profile("all").unwrap();
+    let f = &all.servers[0].filter;
+    assert!(f.permits("search") && f.permits("get_ticket"));
+    assert!(
+        !f.permits("close_ticket"),
+        "the server's allow list still holds"
+    );
+    assert!(!f.permits("get_secret"), "and its deny list");
+    assert_eq!(f.list_hiding("close_ticket"), "tools.allow");
+    let reading = c.with_profile("reading").unwrap();
+    let f = &reading.servers[0].filter;
+    assert!(f.permits("get_ticket"));
+    assert!(!f.permits("search"));
+    assert_eq!(f.list_hiding("search"), "profiles.reading.tools");
+    assert!(
+        !f.permits("close_ticket"),
+        "a profile cannot add what the server keeps out"
+    );
+    assert_eq!(f.list_hiding("get_secret"), "tools.deny");
+}
+
 /// Each host's names for the tool lists and approval settings switchboard reads as its own are
 /// kept for messages: the list that hides a tool and the setting that decides its approval.
 #[test]
