@@ -89,9 +89,6 @@ pub enum Tools {
     Search,
 }
 
-/// Model requests per message when neither `--max-turns` nor the config says.
-pub const DEFAULT_MAX_TURNS: u32 = 20;
-
 impl ModelArgs {
     /// These flags, each one not given taken from the config's settings. The config's model,
     /// base URL and key variable belong to its provider: a `--provider` naming another leaves
@@ -118,7 +115,7 @@ impl ModelArgs {
 /// `--temperature`: a number from 0 to 2.
 fn temperature(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(t) if (0.0..=2.0).contains(&t) => Ok(t),
+        Ok(t) if switchboard_providers::TEMPERATURE.contains(&t) => Ok(t),
         _ => Err(format!("{s:?} is not a temperature from 0 to 2")),
     }
 }
@@ -163,7 +160,10 @@ pub async fn start_agent(
         .provider(model.provider.unwrap_or(Dialect::Anthropic))
         .approver(approver)
         .options(AgentOptions {
-            max_turns: model.max_turns.unwrap_or(DEFAULT_MAX_TURNS).max(1),
+            max_turns: model
+                .max_turns
+                .unwrap_or(AgentOptions::default().max_turns)
+                .max(1),
             max_tokens: model.max_tokens,
             temperature: model.temperature,
             stream,

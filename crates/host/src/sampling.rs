@@ -91,7 +91,7 @@ impl SamplingRequest {
             temperature: params
                 .get("temperature")
                 .and_then(Value::as_f64)
-                .filter(|t| (0.0..=2.0).contains(t)),
+                .filter(|t| switchboard_providers::TEMPERATURE.contains(t)),
         })
     }
 

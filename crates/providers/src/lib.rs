@@ -32,8 +32,8 @@ pub use endpoint::{Endpoint, api_key_env, default_base_url, endpoint};
 pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{
-    DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, ToolSpec, check_limits,
-    prepare_tool, render_request, to_bytes,
+    DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, TEMPERATURE, ToolSpec,
+    check_limits, prepare_tool, render_request, to_bytes,
 };
 pub use reply::{Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow};
 pub use sanitize::{SanitizeOptions, sanitize};

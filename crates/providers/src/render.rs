@@ -28,6 +28,10 @@ pub struct ToolSpec {
     pub strict: bool,
 }
 
+/// The temperatures every provider takes (Anthropic's is 0 to 1, but it clamps nothing: a
+/// higher one is its error to report).
+pub const TEMPERATURE: std::ops::RangeInclusive<f64> = 0.0..=2.0;
+
 /// Everything a request body is made of.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RequestParts {

@@ -49,6 +49,19 @@ pub struct Response {
     pub attempts: u32,
 }
 
+/// A successful response's whole body.
+async fn body_of(
+    resp: reqwest::Response,
+    url: &str,
+    attempts: u32,
+) -> Result<impl AsRef<[u8]> + use<>, HostError> {
+    resp.bytes().await.map_err(|e| HostError::ProviderConnect {
+        url: redact_url(url),
+        detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
+        attempts,
+    })
+}
+
 /// The host of `base_url` when it is not the host of the provider's own API (an unparsable
 /// URL counts as foreign: its host is shown as given, secrets removed).
 pub fn foreign_host(dialect: Dialect, base_url: &str) -> Option<String> {
@@ -211,12 +224,9 @@ impl ProviderClient {
         if stream && is_sse {
             return self.read_stream(resp, on_event, attempts).await;
         }
-        let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
-            url: redact_url(&ep.url),
-            detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
-            attempts,
-        })?;
-        let reply = decode_reply(self.dialect, &text)?;
+        let body = body_of(resp, &ep.url, attempts).await?;
+        let text = body.as_ref();
+        let reply = decode_reply(self.dialect, text)?;
         if stream {
             // A server that ignored `stream`: show the text at once.
             for p in &reply.parts {
@@ -227,7 +237,7 @@ impl ProviderClient {
         }
         Ok(Response {
             reply,
-            body: serde_json::from_slice(&text).unwrap_or(Value::Null),
+            body: serde_json::from_slice(text).unwrap_or(Value::Null),
             attempts,
         })
     }
@@ -246,12 +256,9 @@ impl ProviderClient {
         let (resp, attempts) = self
             .post(&ep, switchboard_providers::to_bytes(&count))
             .await?;
-        let text = resp.bytes().await.map_err(|e| HostError::ProviderConnect {
-            url: redact_url(&ep.url),
-            detail: redact_urls_in(&format!("reading the response failed: {}", chain(&e))),
-            attempts,
-        })?;
-        Ok(decode_count(self.dialect, &text)?)
+        let body = body_of(resp, &ep.url, attempts).await?;
+        let text = body.as_ref();
+        Ok(decode_count(self.dialect, text)?)
     }
 
     /// POST `bytes` to `ep`, retrying connection failures and 429/5xx answers as the retry

@@ -526,7 +526,7 @@ impl ModelSettings {
             }
         });
         let temperature = temperature.filter(|t| {
-            let ok = (0.0..=2.0).contains(t);
+            let ok = switchboard_providers::TEMPERATURE.contains(t);
             if !ok {
                 problems.push(format!("`temperature` {t} ignored: it is from 0 to 2"));
             }
