@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use switchboard_core::rent::{RentReport, Workload};
 use switchboard_core::{Catalog, Dialect, facade};
 use switchboard_host::client::ProviderClient;
+use switchboard_host::config::ModelSettings;
 use switchboard_host::translate::{TranslateOptions, Translation, default_model, translate};
 use switchboard_providers::count::{
     Comparison, CountOptions, ServerTool, ToolText, ToolsRent, count_tools, prices, rent_report,
@@ -24,10 +25,12 @@ use crate::{Global, rent_view, source};
 /// Arguments of `switchboard inspect`.
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
-    /// The provider dialect to render for.
-    #[arg(long, default_value = "anthropic", value_parser = parse_dialect)]
-    provider: Dialect,
-    /// Model id to put in the request (a per-provider default otherwise).
+    /// The provider dialect to render for (default: the config's `provider`, else anthropic).
+    /// Another provider than the config's leaves the config's model, base_url and api_key_env
+    /// out.
+    #[arg(long, value_parser = parse_dialect)]
+    provider: Option<Dialect>,
+    /// Model id to put in the request (the config's `model`, else a per-provider default).
     #[arg(long)]
     model: Option<String>,
     /// The user message of the request.
@@ -69,10 +72,12 @@ pub struct InspectArgs {
     /// is shown beside it.
     #[arg(long)]
     exact: bool,
-    /// With --exact: send the counting requests here instead of the provider's API.
+    /// With --exact: send the counting requests here instead of the provider's API (default:
+    /// the config's `base_url`).
     #[arg(long, value_name = "URL", requires = "exact")]
     base_url: Option<String>,
-    /// With --exact: read the API key from this environment variable.
+    /// With --exact: read the API key from this environment variable (default: the config's
+    /// `api_key_env`).
     #[arg(long, value_name = "VAR", requires = "exact")]
     api_key_env: Option<String>,
 }
@@ -82,22 +87,33 @@ fn parse_dialect(s: &str) -> Result<Dialect, String> {
 }
 
 /// Run the command.
-pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode> {
-    let (catalog, mut opts) = if global.catalog.is_empty() {
+pub async fn run(global: &Global, mut args: InspectArgs) -> anyhow::Result<ExitCode> {
+    // What the flags do not say about the model comes from the config's model settings.
+    let (catalog, mut opts, settings) = if global.catalog.is_empty() {
         let config = source::load_config(global)?;
         let catalog = source::live_catalog(&config, "is not in the request").await;
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }
-        // The model is set below, from --model or the dialect's default.
-        let opts = switchboard_host::agent::translate_options(&config, args.provider, "");
-        (catalog, opts)
+        let settings = config.settings.model.for_provider(args.provider);
+        let dialect = settings.provider.unwrap_or(Dialect::Anthropic);
+        // The model is set below, from --model, the config or the dialect's default.
+        let opts = switchboard_host::agent::translate_options(&config, dialect, "");
+        (catalog, opts, settings)
     } else {
+        let settings = ModelSettings::default().for_provider(args.provider);
+        let dialect = settings.provider.unwrap_or(Dialect::Anthropic);
         (
             source::load_catalog_files(&global.catalog)?,
-            TranslateOptions::new(args.provider),
+            TranslateOptions::new(dialect),
+            settings,
         )
     };
+    args.model = args.model.or(settings.model);
+    if args.exact {
+        args.base_url = args.base_url.or(settings.base_url);
+        args.api_key_env = args.api_key_env.or(settings.api_key_env);
+    }
     opts.model = args.model.clone();
     opts.message = args.message.clone();
     opts.strict = args.strict;
@@ -122,7 +138,7 @@ pub async fn run(global: &Global, args: InspectArgs) -> anyhow::Result<ExitCode>
 
     if global.json {
         let mut v = json!({
-            "provider": args.provider.as_str(),
+            "provider": opts.dialect.as_str(),
             "request": t.request,
             "names": t.names,
             "renames": t.renames,
@@ -229,19 +245,19 @@ async fn exact(
     let model = opts
         .model
         .clone()
-        .unwrap_or_else(|| default_model(args.provider).to_string());
-    if args.provider == Dialect::OpenAiChat {
+        .unwrap_or_else(|| default_model(opts.dialect).to_string());
+    if opts.dialect == Dialect::OpenAiChat {
         anyhow::bail!(
             "--exact: OpenAI Chat Completions has no endpoint that counts tokens; its offline count (--cost) is the tokenizer's own. The Responses API has one: --provider openai-responses --exact"
         );
     }
     let key = ProviderClient::key_from_env(
-        args.provider,
+        opts.dialect,
         args.base_url.as_deref(),
         args.api_key_env.as_deref(),
         &|v| std::env::var(v).ok(),
     )?;
-    let client = ProviderClient::new(args.provider, args.base_url.as_deref(), &model, key)?;
+    let client = ProviderClient::new(opts.dialect, args.base_url.as_deref(), &model, key)?;
     let mut bare = t.request.clone();
     if let Some(fields) = bare.as_object_mut() {
         for key in ["tools", "tool_choice", "toolConfig", "parallel_tool_calls"] {
@@ -270,10 +286,10 @@ async fn exact(
         system_message: !t.system.is_empty(),
         ..CountOptions::default()
     };
-    let counted = count_tools(args.provider, &model, &texts, &options);
+    let counted = count_tools(opts.dialect, &model, &texts, &options);
     let comparison = counted.compare(with_tools.saturating_sub(without_tools));
     Ok(Exact {
-        provider: args.provider,
+        provider: opts.dialect,
         model,
         with_tools,
         without_tools,
@@ -298,7 +314,7 @@ fn cost(
     let model = opts
         .model
         .clone()
-        .unwrap_or_else(|| default_model(args.provider).to_string());
+        .unwrap_or_else(|| default_model(opts.dialect).to_string());
     let price = table.model(&model).cloned().with_context(|| {
         format!("no price for model {model:?} in the price table; pass --prices FILE with an entry for it, or pick a --model it lists")
     })?;
@@ -326,7 +342,7 @@ fn cost(
     };
     let system = (!t.system.is_empty()).then_some(t.system.as_str());
     let mut report = rent_report(
-        args.provider,
+        opts.dialect,
         &model,
         &tools,
         system,
@@ -350,7 +366,7 @@ fn cost(
         .iter()
         .filter_map(|f| {
             prepare_tool(
-                args.provider,
+                opts.dialect,
                 &f.name,
                 f.description.as_deref(),
                 &f.input_schema,
@@ -369,7 +385,7 @@ fn cost(
             )
         })
         .collect();
-    let facade_rent = count_tools(args.provider, &model, &texts, &CountOptions::default());
+    let facade_rent = count_tools(opts.dialect, &model, &texts, &CountOptions::default());
     report.what_if(
         "search facade (search_tools + call_tool)",
         facade_rent.per_tool.iter().sum(),

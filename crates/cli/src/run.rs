@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_host::Host;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode};
-use switchboard_host::config::ModelSettings;
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
 use switchboard_host::history::History;
 use switchboard_providers::Part;
@@ -89,29 +88,6 @@ pub enum Tools {
     Search,
 }
 
-impl ModelArgs {
-    /// These flags, each one not given taken from the config's settings. The config's model,
-    /// base URL and key variable belong to its provider: a `--provider` naming another leaves
-    /// them out.
-    pub fn with_defaults(&self, config: &ModelSettings) -> ModelArgs {
-        let same_provider = self.provider.is_none() || self.provider == config.provider;
-        let own = |flag: &Option<String>, setting: &Option<String>| {
-            flag.clone()
-                .or_else(|| setting.clone().filter(|_| same_provider))
-        };
-        ModelArgs {
-            provider: self.provider.or(config.provider),
-            model: own(&self.model, &config.model),
-            base_url: own(&self.base_url, &config.base_url),
-            api_key_env: own(&self.api_key_env, &config.api_key_env),
-            max_turns: self.max_turns.or(config.max_turns),
-            max_tokens: self.max_tokens.or(config.max_tokens),
-            temperature: self.temperature.or(config.temperature),
-            ..self.clone()
-        }
-    }
-}
-
 /// `--temperature`: a number from 0 to 2.
 fn temperature(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -155,15 +131,10 @@ pub async fn start_agent(
     wait: Option<std::time::Duration>,
 ) -> anyhow::Result<Agent> {
     let config = source::load_config(global)?;
-    let model = &model.with_defaults(&config.settings.model);
+    // What the flags do not say, the builder takes from the config's model settings.
     let mut builder = Host::builder(config.clone())
-        .provider(model.provider.unwrap_or(Dialect::Anthropic))
         .approver(approver)
         .options(AgentOptions {
-            max_turns: model
-                .max_turns
-                .unwrap_or(AgentOptions::default().max_turns)
-                .max(1),
             max_tokens: model.max_tokens,
             temperature: model.temperature,
             stream,
@@ -173,6 +144,12 @@ pub async fn start_agent(
             },
             ..AgentOptions::default()
         });
+    if let Some(p) = model.provider {
+        builder = builder.provider(p);
+    }
+    if let Some(n) = model.max_turns {
+        builder = builder.max_turns(n);
+    }
     if let Some(m) = &model.model {
         builder = builder.model(m);
     }

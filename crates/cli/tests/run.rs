@@ -2164,4 +2164,23 @@ async fn the_configs_model_settings_are_the_defaults() {
         "generation settings still apply: {body}"
     );
     anthropic.assert_valid();
+
+    // `inspect` renders the request for the same provider and model.
+    let out = switchboard(dir.path(), &["--json", "inspect"]).await;
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    assert_eq!(
+        (&v["provider"], &v["request"]["model"]),
+        (&json!("openai-chat"), &json!("qwen3")),
+        "{v}"
+    );
+    let out = switchboard(
+        dir.path(),
+        &["--json", "inspect", "--provider", "anthropic"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    assert_eq!(v["provider"], "anthropic");
+    assert_ne!(v["request"]["model"], "qwen3", "{v}");
 }

@@ -52,7 +52,8 @@ pub struct Host {
 
 /// Where the API key comes from.
 enum Key {
-    /// The provider's usual variable (`ANTHROPIC_API_KEY`, ...), none needed for a local
+    /// Not said: the config's `api_key_env` when it names one for this provider, else the
+    /// provider's usual variable (`ANTHROPIC_API_KEY`, ...), none needed for a local
     /// `base_url`.
     Usual,
     /// This environment variable.
@@ -63,15 +64,26 @@ enum Key {
     None,
 }
 
-/// How to build a [`Host`]; every setting has the default `switchboard run` has.
+/// How to build a [`Host`]; every setting has the default `switchboard run` has. What the
+/// builder is not told about the model comes from the config's model settings
+/// ([`crate::config::ModelSettings`]: switchboard.toml's `[settings] provider, model, ...`,
+/// mcphost's `model`, `provider-url`, ...), as `run` takes them when its flags do not say.
 pub struct HostBuilder {
     config: Config,
-    provider: Dialect,
+    /// As given to the builder; `None`: the config's, else Anthropic's.
+    provider: Option<Dialect>,
     model: Option<String>,
     base_url: Option<String>,
     key: Key,
     approver: Arc<dyn Approver>,
     options: AgentOptions,
+    /// `max_turns` was given (to [`HostBuilder::max_turns`], or to [`HostBuilder::options`]
+    /// other than the default): the config's does not apply.
+    max_turns_given: bool,
+    /// The config's model settings were applied (at `check` or `build`).
+    settled: bool,
+    /// What settling found, for [`Host::notes`].
+    notes: Vec<String>,
     transcript: Option<PathBuf>,
     wait: Option<Duration>,
     sessions: Option<Sessions>,
@@ -85,7 +97,7 @@ impl Host {
     pub fn builder(config: Config) -> HostBuilder {
         HostBuilder {
             config,
-            provider: Dialect::Anthropic,
+            provider: None,
             model: None,
             base_url: None,
             key: Key::Usual,
@@ -93,6 +105,9 @@ impl Host {
                 why: "this host approves no calls that need approval".into(),
             }),
             options: AgentOptions::default(),
+            max_turns_given: false,
+            settled: false,
+            notes: Vec::new(),
             transcript: None,
             wait: None,
             sessions: None,
@@ -160,20 +175,23 @@ impl HostBuilder {
         self
     }
 
-    /// The provider's API (default Anthropic's).
+    /// The provider's API (default: the config's `provider`, else Anthropic's). Another one
+    /// than the config's leaves the config's model, base URL and key variable out: they are
+    /// its provider's.
     pub fn provider(mut self, provider: Dialect) -> Self {
-        self.provider = provider;
+        self.provider = Some(provider);
         self
     }
 
-    /// The model id (default: the provider's default model).
+    /// The model id (default: the config's `model`, else the provider's default model).
     pub fn model(mut self, model: impl Into<String>) -> Self {
         self.model = Some(model.into());
         self
     }
 
     /// Send requests here instead of the provider's API (Ollama's `http://localhost:11434/v1`,
-    /// a proxy). No key is needed then unless the provider's variable is set.
+    /// a proxy; default: the config's `base_url`). No key is needed then unless the provider's
+    /// variable is set.
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base_url = Some(url.into());
         self
@@ -185,7 +203,8 @@ impl HostBuilder {
         self
     }
 
-    /// Read the API key from this environment variable instead of the provider's usual one.
+    /// Read the API key from this environment variable instead of the provider's usual one
+    /// (default: the config's `api_key_env`, else the usual one).
     pub fn api_key_env(mut self, var: impl Into<String>) -> Self {
         self.key = Key::Env(var.into());
         self
@@ -209,9 +228,35 @@ impl HostBuilder {
         self.approver(Arc::new(ApproveAll))
     }
 
-    /// The loop's settings (turn limit, `max_tokens`, streaming, where cut results go).
+    /// The loop's settings (turn limit, `max_tokens`, streaming, where cut results go). The
+    /// config's `max_turns`, `max_tokens` and `temperature` fill in what these leave at
+    /// [`AgentOptions::default`]'s; [`HostBuilder::max_turns`] sets the turn limit whatever the
+    /// config says.
     pub fn options(mut self, options: AgentOptions) -> Self {
+        self.max_turns_given |= options.max_turns != AgentOptions::default().max_turns;
         self.options = options;
+        self
+    }
+
+    /// Model requests allowed per message (default: the config's `max_turns`, else 20; at
+    /// least 1).
+    pub fn max_turns(mut self, turns: u32) -> Self {
+        self.options.max_turns = turns.max(1);
+        self.max_turns_given = true;
+        self
+    }
+
+    /// The most tokens each reply may have (default: the config's `max_tokens`, else as
+    /// [`AgentOptions::max_tokens`] says).
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.options.max_tokens = Some(tokens);
+        self
+    }
+
+    /// Sampling temperature, 0 to 2 (default: the config's `temperature`, else the model's
+    /// own). One outside that range is left out, with a note.
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.options.temperature = Some(temperature);
         self
     }
 
@@ -255,28 +300,76 @@ impl HostBuilder {
     /// written, a base URL that is not one) is known first. [`HostBuilder::build`] does this
     /// itself when it was not done.
     pub fn check(mut self) -> Result<Self, HostError> {
+        self.settle();
         if self.checked.is_none() {
             self.checked = Some(self.client_and_transcript()?);
         }
         Ok(self)
     }
 
+    /// Fill in what the builder was not told from the config's model settings, once. The
+    /// config's model, base URL and key variable are its provider's: another provider given
+    /// here leaves them out.
+    fn settle(&mut self) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        let config = self.config.settings.model.for_provider(self.provider);
+        self.provider = config.provider;
+        if self.model.is_none() {
+            self.model.clone_from(&config.model);
+        }
+        if self.base_url.is_none() {
+            self.base_url.clone_from(&config.base_url);
+        }
+        if let (Key::Usual, Some(var)) = (&self.key, &config.api_key_env) {
+            self.key = Key::Env(var.clone());
+        }
+        let provider = self.dialect();
+        if self.model.is_none() {
+            self.model = Some(default_model(provider).to_string());
+        }
+        if !self.max_turns_given
+            && let Some(turns) = config.max_turns
+        {
+            self.options.max_turns = turns.max(1);
+        }
+        if self.options.max_tokens.is_none() {
+            self.options.max_tokens = config.max_tokens;
+        }
+        if let Some(t) = self.options.temperature
+            && !switchboard_providers::TEMPERATURE.contains(&t)
+        {
+            self.notes
+                .push(format!("temperature {t} left out: it is from 0 to 2"));
+            self.options.temperature = None;
+        }
+        if self.options.temperature.is_none() {
+            self.options.temperature = config.temperature;
+        }
+    }
+
+    /// The provider requests go to (settled: as given, else the config's, else Anthropic's).
+    fn dialect(&self) -> Dialect {
+        self.provider.unwrap_or(Dialect::Anthropic)
+    }
+
     fn client_and_transcript(&mut self) -> Result<(ProviderClient, Option<Transcript>), HostError> {
+        self.settle();
+        let provider = self.dialect();
         let env = |v: &str| std::env::var(v).ok();
         let base_url = self.base_url.as_deref();
         let key = match &self.key {
-            Key::Usual => ProviderClient::key_from_env(self.provider, base_url, None, &env)?,
-            Key::Env(var) => {
-                ProviderClient::key_from_env(self.provider, base_url, Some(var), &env)?
-            }
+            Key::Usual => ProviderClient::key_from_env(provider, base_url, None, &env)?,
+            Key::Env(var) => ProviderClient::key_from_env(provider, base_url, Some(var), &env)?,
             Key::Given(secret) => Some(secret.clone()),
             Key::None => None,
         };
         let model = self
             .model
-            .get_or_insert_with(|| default_model(self.provider).to_string())
+            .get_or_insert_with(|| default_model(provider).to_string())
             .clone();
-        let client = ProviderClient::new(self.provider, base_url, model, key)?;
+        let client = ProviderClient::new(provider, base_url, model, key)?;
         let transcript = self
             .transcript
             .as_deref()
@@ -292,15 +385,16 @@ impl HostBuilder {
             Some(checked) => checked,
             None => self.client_and_transcript()?,
         };
+        let provider = self.dialect();
         let HostBuilder {
             config,
-            provider,
             model,
             approver,
             options,
             wait,
             sessions,
             pins,
+            notes: settling,
             ..
         } = self;
         let model = model.unwrap_or_else(|| default_model(provider).to_string());
@@ -310,6 +404,7 @@ impl HostBuilder {
             .iter()
             .map(|d| format!("server {:?} is disabled: {}", d.name, d.reason))
             .collect();
+        notes.extend(settling);
         let sessions = match sessions {
             Some(s) => s,
             None => {

@@ -197,3 +197,80 @@ async fn a_request_too_long_for_the_context_says_what_the_tools_take() {
         host.shutdown().await;
     }
 }
+
+/// What the builder is not told about the model comes from the config's model settings, as
+/// `switchboard run` takes them; a provider given to the builder other than the config's
+/// leaves the config's model, base URL and key variable out, and keeps its limits.
+#[tokio::test]
+async fn the_builder_takes_the_configs_model_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = ProviderDouble::start(
+        Dialect::OpenAiChat,
+        vec![
+            Turn::tools(vec![Call::exact("nothing_listed", json!({}))]),
+            Turn::Text("never asked".into()),
+        ],
+    )
+    .await;
+    let text = format!(
+        "[settings]\nprovider = \"openai-chat\"\nmodel = \"local-model\"\nbase_url = \"{}\"\n\
+         max_tokens = 123\ntemperature = 0.25\nmax_turns = 1\n",
+        model.base_url()
+    );
+    let config = Config::parse(&dir.path().join("switchboard.toml"), &text, &|_| None).unwrap();
+    let mut host = Host::builder(config.clone()).build().await.unwrap();
+    assert_eq!(host.agent().client().dialect, Dialect::OpenAiChat);
+    assert_eq!(host.agent().client().model, "local-model");
+    let answer = host.ask("hi").await.unwrap();
+    // One model request allowed: the tool call is answered, the next request is not made.
+    assert_eq!(answer.end, End::MaxTurns, "{answer:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    let body = &requests[0].body;
+    assert_eq!(body["model"], "local-model", "{body}");
+    assert_eq!(body["max_tokens"], 123, "{body}");
+    assert_eq!(body["temperature"], 0.25, "{body}");
+    model.assert_valid();
+    host.shutdown().await;
+
+    // What the builder is told wins; another provider leaves the config's model and URL out.
+    let host = Host::builder(config.clone())
+        .provider(Dialect::Anthropic)
+        .no_api_key()
+        .max_turns(5)
+        .temperature(3.0)
+        .build()
+        .await
+        .unwrap();
+    let client = host.agent().client();
+    assert_eq!(
+        client.model,
+        switchboard_host::translate::default_model(Dialect::Anthropic)
+    );
+    assert!(
+        client.url(false).starts_with("https://api.anthropic.com/"),
+        "{}",
+        client.url(false)
+    );
+    let notes = host.notes().join("\n");
+    assert!(notes.contains("temperature 3 left out"), "{notes}");
+    host.shutdown().await;
+
+    // The config's key variable is its provider's, and is asked for.
+    let text = "[settings]\nprovider = \"gemini\"\napi_key_env = \"SWITCHBOARD_TEST_KEY_THAT_IS_NEVER_SET\"\n";
+    let config = Config::parse(&dir.path().join("switchboard.toml"), text, &|_| None).unwrap();
+    match Host::builder(config.clone()).check() {
+        Err(HostError::ApiKeyEnvUnset { var }) => {
+            assert_eq!(var, "SWITCHBOARD_TEST_KEY_THAT_IS_NEVER_SET")
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("built without the key"),
+    }
+    assert!(
+        Host::builder(config)
+            .provider(Dialect::OpenAiChat)
+            .base_url("http://127.0.0.1:9/v1")
+            .check()
+            .is_ok()
+    );
+}

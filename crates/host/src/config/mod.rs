@@ -550,6 +550,25 @@ impl ModelSettings {
         };
         (settings, problems)
     }
+
+    /// These settings for requests to `provider` (`None`: the settings' own, else
+    /// Anthropic's): the model, base URL and key variable are the settings' provider's, so
+    /// another one leaves them out; the limits stay.
+    pub fn for_provider(&self, provider: Option<switchboard_core::Dialect>) -> ModelSettings {
+        let same = provider.is_none() || provider == self.provider;
+        let own = |v: &Option<String>| v.clone().filter(|_| same);
+        ModelSettings {
+            provider: Some(
+                provider
+                    .or(self.provider)
+                    .unwrap_or(switchboard_core::Dialect::Anthropic),
+            ),
+            model: own(&self.model),
+            base_url: own(&self.base_url),
+            api_key_env: own(&self.api_key_env),
+            ..self.clone()
+        }
+    }
 }
 
 /// A config's defaults for the model `run` and `chat` use (switchboard.toml's `[settings]`
