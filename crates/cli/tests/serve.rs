@@ -1575,6 +1575,38 @@ fn a_resource_link_from_a_tool_result_is_readable_through_serve() {
     c.finish();
 }
 
+/// A tool that runs only as a task (the everything server's `simulate-research-query`) is a
+/// plain tool to the gateway's clients: listed without `execution` (the gateway declares no
+/// tasks), and a plain call gets the task's result, the gateway driving the task; also on the
+/// plain-call path that passes other calls through as JSON text.
+#[test]
+fn a_task_only_tool_is_a_plain_tool_behind_the_gateway() {
+    let node = serde_json::to_string(&node()).unwrap();
+    let everything = serde_json::to_string(&peer("everything").to_string_lossy()).unwrap();
+    let setup = Setup::new(&format!(
+        "[servers.everything]\ncommand = {node}\nargs = [{everything}, \"stdio\"]\npin = \"off\"\n"
+    ));
+    let mut c = LineClient::start(setup.stdio(&[], &[]), "2025-11-25");
+    let tools = c.request(1, "tools/list", json!({}));
+    let listed = tools["result"]["tools"]
+        .as_array()
+        .and_then(|t| {
+            t.iter()
+                .find(|t| t["name"] == "everything__simulate-research-query")
+        })
+        .unwrap_or_else(|| panic!("the task tool is not listed: {tools}"))
+        .clone();
+    assert!(listed.get("execution").is_none(), "{listed}");
+    let r = c.call(
+        2,
+        "everything__simulate-research-query",
+        json!({"topic": "tides"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("Research Report: tides"), "{r}");
+    c.finish();
+}
+
 /// Plain calls from a client that takes no upcalls pass straight through to stdio servers as
 /// JSON text, and every outcome reads exactly as on the rmcp session path
 /// (`SWITCHBOARD_PASSTHROUGH=0`): a result, an invalid-arguments result, an unknown tool, a

@@ -88,6 +88,17 @@ impl Tool {
             .is_some_and(|a| a.destructive_hint == Some(false) && a.open_world_hint == Some(false))
     }
 
+    /// True when the server says the tool runs only as a task (MCP 2025-11-25's
+    /// `execution.taskSupport: "required"`): a plain `tools/call` is refused, the call must ask
+    /// for a task and fetch its result.
+    pub fn requires_task(&self) -> bool {
+        self.extra
+            .get("execution")
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Value::as_str)
+            == Some("required")
+    }
+
     /// True when the server says the tool may destroy data. MCP's default for a tool that is
     /// not read-only is destructive, but we only report what was declared.
     pub fn is_declared_destructive(&self) -> bool {

@@ -244,9 +244,10 @@ impl GatewayHandler {
         if !takes_upcalls(cx) {
             // Nothing the upstream says about the call could reach this client: call without
             // a relay channel. Dropping the call future sends notifications/cancelled upstream.
-            // A stdio server takes the call as JSON text, past rmcp's client session.
+            // A stdio server takes the call as JSON text, past rmcp's client session, unless
+            // the tool runs only as a task, which the session drives.
             let call = async {
-                match crate::passthrough::enabled()
+                match (crate::passthrough::enabled() && !sessions.runs_as_task(server, tool))
                     .then(|| sessions.raw_caller(server))
                     .flatten()
                 {

@@ -549,7 +549,8 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<Routed> {
         return None;
     };
     let config = snapshot.servers.get(server)?;
-    if !matches!(policy::decide(config, def), Decision::Allow) {
+    // A tool that runs only as a task is called through the session, which drives the task.
+    if !matches!(policy::decide(config, def), Decision::Allow) || def.requires_task() {
         return None;
     }
     let caller = gateway.sessions().raw_caller(server)?;

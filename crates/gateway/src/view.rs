@@ -266,6 +266,9 @@ impl View {
                 let mut def = config.presented(tool).unwrap_or_else(|| tool.clone());
                 def.name = public.to_string();
                 ui_uris_public(&mut def, config);
+                // The gateway runs a task-only tool's task itself and answers its clients with
+                // the result: to them it is a plain tool (the gateway declares no tasks).
+                def.extra.remove("execution");
                 view.tools.push(Listed {
                     public: public.to_string(),
                     server: server.to_string(),

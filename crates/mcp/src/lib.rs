@@ -51,6 +51,7 @@ mod slot;
 mod status;
 mod stderr;
 mod supervisor;
+mod task;
 mod token_store;
 
 pub use answering::call_answering;

@@ -25,10 +25,11 @@ use crate::convert;
 use crate::error::{SessionError, chain};
 use crate::raw::RawCaller;
 use crate::relay::{ServerEvent, Upcall};
-use crate::request;
+use crate::request::{self, Relay};
 use crate::slot::{Ready, Slot, lock};
 use crate::status::{ServerState, ServerStatus};
 use crate::supervisor;
+use crate::task;
 
 /// Live sessions to every configured server. Cheap to clone; all clones share the sessions.
 #[derive(Clone)]
@@ -363,9 +364,56 @@ impl Sessions {
         timeout: Duration,
     ) -> Result<CallResult, SessionError> {
         let session = self.ready_peer(server)?;
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let result = self.send(&session, request, timeout, server, tool).await?;
+        self.call_on(&session, server, tool, args, timeout, None, None)
+            .await
+    }
+
+    /// True when `server` lists `tool` as one that runs only as a task (MCP 2025-11-25's
+    /// `execution.taskSupport: "required"`); calls to it through these sessions ask for the
+    /// task and wait for its result, which a raw call ([`Self::raw_caller`]) does not.
+    pub fn runs_as_task(&self, server: &str, tool: &str) -> bool {
+        lock(&self.inner.shared.catalog)
+            .servers
+            .get(server)
+            .and_then(|s| s.tool(tool))
+            .is_some_and(|t| t.def.requires_task())
+    }
+
+    /// Call `tool` on a ready session: as a task when its definition requires one (the result
+    /// is then fetched with `tasks/result`, see `task`), else with one `tools/call`.
+    #[allow(clippy::too_many_arguments)]
+    async fn call_on(
+        &self,
+        session: &Ready,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        timeout: Duration,
+        relay: Option<Relay<'_>>,
+        upcalls: Option<&mpsc::UnboundedSender<Upcall>>,
+    ) -> Result<CallResult, SessionError> {
+        let as_task = self.runs_as_task(server, tool);
+        let request = if as_task {
+            task::call_request(tool, args, timeout)
+        } else {
+            let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+            ClientRequest::CallToolRequest(CallToolRequest::new(params))
+        };
+        let started = tokio::time::Instant::now();
+        let mut result = request::send_relayed(&session.peer, request, timeout, relay)
+            .await
+            .map_err(|e| self.failed(session, server, tool, e))?;
+        if as_task && let Some(created) = task::created(&result) {
+            let left = timeout.saturating_sub(started.elapsed());
+            result = task::finish(&session.peer, created, left, relay, upcalls)
+                .await
+                .map_err(|e| match e {
+                    // The call's whole time ran out, not only the wait for the result.
+                    ServiceError::Timeout { .. } => ServiceError::Timeout { timeout },
+                    e => e,
+                })
+                .map_err(|e| self.failed(session, server, tool, e))?;
+        }
         self.tool_result(server, tool, result)
     }
 
@@ -447,21 +495,10 @@ impl Sessions {
     ) -> Result<CallResult, SessionError> {
         let slot = self.slot(server)?;
         let session = slot.ready()?;
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let relay = (&slot.relays, upcalls);
-        let result = match request::send_relayed(
-            &session.peer,
-            request,
-            timeout.unwrap_or(slot.spec.call_timeout),
-            Some(relay),
-        )
-        .await
-        {
-            Ok(result) => result,
-            Err(e) => return Err(self.failed(&session, server, tool, e)),
-        };
-        self.tool_result(server, tool, result)
+        let timeout = timeout.unwrap_or(slot.spec.call_timeout);
+        self.call_on(&session, server, tool, args, timeout, Some(relay), upcalls)
+            .await
     }
 
     /// The call timeout of `server` (its config's `call_timeout`), when it is configured.

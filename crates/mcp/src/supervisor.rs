@@ -227,7 +227,26 @@ async fn establish(
     for w in &warnings {
         tracing::warn!(server = %slot.spec.name, warning = %w);
     }
+    restore_executions(&mut catalog, raw.as_deref());
     Ok((service, raw, catalog, warnings))
+}
+
+/// Put back each tool's `execution` (what says it runs only as a task), which rmcp's listing
+/// drops, from what a stdio session's raw reader saw. An HTTP server's tools keep none.
+fn restore_executions(catalog: &mut ServerCatalog, raw: Option<&RawLink>) {
+    let Some(raw) = raw else {
+        return;
+    };
+    for entry in &mut catalog.tools {
+        if entry.def.extra.contains_key("execution") {
+            continue;
+        }
+        if let Some(execution) = raw.execution(&entry.def.name) {
+            let mut def = entry.def.clone();
+            def.extra.insert("execution".to_string(), execution);
+            *entry = switchboard_core::catalog::Entry::new(def);
+        }
+    }
 }
 
 /// Serve a ready session: re-list on change notifications until it ends or we shut down.
@@ -289,7 +308,7 @@ async fn run(
                 (r, next, warnings, kinds)
             }
         };
-        let (r, next, warnings, kinds) = tokio::select! {
+        let (r, mut next, warnings, kinds) = tokio::select! {
             quit = &mut ended => return lost(slot, quit),
             _ = slot.stop.cancelled() => {
                 cancel.cancel();
@@ -304,6 +323,7 @@ async fn run(
                     tracing::warn!(server = %name, warning = %w);
                 }
                 slot.set_warnings(warnings);
+                restore_executions(&mut next, slot.raw_link().as_deref());
                 catalog = next;
                 if shared.publish(slot, catalog.clone()) {
                     tracing::info!(server = %name, ?kinds, tools = catalog.tools.len(), "catalog changed");
