@@ -106,15 +106,20 @@ impl Drop for CancelOnDrop {
         let Some(id) = self.id.take() else {
             return;
         };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
         let peer = self.peer.clone();
-        runtime.spawn(async move {
+        in_background(async move {
             let reason = Some("request abandoned by the caller".to_string());
             let _ = peer
                 .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
                 .await;
         });
+    }
+}
+
+/// Run `work` on the current runtime without waiting for it (from a `Drop`, which cannot
+/// wait); nothing happens outside a runtime.
+pub(crate) fn in_background(work: impl Future<Output = ()> + Send + 'static) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(work);
     }
 }

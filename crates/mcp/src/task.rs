@@ -183,11 +183,8 @@ impl Drop for CancelTask {
         let Some(id) = self.id.take() else {
             return;
         };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
         let peer = self.peer.clone();
-        runtime.spawn(async move {
+        request::in_background(async move {
             let _ = request::send(&peer, task_request("tasks/cancel", &id), POLL_MAX).await;
         });
     }
