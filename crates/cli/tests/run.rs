@@ -1520,6 +1520,38 @@ fn everything_dir() -> tempfile::TempDir {
 
 /// `chat` in `dir` against the OpenAI-compatible double at `base`, `input` typed in; its
 /// output and its stderr (printed for the test's log).
+/// A tool that runs only as a task (the everything server's `simulate-research-query`) is
+/// called as one from the loop: `chat` shows the task's status messages as its progress, and
+/// the model gets the task's result.
+#[tokio::test]
+async fn a_task_only_tool_runs_as_a_task_and_shows_its_status() {
+    let d = Dialect::OpenAiChat;
+    let dir = everything_dir();
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "simulate-research-query",
+            json!({"topic": "tides"}),
+        )]),
+        Turn::Text("Researched.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let base = double.base_url();
+    let (out, stderr) = chat_everything(&dir, &base, b"research tides\n/quit\n").await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("[everything simulate-research-query: 1: Gathering sources...]"),
+        "{stderr}"
+    );
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2);
+    let (_, result, is_error) = results(d, &reqs[1].body).pop().unwrap();
+    assert!(
+        !is_error && result.contains("Research Report: tides"),
+        "{result}"
+    );
+}
+
 async fn chat_everything(dir: &tempfile::TempDir, base: &str, input: &[u8]) -> (Output, String) {
     let args = [
         "--provider",
