@@ -10,12 +10,14 @@ use anyhow::Context as _;
 use serde_json::{Value, json};
 use switchboard_core::rent::{RentReport, Workload};
 use switchboard_core::{Catalog, Dialect, facade};
+use switchboard_host::agent::{compatible_server, max_tokens_sent};
 use switchboard_host::client::ProviderClient;
 use switchboard_host::config::ModelSettings;
 use switchboard_host::translate::{TranslateOptions, Translation, default_model, translate};
 use switchboard_providers::count::{
     Comparison, CountOptions, ServerTool, ToolText, ToolsRent, count_tools, prices, rent_report,
 };
+use switchboard_providers::endpoint::default_base_url;
 use switchboard_providers::{SanitizeOptions, prepare_tool};
 
 use crate::output::print_json;
@@ -110,6 +112,15 @@ pub async fn run(global: &Global, mut args: InspectArgs) -> anyhow::Result<ExitC
         )
     };
     args.model = args.model.or(settings.model);
+    // The request as `run` would send it: the config's limits, in the field its endpoint reads.
+    let base_url = args
+        .base_url
+        .clone()
+        .or_else(|| settings.base_url.clone())
+        .unwrap_or_else(|| default_base_url(opts.dialect).to_string());
+    opts.compatible_server = compatible_server(opts.dialect, &base_url);
+    opts.max_tokens = max_tokens_sent(opts.dialect, &base_url, settings.max_tokens);
+    opts.temperature = settings.temperature;
     if args.exact {
         args.base_url = args.base_url.or(settings.base_url);
         args.api_key_env = args.api_key_env.or(settings.api_key_env);

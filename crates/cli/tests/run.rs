@@ -2197,13 +2197,25 @@ async fn the_configs_model_settings_are_the_defaults() {
     );
     anthropic.assert_valid();
 
-    // `inspect` renders the request for the same provider and model.
+    // `inspect` renders the request `run` sends: same provider, model, limit (in the field a
+    // server at another URL reads) and temperature.
     let out = switchboard(dir.path(), &["--json", "inspect"]).await;
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
+    let r = &v["request"];
     assert_eq!(
-        (&v["provider"], &v["request"]["model"]),
-        (&json!("openai-chat"), &json!("qwen3")),
+        (
+            &v["provider"],
+            &r["model"],
+            &r["max_tokens"],
+            &r["temperature"]
+        ),
+        (
+            &json!("openai-chat"),
+            &json!("qwen3"),
+            &json!(77),
+            &json!(0.5)
+        ),
         "{v}"
     );
     let out = switchboard(

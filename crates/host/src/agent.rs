@@ -187,6 +187,23 @@ pub struct Agent {
     pub usage: Usage,
 }
 
+/// Whether requests to `base_url` go to a server that speaks the dialect but is not its
+/// provider's (Ollama, llama.cpp, vLLM, a proxy): such servers read `max_tokens`, not OpenAI's
+/// `max_completion_tokens`. Azure OpenAI is OpenAI's API on Microsoft's hosts (its reasoning
+/// models refuse `max_tokens` as OpenAI's do), so it counts as the provider's own.
+pub fn compatible_server(dialect: Dialect, base_url: &str) -> bool {
+    foreign_host(dialect, base_url).is_some_and(|host| !host.ends_with(".openai.azure.com"))
+}
+
+/// The output limit requests to `base_url` carry for a `max_tokens` setting (see
+/// [`AgentOptions::max_tokens`]); `None` when the provider's own limit holds.
+pub fn max_tokens_sent(dialect: Dialect, base_url: &str, max_tokens: Option<u32>) -> Option<u32> {
+    max_tokens.or_else(|| {
+        (dialect == Dialect::Anthropic || compatible_server(dialect, base_url))
+            .then_some(DEFAULT_MAX_TOKENS)
+    })
+}
+
 /// Translate options for a config: its servers, aliases, filters and prompt settings (the
 /// user's system prompt; today's date, read from the clock, when `date` is on).
 pub fn translate_options(config: &Config, dialect: Dialect, model: &str) -> TranslateOptions {
@@ -706,19 +723,17 @@ impl Agent {
     /// Whether the endpoint is a server speaking the provider's wire format rather than the
     /// provider's own API (a `--base-url` on another host).
     fn compatible_server(&self) -> bool {
-        // Azure OpenAI is OpenAI's API on Microsoft's hosts: its reasoning models refuse
-        // `max_tokens` as OpenAI's do, so it is treated as the provider's own.
-        foreign_host(self.client.dialect, &self.client.base_url)
-            .is_some_and(|host| !host.ends_with(".openai.azure.com"))
+        compatible_server(self.client.dialect, &self.client.base_url)
     }
 
     /// The output limit each request carries (see [`AgentOptions::max_tokens`]); `None` when
     /// the provider's own limit holds.
     pub fn max_tokens_sent(&self) -> Option<u32> {
-        self.opts.max_tokens.or_else(|| {
-            (self.client.dialect == Dialect::Anthropic || self.compatible_server())
-                .then_some(DEFAULT_MAX_TOKENS)
-        })
+        max_tokens_sent(
+            self.client.dialect,
+            &self.client.base_url,
+            self.opts.max_tokens,
+        )
     }
 
     fn request_body(&self) -> Value {

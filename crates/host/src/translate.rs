@@ -47,6 +47,14 @@ pub struct TranslateOptions {
     pub gemini_openapi: bool,
     /// The user message; a neutral default when `None`.
     pub message: Option<String>,
+    /// The reply's token limit to put in the request (`None`: the dialect's default, if it
+    /// requires one).
+    pub max_tokens: Option<u32>,
+    /// The request goes to a server that speaks the dialect but is not its provider's (see
+    /// [`crate::agent::compatible_server`]): the limit goes in the field such servers read.
+    pub compatible_server: bool,
+    /// The sampling temperature to show in the request.
+    pub temperature: Option<f64>,
 }
 
 impl TranslateOptions {
@@ -67,6 +75,9 @@ impl TranslateOptions {
             strict: false,
             gemini_openapi: false,
             message: None,
+            max_tokens: None,
+            compatible_server: false,
+            temperature: None,
         }
     }
 }
@@ -268,9 +279,9 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
             opts.message.as_deref().unwrap_or(DEFAULT_MESSAGE),
         )],
         tools,
-        max_tokens: None,
-        compatible_server: false,
-        temperature: None,
+        max_tokens: opts.max_tokens,
+        compatible_server: opts.compatible_server,
+        temperature: opts.temperature,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };
