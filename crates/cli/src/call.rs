@@ -426,10 +426,41 @@ async fn call(
             ),
         }
     }
+    // A spinner on a terminal while the call runs, with the server's progress as it reports
+    // it (a task's status messages too). The server's forms and sampling requests get the
+    // session's default answers, as without a relay: the reply is dropped.
+    let pb = crate::output::spinner(format!("{server} {tool}"));
+    let (sink, mut upcalls) = tokio::sync::mpsc::unbounded_channel();
+    let showing = {
+        let pb = pb.clone();
+        let (server, tool) = (server.to_string(), tool.to_string());
+        tokio::spawn(async move {
+            while let Some(upcall) = upcalls.recv().await {
+                if let switchboard_mcp::Upcall::Progress {
+                    progress,
+                    total,
+                    message,
+                } = upcall
+                {
+                    let said = crate::output::progress(
+                        &server,
+                        &tool,
+                        progress,
+                        total,
+                        message.as_deref(),
+                        80,
+                    );
+                    pb.set_message(said);
+                }
+            }
+        })
+    };
     let result = sessions
-        .call_tool(server, tool, arguments)
-        .await
-        .map_err(CallFailure::Session)?;
+        .call_tool_relayed(server, tool, arguments, sink)
+        .await;
+    showing.abort();
+    pb.finish_and_clear();
+    let result = result.map_err(CallFailure::Session)?;
     let schema = sessions
         .catalog()
         .tool(server, tool)

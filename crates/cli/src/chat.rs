@@ -89,14 +89,8 @@ impl Approver for TerminalApprover {
         total: Option<f64>,
         message: Option<&str>,
     ) {
-        let done = match total {
-            Some(t) => format!("{progress}/{t}"),
-            None => format!("{progress}"),
-        };
-        let said = message
-            .map(|m| format!(": {}", clip(m, 200)))
-            .unwrap_or_default();
-        eprintln!("  [{server} {tool}: {done}{said}]");
+        let said = crate::output::progress(server, tool, progress, total, message, 200);
+        eprintln!("  [{said}]");
     }
 
     fn allow_sampling<'a>(&'a self, r: &'a SamplingRequest) -> BoxFuture<'a, Result<(), String>> {

@@ -141,6 +141,26 @@ pub fn paint(text: &str, sgr: &str, on: bool) -> String {
     }
 }
 
+/// A call's progress as the server reports it: `server tool: 2/3: message` (the message cut
+/// to `width` characters).
+pub fn progress(
+    server: &str,
+    tool: &str,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+    width: usize,
+) -> String {
+    let done = match total {
+        Some(t) => format!("{progress}/{t}"),
+        None => format!("{progress}"),
+    };
+    let said = message
+        .map(|m| format!(": {}", switchboard_core::clip(m, width)))
+        .unwrap_or_default();
+    format!("{server} {tool}: {done}{said}")
+}
+
 /// A spinner on stderr, shown only on a terminal, for work that may take over a second.
 pub fn spinner(message: impl Into<String>) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
@@ -343,5 +363,26 @@ mod tests {
         assert_eq!(error_enabled(&default_directives(0)), (false, false));
         assert_eq!(error_enabled(&default_directives(1)), (true, true));
         assert_eq!(error_enabled(&default_directives(2)), (true, true));
+    }
+
+    #[test]
+    fn progress_reads_as_the_server_reports_it() {
+        assert_eq!(
+            progress("everything", "slow", 2.0, Some(3.0), None, 80),
+            "everything slow: 2/3"
+        );
+        assert_eq!(
+            progress(
+                "everything",
+                "research",
+                1.0,
+                None,
+                Some("Gathering sources..."),
+                80
+            ),
+            "everything research: 1: Gathering sources..."
+        );
+        let long = "x".repeat(300);
+        assert!(progress("s", "t", 1.5, None, Some(&long), 80).len() < 120);
     }
 }
