@@ -75,10 +75,17 @@ pub(crate) fn created(result: &ServerResult) -> Option<Created> {
 }
 
 fn poll_interval(task: &Value) -> Duration {
-    task.get("pollInterval")
-        .and_then(Value::as_u64)
-        .map_or(POLL_DEFAULT, Duration::from_millis)
-        .clamp(POLL_MIN, POLL_MAX)
+    said_interval(task).unwrap_or(POLL_DEFAULT)
+}
+
+/// The poll interval a task state names, within bounds. rmcp reads a `tasks/get` answer as
+/// the later extension's task, whose field is `pollIntervalMs`, so this revision's
+/// `pollInterval` is lost on the way; the interval then stays as it was.
+fn said_interval(task: &Value) -> Option<Duration> {
+    ["pollInterval", "pollIntervalMs"]
+        .iter()
+        .find_map(|k| task.get(*k).and_then(Value::as_u64))
+        .map(|ms| Duration::from_millis(ms).clamp(POLL_MIN, POLL_MAX))
 }
 
 fn status_message(task: &Value) -> Option<String> {
@@ -161,7 +168,7 @@ async fn watch(
         };
         let state = request::to_json(answer);
         say(status_message(&state));
-        poll = poll_interval(&state);
+        poll = said_interval(&state).unwrap_or(poll);
         if matches!(
             state.get("status").and_then(Value::as_str),
             Some("completed" | "failed" | "cancelled") | None
@@ -220,6 +227,22 @@ mod tests {
         let none = custom(json!({"task": {"taskId": "t", "statusMessage": " "}}));
         assert_eq!(created(&none).unwrap().poll, POLL_DEFAULT);
         assert_eq!(created(&none).unwrap().message, None);
+    }
+
+    #[test]
+    fn a_tasks_get_answer_as_rmcp_reads_it_keeps_its_status() {
+        let wire = json!({"taskId": "t-1", "status": "working", "statusMessage": "Analyzing...",
+            "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:01Z",
+            "ttl": 60000, "pollInterval": 3000});
+        let read: ServerResult = serde_json::from_value(wire).unwrap();
+        let state = request::to_json(read);
+        assert_eq!(state["status"], "working", "{state}");
+        assert_eq!(status_message(&state).as_deref(), Some("Analyzing..."));
+        // rmcp drops `pollInterval` (its task type names it `pollIntervalMs`): the interval
+        // the task was created with stays.
+        assert_eq!(said_interval(&state), None, "{state}");
+        let later = json!({"status": "working", "pollIntervalMs": 2000});
+        assert_eq!(said_interval(&later), Some(Duration::from_secs(2)));
     }
 
     #[test]
