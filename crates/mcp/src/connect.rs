@@ -112,7 +112,8 @@ pub(crate) async fn connect<'h>(
             let child = wrapped.spawn().map_err(spawn_error)?;
             // rmcp's session and raw calls share the child's pipes (see `raw`).
             let (transport, link, stderr) =
-                raw::share(child, handler.relays(), ids.clone()).map_err(spawn_error)?;
+                raw::share(child, handler.relays(), ids.clone(), handler.executions())
+                    .map_err(spawn_error)?;
             if let Some(pid) = transport.id() {
                 on_spawn(pid);
             }
@@ -261,6 +262,7 @@ pub(crate) async fn open_http(
 ) -> Result<Connected, HttpFailure> {
     // Kept for the legacy SSE transport, tried when the URL refuses Streamable HTTP.
     let fallback = handler.clone();
+    let executions = handler.executions();
     let options = options::current();
     // Plain `initialize` (pinned to 2025-11-25 by the handler) unless the stateless
     // revision is asked for: against a 2026-07-28 server a stateless session's
@@ -282,7 +284,7 @@ pub(crate) async fn open_http(
     let started = if config.auth_header.is_some() || anonymous {
         // The entry brings its own bearer token (send it and nothing else), or this is a
         // probe, which sends only what the entry says.
-        let client = ScreenedHttp::new(HelperHttp::new(http.clone(), refresh));
+        let client = ScreenedHttp::new(HelperHttp::new(http.clone(), refresh), executions);
         let transport = StreamableHttpClientTransport::with_client(client, config);
         let transport = InOrder::new(transport, handler.relays());
         handler.serve_with_lifecycle(transport, lifecycle).await
@@ -290,7 +292,7 @@ pub(crate) async fn open_http(
         let oauth = options::oauth_for(server, &options.oauth);
         let client = OAuthHttp::new(http.clone(), url, &oauth);
         let stream = client.stream_watch();
-        let client = ScreenedHttp::new(HelperHttp::new(client, refresh));
+        let client = ScreenedHttp::new(HelperHttp::new(client, refresh), executions);
         let transport = StreamableHttpClientTransport::with_client(client, config);
         let transport = InOrder::new(transport, handler.relays());
         let started = handler.serve_with_lifecycle(transport, lifecycle).await;

@@ -20,6 +20,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use crate::execution::Executions;
 use crate::options::{self, Elicitation};
 use crate::relay::{Relays, ServerEvent, Upcall, UpcallError, UpcallKind};
 
@@ -41,6 +42,8 @@ pub(crate) struct Handler {
     relays: Arc<Relays>,
     /// Log messages and resource updates, for whoever listens.
     events: broadcast::Sender<ServerEvent>,
+    /// What the server's tool lists say of each tool's `execution`, noted by its transport.
+    executions: Arc<Executions>,
 }
 
 impl Handler {
@@ -49,10 +52,16 @@ impl Handler {
         self.relays.clone()
     }
 
+    /// Where the session's transport notes what tool lists say of `execution`.
+    pub(crate) fn executions(&self) -> Arc<Executions> {
+        self.executions.clone()
+    }
+
     pub(crate) fn new(
         server: &str,
         relays: Arc<Relays>,
         events: broadcast::Sender<ServerEvent>,
+        executions: Arc<Executions>,
     ) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
         let (changes, rx) = mpsc::unbounded_channel();
         (
@@ -62,6 +71,7 @@ impl Handler {
                 elicitation: options::current().elicitation,
                 relays,
                 events,
+                executions,
             },
             rx,
         )

@@ -42,6 +42,7 @@ use rmcp::transport::streamable_http_client::{
 use serde_json::Value;
 use sse_stream::{Error as SseError, Sse};
 
+use crate::execution::Executions;
 use crate::screen::{self, Screened};
 
 /// What rmcp's client transport reads a server's events from.
@@ -63,11 +64,13 @@ const QUOTE_CHARS: usize = 200;
 #[derive(Clone)]
 pub(crate) struct ScreenedHttp<C> {
     inner: C,
+    /// Where a tool list's `execution` fields are noted (rmcp's listing drops them).
+    executions: Arc<Executions>,
 }
 
 impl<C> ScreenedHttp<C> {
-    pub(crate) fn new(inner: C) -> Self {
-        Self { inner }
+    pub(crate) fn new(inner: C, executions: Arc<Executions>) -> Self {
+        Self { inner, executions }
     }
 }
 
@@ -86,6 +89,10 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<C::Error>> {
         let attached = session_id.is_some();
+        let lists_tools = matches!(
+            &message,
+            ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::ListToolsRequest(_))
+        );
         let request = match &message {
             ClientJsonRpcMessage::Request(request) => Some((
                 request.id.clone(),
@@ -116,9 +123,26 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for ScreenedHttp<C> {
             return response;
         };
         match response {
-            Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
-                StreamableHttpPostResponse::Sse(screen_events(events, Some(id)), session),
-            ),
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => {
+                let mut events = screen_events(events, Some(id));
+                if lists_tools {
+                    // A tool list's `execution` fields, read before rmcp's types drop them
+                    // (an answer as a JSON body reaches this layer already typed: its tools'
+                    // `execution` is lost).
+                    let executions = self.executions.clone();
+                    events = events
+                        .inspect(move |event| {
+                            if let Ok(Sse {
+                                data: Some(data), ..
+                            }) = event
+                            {
+                                executions.note_tools(data.as_bytes());
+                            }
+                        })
+                        .boxed();
+                }
+                Ok(StreamableHttpPostResponse::Sse(events, session))
+            }
             Ok(StreamableHttpPostResponse::Json(message, session)) if !handshake => Ok(
                 StreamableHttpPostResponse::Json(own_answer(message, id), session),
             ),

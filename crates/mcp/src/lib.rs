@@ -32,6 +32,7 @@ pub mod auth;
 mod connect;
 mod convert;
 mod error;
+mod execution;
 mod handler;
 mod headers_helper;
 mod http_screen;

@@ -124,8 +124,12 @@ pub async fn probe(spec: &ServerSpec, limit: Duration) -> Result<Access, Session
         .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
     // Nobody listens for list changes or events: the session is closed right after the
     // handshake.
-    let (handler, _changes) =
-        Handler::new(name, Arc::new(Relays::default()), broadcast::channel(1).0);
+    let (handler, _changes) = Handler::new(
+        name,
+        Arc::new(Relays::default()),
+        broadcast::channel(1).0,
+        Arc::default(),
+    );
     let http = reqwest::Client::new();
     let deadline = Instant::now() + limit;
     let opened = tokio::time::timeout_at(

@@ -41,6 +41,7 @@ use tokio::time::Instant;
 
 use crate::convert;
 use crate::error::SessionError;
+use crate::execution::Executions;
 use crate::ids::Ids;
 use crate::relay::{Registered, Relays};
 use crate::screen;
@@ -85,8 +86,8 @@ pub(crate) struct RawLink {
     /// How the child ended, when closing the session found it gone or it exited on stdin EOF
     /// (not when it had to be signalled).
     exited: OnceLock<std::process::ExitStatus>,
-    /// Each listed tool's `execution` as the server wrote it (see [`RawLink::note_tools`]).
-    executions: Mutex<HashMap<String, Value>>,
+    /// What the server's tool lists say of each tool's `execution` (see `execution`).
+    executions: Arc<Executions>,
 }
 
 #[derive(Default)]
@@ -247,46 +248,6 @@ enum Taken {
 }
 
 impl RawLink {
-    /// Keep the `execution` of each tool a `tools/list` answer on `line` lists (a tool listed
-    /// without one loses what it had). rmcp's tool type has no such field, so its listing
-    /// drops it, and a tool that runs only as a task (`execution.taskSupport: "required"`)
-    /// could not be told from the others. Only lines naming an `inputSchema` (every tool list
-    /// does) are parsed.
-    fn note_tools(&self, line: &[u8]) {
-        if memchr::memmem::find(line, b"\"inputSchema\"").is_none() {
-            return;
-        }
-        let Ok(message) = serde_json::from_slice::<Value>(line) else {
-            return;
-        };
-        let Some(tools) = message
-            .get("result")
-            .and_then(|r| r.get("tools"))
-            .and_then(Value::as_array)
-        else {
-            return;
-        };
-        let mut executions = lock(&self.executions);
-        for tool in tools {
-            let Some(name) = tool.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            match tool.get("execution") {
-                Some(execution @ Value::Object(fields)) if !says_nothing(fields) => {
-                    executions.insert(name.to_string(), execution.clone());
-                }
-                _ => {
-                    executions.remove(name);
-                }
-            }
-        }
-    }
-
-    /// The `execution` the server listed `tool` with, if it says more than the default.
-    pub(crate) fn execution(&self, tool: &str) -> Option<Value> {
-        lock(&self.executions).get(tool).cloned()
-    }
-
     /// Write one whole line to the child (the lock keeps lines from interleaving).
     async fn write_line(&self, line: &[u8]) -> std::io::Result<()> {
         let mut stdin = self.stdin.lock().await;
@@ -750,15 +711,6 @@ impl RawCaller {
     }
 }
 
-/// An `execution` that says only what its absence says (`taskSupport: "forbidden"`, which
-/// the TypeScript SDK writes on every tool): not kept, so a tool's definition, and the hash
-/// pins compare, is the same as when it was listed without it.
-fn says_nothing(execution: &Map<String, Value>) -> bool {
-    execution
-        .iter()
-        .all(|(k, v)| k == "taskSupport" && v == "forbidden")
-}
-
 /// The `tools/call` line of raw request `id` (its text, `sb~N`). Built by hand: this runs for every call passing
 /// through, and the formatting machinery is a good deal more code to run cold than a few
 /// appends.
@@ -928,6 +880,7 @@ pub(crate) fn share(
     mut child: Box<dyn ChildWrapper>,
     relays: Arc<Relays>,
     ids: Arc<Ids>,
+    executions: Arc<Executions>,
 ) -> std::io::Result<(SharedChild, Arc<RawLink>, Option<ChildStderr>)> {
     let taken = |what: &str| std::io::Error::other(format!("the child's {what} was already taken"));
     let stdin = child.stdin().take().ok_or_else(|| taken("stdin"))?;
@@ -943,7 +896,7 @@ pub(crate) fn share(
         timer: Notify::new(),
         broken: OnceLock::new(),
         exited: OnceLock::new(),
-        executions: Mutex::new(HashMap::new()),
+        executions,
     });
     let (ours, rmcp_side) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, to_rmcp) = tokio::io::split(ours);
@@ -1184,7 +1137,7 @@ async fn pass_line_async(
             true
         }
         Taken::No => {
-            link.note_tools(line);
+            link.executions.note_tools(line);
             to_rmcp.write_all(line).await.is_ok()
         }
     }
@@ -1312,7 +1265,7 @@ fn pass_line(
             true
         }
         Taken::No => {
-            link.note_tools(line);
+            link.executions.note_tools(line);
             drive(runtime, to_rmcp.write_all(line)).is_ok()
         }
     }
@@ -1665,41 +1618,8 @@ mod tests {
             timer: Notify::new(),
             broken: OnceLock::new(),
             exited: OnceLock::new(),
-            executions: Mutex::new(HashMap::new()),
+            executions: Arc::default(),
         })
-    }
-
-    #[test]
-    fn a_tool_lists_execution_is_kept_until_a_list_drops_it() {
-        use serde_json::json;
-        let link = link();
-        let list = |tools: Value| {
-            let line = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": tools}});
-            link.note_tools(line.to_string().as_bytes());
-        };
-        let schema = json!({"type": "object"});
-        list(json!([
-            {"name": "research", "inputSchema": schema, "execution": {"taskSupport": "required"}},
-            {"name": "maybe", "inputSchema": schema, "execution": {"taskSupport": "optional"}},
-            {"name": "echo", "inputSchema": schema, "execution": {"taskSupport": "forbidden"}},
-            {"name": "plain", "inputSchema": schema},
-        ]));
-        assert_eq!(
-            link.execution("research"),
-            Some(json!({"taskSupport": "required"}))
-        );
-        assert_eq!(
-            link.execution("maybe"),
-            Some(json!({"taskSupport": "optional"}))
-        );
-        // The default said out loud is not kept.
-        assert_eq!(link.execution("echo"), None);
-        assert_eq!(link.execution("plain"), None);
-        // A line that is no tool list changes nothing; a new list without it drops it.
-        link.note_tools(br#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"\"inputSchema\""}]}}"#);
-        assert!(link.execution("research").is_some());
-        list(json!([{"name": "research", "inputSchema": schema}]));
-        assert_eq!(link.execution("research"), None);
     }
 
     fn taken(link: &RawLink, line: &[u8]) -> bool {

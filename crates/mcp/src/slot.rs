@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::SessionError;
+use crate::execution::Executions;
 use crate::ids::Ids;
 use crate::raw::RawLink;
 use crate::relay::Relays;
@@ -24,6 +25,8 @@ pub(crate) struct Slot {
     pub(crate) tail: StderrTail,
     /// Relayed calls in flight, shared with each session's handler.
     pub(crate) relays: Arc<Relays>,
+    /// What the server's tool lists say of each tool's `execution`.
+    pub(crate) executions: Arc<Executions>,
     /// The requests outstanding on a stdio session, and the stray ids the server answered
     /// under (see `ids`).
     pub(crate) ids: Arc<Ids>,
@@ -72,6 +75,7 @@ impl Slot {
             tail: StderrTail::new(&spec.name),
             name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
+            executions: Arc::default(),
             ids: Arc::new(Ids::new(&spec.name)),
             spec,
             live: Mutex::new(Live {

@@ -16,6 +16,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use crate::connect::{self, Service};
 use crate::convert;
 use crate::error::SessionError;
+use crate::execution::Executions;
 use crate::handler::{Handler, ListKind};
 use crate::listing;
 use crate::raw::RawLink;
@@ -84,7 +85,12 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
         if slot.stop.is_cancelled() {
             break;
         }
-        let (handler, changes) = Handler::new(&name, slot.relays.clone(), shared.events.clone());
+        let (handler, changes) = Handler::new(
+            &name,
+            slot.relays.clone(),
+            shared.events.clone(),
+            slot.executions.clone(),
+        );
         let started = Instant::now();
         let outcome = tokio::select! {
             biased;
@@ -227,21 +233,18 @@ async fn establish(
     for w in &warnings {
         tracing::warn!(server = %slot.spec.name, warning = %w);
     }
-    restore_executions(&mut catalog, raw.as_deref());
+    restore_executions(&mut catalog, &slot.executions);
     Ok((service, raw, catalog, warnings))
 }
 
 /// Put back each tool's `execution` (what says it runs only as a task), which rmcp's listing
-/// drops, from what a stdio session's raw reader saw. An HTTP server's tools keep none.
-fn restore_executions(catalog: &mut ServerCatalog, raw: Option<&RawLink>) {
-    let Some(raw) = raw else {
-        return;
-    };
+/// drops, from what the session's transport saw of the server's tool lists.
+fn restore_executions(catalog: &mut ServerCatalog, executions: &Executions) {
     for entry in &mut catalog.tools {
         if entry.def.extra.contains_key("execution") {
             continue;
         }
-        if let Some(execution) = raw.execution(&entry.def.name) {
+        if let Some(execution) = executions.get(&entry.def.name) {
             let mut def = entry.def.clone();
             def.extra.insert("execution".to_string(), execution);
             *entry = switchboard_core::catalog::Entry::new(def);
@@ -323,7 +326,7 @@ async fn run(
                     tracing::warn!(server = %name, warning = %w);
                 }
                 slot.set_warnings(warnings);
-                restore_executions(&mut next, slot.raw_link().as_deref());
+                restore_executions(&mut next, &slot.executions);
                 catalog = next;
                 if shared.publish(slot, catalog.clone()) {
                     tracing::info!(server = %name, ?kinds, tools = catalog.tools.len(), "catalog changed");

@@ -3,14 +3,15 @@
 //! `execution.taskSupport` (which rmcp's listing drops), a call asks for the task and returns
 //! its result, a relayed call hears the task's status messages as progress and answers the
 //! form the task asks for, and a call whose time runs out says so after the call's timeout.
+//! Over Streamable HTTP too, where the server answers its tool list as an event stream.
 
 mod common;
 
 use std::time::Duration;
 
-use common::{args, assert_ready, everything};
+use common::{HttpEverything, args, assert_ready, everything, free_port};
 use serde_json::json;
-use switchboard_core::CallResult;
+use switchboard_core::{CallResult, ServerSpec};
 use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallKind};
 use tokio::sync::mpsc;
 
@@ -126,5 +127,24 @@ async fn a_task_that_outlasts_the_call_timeout_times_out_as_a_call_does() {
         .await
         .expect("echo answers");
     assert!(text(&result).contains("still here"));
+    sessions.shutdown().await;
+}
+
+#[tokio::test]
+async fn over_http_a_task_only_tool_is_listed_so_and_called_as_one() {
+    let port = free_port();
+    let _server = HttpEverything::start(port).await;
+    let spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}/mcp"));
+    let sessions = Sessions::start(vec![spec]).await;
+    assert_ready(&sessions, "web");
+    assert!(sessions.runs_as_task("web", TASK_TOOL));
+    let result = sessions
+        .call_tool("web", TASK_TOOL, args(json!({"topic": "tides"})))
+        .await
+        .expect("the task's result comes back");
+    assert!(
+        text(&result).contains("Research Report: tides"),
+        "{result:?}"
+    );
     sessions.shutdown().await;
 }
