@@ -273,12 +273,20 @@ impl Relays {
 
     /// The sink a server's own request goes to when it does not say which call it belongs to
     /// (stdio; HTTP on the standalone stream): the one relayed call in flight. With none, or
-    /// with several, `None`, and the session answers as it would without relays.
+    /// with several, `None`, and the session answers as it would without relays. Requests of
+    /// one caller count as one call (a task's `tools/call`, kept for its progress, and the
+    /// `tasks/result` waiting for it).
     pub(crate) fn sole(&self) -> Option<mpsc::UnboundedSender<Upcall>> {
         let calls = lock(&self.calls);
         let live: Vec<_> = calls.iter().filter(|c| c.live()).collect();
+        let one_caller = live.split_first().is_some_and(|(first, rest)| {
+            rest.iter().all(|c| match (&first.sink, &c.sink) {
+                (Some(a), Some(b)) => a.same_channel(b),
+                _ => false,
+            })
+        });
         match live.as_slice() {
-            [call] => call.sink.clone(),
+            [call, ..] if one_caller => call.sink.clone(),
             [] => None,
             more => {
                 tracing::debug!(
@@ -324,6 +332,39 @@ mod tests {
     /// A request is in flight from before it is sent: a server that asks its caller something
     /// as soon as it reads the request finds the call, though rmcp has not yet said which
     /// token and id it has.
+    #[test]
+    fn requests_of_one_caller_count_as_one_call() {
+        // A task's `tools/call`, kept for its progress, and the `tasks/result` waiting for it.
+        let relays = Arc::new(Relays::default());
+        let (sink, mut upcalls) = mpsc::unbounded_channel();
+        let _created = relays.register(token(1), RequestId::Number(1), Some(sink.clone()));
+        let _waiting = relays.register(token(2), RequestId::Number(2), Some(sink));
+        let (tx, _rx) = oneshot::channel();
+        relays
+            .sole()
+            .expect("one caller")
+            .send(Upcall::Request {
+                kind: UpcallKind::Elicitation,
+                params: serde_json::Value::Null,
+                reply: tx,
+            })
+            .unwrap();
+        assert!(matches!(upcalls.try_recv(), Ok(Upcall::Request { .. })));
+        relays.progress(note(1, 3.0));
+        assert_eq!(
+            seen(&mut upcalls),
+            [3.0],
+            "the first request's progress still arrives"
+        );
+        // Another caller's call makes it ambiguous again; so does an unrelayed one.
+        let (other, _rx_other) = mpsc::unbounded_channel();
+        let third = relays.register(token(3), RequestId::Number(3), Some(other));
+        assert!(relays.sole().is_none());
+        drop(third);
+        let _unrelayed = relays.register(token(4), RequestId::Number(4), None);
+        assert!(relays.sole().is_none());
+    }
+
     #[test]
     fn a_call_being_sent_already_takes_the_servers_requests() {
         let relays = Arc::new(Relays::default());

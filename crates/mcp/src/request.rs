@@ -13,7 +13,7 @@ use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::relay::{Relays, Upcall};
+use crate::relay::{Registered, Relays, Upcall};
 
 /// Where a relayed request's progress and server requests go: the server's relays, and the
 /// caller's sink (`None`: the call is registered as in flight but takes no upcalls).
@@ -56,6 +56,20 @@ async fn send_once(
     timeout: Duration,
     relay: Option<Relay<'_>>,
 ) -> Result<ServerResult, ServiceError> {
+    send_keeping(peer, request, timeout, relay)
+        .await
+        .map(|(result, _)| result)
+}
+
+/// [`send_once`], keeping the request's relay registration after its result: what the server
+/// sends under the request's progress token still reaches the relay until the returned guard
+/// is dropped (a task's progress, which goes on after the `tools/call` that created it).
+pub(crate) async fn send_keeping(
+    peer: &Peer<RoleClient>,
+    request: ClientRequest,
+    timeout: Duration,
+    relay: Option<Relay<'_>>,
+) -> Result<(ServerResult, Option<Registered>), ServiceError> {
     // In flight before it is sent: a server may ask its caller something as soon as it reads
     // the request. rmcp picks the progress token and id; upcalls carrying them go to the relay
     // until this returns.
@@ -75,7 +89,7 @@ async fn send_once(
     // Every progress notification reaches its relay as the transport reads it, before the
     // response behind it (`raw` for stdio, `in_order` for HTTP), so nothing is still on its
     // way when the registration goes away.
-    result
+    result.map(|r| (r, registered.map(|(_, kept)| kept)))
 }
 
 /// A result as the JSON the server sent (for typed results, as rmcp re-encodes them).

@@ -400,9 +400,16 @@ impl Sessions {
             ClientRequest::CallToolRequest(CallToolRequest::new(params))
         };
         let started = tokio::time::Instant::now();
-        let mut result = request::send_relayed(&session.peer, request, timeout, relay)
-            .await
-            .map_err(|e| self.failed(session, server, tool, e))?;
+        // A task's call stays registered with its relay while the task runs: the server may
+        // report the task's progress under the call's token (MCP 2025-11-25).
+        let (mut result, _kept) = if as_task {
+            request::send_keeping(&session.peer, request, timeout, relay).await
+        } else {
+            request::send_relayed(&session.peer, request, timeout, relay)
+                .await
+                .map(|r| (r, None))
+        }
+        .map_err(|e| self.failed(session, server, tool, e))?;
         if as_task && let Some(created) = task::created(&result) {
             let left = timeout.saturating_sub(started.elapsed());
             result = task::finish(&session.peer, created, left, relay, upcalls)

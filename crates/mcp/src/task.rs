@@ -5,7 +5,9 @@
 //! server asks meanwhile (an elicitation tied to the task) arrives while that request is open
 //! and goes where the call's requests go. With a caller listening, the task's status is polled
 //! with `tasks/get` at the server's `pollInterval` and each new `statusMessage` is passed on as
-//! progress. A call that times out or is abandoned cancels the task (`tasks/cancel`).
+//! progress, as is the progress the server reports under the call's own token (the call stays
+//! registered with its relay while the task runs; the caller's requests count as one call). A
+//! call that times out or is abandoned cancels the task (`tasks/cancel`).
 //!
 //! rmcp models the later tasks extension (resultType `"task"`), not this revision's shape, so
 //! the requests go out as custom requests and the task handle is read from wire JSON.
