@@ -451,7 +451,8 @@ async fn legacy_sse(
     refresh: Option<std::sync::Arc<Refresh>>,
 ) -> Result<Service, String> {
     let headers = crate::legacy_sse::header_map(headers).map_err(|e| e.0)?;
-    let opened = crate::legacy_sse::open(http, url, headers, server, refresh)
+    let executions = handler.executions();
+    let opened = crate::legacy_sse::open(http, url, headers, server, refresh, executions)
         .await
         .map_err(|e| e.0)?;
     let transport =

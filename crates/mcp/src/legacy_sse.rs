@@ -19,6 +19,7 @@ use rmcp::model::{ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVer
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use switchboard_core::Secret;
 
+use crate::execution::Executions;
 use crate::headers_helper::Refresh;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -78,6 +79,7 @@ pub(crate) async fn open(
     headers: HeaderMap,
     server: &str,
     refresh: Option<Arc<Refresh>>,
+    executions: Arc<Executions>,
 ) -> Result<Opened, OpenError> {
     let base = reqwest::Url::parse(url).map_err(|e| OpenError(format!("bad URL: {e}")))?;
     let response = http
@@ -152,6 +154,7 @@ pub(crate) async fn open(
         out_tx.clone(),
         stop.clone(),
         server.clone(),
+        executions,
     ));
     tokio::spawn(post(
         http.clone(),
@@ -176,16 +179,21 @@ pub(crate) async fn open(
 
 /// Hand each `message` event to the session, screened as a stdio server's line is (`screen`),
 /// until the stream ends, breaks or is not wanted. `back` takes the answers to server requests
-/// nobody can read.
+/// nobody can read; `executions` notes what tool lists say of `execution`, which rmcp's types
+/// drop.
 async fn read(
     mut events: Events,
     tx: mpsc::UnboundedSender<RxJsonRpcMessage<RoleClient>>,
     back: fmpsc::UnboundedSender<TxJsonRpcMessage<RoleClient>>,
     stop: CancellationToken,
     server: Arc<str>,
+    executions: Arc<Executions>,
 ) {
     let deliver = |line: &[u8]| match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line) {
-        Ok(message) => tx.send(message).is_ok(),
+        Ok(message) => {
+            executions.note_tools(line);
+            tx.send(message).is_ok()
+        }
         Err(e) => {
             tracing::warn!(%server, "legacy SSE: a message event is not MCP ({e}); ignored");
             true

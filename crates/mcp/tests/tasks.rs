@@ -132,19 +132,22 @@ async fn a_task_that_outlasts_the_call_timeout_times_out_as_a_call_does() {
 
 #[tokio::test]
 async fn over_http_a_task_only_tool_is_listed_so_and_called_as_one() {
-    let port = free_port();
-    let _server = HttpEverything::start(port).await;
-    let spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}/mcp"));
-    let sessions = Sessions::start(vec![spec]).await;
-    assert_ready(&sessions, "web");
-    assert!(sessions.runs_as_task("web", TASK_TOOL));
-    let result = sessions
-        .call_tool("web", TASK_TOOL, args(json!({"topic": "tides"})))
-        .await
-        .expect("the task's result comes back");
-    assert!(
-        text(&result).contains("Research Report: tides"),
-        "{result:?}"
-    );
-    sessions.shutdown().await;
+    // Streamable HTTP, and the legacy HTTP+SSE transport (reached by falling back).
+    for (mode, path) in [("streamableHttp", "/mcp"), ("sse", "/sse")] {
+        let port = free_port();
+        let _server = HttpEverything::start_mode(port, mode).await;
+        let spec = ServerSpec::http("web", format!("http://127.0.0.1:{port}{path}"));
+        let sessions = Sessions::start(vec![spec]).await;
+        assert_ready(&sessions, "web");
+        assert!(sessions.runs_as_task("web", TASK_TOOL), "{mode}");
+        let result = sessions
+            .call_tool("web", TASK_TOOL, args(json!({"topic": "tides"})))
+            .await
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert!(
+            text(&result).contains("Research Report: tides"),
+            "{mode}: {result:?}"
+        );
+        sessions.shutdown().await;
+    }
 }

@@ -87,9 +87,15 @@ pub struct HttpEverything(std::process::Child);
 impl HttpEverything {
     /// Start it and wait until it accepts connections.
     pub async fn start(port: u16) -> Self {
+        Self::start_mode(port, "streamableHttp").await
+    }
+
+    /// Start it in `mode` (`streamableHttp`, or `sse`: the legacy HTTP+SSE transport at
+    /// `/sse`) and wait until it accepts connections.
+    pub async fn start_mode(port: u16, mode: &str) -> Self {
         let child = std::process::Command::new(node())
             .arg(peer("everything"))
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
