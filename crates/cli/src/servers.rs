@@ -43,6 +43,8 @@ struct Row {
     origin: Option<String>,
     /// Tools another host's permission rules deny or make ask: `(verdict, rule, tools)`.
     ruled: Vec<Ruled>,
+    /// Tools that run only as tasks (each call waits for its task's result).
+    task_tools: Vec<String>,
 }
 
 impl Row {
@@ -72,6 +74,7 @@ impl Row {
             stderr_tail: s.stderr_tail,
             origin: None,
             ruled: Vec::new(),
+            task_tools: Vec::new(),
         }
     }
 
@@ -94,6 +97,9 @@ impl Row {
         }
         if let Some(origin) = &self.origin {
             v["origin"] = json!(origin);
+        }
+        if !self.task_tools.is_empty() {
+            v["task_tools"] = json!(self.task_tools);
         }
         let by = |by: By| self.ruled.iter().filter(move |r| r.by == by);
         let hidden: Vec<&Ruled> = by(By::List).collect();
@@ -169,6 +175,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 stderr_tail: Vec::new(),
                 origin: None,
                 ruled: Vec::new(),
+                task_tools: Vec::new(),
             });
         }
     } else {
@@ -211,10 +218,22 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 .zip(catalog.servers.get(&status.name))
                 .map(|(c, listed)| ruled_tools(c, listed))
                 .unwrap_or_default();
+            let task_tools = entry
+                .zip(catalog.servers.get(&status.name))
+                .map(|(c, listed)| {
+                    listed
+                        .tools
+                        .iter()
+                        .filter(|t| t.def.requires_task() && c.filter.permits_tool(&t.def))
+                        .map(|t| t.def.name.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
             let mut row = Row::from_status(status);
             row.tools_allowed = allowed.filter(|&n| n < row.tools);
             row.origin = origin;
             row.ruled = ruled;
+            row.task_tools = task_tools;
             row
         }));
         sessions.shutdown().await;
@@ -234,6 +253,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 stderr_tail: Vec::new(),
                 origin: d.origin.clone(),
                 ruled: Vec::new(),
+                task_tools: Vec::new(),
             });
         }
     }
@@ -374,6 +394,17 @@ fn render(rows: &[Row]) -> String {
             };
             out.push_str(&format!("{}: {what}: {named} (by {rule})\n", r.name));
         }
+    }
+    // Tools that run only as tasks: a call to one waits for its task (MCP 2025-11-25).
+    for r in rows.iter().filter(|r| !r.task_tools.is_empty()) {
+        if std::mem::take(&mut first) {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "{}: run as tasks (a call waits for the task's result): {}\n",
+            r.name,
+            r.task_tools.join(", ")
+        ));
     }
     for r in rows {
         if let Some(e) = &r.error {
@@ -621,6 +652,7 @@ mod tests {
             stderr_tail: tail.iter().map(|l| l.to_string()).collect(),
             origin: None,
             ruled: Vec::new(),
+            task_tools: Vec::new(),
         }
     }
 

@@ -1522,7 +1522,7 @@ fn everything_dir() -> tempfile::TempDir {
 /// output and its stderr (printed for the test's log).
 /// A tool that runs only as a task (the everything server's `simulate-research-query`) is
 /// called as one from the loop: `chat` shows the task's status messages as its progress, and
-/// the model gets the task's result.
+/// the model gets the task's result; `servers` names it.
 #[tokio::test]
 async fn a_task_only_tool_runs_as_a_task_and_shows_its_status() {
     let d = Dialect::OpenAiChat;
@@ -1549,6 +1549,15 @@ async fn a_task_only_tool_runs_as_a_task_and_shows_its_status() {
     assert!(
         !is_error && result.contains("Research Report: tides"),
         "{result}"
+    );
+
+    // `servers` says which tools run as tasks.
+    let out = switchboard(dir.path(), &["--json", "servers"]).await;
+    let v = stdout_json(&out);
+    assert_eq!(
+        v["servers"][0]["task_tools"],
+        json!(["simulate-research-query"]),
+        "{v}"
     );
 }
 
