@@ -77,9 +77,11 @@ pub struct HostBuilder {
     key: Key,
     approver: Arc<dyn Approver>,
     options: AgentOptions,
-    /// `max_turns` was given (to [`HostBuilder::max_turns`], or to [`HostBuilder::options`]
-    /// other than the default): the config's does not apply.
-    max_turns_given: bool,
+    /// What [`HostBuilder::max_turns`], [`HostBuilder::max_tokens`] and
+    /// [`HostBuilder::temperature`] said: ahead of `options` and the config, in any order.
+    turns: Option<u32>,
+    tokens: Option<u32>,
+    temperature: Option<f64>,
     /// The config's model settings were applied (at `check` or `build`).
     settled: bool,
     /// What settling found, for [`Host::notes`].
@@ -105,7 +107,9 @@ impl Host {
                 why: "this host approves no calls that need approval".into(),
             }),
             options: AgentOptions::default(),
-            max_turns_given: false,
+            turns: None,
+            tokens: None,
+            temperature: None,
             settled: false,
             notes: Vec::new(),
             transcript: None,
@@ -230,10 +234,9 @@ impl HostBuilder {
 
     /// The loop's settings (turn limit, `max_tokens`, streaming, where cut results go). The
     /// config's `max_turns`, `max_tokens` and `temperature` fill in what these leave at
-    /// [`AgentOptions::default`]'s; [`HostBuilder::max_turns`] sets the turn limit whatever the
-    /// config says.
+    /// [`AgentOptions::default`]'s; [`HostBuilder::max_turns`], [`HostBuilder::max_tokens`]
+    /// and [`HostBuilder::temperature`], called before or after, win over both.
     pub fn options(mut self, options: AgentOptions) -> Self {
-        self.max_turns_given |= options.max_turns != AgentOptions::default().max_turns;
         self.options = options;
         self
     }
@@ -241,22 +244,21 @@ impl HostBuilder {
     /// Model requests allowed per message (default: the config's `max_turns`, else 20; at
     /// least 1).
     pub fn max_turns(mut self, turns: u32) -> Self {
-        self.options.max_turns = turns.max(1);
-        self.max_turns_given = true;
+        self.turns = Some(turns);
         self
     }
 
     /// The most tokens each reply may have (default: the config's `max_tokens`, else as
     /// [`AgentOptions::max_tokens`] says).
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.options.max_tokens = Some(tokens);
+        self.tokens = Some(tokens);
         self
     }
 
     /// Sampling temperature, 0 to 2 (default: the config's `temperature`, else the model's
     /// own). One outside that range is left out, with a note.
     pub fn temperature(mut self, temperature: f64) -> Self {
-        self.options.temperature = Some(temperature);
+        self.temperature = Some(temperature);
         self
     }
 
@@ -329,14 +331,17 @@ impl HostBuilder {
         if self.model.is_none() {
             self.model = Some(default_model(provider).to_string());
         }
-        if !self.max_turns_given
-            && let Some(turns) = config.max_turns
-        {
+        // Each limit: as the builder was told, else as its options say, else the config's.
+        let defaults = AgentOptions::default();
+        let from_options = Some(self.options.max_turns).filter(|&n| n != defaults.max_turns);
+        if let Some(turns) = self.turns.or(from_options).or(config.max_turns) {
             self.options.max_turns = turns.max(1);
         }
-        if self.options.max_tokens.is_none() {
-            self.options.max_tokens = config.max_tokens;
-        }
+        self.options.max_tokens = self
+            .tokens
+            .or(self.options.max_tokens)
+            .or(config.max_tokens);
+        self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature
             && !switchboard_providers::TEMPERATURE.contains(&t)
         {

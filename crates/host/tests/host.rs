@@ -217,6 +217,7 @@ async fn the_builder_takes_the_configs_model_settings() {
          max_tokens = 123\ntemperature = 0.25\nmax_turns = 1\n",
         model.base_url()
     );
+    let model_url = model.base_url();
     let config = Config::parse(&dir.path().join("switchboard.toml"), &text, &|_| None).unwrap();
     let mut host = Host::builder(config.clone()).build().await.unwrap();
     assert_eq!(host.agent().client().dialect, Dialect::OpenAiChat);
@@ -231,6 +232,36 @@ async fn the_builder_takes_the_configs_model_settings() {
     assert_eq!(body["max_tokens"], 123, "{body}");
     assert_eq!(body["temperature"], 0.25, "{body}");
     model.assert_valid();
+    host.shutdown().await;
+
+    // The builder's own limits win over the config's, told before `options` or after.
+    let model = ProviderDouble::start(
+        Dialect::OpenAiChat,
+        vec![
+            Turn::tools(vec![Call::exact("nothing_listed", json!({}))]),
+            Turn::tools(vec![Call::exact("nothing_listed", json!({}))]),
+            Turn::Text("never asked".into()),
+        ],
+    )
+    .await;
+    let text = text.replace(&model_url, &model.base_url());
+    let config = Config::parse(&dir.path().join("switchboard.toml"), &text, &|_| None).unwrap();
+    let mut host = Host::builder(config.clone())
+        .max_turns(2)
+        .max_tokens(55)
+        .options(AgentOptions {
+            stream: false,
+            ..AgentOptions::default()
+        })
+        .build()
+        .await
+        .unwrap();
+    let answer = host.ask("hi").await.unwrap();
+    assert_eq!(answer.end, End::MaxTurns, "{answer:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "two model requests allowed");
+    assert_eq!(requests[0].body["max_tokens"], 55);
+    assert_eq!(requests[0].body["temperature"], 0.25, "the config's still");
     host.shutdown().await;
 
     // What the builder is told wins; another provider leaves the config's model and URL out.
