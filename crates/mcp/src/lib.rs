@@ -20,6 +20,9 @@
 //!   stays in the catalog and calls get `NotReady`.
 //! - A call in flight when its server dies ends with `Closed`; a call that times out, or whose
 //!   future is dropped, is cancelled on the wire (`notifications/cancelled`).
+//! - A tool whose listing says `execution.taskSupport: "required"` (MCP 2025-11-25) is called as
+//!   a task by every call path here: the call asks for the task and waits for its result
+//!   (`tasks/result`); see [`Sessions::runs_as_task`]. A raw call ([`RawCaller`]) does not.
 //! - The catalog's generation rises only when some server's listing really changed.
 //! - [`probe`] asks one HTTP server, without credentials, whether it needs a login at all; it
 //!   never starts an authorization and closes the session it opened.
