@@ -42,6 +42,17 @@ fn provider(d: Dialect) -> &'static str {
     d.as_str()
 }
 
+/// The command exited 0; else fail showing what it wrote to stderr.
+#[track_caller]
+fn succeeded(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn stdout_json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -675,8 +686,12 @@ async fn a_missing_key_without_base_url_is_a_usage_error() {
 
 /// `switchboard chat ARGS` in `dir` (no user config, the test key), every stream piped.
 fn spawn_chat(dir: &Path, args: &[&str]) -> tokio::process::Child {
+    spawn_piped(dir, &[&["chat"], args].concat())
+}
+
+/// `switchboard ARGS` in `dir` (no user config, the test key), every stream piped.
+fn spawn_piped(dir: &Path, args: &[&str]) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("chat")
         .args(args)
         .current_dir(dir)
         .env("HOME", dir)
@@ -1578,8 +1593,13 @@ async fn chat_everything(dir: &tempfile::TempDir, base: &str, input: &[u8]) -> (
 
 /// `switchboard chat ARGS` in `dir` given `input`, to its end (at most 120 s).
 async fn chat_session(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    fed(spawn_chat(dir, args), input).await
+}
+
+/// What `child` (spawned with piped streams) does given `input` on its stdin, to its end (at
+/// most 120 s).
+async fn fed(mut child: tokio::process::Child, input: &[u8]) -> Output {
     use tokio::io::AsyncWriteExt as _;
-    let mut child = spawn_chat(dir, args);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(input).await.unwrap();
     drop(stdin);
@@ -1588,7 +1608,7 @@ async fn chat_session(dir: &Path, args: &[&str], input: &[u8]) -> Output {
         child.wait_with_output(),
     )
     .await
-    .expect("chat ended within 120 s")
+    .expect("switchboard ended within 120 s")
     .unwrap()
 }
 
@@ -1628,12 +1648,7 @@ async fn the_users_system_prompt_and_the_date_reach_the_model() {
         &base,
     ];
     let out = switchboard(dir.path(), &run).await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let system = system_of(&double.requests()[0].body);
     assert!(system.starts_with("You answer in French.\n\n"), "{system}");
     let today = switchboard_core::time::date(std::time::SystemTime::now());
@@ -1876,12 +1891,7 @@ async fn a_result_that_breaks_its_output_schema_is_reported() {
         ],
     )
     .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     double.assert_valid();
     let v = stdout_json(&out);
     let calls = v["tool_calls"].as_array().unwrap();
@@ -1908,76 +1918,43 @@ async fn a_result_that_breaks_its_output_schema_is_reported() {
         "{err}"
     );
 
-    let out = switchboard(
-        dir.path(),
-        &["call", "fx", "weather", r#"{"mode": "wrong"}"#],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("does not match the tool's output schema"),
-        "{err}"
-    );
-    let out = switchboard(
-        dir.path(),
-        &["call", "fx", "weather", r#"{"mode": "good"}"#],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("output schema"), "{err}");
+    // `call` says so too, and only when the result breaks the schema.
+    for (args, reported) in [
+        (r#"{"mode": "wrong"}"#, true),
+        (r#"{"mode": "good"}"#, false),
+    ] {
+        let out = switchboard(dir.path(), &["call", "fx", "weather", args]).await;
+        assert_eq!(out.status.code(), Some(0));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.contains("does not match the tool's output schema"),
+            reported,
+            "{args}: {err}"
+        );
+    }
 }
 
 /// `run -p -` reads the prompt from standard input; empty input is a usage error.
 #[tokio::test]
 async fn the_prompt_is_read_from_standard_input_when_asked() {
-    use tokio::io::AsyncWriteExt as _;
     let d = Dialect::OpenAiChat;
     let double = ProviderDouble::start(d, vec![Turn::Text("Read it.".into())]).await;
     let dir = tempfile::tempdir().unwrap();
     let base = double.base_url();
     let run = |input: &'static [u8]| {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-            .args([
-                "run",
-                "-p",
-                "-",
-                "--provider",
-                provider(d),
-                "--base-url",
-                &base,
-            ])
-            .current_dir(dir.path())
-            .env("HOME", dir.path())
-            .env("XDG_CONFIG_HOME", dir.path().join(".config"))
-            .env_remove("SWITCHBOARD_CONFIG")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        async move {
-            stdin.write_all(input).await.unwrap();
-            drop(stdin);
-            tokio::time::timeout(
-                std::time::Duration::from_secs(120),
-                child.wait_with_output(),
-            )
-            .await
-            .expect("run ended within 120 s")
-            .unwrap()
-        }
+        let args = [
+            "run",
+            "-p",
+            "-",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+        ];
+        fed(spawn_piped(dir.path(), &args), input)
     };
     let out = run(b"Summarise this diff:\n+ a line\n").await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let body = &double.requests()[0].body;
     assert!(
         body["messages"]
@@ -2076,20 +2053,21 @@ async fn anthropic_requests_mark_their_prefix_for_the_prompt_cache() {
         ]
     };
     let dir = tempfile::tempdir().unwrap();
-    let double = ProviderDouble::start(d, script()).await;
-    let base = double.base_url();
-    let run = [
-        "run",
-        "-p",
-        "how is T-1001?",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &base,
-    ];
-    let out = switchboard(dir.path(), &run).await;
-    assert_eq!(out.status.code(), Some(0));
-    double.assert_valid();
+    // The requests of one run, with `extra` flags.
+    let run = |extra: &'static [&'static str]| {
+        let dir = dir.path().to_path_buf();
+        async move {
+            let double = ProviderDouble::start(d, script()).await;
+            let base = double.base_url();
+            let mut args = vec!["run", "-p", "how is T-1001?", "--provider", "anthropic"];
+            args.extend(["--base-url", &base]);
+            args.extend(extra);
+            let out = switchboard(&dir, &args).await;
+            succeeded(&out);
+            double.assert_valid();
+            double.requests()
+        }
+    };
     let marks = |body: &Value| -> Vec<String> {
         let mut at = Vec::new();
         if body["system"][0]["cache_control"].is_object() {
@@ -2106,25 +2084,11 @@ async fn anthropic_requests_mark_their_prefix_for_the_prompt_cache() {
         }
         at
     };
-    let reqs = double.requests();
+    let reqs = run(&[]).await;
     assert_eq!(marks(&reqs[0].body), ["system", "message 0"]);
     assert_eq!(marks(&reqs[1].body), ["system", "message 0", "message 2"]);
 
-    let double = ProviderDouble::start(d, script()).await;
-    let base = double.base_url();
-    let run = [
-        "run",
-        "-p",
-        "how is T-1001?",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &base,
-    ];
-    let out = switchboard(dir.path(), &[&run[..], &["--no-prompt-cache"]].concat()).await;
-    assert_eq!(out.status.code(), Some(0));
-    double.assert_valid();
-    for r in double.requests() {
+    for r in run(&["--no-prompt-cache"]).await {
         assert!(!r.body.to_string().contains("cache_control"), "{}", r.body);
     }
 }
@@ -2148,12 +2112,7 @@ async fn the_configs_model_settings_are_the_defaults() {
     )
     .unwrap();
     let out = switchboard(dir.path(), &["run", "-p", "hi"]).await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let body = &double.requests()[0].body;
     assert_eq!(
         (&body["model"], &body["temperature"], &body["max_tokens"]),
@@ -2189,12 +2148,7 @@ async fn the_configs_model_settings_are_the_defaults() {
         ],
     )
     .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let body = &anthropic.requests()[0].body;
     assert_ne!(
         body["model"], "qwen3",

@@ -169,16 +169,17 @@ fn model_settings(
             .filter(|n| *n > 0.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
             .map(|n| n as u32)
     };
-    let (settings, more) = super::ModelSettings::from_written(
-        provider,
+    let written = super::ModelSettings {
+        provider: None,
         model,
         base_url,
         api_key_env,
-        whole("max-tokens"),
-        number("temperature"),
+        max_tokens: whole("max-tokens"),
+        temperature: number("temperature"),
         // mcphost's 0 means no limit; switchboard keeps its own default then.
-        whole("max-steps"),
-    );
+        max_turns: whole("max-steps"),
+    };
+    let (settings, more) = written.checked(provider);
     // Each as mcphost names it: "`temperature` 3 ignored: ..." is about `temperature`.
     for m in more {
         let key = if m.starts_with("`temperature`") {

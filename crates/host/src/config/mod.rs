@@ -505,18 +505,20 @@ pub struct Settings {
 }
 
 impl ModelSettings {
-    /// Settings as a file writes them, `provider` by its API's name (`anthropic`,
-    /// `openai-chat`, `openai-responses`, `gemini`); what cannot be used is left out, each with
-    /// why (a temperature outside 0 to 2, no model requests allowed, an unknown provider).
-    pub fn from_written(
-        provider: Option<&str>,
-        model: Option<String>,
-        base_url: Option<String>,
-        api_key_env: Option<String>,
-        max_tokens: Option<u32>,
-        temperature: Option<f64>,
-        max_turns: Option<u32>,
-    ) -> (ModelSettings, Vec<String>) {
+    /// These settings as a file wrote them, with `provider` by its API's name (`anthropic`,
+    /// `openai-chat`, `openai-responses`, `gemini`; `self.provider` is not read); what cannot
+    /// be used is left out, each with why (a temperature outside 0 to 2, no model requests
+    /// allowed, an unknown provider), and empty strings are none.
+    pub fn checked(self, provider: Option<&str>) -> (ModelSettings, Vec<String>) {
+        let ModelSettings {
+            model,
+            base_url,
+            api_key_env,
+            max_tokens,
+            temperature,
+            max_turns,
+            ..
+        } = self;
         let mut problems = Vec::new();
         let provider = provider.and_then(|p| match p.parse() {
             Ok(d) => Some(d),

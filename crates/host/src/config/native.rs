@@ -173,15 +173,16 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
                 settings.search_model = s.search_model.map(|p| ctx.base.join(p));
-                let (model, problems) = ModelSettings::from_written(
-                    s.provider.as_deref(),
-                    s.model,
-                    s.base_url,
-                    s.api_key_env,
-                    s.max_tokens,
-                    s.temperature,
-                    s.max_turns,
-                );
+                let written = ModelSettings {
+                    provider: None,
+                    model: s.model,
+                    base_url: s.base_url,
+                    api_key_env: s.api_key_env,
+                    max_tokens: s.max_tokens,
+                    temperature: s.temperature,
+                    max_turns: s.max_turns,
+                };
+                let (model, problems) = written.checked(s.provider.as_deref());
                 settings.model = model;
                 warnings.extend(
                     problems
