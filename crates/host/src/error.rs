@@ -34,6 +34,15 @@ pub enum HostError {
         /// What is wrong.
         message: String,
     },
+    /// A config file cannot be changed as asked (`add`, `remove`, `disable`): nothing was
+    /// written.
+    #[error("{}: {message}", path.display())]
+    ConfigEdit {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do instead.
+        message: String,
+    },
     /// One server entry is wrong; that server is disabled and the others still start.
     #[error("{}:{line}:{column}: server {server:?}: {message}", path.display())]
     ServerEntry {

@@ -18,6 +18,7 @@ mod continue_dev;
 mod crush;
 mod cursor;
 mod dotenv;
+pub mod edit;
 mod entry;
 pub mod expand;
 mod gemini;
@@ -688,12 +689,17 @@ impl Config {
             }
             return Some(p.to_path_buf());
         }
-        let user = directories::ProjectDirs::from("", "", "switchboard")
-            .map(|d| d.config_dir().join(NATIVE_FILE));
         [cwd.join(NATIVE_FILE), cwd.join(MCP_JSON_FILE)]
             .into_iter()
-            .chain(user)
+            .chain(Self::user_file())
             .find(|p| p.is_file())
+    }
+
+    /// The user's own `switchboard.toml` (in the user config directory), whether or not it
+    /// exists; `None` when the system names no home.
+    pub fn user_file() -> Option<PathBuf> {
+        directories::ProjectDirs::from("", "", "switchboard")
+            .map(|d| d.config_dir().join(NATIVE_FILE))
     }
 
     /// The config files of other hosts on this machine (project files in `cwd` first) that

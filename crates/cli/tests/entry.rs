@@ -1,0 +1,280 @@
+//! `switchboard add | remove | disable | enable` on real files, read back by `servers` running a
+//! real MCP server (the reference memory server from npm).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use switchboard_test_support::output::{server_row as server, stdout_json as json};
+use switchboard_test_support::peers::{node, peer};
+
+/// Run the binary in `dir`, its user config directory `dir/xdg`.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", dir.join("xdg"))
+        .env("HOME", dir)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .env_remove("SB_TEST_TOKEN")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the switchboard binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn refused(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `add NAME` of the memory server, as a user types it.
+fn add_memory(dir: &Path, name: &str, before: &[&str]) -> Output {
+    let (node, memory) = (node(), peer("memory"));
+    let mut args: Vec<&str> = before.to_vec();
+    args.extend(["add", name, &node, memory.to_str().unwrap()]);
+    run(dir, &args)
+}
+
+#[test]
+fn an_added_server_runs_and_is_turned_off_on_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    // No config anywhere: the user's own file is created.
+    let said = ok(&add_memory(dir, "memory", &[]));
+    let file = dir.join("xdg/switchboard/switchboard.toml");
+    assert!(
+        said.contains("added server \"memory\"") && said.contains("(a new file)"),
+        "{said}"
+    );
+    assert!(file.is_file(), "{said}");
+    let v = json(&run(dir, &["servers", "--json"]));
+    assert_eq!(v["config"]["path"], file.to_str().unwrap(), "{v}");
+    let memory = server(&v, "memory");
+    assert_eq!(memory["state"], "ready", "{memory}");
+    assert!(memory["tools"].as_u64().unwrap() >= 5, "{memory}");
+
+    // A second server, after options and with `--` before its command.
+    let out = run(
+        dir,
+        &[
+            "add",
+            "second",
+            "-e",
+            "MEMORY_FILE_PATH=${HOME}/m.json",
+            "--",
+            &node(),
+            peer("memory").to_str().unwrap(),
+        ],
+    );
+    ok(&out);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("env = { MEMORY_FILE_PATH = \"${HOME}/m.json\" }"),
+        "{text}"
+    );
+
+    ok(&run(dir, &["disable", "memory"]));
+    let v = json(&run(dir, &["servers", "--json"]));
+    assert_eq!(server(&v, "memory")["state"], "disabled", "{v}");
+    assert_eq!(server(&v, "second")["state"], "ready", "{v}");
+    let again = ok(&run(dir, &["disable", "memory"]));
+    assert!(again.contains("already disabled"), "{again}");
+
+    ok(&run(dir, &["enable", "memory"]));
+    assert_eq!(
+        server(&json(&run(dir, &["servers", "--json"])), "memory")["state"],
+        "ready"
+    );
+
+    let v = json(&run(dir, &["remove", "second", "--json"]));
+    assert_eq!(v["removed"], "second", "{v}");
+    assert_eq!(v["changed"], true, "{v}");
+    let v = json(&run(dir, &["servers", "--json"]));
+    let names: Vec<&Value> = v["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["name"])
+        .collect();
+    assert_eq!(names, ["memory"], "{v}");
+}
+
+#[test]
+fn a_project_mcp_json_keeps_its_comments_and_gets_its_bytes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let original = "{\n  // servers for this repository\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"docs-server\", \"disabled\": true} // not yet\n  }\n}\n";
+    std::fs::write(dir.join(".mcp.json"), original).unwrap();
+    let said = ok(&add_memory(dir, "memory", &[]));
+    assert!(said.contains(".mcp.json"), "{said}");
+    let text = std::fs::read_to_string(dir.join(".mcp.json")).unwrap();
+    assert!(
+        text.starts_with("{\n  // servers for this repository\n"),
+        "{text}"
+    );
+    assert!(text.contains("} // not yet"), "{text}");
+    let v = json(&run(dir, &["servers", "--json"]));
+    assert_eq!(server(&v, "memory")["state"], "ready", "{v}");
+    assert_eq!(server(&v, "docs")["state"], "disabled", "{v}");
+    ok(&run(dir, &["remove", "memory"]));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".mcp.json")).unwrap(),
+        original
+    );
+
+    // `--scope user` writes the user's file, and says this folder reads another one first.
+    let out = add_memory(dir, "mine", &[]);
+    ok(&out);
+    let out = run(dir, &["add", "--scope", "user", "elsewhere", "echo"]);
+    let said = ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".mcp.json is read first in this folder"),
+        "{stderr}"
+    );
+    assert!(said.contains("switchboard servers --config "), "{said}");
+}
+
+#[test]
+fn a_url_server_with_a_header_and_a_variable_not_set_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let out = run(
+        dir,
+        &[
+            "--config",
+            "s.toml",
+            "add",
+            "remote",
+            "https://example.com/mcp",
+            "-H",
+            "Authorization: Bearer ${SB_TEST_TOKEN}",
+        ],
+    );
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("does not run yet") && stderr.contains("SB_TEST_TOKEN"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("s.toml")).unwrap(),
+        "[servers.remote]\nurl = \"https://example.com/mcp\"\nheaders = { Authorization = \"Bearer ${SB_TEST_TOKEN}\" }\n"
+    );
+    let v = json(&run(
+        dir,
+        &[
+            "--config",
+            "s.toml",
+            "add",
+            "old",
+            "--transport",
+            "sse",
+            "https://example.com/sse",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["added"], "old", "{v}");
+    assert_eq!(v["created"], false, "{v}");
+    assert!(
+        std::fs::read_to_string(dir.join("s.toml"))
+            .unwrap()
+            .contains("[servers.old]\ntype = \"sse\"\n")
+    );
+}
+
+#[test]
+fn what_switchboard_does_not_write_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let codex = "[mcp_servers.x]\ncommand = \"x\"\n";
+    std::fs::write(dir.join("config.toml"), codex).unwrap();
+    let said = refused(&add_memory(dir, "memory", &["--config", "config.toml"]));
+    assert!(said.contains("codex mcp add"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config.toml")).unwrap(),
+        codex
+    );
+
+    let own = "[servers.memory]\ncommand = \"m\" # mine\n";
+    std::fs::write(dir.join("switchboard.toml"), own).unwrap();
+    let said = refused(&add_memory(dir, "memory", &[]));
+    assert!(said.contains("already in this file"), "{said}");
+    let said = refused(&run(dir, &["remove", "memroy"]));
+    assert!(said.contains("did you mean \"memory\""), "{said}");
+    let out = run(dir, &["remove", "nothing", "--json"]);
+    refused(&out);
+    assert!(
+        json(&out)["error"]
+            .as_str()
+            .unwrap()
+            .contains("no server named"),
+        "{:?}",
+        out
+    );
+    let said = refused(&run(
+        dir,
+        &["add", "web", "https://example.com/mcp", "extra"],
+    ));
+    assert!(said.contains("takes no arguments"), "{said}");
+    let said = refused(&run(dir, &["add", "a/b", "x"]));
+    assert!(said.contains('/'), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("switchboard.toml")).unwrap(),
+        own
+    );
+    // Nothing was left beside the file.
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        left.iter()
+            .all(|n| !n.to_string_lossy().starts_with(".switchboard-edit")),
+        "{left:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_config_stays_linked_and_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let real = dir.join("dotfiles/switchboard.toml");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "# shared\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink(&real, dir.join("switchboard.toml")).unwrap();
+    ok(&run(dir, &["add", "t", "-e", "TOKEN=secret", "--", "echo"]));
+    assert!(
+        std::fs::symlink_metadata(dir.join("switchboard.toml"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(
+        text.starts_with("# shared\n") && text.contains("[servers.t]"),
+        "{text}"
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}

@@ -1,0 +1,1036 @@
+//! Changing a config file by one server: an entry added, removed, turned off or on, and the
+//! rest of the file left byte for byte as it was (comments, order, spacing).
+//!
+//! switchboard writes its own `switchboard.toml` and the `mcpServers` JSON that Claude Code's
+//! `.mcp.json`, Claude Desktop, Cursor and most hosts read (VS Code's `servers` too). A file
+//! another host rewrites on its own (Claude Code's `~/.claude.json`) or spells differently
+//! (Codex's `config.toml`, Gemini CLI's `settings.json`, YAML files) is refused, naming that
+//! host's own command, so an edit never leaves a file its host reads otherwise than meant.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::jsonc;
+use crate::error::HostError;
+
+/// How a new server is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// A program started with stdio.
+    Command {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables for it, in the order given.
+        env: Vec<(String, String)>,
+        /// The folder it starts in, as the user wrote it.
+        cwd: Option<String>,
+    },
+    /// A server at a URL: Streamable HTTP (with the legacy HTTP+SSE transport as fallback).
+    Url {
+        /// The endpoint.
+        url: String,
+        /// Headers sent with every request, in the order given.
+        headers: Vec<(String, String)>,
+        /// Written as the legacy HTTP+SSE transport (`type = "sse"`).
+        legacy_sse: bool,
+    },
+}
+
+/// A server entry to write into a config file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewServer {
+    /// Its name in the file.
+    pub name: String,
+    /// How it is reached.
+    pub reach: Reach,
+}
+
+/// The formats switchboard edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    /// `switchboard.toml`.
+    Native,
+    /// A JSON object of servers under this top-level key.
+    Json(&'static str),
+}
+
+/// `text` (`None`: the file does not exist yet) with `server` added. A server of that name
+/// already in the file is an error: nothing is replaced.
+pub fn add_server(
+    path: &Path,
+    text: Option<&str>,
+    server: &NewServer,
+) -> Result<String, HostError> {
+    check_name(path, &server.name)?;
+    let text = text.map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
+    match format_of(path, text)? {
+        Format::Native => native_add(path, text.unwrap_or(""), server),
+        Format::Json(key) => json_add(path, text, key, server),
+    }
+}
+
+/// `text` with server `name` taken out (in `switchboard.toml`, its `[servers.NAME.tool.*]`
+/// settings and OAuth client with it). A name the file does not hold is an error.
+pub fn remove_server(path: &Path, text: &str, name: &str) -> Result<String, HostError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match format_of(path, Some(text))? {
+        Format::Native => {
+            let mut doc = native_doc(path, text)?;
+            let servers = doc
+                .get_mut("servers")
+                .and_then(toml_edit::Item::as_table_like_mut);
+            let removed = servers.and_then(|s| s.remove(name)).is_some();
+            if removed {
+                Ok(doc.to_string())
+            } else {
+                Err(not_there(path, name))
+            }
+        }
+        Format::Json(key) => {
+            let plain = jsonc::to_json(text);
+            let servers =
+                servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
+            let found = members(&plain, servers)
+                .iter()
+                .position(|m| m.key == name)
+                .ok_or_else(|| not_there(path, name))?;
+            Ok(remove_member(text, &plain, servers, found))
+        }
+    }
+}
+
+/// `text` with server `name` turned off (`disabled = true`, `"disabled": true`) or back on (the
+/// key taken out), the rest of its entry as it was. A name the file does not hold is an error.
+pub fn set_disabled(
+    path: &Path,
+    text: &str,
+    name: &str,
+    disabled: bool,
+) -> Result<String, HostError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match format_of(path, Some(text))? {
+        Format::Native => {
+            let mut doc = native_doc(path, text)?;
+            let entry = doc
+                .get_mut("servers")
+                .and_then(toml_edit::Item::as_table_like_mut)
+                .and_then(|s| s.get_mut(name))
+                .and_then(toml_edit::Item::as_table_like_mut)
+                .ok_or_else(|| not_there(path, name))?;
+            if disabled {
+                entry.insert("disabled", toml_edit::value(true));
+            } else {
+                entry.remove("disabled");
+            }
+            Ok(doc.to_string())
+        }
+        Format::Json(key) => {
+            let plain = jsonc::to_json(text);
+            let servers =
+                servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
+            let entry = members(&plain, servers)
+                .into_iter()
+                .find(|m| m.key == name)
+                .ok_or_else(|| not_there(path, name))?;
+            if plain.as_bytes().get(entry.value) != Some(&b'{') {
+                return Err(edit_error(
+                    path,
+                    format!("server {name:?} is not an object of settings; edit it by hand"),
+                ));
+            }
+            let own = members(&plain, entry.value);
+            let mut out = match own.iter().position(|m| m.key == "disabled") {
+                Some(i) => remove_member(text, &plain, entry.value, i),
+                None => text.to_string(),
+            };
+            if disabled {
+                let plain = jsonc::to_json(&out).into_owned();
+                out = insert_member(&out, &plain, entry.value, "disabled", &Json::Bool(true));
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Replace `path`'s content with `text` once all of it is written (a new file beside it,
+/// renamed over it), keeping the old file's permissions (a config may hold secrets). A symbolic
+/// link is followed, so a config a dotfile manager links stays linked. The folder is created
+/// when missing.
+pub fn save(path: &Path, text: &str) -> Result<(), HostError> {
+    use std::io::Write as _;
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let failed = |e: std::io::Error| edit_error(&path, format!("cannot write it: {e}"));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(failed)?;
+    let mut file = tempfile::Builder::new()
+        .prefix(".switchboard-edit")
+        .tempfile_in(&dir)
+        .map_err(failed)?;
+    file.write_all(text.as_bytes()).map_err(failed)?;
+    if let Ok(meta) = std::fs::metadata(&path) {
+        file.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(failed)?;
+    }
+    file.as_file().sync_all().map_err(failed)?;
+    file.persist(&path).map_err(|e| failed(e.error))?;
+    Ok(())
+}
+
+/// A name every format and every command line can carry.
+fn check_name(path: &Path, name: &str) -> Result<(), HostError> {
+    let why = if name.trim().is_empty() {
+        Some("a server needs a name")
+    } else if name != name.trim() {
+        Some("a server's name cannot begin or end with spaces")
+    } else if name.chars().any(char::is_control) {
+        Some("a server's name cannot hold control characters")
+    } else if name.contains('/') {
+        Some("a server's name cannot hold `/` (`SERVER/TOOL` names a tool on the command line)")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(edit_error(path, format!("{why}: {name:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn edit_error(path: &Path, message: String) -> HostError {
+    HostError::ConfigEdit {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+fn not_there(path: &Path, name: &str) -> HostError {
+    edit_error(path, format!("no server named {name:?} in this file"))
+}
+
+/// Which format `path` holds, refusing the ones switchboard does not write.
+fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let refuse = |what: &str| {
+        Err(edit_error(
+            path,
+            format!(
+                "{what}; switchboard writes its own switchboard.toml and mcpServers JSON files (give one with --config)"
+            ),
+        ))
+    };
+    if path.is_dir() || matches!(ext.as_deref(), Some("mcpb" | "dxt")) {
+        return refuse("an MCP bundle is changed by changing its manifest, not here");
+    }
+    if matches!(ext.as_deref(), Some("yaml" | "yml")) {
+        return refuse(
+            "this is a YAML config (goose, Continue, mcphost, LibreChat): edit it with its host or by hand",
+        );
+    }
+    let Some(text) = text else {
+        return match ext.as_deref() {
+            Some("json" | "jsonc") => Ok(Format::Json("mcpServers")),
+            Some("toml") => Ok(Format::Native),
+            _ => refuse(
+                "a new config file's name must end in .toml (switchboard's own) or .json (mcpServers)",
+            ),
+        };
+    };
+    let is_json = match ext.as_deref() {
+        Some("json" | "jsonc") => true,
+        Some("toml") => false,
+        _ => text.trim_start().starts_with('{'),
+    };
+    if !is_json {
+        let table: toml::Table = toml::from_str(text).map_err(|e| toml_syntax(path, text, &e))?;
+        if super::codex::is_codex(&table) {
+            return refuse("this is Codex's config.toml: use `codex mcp add` / `codex mcp remove`");
+        }
+        return Ok(Format::Native);
+    }
+    if text.trim().is_empty() {
+        return Ok(Format::Json("mcpServers"));
+    }
+    let plain = jsonc::to_json(text);
+    let root: Value = serde_json::from_str(&plain).map_err(|e| HostError::ConfigSyntax {
+        path: path.to_path_buf(),
+        line: e.line().max(1),
+        column: e.column().max(1),
+        message: e.to_string(),
+    })?;
+    let Some(object) = root.as_object() else {
+        return refuse("this JSON file is not an object of settings");
+    };
+    if object.contains_key("projects") {
+        return refuse(
+            "this is Claude Code's state file, which Claude Code rewrites as it runs: use `claude mcp add` / `claude mcp remove`",
+        );
+    }
+    if super::mcp_proxy::is_config(&root) {
+        return refuse(
+            "this is mcp-proxy's config, whose entries take mcp-proxy's own keys: edit it by hand",
+        );
+    }
+    if super::gemini::is_settings_file(path) {
+        return refuse(
+            "this is Gemini CLI's settings.json, which spells remote servers its own way: use `gemini mcp add` / `gemini mcp remove`",
+        );
+    }
+    if super::mcphost::is_mcphost_json(path, &root) {
+        return refuse(
+            "this is mcphost's config, whose entries take mcphost's own keys: edit it by hand",
+        );
+    }
+    if object.get("mcpServers").is_some_and(Value::is_array) {
+        return refuse("this is Continue's older config.json: edit it by hand");
+    }
+    for key in ["mcpServers", "servers"] {
+        match object.get(key) {
+            Some(Value::Object(_)) => {
+                return Ok(Format::Json(if key == "servers" {
+                    "servers"
+                } else {
+                    "mcpServers"
+                }));
+            }
+            Some(_) => return refuse(&format!("`{key}` here is not an object of servers")),
+            None => {}
+        }
+    }
+    for (key, host) in [
+        ("context_servers", "Zed"),
+        ("mcp", "OpenCode or Crush"),
+        ("amp.mcpServers", "Amp"),
+    ] {
+        if object.contains_key(key) {
+            return refuse(&format!(
+                "this file keeps its servers under `{key}` ({host}'s own entries): edit it with its host or by hand"
+            ));
+        }
+    }
+    Ok(Format::Json("mcpServers"))
+}
+
+fn toml_syntax(path: &Path, text: &str, e: &toml::de::Error) -> HostError {
+    let (line, column) = e
+        .span()
+        .map_or((1, 1), |s| super::position::line_col(text, s.start));
+    HostError::ConfigSyntax {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: e.message().trim().to_string(),
+    }
+}
+
+fn native_doc(path: &Path, text: &str) -> Result<toml_edit::DocumentMut, HostError> {
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map_or((1, 1), |s| super::position::line_col(text, s.start));
+        HostError::ConfigSyntax {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: e.message().trim().to_string(),
+        }
+    })
+}
+
+fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, HostError> {
+    let mut doc = native_doc(path, text)?;
+    let servers = doc.entry("servers").or_insert_with(|| {
+        // `[servers.NAME]` headers without a bare `[servers]` above them.
+        let mut table = toml_edit::Table::new();
+        table.set_implicit(true);
+        toml_edit::Item::Table(table)
+    });
+    let inline = servers.is_inline_table();
+    let Some(servers) = servers.as_table_like_mut() else {
+        return Err(edit_error(
+            path,
+            "`servers` here is not a table of servers".into(),
+        ));
+    };
+    if servers.contains_key(&server.name) {
+        return Err(already_there(path, &server.name));
+    }
+    let mut entry = toml_edit::Table::new();
+    let pairs = |pairs: &[(String, String)]| {
+        let mut table = toml_edit::InlineTable::new();
+        for (k, v) in pairs {
+            table.insert(k, v.into());
+        }
+        toml_edit::value(table)
+    };
+    match &server.reach {
+        Reach::Command {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            entry.insert("command", toml_edit::value(command));
+            if !args.is_empty() {
+                entry.insert(
+                    "args",
+                    toml_edit::value(args.iter().collect::<toml_edit::Array>()),
+                );
+            }
+            if !env.is_empty() {
+                entry.insert("env", pairs(env));
+            }
+            if let Some(cwd) = cwd {
+                entry.insert("cwd", toml_edit::value(cwd));
+            }
+        }
+        Reach::Url {
+            url,
+            headers,
+            legacy_sse,
+        } => {
+            if *legacy_sse {
+                entry.insert("type", toml_edit::value("sse"));
+            }
+            entry.insert("url", toml_edit::value(url));
+            if !headers.is_empty() {
+                entry.insert("headers", pairs(headers));
+            }
+        }
+    }
+    if inline {
+        servers.insert(&server.name, toml_edit::value(entry.into_inline_table()));
+        return Ok(doc.to_string());
+    }
+    // A new table is written after the last of `servers`; when that is the end of the file,
+    // the comments closing the file (all of a file of comments alone) stay above it.
+    let ours = servers
+        .iter()
+        .filter_map(|(_, item)| item.as_table().and_then(last_position))
+        .max();
+    let others = doc
+        .iter()
+        .filter(|(key, _)| *key != "servers")
+        .filter_map(|(_, item)| item.as_table().and_then(last_position))
+        .max();
+    let last = others.is_none() || ours.is_some_and(|o| Some(o) >= others);
+    let trailing = doc.trailing().as_str().unwrap_or("").to_string();
+    if last && !trailing.trim().is_empty() {
+        doc.set_trailing("");
+        let mut prefix = trailing;
+        if !prefix.ends_with('\n') {
+            prefix.push('\n');
+        }
+        prefix.push('\n');
+        entry.decor_mut().set_prefix(prefix);
+    }
+    if let Some(servers) = doc
+        .get_mut("servers")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    {
+        servers.insert(&server.name, toml_edit::Item::Table(entry));
+    }
+    Ok(doc.to_string())
+}
+
+/// The largest document position of `table` and the tables in it.
+fn last_position(table: &toml_edit::Table) -> Option<isize> {
+    let inner = table
+        .iter()
+        .filter_map(|(_, item)| item.as_table().and_then(last_position))
+        .max();
+    table.position().max(inner)
+}
+
+fn already_there(path: &Path, name: &str) -> HostError {
+    edit_error(
+        path,
+        format!(
+            "a server named {name:?} is already in this file; remove it first (`switchboard remove {name}`) or choose another name"
+        ),
+    )
+}
+
+/// A JSON value as an edit writes it: objects keep the order given.
+#[derive(Clone, Debug)]
+enum Json {
+    Text(String),
+    Bool(bool),
+    /// A list of texts, written on one line.
+    Texts(Vec<String>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// Pretty-printed, its inner lines indented by `indent` plus `step` per level.
+    fn render(&self, indent: &str, step: &str) -> String {
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        match self {
+            Json::Text(s) => quote(s),
+            Json::Bool(b) => b.to_string(),
+            Json::Texts(list) => {
+                let items: Vec<String> = list.iter().map(|s| quote(s)).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Json::Object(members) if members.is_empty() => "{}".into(),
+            Json::Object(members) => {
+                let inner = format!("{indent}{step}");
+                let lines: Vec<String> = members
+                    .iter()
+                    .map(|(k, v)| format!("{inner}{}: {}", quote(k), v.render(&inner, step)))
+                    .collect();
+                format!("{{\n{}\n{indent}}}", lines.join(",\n"))
+            }
+        }
+    }
+
+    /// On one line.
+    fn inline(&self) -> String {
+        self.render("", "")
+            .replace('\n', " ")
+            .replace("{ ", "{")
+            .replace(" }", "}")
+    }
+}
+
+/// The JSON entry for `server`, as Claude Code's `.mcp.json` writes one (which Cursor, VS Code
+/// and Claude Desktop read too).
+fn json_entry(server: &NewServer) -> Json {
+    let pairs = |pairs: &[(String, String)]| {
+        Json::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.clone(), Json::Text(v.clone())))
+                .collect(),
+        )
+    };
+    let mut entry = Vec::new();
+    match &server.reach {
+        Reach::Command {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            entry.push(("command".into(), Json::Text(command.clone())));
+            entry.push(("args".into(), Json::Texts(args.clone())));
+            if !env.is_empty() {
+                entry.push(("env".into(), pairs(env)));
+            }
+            if let Some(cwd) = cwd {
+                entry.push(("cwd".into(), Json::Text(cwd.clone())));
+            }
+        }
+        Reach::Url {
+            url,
+            headers,
+            legacy_sse,
+        } => {
+            let kind = if *legacy_sse { "sse" } else { "http" };
+            entry.push(("type".into(), Json::Text(kind.into())));
+            entry.push(("url".into(), Json::Text(url.clone())));
+            if !headers.is_empty() {
+                entry.push(("headers".into(), pairs(headers)));
+            }
+        }
+    }
+    Json::Object(entry)
+}
+
+fn json_add(
+    path: &Path,
+    text: Option<&str>,
+    key: &str,
+    server: &NewServer,
+) -> Result<String, HostError> {
+    let entry = json_entry(server);
+    let text = match text {
+        Some(t) if !t.trim().is_empty() => t,
+        _ => {
+            let servers = Json::Object(vec![(server.name.clone(), entry)]);
+            let root = Json::Object(vec![(key.to_string(), servers)]);
+            return Ok(format!("{}\n", root.render("", "  ")));
+        }
+    };
+    let plain = jsonc::to_json(text);
+    match servers_object(path, &plain, key)? {
+        Some(servers) => {
+            if members(&plain, servers)
+                .iter()
+                .any(|m| m.key == server.name)
+            {
+                return Err(already_there(path, &server.name));
+            }
+            Ok(insert_member(text, &plain, servers, &server.name, &entry))
+        }
+        None => {
+            let servers = Json::Object(vec![(server.name.clone(), entry)]);
+            Ok(insert_member(
+                text,
+                &plain,
+                root_object(&plain),
+                key,
+                &servers,
+            ))
+        }
+    }
+}
+
+/// One `"key": value` of a JSON object: where its key and its value begin and end, in the text
+/// with comments blanked out (which keeps every offset).
+#[derive(Debug)]
+struct Member {
+    key: String,
+    key_start: usize,
+    value: usize,
+    value_end: usize,
+}
+
+/// The offset of the top-level object's `{`.
+fn root_object(plain: &str) -> usize {
+    skip_space(plain.as_bytes(), 0)
+}
+
+/// The offset of the `{` of the top-level `key`'s object; `None` when there is no such key.
+/// `plain` parsed as JSON already (`format_of`).
+fn servers_object(path: &Path, plain: &str, key: &str) -> Result<Option<usize>, HostError> {
+    let Some(found) = members(plain, root_object(plain))
+        .into_iter()
+        .find(|m| m.key == key)
+    else {
+        return Ok(None);
+    };
+    if plain.as_bytes().get(found.value) != Some(&b'{') {
+        return Err(edit_error(
+            path,
+            format!("`{key}` here is not an object of servers"),
+        ));
+    }
+    Ok(Some(found.value))
+}
+
+fn skip_space(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The offset just past the string beginning at `start` (a `"`).
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The offset just past the value beginning at `start`.
+fn value_end(bytes: &[u8], start: usize) -> usize {
+    match bytes.get(start) {
+        Some(b'"') => string_end(bytes, start),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut i = start;
+            while let Some(&b) = bytes.get(i) {
+                match b {
+                    b'"' => {
+                        i = string_end(bytes, i);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            bytes.len()
+        }
+        _ => {
+            let mut i = start;
+            while bytes
+                .get(i)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+            {
+                i += 1;
+            }
+            i
+        }
+    }
+}
+
+/// The members of the object whose `{` is at `open`, in order.
+fn members(plain: &str, open: usize) -> Vec<Member> {
+    let bytes = plain.as_bytes();
+    let mut out = Vec::new();
+    let mut i = open + 1;
+    loop {
+        i = skip_space(bytes, i);
+        if bytes.get(i) == Some(&b',') {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i) != Some(&b'"') {
+            return out;
+        }
+        let key_start = i;
+        let key_end = string_end(bytes, i);
+        let key = serde_json::from_str::<String>(&plain[key_start..key_end]).unwrap_or_default();
+        i = skip_space(bytes, key_end);
+        if bytes.get(i) != Some(&b':') {
+            return out;
+        }
+        let value = skip_space(bytes, i + 1);
+        let value_end = value_end(bytes, value);
+        out.push(Member {
+            key,
+            key_start,
+            value,
+            value_end,
+        });
+        i = value_end;
+    }
+}
+
+/// The whitespace a line begins with, for the line holding `offset`.
+fn indent_at(text: &str, offset: usize) -> &str {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `text` with `"key": value` added as the last member of the object whose `{` is at `open`
+/// (offsets of `plain`, the same text with comments blanked), indented as its other members.
+fn insert_member(text: &str, plain: &str, open: usize, key: &str, value: &Json) -> String {
+    let bytes = plain.as_bytes();
+    let close = value_end(bytes, open).saturating_sub(1);
+    let existing = members(plain, open);
+    let outer = indent_at(text, open).to_string();
+    // The file's own step: its first indented line's, else two spaces.
+    let file_step = text
+        .lines()
+        .map(|l| &l[..l.len() - l.trim_start_matches([' ', '\t']).len()])
+        .find(|w| !w.is_empty())
+        .unwrap_or("  ")
+        .to_string();
+    let one_line = !text[open..close].contains('\n') && !existing.is_empty();
+    let indent = match existing.first() {
+        Some(first) if !one_line => indent_at(text, first.key_start).to_string(),
+        _ => format!("{outer}{file_step}"),
+    };
+    let step = indent
+        .strip_prefix(outer.as_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&file_step)
+        .to_string();
+    let key = serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into());
+    let mut out = String::with_capacity(text.len() + 256);
+    match existing.last() {
+        Some(last) if one_line => {
+            out.push_str(&text[..last.value_end]);
+            out.push_str(&format!(", {key}: {}", value.inline()));
+            out.push_str(&text[last.value_end..]);
+        }
+        Some(last) => {
+            out.push_str(&text[..last.value_end]);
+            out.push_str(&format!(
+                ",\n{indent}{key}: {}",
+                value.render(&indent, &step)
+            ));
+            out.push_str(&text[last.value_end..]);
+        }
+        None => {
+            // An empty object: what is inside it (a comment) stays, the entry after it.
+            let inside = text[open + 1..close].trim_end();
+            out.push_str(&text[..=open]);
+            out.push_str(inside);
+            out.push_str(&format!(
+                "\n{indent}{key}: {}\n{outer}",
+                value.render(&indent, &step)
+            ));
+            out.push_str(&text[close..]);
+        }
+    }
+    out
+}
+
+/// `text` without the `index`th member of the object whose `{` is at `open`, and without the
+/// comma and line it leaves behind.
+fn remove_member(text: &str, plain: &str, open: usize, index: usize) -> String {
+    let bytes = plain.as_bytes();
+    let all = members(plain, open);
+    let this = &all[index];
+    let after_comma = {
+        let i = skip_space(bytes, this.value_end);
+        (bytes.get(i) == Some(&b',')).then_some(i + 1)
+    };
+    let close = value_end(bytes, open).saturating_sub(1);
+    let end_of_this = after_comma.unwrap_or(this.value_end);
+    if all.len() == 1
+        && text[open + 1..this.key_start].trim().is_empty()
+        && text[end_of_this..close].trim().is_empty()
+    {
+        // The only one, with nothing else inside: the object is left empty, `{}`.
+        return format!("{}{}", &text[..=open], &text[close..]);
+    }
+    let (start, end) = match all.get(index + 1) {
+        Some(next) => {
+            // Not the last: from its line's start (when it begins the line) to the next
+            // member's line.
+            let line_start = text[..this.key_start].rfind('\n').map_or(0, |i| i + 1);
+            let own_line = text[line_start..this.key_start].trim().is_empty();
+            let next_line = text[..next.key_start].rfind('\n').map_or(0, |i| i + 1);
+            if own_line && next_line > this.value_end {
+                (line_start, next_line)
+            } else {
+                (this.key_start, next.key_start)
+            }
+        }
+        None => {
+            // The last: from the end of the one before (its comma goes) or the object's `{`.
+            let start = match index.checked_sub(1) {
+                Some(before) => all[before].value_end,
+                None => open + 1,
+            };
+            let end = after_comma.unwrap_or(this.value_end);
+            (start, end)
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..start]);
+    out.push_str(&text[end..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn stdio(name: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            reach: Reach::Command {
+                command: "npx".into(),
+                args: vec!["-y".into(), "@modelcontextprotocol/server-memory".into()],
+                env: vec![("MEMORY_FILE".into(), "${HOME}/m.json".into())],
+                cwd: None,
+            },
+        }
+    }
+
+    fn http(name: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            reach: Reach::Url {
+                url: "https://example.com/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer ${TOKEN}".into())],
+                legacy_sse: false,
+            },
+        }
+    }
+
+    fn names(path: &str, text: &str) -> Vec<String> {
+        let config = Config::parse(Path::new(path), text, &|_| Some("x".into())).unwrap();
+        assert!(config.disabled.is_empty(), "{:?}", config.disabled);
+        config
+            .servers
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_native_file_keeps_its_comments_and_gets_the_entry_after_its_servers() {
+        let path = "switchboard.toml";
+        let text = "# my servers\n[settings]\napprove = \"writes\" # ask for writes\n\n[servers.a]\ncommand = \"a\"  # the first\n\n[servers.a.tool.x]\napprove = \"never\"\n\n[profiles.p]\nservers = [\"a\"]\n";
+        let out = add_server(Path::new(path), Some(text), &stdio("mem")).unwrap();
+        assert_eq!(
+            out,
+            "# my servers\n[settings]\napprove = \"writes\" # ask for writes\n\n[servers.a]\ncommand = \"a\"  # the first\n\n[servers.a.tool.x]\napprove = \"never\"\n\n[servers.mem]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-memory\"]\nenv = { MEMORY_FILE = \"${HOME}/m.json\" }\n\n[profiles.p]\nservers = [\"a\"]\n"
+        );
+        assert_eq!(names(path, &out), ["a", "mem"]);
+        let back = remove_server(Path::new(path), &out, "mem").unwrap();
+        assert_eq!(back, text);
+        let gone = remove_server(Path::new(path), text, "a").unwrap();
+        assert_eq!(
+            gone,
+            "# my servers\n[settings]\napprove = \"writes\" # ask for writes\n\n[profiles.p]\nservers = [\"a\"]\n"
+        );
+    }
+
+    #[test]
+    fn comments_closing_a_native_file_stay_above_an_entry_written_last() {
+        let path = Path::new("s.toml");
+        let out = add_server(path, Some("# shared settings\n"), &stdio("m")).unwrap();
+        assert!(
+            out.starts_with("# shared settings\n\n[servers.m]\n"),
+            "{out}"
+        );
+        let text = "[servers.a]\ncommand = \"a\"\n\n# [servers.b]\n# command = \"b\"\n";
+        let out = add_server(path, Some(text), &stdio("m")).unwrap();
+        assert!(out.starts_with(text), "{out}");
+        assert!(out.ends_with("[servers.m]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-memory\"]\nenv = { MEMORY_FILE = \"${HOME}/m.json\" }\n"), "{out}");
+        // With a table after the servers, the closing comments stay at the end.
+        let text = "[servers.a]\ncommand = \"a\"\n\n[profiles.p]\nservers = [\"a\"]\n# the end\n";
+        let out = add_server(path, Some(text), &stdio("m")).unwrap();
+        assert!(
+            out.ends_with("[profiles.p]\nservers = [\"a\"]\n# the end\n"),
+            "{out}"
+        );
+        assert_eq!(names("s.toml", &out), ["a", "m"]);
+    }
+
+    #[test]
+    fn a_new_native_file_and_a_url_entry() {
+        let out = add_server(Path::new("new.toml"), None, &http("remote")).unwrap();
+        assert_eq!(
+            out,
+            "[servers.remote]\nurl = \"https://example.com/mcp\"\nheaders = { Authorization = \"Bearer ${TOKEN}\" }\n"
+        );
+        assert_eq!(names("new.toml", &out), ["remote"]);
+        let mut sse = http("old");
+        if let Reach::Url { legacy_sse, .. } = &mut sse.reach {
+            *legacy_sse = true;
+        }
+        let out = add_server(Path::new("new.toml"), Some(&out), &sse).unwrap();
+        assert!(
+            out.contains("[servers.old]\ntype = \"sse\"\nurl ="),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_mcp_json_file_keeps_its_comments_order_and_indentation() {
+        let path = ".mcp.json";
+        let text = "{\n    // team servers\n    \"mcpServers\": {\n        \"b\": { \"command\": \"b\" }, // the b server\n        \"a\": {\"command\": \"a\"}\n    },\n    \"other\": 1\n}\n";
+        let out = add_server(Path::new(path), Some(text), &http("web")).unwrap();
+        assert_eq!(
+            out,
+            "{\n    // team servers\n    \"mcpServers\": {\n        \"b\": { \"command\": \"b\" }, // the b server\n        \"a\": {\"command\": \"a\"},\n        \"web\": {\n            \"type\": \"http\",\n            \"url\": \"https://example.com/mcp\",\n            \"headers\": {\n                \"Authorization\": \"Bearer ${TOKEN}\"\n            }\n        }\n    },\n    \"other\": 1\n}\n"
+        );
+        assert_eq!(names(path, &out), ["b", "a", "web"]);
+        assert_eq!(remove_server(Path::new(path), &out, "web").unwrap(), text);
+        let without_b = remove_server(Path::new(path), text, "b").unwrap();
+        assert_eq!(
+            without_b,
+            "{\n    // team servers\n    \"mcpServers\": {\n        \"a\": {\"command\": \"a\"}\n    },\n    \"other\": 1\n}\n"
+        );
+        let empty = remove_server(Path::new(path), &without_b, "a").unwrap();
+        assert_eq!(
+            empty,
+            "{\n    // team servers\n    \"mcpServers\": {},\n    \"other\": 1\n}\n"
+        );
+        let again = add_server(Path::new(path), Some(&empty), &stdio("m")).unwrap();
+        assert_eq!(names(path, &again), ["m"]);
+    }
+
+    #[test]
+    fn json_files_without_servers_or_on_one_line_get_them() {
+        let out = add_server(
+            Path::new("claude_desktop_config.json"),
+            Some("{\"preferences\": {\"x\": true}}"),
+            &stdio("m"),
+        )
+        .unwrap();
+        assert_eq!(names("c.json", &out), ["m"]);
+        assert!(
+            out.starts_with("{\"preferences\": {\"x\": true}, \"mcpServers\": {"),
+            "{out}"
+        );
+        let one_line = "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}";
+        let out = add_server(Path::new("c.json"), Some(one_line), &stdio("m")).unwrap();
+        assert_eq!(names("c.json", &out), ["a", "m"]);
+        assert_eq!(
+            remove_server(Path::new("c.json"), &out, "m").unwrap(),
+            one_line
+        );
+        let new = add_server(Path::new("new.json"), None, &stdio("m")).unwrap();
+        assert_eq!(names("new.json", &new), ["m"]);
+        let vscode = "{\n  \"servers\": {\n    \"a\": {\"command\": \"a\"},\n  },\n}\n";
+        let out = add_server(Path::new("mcp.json"), Some(vscode), &stdio("m")).unwrap();
+        assert_eq!(names("mcp.json", &out), ["a", "m"]);
+        assert!(!out.contains("mcpServers"), "{out}");
+    }
+
+    #[test]
+    fn turning_a_server_off_and_on() {
+        let toml = "[servers.a]\ncommand = \"a\" # keep\n";
+        let off = set_disabled(Path::new("s.toml"), toml, "a", true).unwrap();
+        assert_eq!(
+            off,
+            "[servers.a]\ncommand = \"a\" # keep\ndisabled = true\n"
+        );
+        assert_eq!(
+            set_disabled(Path::new("s.toml"), &off, "a", false).unwrap(),
+            toml
+        );
+        let json =
+            "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    }\n  }\n}\n";
+        let off = set_disabled(Path::new("m.json"), json, "a", true).unwrap();
+        assert_eq!(
+            off,
+            "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\",\n      \"disabled\": true\n    }\n  }\n}\n"
+        );
+        let config = Config::parse(Path::new("m.json"), &off, &|_| None).unwrap();
+        assert_eq!(config.disabled.len(), 1);
+        assert_eq!(
+            set_disabled(Path::new("m.json"), &off, "a", false).unwrap(),
+            json
+        );
+    }
+
+    #[test]
+    fn what_is_not_written_says_why() {
+        let said =
+            |path: &str, text: Option<&str>| match add_server(Path::new(path), text, &stdio("m")) {
+                Err(e) => e.to_string(),
+                Ok(out) => panic!("written: {out}"),
+            };
+        assert!(
+            said("s.toml", Some("[servers.m]\ncommand = \"x\"\n")).contains("already in this file")
+        );
+        assert!(
+            said("config.toml", Some("[mcp_servers.x]\ncommand = \"x\"\n"))
+                .contains("codex mcp add")
+        );
+        assert!(
+            said("c.json", Some("{\"mcpServers\": {}, \"projects\": {}}"))
+                .contains("claude mcp add")
+        );
+        assert!(
+            said("/p/.gemini/settings.json", Some("{\"mcpServers\": {}}"))
+                .contains("gemini mcp add")
+        );
+        assert!(said("goose.yaml", Some("extensions: {}\n")).contains("YAML"));
+        assert!(said("zed.json", Some("{\"context_servers\": {}}")).contains("Zed"));
+        assert!(said("c.json", Some("{\"mcpServers\": [")).contains("syntax error"));
+        assert!(said("servers", None).contains(".toml"));
+        let bad = NewServer {
+            name: "a/b".into(),
+            ..stdio("x")
+        };
+        let e = add_server(Path::new("s.toml"), None, &bad).unwrap_err();
+        assert!(e.to_string().contains('/'), "{e}");
+        let e =
+            remove_server(Path::new("s.toml"), "[servers.a]\ncommand = \"a\"\n", "b").unwrap_err();
+        assert!(e.to_string().contains("no server named \"b\""), "{e}");
+    }
+}

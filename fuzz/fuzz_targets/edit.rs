@@ -1,0 +1,78 @@
+//! Fuzz target: a config file's text changed by one server (`add`, `remove`, `disable`,
+//! `enable`) as switchboard.toml or `mcpServers` JSON. A change that succeeds must leave a file
+//! that still reads, with the server added or gone and every other server still there.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use switchboard_host::Config;
+use switchboard_host::config::edit::{self, NewServer, Reach};
+
+const NAMES: [&str; 4] = ["switchboard.toml", ".mcp.json", "mcp.jsonc", "config"];
+
+fn names(path: &Path, text: &str) -> Option<Vec<String>> {
+    let config = Config::parse(path, text, &|_| Some("x".into())).ok()?;
+    let mut names: Vec<String> = config
+        .servers
+        .iter()
+        .map(|s| s.name().to_string())
+        .chain(config.disabled.iter().map(|d| d.name.clone()))
+        .collect();
+    names.sort();
+    Some(names)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let path = Path::new("/project").join(NAMES[usize::from(first) % NAMES.len()]);
+    let before = names(&path, text);
+    let name = "added é";
+    let reach = if first & 0x10 == 0 {
+        Reach::Command {
+            command: "srv".into(),
+            args: vec!["-x".into(), "a\"b".into()],
+            env: vec![("K".into(), "${V}".into())],
+            cwd: None,
+        }
+    } else {
+        Reach::Url {
+            url: "https://example.com/mcp".into(),
+            headers: vec![("A".into(), "b".into())],
+            legacy_sse: first & 0x20 != 0,
+        }
+    };
+    let server = NewServer {
+        name: name.into(),
+        reach,
+    };
+    if let Ok(out) = edit::add_server(&path, Some(text), &server) {
+        let after = names(&path, &out);
+        assert!(after.is_some(), "added to a file that no longer reads:\n{out}");
+        if let (Some(before), Some(after)) = (&before, &after) {
+            let mut expected = before.clone();
+            expected.push(name.to_string());
+            expected.sort();
+            assert_eq!(&expected, after, "{out}");
+        }
+        if let Ok(back) = edit::remove_server(&path, &out, name) {
+            assert_eq!(names(&path, &back), before, "{back}");
+        }
+    }
+    for existing in before.iter().flatten() {
+        if let Ok(out) = edit::remove_server(&path, text, existing) {
+            let after = names(&path, &out);
+            assert!(after.is_some(), "removed from a file that no longer reads:\n{out}");
+        }
+        for off in [true, false] {
+            if let Ok(out) = edit::set_disabled(&path, text, existing, off) {
+                assert_eq!(names(&path, &out), before, "{out}");
+            }
+        }
+    }
+});
