@@ -54,6 +54,8 @@ use clap::{Parser, Subcommand};
   switchboard inspect --provider gemini    the exact tools array a provider receives
   switchboard lint                         problems in the tool definitions
   switchboard search close a ticket        which tools a query finds
+Then your own servers:
+  switchboard add memory npx -y @modelcontextprotocol/server-memory
 Each command's --help has examples."
 )]
 struct Cli {

@@ -286,7 +286,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
         print!("{}", render(&rows));
         if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
             println!(
-                "\n(no config found: these are the embedded demo servers; see --help for where config is read)"
+                "\n(no config found: these are the embedded demo servers; `switchboard add NAME COMMAND...` adds one of yours, and --help says where config is read)"
             );
             print!("{}", other_hosts_note());
         }

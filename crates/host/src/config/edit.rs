@@ -502,8 +502,9 @@ impl Json {
 }
 
 /// The JSON entry for `server`, as Claude Code's `.mcp.json` writes one (which Cursor, VS Code
-/// and Claude Desktop read too).
-fn json_entry(server: &NewServer) -> Json {
+/// and Claude Desktop read too); under VS Code's `servers` a command's entry says its `type` too,
+/// as VS Code writes it.
+fn json_entry(server: &NewServer, key: &str) -> Json {
     let pairs = |pairs: &[(String, String)]| {
         Json::Object(
             pairs
@@ -520,6 +521,9 @@ fn json_entry(server: &NewServer) -> Json {
             env,
             cwd,
         } => {
+            if key == "servers" {
+                entry.push(("type".into(), Json::Text("stdio".into())));
+            }
             entry.push(("command".into(), Json::Text(command.clone())));
             entry.push(("args".into(), Json::Texts(args.clone())));
             if !env.is_empty() {
@@ -551,7 +555,7 @@ fn json_add(
     key: &str,
     server: &NewServer,
 ) -> Result<String, HostError> {
-    let entry = json_entry(server);
+    let entry = json_entry(server, key);
     let text = match text {
         Some(t) if !t.trim().is_empty() => t,
         _ => {
@@ -622,6 +626,30 @@ fn skip_space(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The offset of the first byte from `i` on that is neither space nor comment, a trailing
+/// comma included (`plain` is `text` with comments and trailing commas blanked).
+fn next_significant(text: &[u8], plain: &[u8], mut i: usize) -> Option<usize> {
+    while let (Some(&t), Some(&p)) = (text.get(i), plain.get(i)) {
+        if !p.is_ascii_whitespace() || t == b',' {
+            return Some(i);
+        }
+        if t == b'/' && text.get(i + 1) == Some(&b'/') {
+            i = text[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |n| i + n);
+        } else if t == b'/' && text.get(i + 1) == Some(&b'*') {
+            i = text[i + 2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(text.len(), |n| i + 2 + n + 2);
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// The offset just past the string beginning at `start` (a `"`).
@@ -777,10 +805,10 @@ fn remove_member(text: &str, plain: &str, open: usize, index: usize) -> String {
     let bytes = plain.as_bytes();
     let all = members(plain, open);
     let this = &all[index];
-    let after_comma = {
-        let i = skip_space(bytes, this.value_end);
-        (bytes.get(i) == Some(&b',')).then_some(i + 1)
-    };
+    // The comma after it, a trailing one too (which `plain` has blanked).
+    let after_comma = next_significant(text.as_bytes(), bytes, this.value_end)
+        .filter(|&i| text.as_bytes()[i] == b',')
+        .map(|i| i + 1);
     let close = value_end(bytes, open).saturating_sub(1);
     let end_of_this = after_comma.unwrap_or(this.value_end);
     if all.len() == 1
@@ -968,6 +996,24 @@ mod tests {
         let out = add_server(Path::new("mcp.json"), Some(vscode), &stdio("m")).unwrap();
         assert_eq!(names("mcp.json", &out), ["a", "m"]);
         assert!(!out.contains("mcpServers"), "{out}");
+        assert!(
+            out.contains("\"m\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\""),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn trailing_commas_and_comments_go_with_the_entry_they_follow() {
+        let path = Path::new("mcp.jsonc");
+        let text = "{\n  \"mcpServers\": {  \"b\": {\"url\": \"https://x\"}, // b, c\n  },\n}\n";
+        let out = remove_server(path, text, "b").unwrap();
+        assert_eq!(out, "{\n  \"mcpServers\": { // b, c\n  },\n}\n");
+        assert!(Config::parse(path, &out, &|_| None).is_ok(), "{out}");
+        let text = "{\"mcpServers\": {\"a\": {\"command\": \"a\"} /* , */ , \"b\": {\"command\": \"b\"},}}";
+        let out = remove_server(path, text, "b").unwrap();
+        assert_eq!(names("mcp.jsonc", &out), ["a"]);
+        let out = remove_server(path, text, "a").unwrap();
+        assert_eq!(names("mcp.jsonc", &out), ["b"]);
     }
 
     #[test]
