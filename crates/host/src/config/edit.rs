@@ -95,7 +95,7 @@ pub fn remove_server(path: &Path, text: &str, name: &str) -> Result<String, Host
                 servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
             let found = members(&plain, servers)
                 .iter()
-                .position(|m| m.key == name)
+                .rposition(|m| m.key == name)
                 .ok_or_else(|| not_there(path, name))?;
             Ok(remove_member(text, &plain, servers, found))
         }
@@ -133,7 +133,7 @@ pub fn set_disabled(
                 servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
             let entry = members(&plain, servers)
                 .into_iter()
-                .find(|m| m.key == name)
+                .rfind(|m| m.key == name)
                 .ok_or_else(|| not_there(path, name))?;
             if plain.as_bytes().get(entry.value) != Some(&b'{') {
                 return Err(edit_error(
@@ -141,11 +141,16 @@ pub fn set_disabled(
                     format!("server {name:?} is not an object of settings; edit it by hand"),
                 ));
             }
-            let own = members(&plain, entry.value);
-            let mut out = match own.iter().position(|m| m.key == "disabled") {
-                Some(i) => remove_member(text, &plain, entry.value, i),
-                None => text.to_string(),
-            };
+            // Every `disabled` of the entry goes (a repeated key counts by its last).
+            let mut out = text.to_string();
+            loop {
+                let plain = jsonc::to_json(&out).into_owned();
+                let own = members(&plain, entry.value);
+                match own.iter().rposition(|m| m.key == "disabled") {
+                    Some(i) => out = remove_member(&out, &plain, entry.value, i),
+                    None => break,
+                }
+            }
             if disabled {
                 let plain = jsonc::to_json(&out).into_owned();
                 out = insert_member(&out, &plain, entry.value, "disabled", &Json::Bool(true));
@@ -608,7 +613,7 @@ fn root_object(plain: &str) -> usize {
 fn servers_object(path: &Path, plain: &str, key: &str) -> Result<Option<usize>, HostError> {
     let Some(found) = members(plain, root_object(plain))
         .into_iter()
-        .find(|m| m.key == key)
+        .rfind(|m| m.key == key)
     else {
         return Ok(None);
     };
@@ -825,7 +830,8 @@ fn remove_member(text: &str, plain: &str, open: usize, index: usize) -> String {
             let line_start = text[..this.key_start].rfind('\n').map_or(0, |i| i + 1);
             let own_line = text[line_start..this.key_start].trim().is_empty();
             let next_line = text[..next.key_start].rfind('\n').map_or(0, |i| i + 1);
-            if own_line && next_line > this.value_end {
+            // (Only when its comma is on its own lines too: `,` may begin the next line.)
+            if own_line && after_comma.is_some_and(|c| c <= next_line) {
                 (line_start, next_line)
             } else {
                 (this.key_start, next.key_start)
@@ -1013,6 +1019,9 @@ mod tests {
         let out = remove_server(path, text, "b").unwrap();
         assert_eq!(names("mcp.jsonc", &out), ["a"]);
         let out = remove_server(path, text, "a").unwrap();
+        assert_eq!(names("mcp.jsonc", &out), ["b"]);
+        let comma_first = "{\"mcpServers\": {\n  \"a\": {}\n  , \"b\": {\"command\": \"b\"}\n}}";
+        let out = remove_server(path, comma_first, "a").unwrap();
         assert_eq!(names("mcp.jsonc", &out), ["b"]);
     }
 
