@@ -263,6 +263,22 @@ pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
     let created = old.is_none();
     let text = edit::add_server(&path, old.as_deref(), &server)?;
     let config = reread(&path, &text)?;
+    // An entry that could not run whatever the environment held (a URL that is not one) is
+    // not written; one waiting for a variable is.
+    let every_variable_set = Config::parse(&path, &text, &|_| Some("1".into()))?;
+    if let Some(d) = every_variable_set
+        .disabled
+        .iter()
+        .find(|d| d.name == server.name)
+    {
+        // The place in a file that was not written means nothing: the reason alone.
+        let reason = d
+            .reason
+            .strip_prefix(&format!("{}:", path.display()))
+            .and_then(|rest| rest.split_once(": "))
+            .map_or(d.reason.as_str(), |(_, reason)| reason);
+        bail!("{reason}; nothing was written to {}", path.display());
+    }
     edit::save(&path, &text)?;
     let not_running = config
         .disabled

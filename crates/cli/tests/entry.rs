@@ -233,6 +233,20 @@ fn what_switchboard_does_not_write_is_left_as_it_was() {
         &["add", "web", "https://example.com/mcp", "extra"],
     ));
     assert!(said.contains("takes no arguments"), "{said}");
+    let said = refused(&run(
+        dir,
+        &[
+            "add",
+            "web",
+            "--transport",
+            "http",
+            "https://exa mple.com:99999/mcp",
+        ],
+    ));
+    assert!(
+        said.contains("nothing was written") && said.contains("malformed URL"),
+        "{said}"
+    );
     let said = refused(&run(dir, &["add", "a/b", "x"]));
     assert!(said.contains('/'), "{said}");
     assert_eq!(
