@@ -284,7 +284,11 @@ pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
         .disabled
         .iter()
         .find(|d| d.name == server.name)
-        .map(|d| d.reason.clone());
+        .map(|d| d.reason.clone())
+        .or_else(|| match &server.reach {
+            Reach::Command { command, .. } => switchboard_mcp::missing_program(command),
+            Reach::Url { .. } => None,
+        });
     let note = (global.config.is_none()).then(|| shadowed(&path)).flatten();
     if as_json {
         print_json(&json!({

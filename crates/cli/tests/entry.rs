@@ -200,6 +200,30 @@ fn a_url_server_with_a_header_and_a_variable_not_set_yet() {
 }
 
 #[test]
+fn a_program_not_on_the_path_is_written_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "--config",
+            "s.toml",
+            "add",
+            "ghost",
+            "switchboard-no-such-program",
+            "--flag",
+        ],
+    );
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("does not run yet: command \"switchboard-no-such-program\" not found"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("s.toml")).unwrap();
+    assert!(text.contains("args = [\"--flag\"]"), "{text}");
+}
+
+#[test]
 fn what_switchboard_does_not_write_is_left_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();

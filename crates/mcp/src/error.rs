@@ -257,6 +257,20 @@ fn missing_command_hint(command: &str) -> String {
     format!("; install {needs}, or make sure it is on the PATH switchboard was started with")
 }
 
+/// Why `command` would not start, when it is a program's bare name that is not on `PATH`
+/// (`command "uvxx" not found`, with what to install for the usual launchers); `None` when it
+/// is found, or is a path (which a config reads from its own folder).
+pub fn missing_program(command: &str) -> Option<String> {
+    let bare = std::path::Path::new(command.trim()).components().count() == 1
+        && !command.trim().starts_with('~');
+    (bare && !findable(command.trim())).then(|| {
+        format!(
+            "command \"{command}\" not found{}",
+            missing_command_hint(command)
+        )
+    })
+}
+
 /// Whether `program` names a file: a path that exists, or a name found on `PATH`.
 fn findable(program: &str) -> bool {
     let path = std::path::Path::new(program);

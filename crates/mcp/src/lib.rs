@@ -59,7 +59,7 @@ mod task;
 mod token_store;
 
 pub use answering::call_answering;
-pub use error::SessionError;
+pub use error::{SessionError, missing_program};
 pub use options::{
     AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
     configure, configure_server_oauth,

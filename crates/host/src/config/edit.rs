@@ -297,6 +297,14 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
     if object.get("mcpServers").is_some_and(Value::is_array) {
         return refuse("this is Continue's older config.json: edit it by hand");
     }
+    let alone = ["command", "url"]
+        .iter()
+        .any(|k| object.get(*k).is_some_and(Value::is_string));
+    if alone && !object.contains_key("mcpServers") && !object.contains_key("servers") {
+        return refuse(
+            "this file is one server's own entry (as a file of Continue's .continue/mcpServers/ is): edit it by hand",
+        );
+    }
     for key in ["mcpServers", "servers"] {
         match object.get(key) {
             Some(Value::Object(_)) => {
@@ -1077,6 +1085,7 @@ mod tests {
         assert!(said("goose.yaml", Some("extensions: {}\n")).contains("YAML"));
         assert!(said("zed.json", Some("{\"context_servers\": {}}")).contains("Zed"));
         assert!(said("c.json", Some("{\"mcpServers\": [")).contains("syntax error"));
+        assert!(said("one.json", Some("{\"command\": \"x\"}")).contains("one server's own entry"));
         assert!(said("servers", None).contains(".toml"));
         let bad = NewServer {
             name: "a/b".into(),
