@@ -91,12 +91,7 @@ pub fn remove_server(path: &Path, text: &str, name: &str) -> Result<String, Host
         }
         Format::Json(key) => {
             let plain = jsonc::to_json(text);
-            let servers =
-                servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
-            let found = members(&plain, servers)
-                .iter()
-                .rposition(|m| m.key == name)
-                .ok_or_else(|| not_there(path, name))?;
+            let (servers, _, found) = json_server(path, &plain, key, name)?;
             Ok(remove_member(text, &plain, servers, found))
         }
     }
@@ -129,12 +124,8 @@ pub fn set_disabled(
         }
         Format::Json(key) => {
             let plain = jsonc::to_json(text);
-            let servers =
-                servers_object(path, &plain, key)?.ok_or_else(|| not_there(path, name))?;
-            let entry = members(&plain, servers)
-                .into_iter()
-                .rfind(|m| m.key == name)
-                .ok_or_else(|| not_there(path, name))?;
+            let (_, all, found) = json_server(path, &plain, key, name)?;
+            let entry = &all[found];
             if plain.as_bytes().get(entry.value) != Some(&b'{') {
                 return Err(edit_error(
                     path,
@@ -242,6 +233,8 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
     }
     let Some(text) = text else {
         return match ext.as_deref() {
+            // VS Code's own files (`.vscode/mcp.json`, the user's `Code/User/mcp.json`).
+            Some("json" | "jsonc") if vscode_file(path) => Ok(Format::Json("servers")),
             Some("json" | "jsonc") => Ok(Format::Json("mcpServers")),
             Some("toml") => Ok(Format::Native),
             _ => refuse(
@@ -330,6 +323,13 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
         }
     }
     Ok(Format::Json("mcpServers"))
+}
+
+/// Whether `path` is where VS Code keeps its `mcp.json` (whose servers are under `servers`).
+fn vscode_file(path: &Path) -> bool {
+    let folder = path.parent().and_then(Path::file_name);
+    path.file_name().is_some_and(|n| n == "mcp.json")
+        && folder.is_some_and(|f| f == ".vscode" || f == "User")
 }
 
 fn toml_syntax(path: &Path, text: &str, e: &toml::de::Error) -> HostError {
@@ -514,10 +514,46 @@ impl Json {
     }
 }
 
-/// The JSON entry for `server`, as Claude Code's `.mcp.json` writes one (which Cursor, VS Code
-/// and Claude Desktop read too); under VS Code's `servers` a command's entry says its `type` too,
-/// as VS Code writes it.
-fn json_entry(server: &NewServer, key: &str) -> Json {
+/// How the host of a JSON file spells an entry, known by the file's name (or VS Code's
+/// `servers` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spelling {
+    /// Claude Code's `.mcp.json`, which Cursor, Kiro, Amazon Q, LM Studio and most read too:
+    /// `"type": "http"` (or `"sse"`) and `url`.
+    ClaudeCode,
+    /// VS Code's `servers`: every entry says its `type`, `"stdio"` too.
+    VsCode,
+    /// Windsurf's and Antigravity's `mcp_config.json`: `serverUrl`.
+    Windsurf,
+    /// Cline's `cline_mcp_settings.json`: `"type": "streamableHttp"`.
+    Cline,
+    /// Roo Code's `mcp_settings.json`: `"type": "streamable-http"`.
+    Roo,
+    /// GitHub Copilot CLI's `mcp-config.json`: `"type": "local"` for a command, and `tools`
+    /// naming the tools it turns on (`["*"]`: all).
+    Copilot,
+    /// Claude Desktop's `claude_desktop_config.json`: commands only.
+    ClaudeDesktop,
+}
+
+fn spelling(path: &Path, key: &str) -> Spelling {
+    if key == "servers" {
+        return Spelling::VsCode;
+    }
+    match path.file_name().and_then(|n| n.to_str()).unwrap_or("") {
+        "mcp_config.json" => Spelling::Windsurf,
+        "cline_mcp_settings.json" => Spelling::Cline,
+        "mcp_settings.json" => Spelling::Roo,
+        "mcp-config.json" => Spelling::Copilot,
+        "claude_desktop_config.json" => Spelling::ClaudeDesktop,
+        _ => Spelling::ClaudeCode,
+    }
+}
+
+/// The JSON entry for `server`, as the file's host writes one.
+fn json_entry(path: &Path, server: &NewServer, key: &str) -> Result<Json, HostError> {
+    let spelling = spelling(path, key);
+    let text = |s: &str| Json::Text(s.to_string());
     let pairs = |pairs: &[(String, String)]| {
         Json::Object(
             pairs
@@ -534,16 +570,18 @@ fn json_entry(server: &NewServer, key: &str) -> Json {
             env,
             cwd,
         } => {
-            if key == "servers" {
-                entry.push(("type".into(), Json::Text("stdio".into())));
+            match spelling {
+                Spelling::VsCode => entry.push(("type".into(), text("stdio"))),
+                Spelling::Copilot => entry.push(("type".into(), text("local"))),
+                _ => {}
             }
-            entry.push(("command".into(), Json::Text(command.clone())));
+            entry.push(("command".into(), text(command)));
             entry.push(("args".into(), Json::Texts(args.clone())));
             if !env.is_empty() {
                 entry.push(("env".into(), pairs(env)));
             }
             if let Some(cwd) = cwd {
-                entry.push(("cwd".into(), Json::Text(cwd.clone())));
+                entry.push(("cwd".into(), text(cwd)));
             }
         }
         Reach::Url {
@@ -551,15 +589,35 @@ fn json_entry(server: &NewServer, key: &str) -> Json {
             headers,
             legacy_sse,
         } => {
-            let kind = if *legacy_sse { "sse" } else { "http" };
-            entry.push(("type".into(), Json::Text(kind.into())));
-            entry.push(("url".into(), Json::Text(url.clone())));
+            let kind = match (spelling, legacy_sse) {
+                (Spelling::ClaudeDesktop, _) => {
+                    return Err(edit_error(
+                        path,
+                        "Claude Desktop does not read servers at a URL from this file (it takes them as connectors, in its settings); a command works here".into(),
+                    ));
+                }
+                (Spelling::Windsurf, _) => None,
+                (_, true) => Some("sse"),
+                (Spelling::Cline, false) => Some("streamableHttp"),
+                (Spelling::Roo, false) => Some("streamable-http"),
+                _ => Some("http"),
+            };
+            match kind {
+                Some(kind) => {
+                    entry.push(("type".into(), text(kind)));
+                    entry.push(("url".into(), text(url)));
+                }
+                None => entry.push(("serverUrl".into(), text(url))),
+            }
             if !headers.is_empty() {
                 entry.push(("headers".into(), pairs(headers)));
             }
         }
     }
-    Json::Object(entry)
+    if spelling == Spelling::Copilot {
+        entry.push(("tools".into(), Json::Texts(vec!["*".into()])));
+    }
+    Ok(Json::Object(entry))
 }
 
 fn json_add(
@@ -568,7 +626,7 @@ fn json_add(
     key: &str,
     server: &NewServer,
 ) -> Result<String, HostError> {
-    let entry = json_entry(server, key);
+    let entry = json_entry(path, server, key)?;
     let text = match text {
         Some(t) if !t.trim().is_empty() => t,
         _ => {
@@ -609,6 +667,24 @@ struct Member {
     key_start: usize,
     value: usize,
     value_end: usize,
+}
+
+/// Server `name` of a JSON file: the offset of its servers object's `{`, that object's
+/// members, and which of them is the server (the last of that name, as JSON readers take a
+/// repeated key).
+fn json_server(
+    path: &Path,
+    plain: &str,
+    key: &str,
+    name: &str,
+) -> Result<(usize, Vec<Member>, usize), HostError> {
+    let servers = servers_object(path, plain, key)?.ok_or_else(|| not_there(path, name))?;
+    let all = members(plain, servers);
+    let found = all
+        .iter()
+        .rposition(|m| m.key == name)
+        .ok_or_else(|| not_there(path, name))?;
+    Ok((servers, all, found))
 }
 
 /// The offset of the top-level object's `{`.
@@ -1031,6 +1107,53 @@ mod tests {
         let comma_first = "{\"mcpServers\": {\n  \"a\": {}\n  , \"b\": {\"command\": \"b\"}\n}}";
         let out = remove_server(path, comma_first, "a").unwrap();
         assert_eq!(names("mcp.jsonc", &out), ["b"]);
+    }
+
+    #[test]
+    fn each_hosts_file_gets_the_entry_as_its_host_spells_it() {
+        let url =
+            |path: &str| add_server(Path::new(path), Some("{\"mcpServers\": {}}"), &http("r"));
+        let windsurf = url("/h/.codeium/windsurf/mcp_config.json").unwrap();
+        assert!(
+            windsurf.contains("\"serverUrl\": \"https://example.com/mcp\""),
+            "{windsurf}"
+        );
+        let cline = url("/h/x/cline_mcp_settings.json").unwrap();
+        assert!(cline.contains("\"type\": \"streamableHttp\""), "{cline}");
+        let roo = url("/h/x/mcp_settings.json").unwrap();
+        assert!(roo.contains("\"type\": \"streamable-http\""), "{roo}");
+        let copilot = url("/h/.copilot/mcp-config.json").unwrap();
+        assert!(copilot.contains("\"tools\": [\"*\"]"), "{copilot}");
+        let e = url("/h/Claude/claude_desktop_config.json").unwrap_err();
+        assert!(e.to_string().contains("connectors"), "{e}");
+        for (path, out) in [
+            ("/h/.codeium/windsurf/mcp_config.json", windsurf),
+            ("/h/x/cline_mcp_settings.json", cline),
+            ("/h/x/mcp_settings.json", roo),
+            ("/h/.copilot/mcp-config.json", copilot),
+        ] {
+            assert_eq!(names(path, &out), ["r"], "{path}");
+        }
+        let copilot =
+            add_server(Path::new("/h/.copilot/mcp-config.json"), None, &stdio("m")).unwrap();
+        assert!(copilot.contains("\"type\": \"local\""), "{copilot}");
+        assert_eq!(names("/h/.copilot/mcp-config.json", &copilot), ["m"]);
+        let desktop = add_server(
+            Path::new("/h/Claude/claude_desktop_config.json"),
+            None,
+            &stdio("m"),
+        )
+        .unwrap();
+        assert_eq!(
+            names("/h/Claude/claude_desktop_config.json", &desktop),
+            ["m"]
+        );
+        let vscode = add_server(Path::new("/p/.vscode/mcp.json"), None, &stdio("m")).unwrap();
+        assert!(
+            vscode.starts_with("{\n  \"servers\": {\n    \"m\": {\n      \"type\": \"stdio\""),
+            "{vscode}"
+        );
+        assert_eq!(names("/p/.vscode/mcp.json", &vscode), ["m"]);
     }
 
     #[test]
