@@ -231,6 +231,36 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
             "this is a YAML config (goose, Continue, mcphost, LibreChat): edit it with its host or by hand",
         );
     }
+    // Files other hosts keep under these names take those hosts' own keys, whether they hold
+    // servers yet or not.
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match name.as_str() {
+        ".claude.json" => {
+            return refuse(
+                "this is Claude Code's state file, which Claude Code rewrites as it runs: use `claude mcp add` / `claude mcp remove`",
+            );
+        }
+        "settings.json" | "settings.jsonc" => {
+            return refuse(
+                "a settings.json is another host's settings (Gemini CLI, Qwen Code, Zed, Amp, VS Code or Claude Code), whose servers take that host's own keys: use the host's own command (`gemini mcp add`, ...) or edit it by hand",
+            );
+        }
+        "opencode.json" | "opencode.jsonc" | "crush.json" | ".crush.json" => {
+            return refuse(
+                "this is OpenCode's or Crush's config, whose `mcp` entries take their own keys: edit it with its host or by hand",
+            );
+        }
+        "config.toml" if text.is_none() => {
+            return refuse(
+                "config.toml is Codex's name for its config: use `codex mcp add`, or name a new switchboard file switchboard.toml",
+            );
+        }
+        _ => {}
+    }
     let Some(text) = text else {
         return match ext.as_deref() {
             // VS Code's own files (`.vscode/mcp.json`, the user's `Code/User/mcp.json`).
@@ -275,11 +305,6 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
     if super::mcp_proxy::is_config(&root) {
         return refuse(
             "this is mcp-proxy's config, whose entries take mcp-proxy's own keys: edit it by hand",
-        );
-    }
-    if super::gemini::is_settings_file(path) {
-        return refuse(
-            "this is Gemini CLI's settings.json, which spells remote servers its own way: use `gemini mcp add` / `gemini mcp remove`",
         );
     }
     if super::mcphost::is_mcphost_json(path, &root) {
@@ -1206,6 +1231,11 @@ mod tests {
                 .contains("gemini mcp add")
         );
         assert!(said("goose.yaml", Some("extensions: {}\n")).contains("YAML"));
+        assert!(said("/h/.codex/config.toml", None).contains("codex mcp add"));
+        assert!(said("/h/.config/zed/settings.json", None).contains("settings.json"));
+        assert!(said("/h/.config/zed/settings.json", Some("{}")).contains("settings.json"));
+        assert!(said("/h/.claude.json", None).contains("claude mcp add"));
+        assert!(said("/p/opencode.json", Some("{}")).contains("OpenCode"));
         assert!(said("zed.json", Some("{\"context_servers\": {}}")).contains("Zed"));
         assert!(said("c.json", Some("{\"mcpServers\": [")).contains("syntax error"));
         assert!(said("one.json", Some("{\"command\": \"x\"}")).contains("one server's own entry"));
