@@ -316,3 +316,41 @@ fn a_linked_config_stays_linked_and_private() {
     let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+#[test]
+fn a_hosts_name_writes_that_hosts_file_as_it_spells_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    // No Cursor file yet: the project's is created.
+    ok(&add_memory(dir, "memory", &["--config", "cursor"]));
+    let cursor = dir.join(".cursor/mcp.json");
+    let v = json(&run(dir, &["--config", "cursor", "servers", "--json"]));
+    assert_eq!(server(&v, "memory")["state"], "ready", "{v}");
+    assert!(
+        std::fs::read_to_string(&cursor)
+            .unwrap()
+            .contains("\"mcpServers\"")
+    );
+    // Windsurf's file takes `serverUrl`.
+    ok(&run(
+        dir,
+        &[
+            "--config",
+            "windsurf",
+            "add",
+            "web",
+            "https://example.com/mcp",
+        ],
+    ));
+    let windsurf = std::fs::read_to_string(dir.join(".codeium/windsurf/mcp_config.json")).unwrap();
+    assert!(
+        windsurf.contains("\"serverUrl\": \"https://example.com/mcp\""),
+        "{windsurf}"
+    );
+    // Codex's and Gemini CLI's files are theirs to write.
+    let said = refused(&run(dir, &["--config", "codex", "add", "x", "echo"]));
+    assert!(said.contains("codex mcp add"), "{said}");
+    assert!(!dir.join(".codex/config.toml").exists());
+    let said = refused(&run(dir, &["--config", "gemini", "add", "x", "echo"]));
+    assert!(said.contains("gemini mcp add"), "{said}");
+}
