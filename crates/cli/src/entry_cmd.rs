@@ -250,72 +250,197 @@ fn shadowed(path: &Path) -> Option<String> {
     })
 }
 
-/// `switchboard add`.
-pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let (server, json_after) = new_server(&args)?;
-    let as_json = global.json || json_after;
-    let path = target(global, args.scope, true)?;
+/// One server `add` or `add-json` wrote, and why it does not run yet (if so).
+struct Added {
+    name: String,
+    not_running: Option<String>,
+    left_out: Vec<String>,
+}
+
+/// What an addition wrote where.
+struct Addition {
+    path: PathBuf,
+    created: bool,
+    added: Vec<Added>,
+    note: Option<String>,
+}
+
+/// Write `servers` into the file `global` and `scope` pick, all or none: each is checked in
+/// the new text before the file is written once.
+fn add_all(
+    global: &Global,
+    scope: Option<Scope>,
+    servers: Vec<(NewServer, Vec<String>)>,
+) -> anyhow::Result<Addition> {
+    let path = target(global, scope, true)?;
     let old = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let created = old.is_none();
-    let text = edit::add_server(&path, old.as_deref(), &server)?;
+    let mut text = old.clone();
+    for (server, _) in &servers {
+        text = Some(edit::add_server(&path, text.as_deref(), server)?);
+    }
+    let text = text.unwrap_or_default();
     let config = reread(&path, &text)?;
     // An entry that could not run whatever the environment held (a URL that is not one) is
     // not written; one waiting for a variable is.
     let every_variable_set = Config::parse(&path, &text, &|_| Some("1".into()))?;
-    if let Some(d) = every_variable_set
-        .disabled
-        .iter()
-        .find(|d| d.name == server.name)
-    {
-        // The place in a file that was not written means nothing: the reason alone.
-        let reason = d
-            .reason
-            .strip_prefix(&format!("{}:", path.display()))
-            .and_then(|rest| rest.split_once(": "))
-            .map_or(d.reason.as_str(), |(_, reason)| reason);
-        bail!("{reason}; nothing was written to {}", path.display());
+    for (server, _) in &servers {
+        if let Some(d) = every_variable_set
+            .disabled
+            .iter()
+            .find(|d| d.name == server.name)
+        {
+            // The place in a file that was not written means nothing: the reason alone.
+            let reason = d
+                .reason
+                .strip_prefix(&format!("{}:", path.display()))
+                .and_then(|rest| rest.split_once(": "))
+                .map_or(d.reason.as_str(), |(_, reason)| reason);
+            bail!("{reason}; nothing was written to {}", path.display());
+        }
     }
     edit::save(&path, &text)?;
-    let not_running = config
-        .disabled
-        .iter()
-        .find(|d| d.name == server.name)
-        .map(|d| d.reason.clone())
-        .or_else(|| match &server.reach {
-            Reach::Command { command, .. } => switchboard_mcp::missing_program(command),
-            Reach::Url { .. } => None,
-        });
-    let note = (global.config.is_none()).then(|| shadowed(&path)).flatten();
-    if as_json {
-        print_json(&json!({
-            "added": server.name,
-            "file": path,
-            "created": created,
-            "runs": not_running.is_none(),
-            "reason": not_running,
-            "note": note,
-        }));
-    } else {
-        let created = if created { " (a new file)" } else { "" };
+    let added = servers
+        .into_iter()
+        .map(|(server, left_out)| {
+            let not_running = config
+                .disabled
+                .iter()
+                .find(|d| d.name == server.name)
+                .map(|d| d.reason.clone())
+                .or_else(|| match &server.reach {
+                    Reach::Command { command, .. } => switchboard_mcp::missing_program(command),
+                    Reach::Url { .. } => None,
+                });
+            Added {
+                name: server.name,
+                not_running,
+                left_out,
+            }
+        })
+        .collect();
+    let note = global.config.is_none().then(|| shadowed(&path)).flatten();
+    Ok(Addition {
+        created: old.is_none(),
+        path,
+        added,
+        note,
+    })
+}
+
+/// What an addition did, as text.
+fn print_addition(global: &Global, a: &Addition) {
+    for (i, added) in a.added.iter().enumerate() {
+        let created = if a.created && i == 0 {
+            " (a new file)"
+        } else {
+            ""
+        };
         println!(
             "added server {:?} to {}{created}",
-            server.name,
-            path.display()
+            added.name,
+            a.path.display()
         );
-        match &not_running {
-            Some(reason) => eprintln!("warning: it does not run yet: {reason}"),
-            None => println!(
-                "check it with: switchboard servers{}",
-                config_flag(global.config.is_some() || note.is_some(), &path)
-            ),
+        if !added.left_out.is_empty() {
+            eprintln!(
+                "note: {:?}: left out {} (not settings switchboard writes; add them to the entry by hand if its host needs them)",
+                added.name,
+                added.left_out.join(", ")
+            );
         }
-        if let Some(note) = &note {
-            eprintln!("note: {note}");
+        if let Some(reason) = &added.not_running {
+            eprintln!("warning: {:?} does not run yet: {reason}", added.name);
         }
+    }
+    if a.added.iter().all(|added| added.not_running.is_none()) {
+        println!(
+            "check it with: switchboard servers{}",
+            config_flag(global.config.is_some() || a.note.is_some(), &a.path)
+        );
+    }
+    if let Some(note) = &a.note {
+        eprintln!("note: {note}");
+    }
+}
+
+/// `switchboard add`.
+pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
+    let (server, json_after) = new_server(&args)?;
+    let a = add_all(global, args.scope, vec![(server, Vec::new())])?;
+    if global.json || json_after {
+        let added = &a.added[0];
+        print_json(&json!({
+            "added": added.name,
+            "file": a.path,
+            "created": a.created,
+            "runs": added.not_running.is_none(),
+            "reason": added.not_running,
+            "note": a.note,
+        }));
+    } else {
+        print_addition(global, &a);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `switchboard add-json`.
+#[derive(clap::Args, Debug)]
+pub struct AddJsonArgs {
+    /// [NAME] JSON. The JSON: one server's entry, or a snippet as READMEs give them
+    /// ({"mcpServers": {...}}); `-` reads it from standard input (paste, then Ctrl-D). NAME:
+    /// needed for one entry alone; with a snippet of several servers, the one to take (all of
+    /// them without it).
+    #[arg(value_name = "[NAME] JSON", num_args = 1..=2, required = true)]
+    pub words: Vec<String>,
+    /// Which file (over --config): project is ./switchboard.toml, user the one in your user
+    /// config directory. Without either, the config switchboard reads here, else the user's.
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+}
+
+/// `switchboard add-json`.
+pub fn add_json(global: &Global, args: AddJsonArgs) -> anyhow::Result<ExitCode> {
+    let (name, json) = match args.words.as_slice() {
+        [json] => (None, json),
+        [name, json] => (Some(name.as_str()), json),
+        _ => bail!("give [NAME] JSON"),
+    };
+    let text = if json == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read the JSON from standard input")?;
+        text
+    } else {
+        json.clone()
+    };
+    let servers = edit::servers_from_snippet(&text, name)
+        .map_err(|e| anyhow::anyhow!("{e}; nothing was written"))?;
+    let a = add_all(global, args.scope, servers)?;
+    if global.json {
+        let servers: Vec<_> = a
+            .added
+            .iter()
+            .map(|added| {
+                json!({
+                    "name": added.name,
+                    "runs": added.not_running.is_none(),
+                    "reason": added.not_running,
+                    "left_out": added.left_out,
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "added": a.added.iter().map(|added| &added.name).collect::<Vec<_>>(),
+            "file": a.path,
+            "created": a.created,
+            "servers": servers,
+            "note": a.note,
+        }));
+    } else {
+        print_addition(global, &a);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -276,6 +276,22 @@ enum Command {
   switchboard --config .mcp.json add memory npx -y @modelcontextprotocol/server-memory
 Options go before NAME: everything after the command is its arguments."#)]
     Add(entry_cmd::AddArgs),
+    /// Add the servers of a pasted JSON snippet to a config file, as a server's README gives
+    /// them.
+    ///
+    /// Takes {"mcpServers": {...}} (or VS Code's {"servers": {...}}) with one or more servers,
+    /// or one server's entry alone with its NAME; `-` reads the JSON from standard input. Each
+    /// entry's command, args, env, cwd, or url (serverUrl, httpUrl), headers and type are
+    /// written as `add` writes them, into the same file; its other keys are named as left out.
+    /// All or nothing: one entry that cannot be written leaves the file as it was.
+    #[command(
+        name = "add-json",
+        after_help = r#"Examples:
+  switchboard add-json '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}'
+  switchboard add-json github '{"type": "http", "url": "https://api.githubcopilot.com/mcp/"}'
+  switchboard add-json -            # paste a README's snippet, then Ctrl-D"#
+    )]
+    AddJson(entry_cmd::AddJsonArgs),
     /// Remove a server from a config file (in switchboard.toml its tool settings go with it).
     ///
     /// The rest of the file stays as it was, comments included. Exits 0 when removed, 2 when
@@ -418,6 +434,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Pins(args) => pins_cmd::run(&cli.global, args),
         Command::Model(args) => model_cmd::run(&cli.global, args).await,
         Command::Add(args) => entry_cmd::add(&cli.global, args),
+        Command::AddJson(args) => entry_cmd::add_json(&cli.global, args),
         Command::Remove(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Remove),
         Command::Disable(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Disable),
         Command::Enable(args) => entry_cmd::change(&cli.global, args, entry_cmd::Change::Enable),

@@ -354,3 +354,87 @@ fn a_hosts_name_writes_that_hosts_file_as_it_spells_entries() {
     let said = refused(&run(dir, &["--config", "gemini", "add", "x", "echo"]));
     assert!(said.contains("gemini mcp add"), "{said}");
 }
+
+#[test]
+fn a_readmes_snippet_pasted_on_standard_input_adds_its_servers() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let snippet = format!(
+        r#"{{
+  // as a README gives it
+  "mcpServers": {{
+    "memory": {{
+      "command": {node},
+      "args": [{memory}],
+      "alwaysAllow": ["read_graph"],
+    }},
+    "remote": {{"type": "http", "url": "https://example.com/mcp"}}
+  }}
+}}"#,
+        node = serde_json::to_string(&node()).unwrap(),
+        memory = serde_json::to_string(&peer("memory")).unwrap(),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["--config", "s.toml", "add-json", "-"])
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", dir.join("xdg"))
+        .env("HOME", dir)
+        .env_remove("SWITCHBOARD_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(snippet.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = ok(&out);
+    assert!(
+        said.contains("added server \"memory\"") && said.contains("added server \"remote\""),
+        "{said}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("left out alwaysAllow"), "{stderr}");
+    let v = json(&run(dir, &["--config", "s.toml", "servers", "--json"]));
+    assert_eq!(server(&v, "memory")["state"], "ready", "{v}");
+    // One entry alone takes its name; one that cannot be written leaves the file as it was.
+    let before = std::fs::read_to_string(dir.join("s.toml")).unwrap();
+    let said = refused(&run(
+        dir,
+        &[
+            "--config",
+            "s.toml",
+            "add-json",
+            r#"{"mcpServers": {"new": {"command": "x"}, "memory": {"command": "y"}}}"#,
+        ],
+    ));
+    assert!(said.contains("already in this file"), "{said}");
+    assert_eq!(std::fs::read_to_string(dir.join("s.toml")).unwrap(), before);
+    let v = json(&run(
+        dir,
+        &[
+            "--config",
+            "s.toml",
+            "add-json",
+            "one",
+            r#"{"command": "echo", "timeout": 5}"#,
+            "--json",
+        ],
+    ));
+    assert_eq!(v["added"], serde_json::json!(["one"]), "{v}");
+    assert_eq!(
+        v["servers"][0]["left_out"],
+        serde_json::json!(["timeout"]),
+        "{v}"
+    );
+    let said = refused(&run(
+        dir,
+        &["--config", "s.toml", "add-json", r#"{"command": "echo"}"#],
+    ));
+    assert!(said.contains("needs its name"), "{said}");
+}
