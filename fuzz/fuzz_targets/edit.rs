@@ -1,6 +1,7 @@
 //! Fuzz target: a config file's text changed by one server (`add`, `remove`, `disable`,
 //! `enable`) as switchboard.toml or `mcpServers` JSON. A change that succeeds must leave a file
-//! that still reads, with the server added or gone and every other server still there.
+//! that still reads, with the server added or gone and every other server still there. The
+//! text read as a pasted snippet (`add-json`) gives servers that a new file takes.
 #![no_main]
 
 use std::path::Path;
@@ -64,6 +65,19 @@ fuzz_target!(|data: &[u8]| {
             && before.is_some()
         {
             assert_eq!(names(&path, &back), before, "{back}");
+        }
+    }
+    // The text as a pasted snippet: each server it gives goes into a new file of either
+    // format, which reads back with it.
+    if let Ok(servers) = edit::servers_from_snippet(text, None) {
+        for (server, _) in servers {
+            for new in ["new.toml", "new.json"] {
+                let new = Path::new(new);
+                if let Ok(out) = edit::add_server(new, None, &server) {
+                    let after = names(new, &out);
+                    assert_eq!(after, Some(vec![server.name.clone()]), "{out}");
+                }
+            }
         }
     }
     for existing in before.iter().flatten() {
