@@ -1,6 +1,6 @@
 //! Changing a config file by one server: an entry added, removed, turned off or on, and the
-//! rest of the file left byte for byte as it was (comments, order, spacing); and the servers a
-//! pasted JSON snippet names, for adding.
+//! rest of the file left byte for byte as it was (comments, order, spacing). JSON text is
+//! changed through `json_members`; a pasted snippet's servers come from `snippet`.
 //!
 //! switchboard writes its own `switchboard.toml` and the `mcpServers` JSON that Claude Code's
 //! `.mcp.json`, Claude Desktop, Cursor and most hosts read (VS Code's `servers` too). A file
@@ -12,7 +12,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::json_members::{Json, Member, insert_member, members, remove_member, root_object};
 use super::jsonc;
+pub use super::snippet::servers_from_snippet;
 use crate::error::HostError;
 
 /// How a new server is reached.
@@ -47,129 +49,6 @@ pub struct NewServer {
     pub name: String,
     /// How it is reached.
     pub reach: Reach,
-}
-
-/// The servers a pasted JSON snippet names, as server READMEs give them: a whole
-/// `{"mcpServers": {...}}` (or VS Code's `servers`), or one entry alone, named `name`. With
-/// `name`, a snippet of several servers gives only that one. Each server comes with the keys
-/// of its entry that are not written (`timeout`, `alwaysAllow`, ...), for the caller to name.
-pub fn servers_from_snippet(
-    text: &str,
-    name: Option<&str>,
-) -> Result<Vec<(NewServer, Vec<String>)>, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let plain = jsonc::to_json(text);
-    let root: Value = serde_json::from_str(&plain).map_err(|e| format!("not JSON: {e}"))?;
-    let Some(object) = root.as_object() else {
-        return Err("expected a JSON object: a server's entry, or {\"mcpServers\": {...}}".into());
-    };
-    let listed = ["mcpServers", "servers"]
-        .iter()
-        .find_map(|k| object.get(*k).and_then(Value::as_object));
-    let entries: Vec<(String, &Value)> = match (listed, name) {
-        (Some(map), Some(name)) => match map.get(name) {
-            Some(entry) => vec![(name.to_string(), entry)],
-            None => {
-                let names: Vec<&str> = map.keys().map(String::as_str).collect();
-                return Err(format!(
-                    "the snippet names no server {name:?} (it names {})",
-                    names.join(", ")
-                ));
-            }
-        },
-        (Some(map), None) if map.is_empty() => return Err("the snippet names no server".into()),
-        (Some(map), None) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
-        (None, Some(name)) => vec![(name.to_string(), &root)],
-        (None, None) => {
-            return Err("a server's entry alone needs its name: add-json NAME JSON".into());
-        }
-    };
-    entries
-        .into_iter()
-        .map(|(name, entry)| from_entry(&name, entry).map_err(|e| format!("server {name:?}: {e}")))
-        .collect()
-}
-
-/// One pasted entry as a server to write, with the keys it has that are not written.
-fn from_entry(name: &str, entry: &Value) -> Result<(NewServer, Vec<String>), String> {
-    let Some(map) = entry.as_object() else {
-        return Err("its entry is not an object of settings".into());
-    };
-    let text = |key: &str| -> Result<Option<String>, String> {
-        match map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(format!("`{key}` must be a string")),
-        }
-    };
-    let pairs = |key: &str| -> Result<Vec<(String, String)>, String> {
-        match map.get(key) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(k, v)| match v {
-                    Value::String(s) => Ok((k.clone(), s.clone())),
-                    Value::Number(n) => Ok((k.clone(), n.to_string())),
-                    Value::Bool(b) => Ok((k.clone(), b.to_string())),
-                    _ => Err(format!("`{key}.{k}` must be a string")),
-                })
-                .collect(),
-            Some(_) => Err(format!("`{key}` must be an object of names and values")),
-        }
-    };
-    let kind = text("type")?
-        .or(text("transport")?)
-        .map(|k| k.to_ascii_lowercase());
-    let url = match text("url")? {
-        Some(u) => Some(u),
-        None => text("serverUrl")?.or(text("httpUrl")?),
-    };
-    let mut used = vec!["type", "transport"];
-    let reach = match (text("command")?, url) {
-        (Some(_), Some(_)) => return Err("has both `command` and `url`".into()),
-        (None, None) => return Err("has neither `command` nor `url`".into()),
-        (Some(command), None) => {
-            used.extend(["command", "args", "env", "cwd"]);
-            let args = match map.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|a| match a {
-                        Value::String(s) => Ok(s.clone()),
-                        Value::Number(n) => Ok(n.to_string()),
-                        _ => Err("`args` must be a list of strings".to_string()),
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err("`args` must be a list of strings".into()),
-            };
-            Reach::Command {
-                command,
-                args,
-                env: pairs("env")?,
-                cwd: text("cwd")?,
-            }
-        }
-        (None, Some(url)) => {
-            used.extend(["url", "serverUrl", "httpUrl", "headers"]);
-            Reach::Url {
-                url,
-                headers: pairs("headers")?,
-                legacy_sse: kind.as_deref() == Some("sse"),
-            }
-        }
-    };
-    let left: Vec<String> = map
-        .keys()
-        .filter(|k| !used.contains(&k.as_str()))
-        .cloned()
-        .collect();
-    Ok((
-        NewServer {
-            name: name.to_string(),
-            reach,
-        },
-        left,
-    ))
 }
 
 /// The formats switchboard edits.
@@ -621,48 +500,6 @@ fn already_there(path: &Path, name: &str) -> HostError {
     )
 }
 
-/// A JSON value as an edit writes it: objects keep the order given.
-#[derive(Clone, Debug)]
-enum Json {
-    Text(String),
-    Bool(bool),
-    /// A list of texts, written on one line.
-    Texts(Vec<String>),
-    Object(Vec<(String, Json)>),
-}
-
-impl Json {
-    /// Pretty-printed, its inner lines indented by `indent` plus `step` per level.
-    fn render(&self, indent: &str, step: &str) -> String {
-        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-        match self {
-            Json::Text(s) => quote(s),
-            Json::Bool(b) => b.to_string(),
-            Json::Texts(list) => {
-                let items: Vec<String> = list.iter().map(|s| quote(s)).collect();
-                format!("[{}]", items.join(", "))
-            }
-            Json::Object(members) if members.is_empty() => "{}".into(),
-            Json::Object(members) => {
-                let inner = format!("{indent}{step}");
-                let lines: Vec<String> = members
-                    .iter()
-                    .map(|(k, v)| format!("{inner}{}: {}", quote(k), v.render(&inner, step)))
-                    .collect();
-                format!("{{\n{}\n{indent}}}", lines.join(",\n"))
-            }
-        }
-    }
-
-    /// On one line.
-    fn inline(&self) -> String {
-        self.render("", "")
-            .replace('\n', " ")
-            .replace("{ ", "{")
-            .replace(" }", "}")
-    }
-}
-
 /// How the host of a JSON file spells an entry, known by the file's name (or VS Code's
 /// `servers` key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -808,16 +645,6 @@ fn json_add(
     }
 }
 
-/// One `"key": value` of a JSON object: where its key and its value begin and end, in the text
-/// with comments blanked out (which keeps every offset).
-#[derive(Debug)]
-struct Member {
-    key: String,
-    key_start: usize,
-    value: usize,
-    value_end: usize,
-}
-
 /// Server `name` of a JSON file: the offset of its servers object's `{`, that object's
 /// members, and which of them is the server (the last of that name, as JSON readers take a
 /// repeated key).
@@ -836,11 +663,6 @@ fn json_server(
     Ok((servers, all, found))
 }
 
-/// The offset of the top-level object's `{`.
-fn root_object(plain: &str) -> usize {
-    skip_space(plain.as_bytes(), 0)
-}
-
 /// The offset of the `{` of the top-level `key`'s object; `None` when there is no such key.
 /// `plain` parsed as JSON already (`format_of`).
 fn servers_object(path: &Path, plain: &str, key: &str) -> Result<Option<usize>, HostError> {
@@ -857,233 +679,6 @@ fn servers_object(path: &Path, plain: &str, key: &str) -> Result<Option<usize>, 
         ));
     }
     Ok(Some(found.value))
-}
-
-fn skip_space(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// The offset of the first byte from `i` on that is neither space nor comment, a trailing
-/// comma included (`plain` is `text` with comments and trailing commas blanked).
-fn next_significant(text: &[u8], plain: &[u8], mut i: usize) -> Option<usize> {
-    while let (Some(&t), Some(&p)) = (text.get(i), plain.get(i)) {
-        if !p.is_ascii_whitespace() || t == b',' {
-            return Some(i);
-        }
-        if t == b'/' && text.get(i + 1) == Some(&b'/') {
-            i = text[i..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(text.len(), |n| i + n);
-        } else if t == b'/' && text.get(i + 1) == Some(&b'*') {
-            i = text[i + 2..]
-                .windows(2)
-                .position(|w| w == b"*/")
-                .map_or(text.len(), |n| i + 2 + n + 2);
-        } else {
-            i += 1;
-        }
-    }
-    None
-}
-
-/// The offset just past the string beginning at `start` (a `"`).
-fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
-}
-
-/// The offset just past the value beginning at `start`.
-fn value_end(bytes: &[u8], start: usize) -> usize {
-    match bytes.get(start) {
-        Some(b'"') => string_end(bytes, start),
-        Some(b'{' | b'[') => {
-            let mut depth = 0usize;
-            let mut i = start;
-            while let Some(&b) = bytes.get(i) {
-                match b {
-                    b'"' => {
-                        i = string_end(bytes, i);
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            return i + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            bytes.len()
-        }
-        _ => {
-            let mut i = start;
-            while bytes
-                .get(i)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-            {
-                i += 1;
-            }
-            i
-        }
-    }
-}
-
-/// The members of the object whose `{` is at `open`, in order.
-fn members(plain: &str, open: usize) -> Vec<Member> {
-    let bytes = plain.as_bytes();
-    let mut out = Vec::new();
-    let mut i = open + 1;
-    loop {
-        i = skip_space(bytes, i);
-        if bytes.get(i) == Some(&b',') {
-            i += 1;
-            continue;
-        }
-        if bytes.get(i) != Some(&b'"') {
-            return out;
-        }
-        let key_start = i;
-        let key_end = string_end(bytes, i);
-        let key = serde_json::from_str::<String>(&plain[key_start..key_end]).unwrap_or_default();
-        i = skip_space(bytes, key_end);
-        if bytes.get(i) != Some(&b':') {
-            return out;
-        }
-        let value = skip_space(bytes, i + 1);
-        let value_end = value_end(bytes, value);
-        out.push(Member {
-            key,
-            key_start,
-            value,
-            value_end,
-        });
-        i = value_end;
-    }
-}
-
-/// The whitespace a line begins with, for the line holding `offset`.
-fn indent_at(text: &str, offset: usize) -> &str {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..];
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
-}
-
-/// `text` with `"key": value` added as the last member of the object whose `{` is at `open`
-/// (offsets of `plain`, the same text with comments blanked), indented as its other members.
-fn insert_member(text: &str, plain: &str, open: usize, key: &str, value: &Json) -> String {
-    let bytes = plain.as_bytes();
-    let close = value_end(bytes, open).saturating_sub(1);
-    let existing = members(plain, open);
-    let outer = indent_at(text, open).to_string();
-    // The file's own step: its first indented line's, else two spaces.
-    let file_step = text
-        .lines()
-        .map(|l| &l[..l.len() - l.trim_start_matches([' ', '\t']).len()])
-        .find(|w| !w.is_empty())
-        .unwrap_or("  ")
-        .to_string();
-    let one_line = !text[open..close].contains('\n') && !existing.is_empty();
-    let indent = match existing.first() {
-        Some(first) if !one_line => indent_at(text, first.key_start).to_string(),
-        _ => format!("{outer}{file_step}"),
-    };
-    let step = indent
-        .strip_prefix(outer.as_str())
-        .filter(|s| !s.is_empty())
-        .unwrap_or(&file_step)
-        .to_string();
-    let key = serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into());
-    let mut out = String::with_capacity(text.len() + 256);
-    match existing.last() {
-        Some(last) if one_line => {
-            out.push_str(&text[..last.value_end]);
-            out.push_str(&format!(", {key}: {}", value.inline()));
-            out.push_str(&text[last.value_end..]);
-        }
-        Some(last) => {
-            out.push_str(&text[..last.value_end]);
-            out.push_str(&format!(
-                ",\n{indent}{key}: {}",
-                value.render(&indent, &step)
-            ));
-            out.push_str(&text[last.value_end..]);
-        }
-        None => {
-            // An empty object: what is inside it (a comment) stays, the entry after it.
-            let inside = text[open + 1..close].trim_end();
-            out.push_str(&text[..=open]);
-            out.push_str(inside);
-            out.push_str(&format!(
-                "\n{indent}{key}: {}\n{outer}",
-                value.render(&indent, &step)
-            ));
-            out.push_str(&text[close..]);
-        }
-    }
-    out
-}
-
-/// `text` without the `index`th member of the object whose `{` is at `open`, and without the
-/// comma and line it leaves behind.
-fn remove_member(text: &str, plain: &str, open: usize, index: usize) -> String {
-    let bytes = plain.as_bytes();
-    let all = members(plain, open);
-    let this = &all[index];
-    // The comma after it, a trailing one too (which `plain` has blanked).
-    let after_comma = next_significant(text.as_bytes(), bytes, this.value_end)
-        .filter(|&i| text.as_bytes()[i] == b',')
-        .map(|i| i + 1);
-    let close = value_end(bytes, open).saturating_sub(1);
-    let end_of_this = after_comma.unwrap_or(this.value_end);
-    if all.len() == 1
-        && text[open + 1..this.key_start].trim().is_empty()
-        && text[end_of_this..close].trim().is_empty()
-    {
-        // The only one, with nothing else inside: the object is left empty, `{}`.
-        return format!("{}{}", &text[..=open], &text[close..]);
-    }
-    let (start, end) = match all.get(index + 1) {
-        Some(next) => {
-            // Not the last: from its line's start (when it begins the line) to the next
-            // member's line.
-            let line_start = text[..this.key_start].rfind('\n').map_or(0, |i| i + 1);
-            let own_line = text[line_start..this.key_start].trim().is_empty();
-            let next_line = text[..next.key_start].rfind('\n').map_or(0, |i| i + 1);
-            // (Only when its comma is on its own lines too: `,` may begin the next line.)
-            if own_line && after_comma.is_some_and(|c| c <= next_line) {
-                (line_start, next_line)
-            } else {
-                (this.key_start, next.key_start)
-            }
-        }
-        None => {
-            // The last: from the end of the one before (its comma goes) or the object's `{`.
-            let start = match index.checked_sub(1) {
-                Some(before) => all[before].value_end,
-                None => open + 1,
-            };
-            let end = after_comma.unwrap_or(this.value_end);
-            (start, end)
-        }
-    };
-    let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..start]);
-    out.push_str(&text[end..]);
-    out
 }
 
 #[cfg(test)]
@@ -1303,65 +898,6 @@ mod tests {
             "{vscode}"
         );
         assert_eq!(names("/p/.vscode/mcp.json", &vscode), ["m"]);
-    }
-
-    #[test]
-    fn a_pasted_snippet_gives_its_servers() {
-        let readme = r#"{
-  // from a README
-  "mcpServers": {
-    "github": {
-      "command": "docker",
-      "args": ["run", "-i", "--rm", "-e", "GITHUB_TOKEN", "ghcr.io/github/github-mcp-server"],
-      "env": {"GITHUB_TOKEN": "<YOUR_TOKEN>"},
-      "alwaysAllow": ["get_me"],
-    },
-    "remote": {"type": "sse", "url": "https://example.com/sse", "headers": {"X-Key": "k"}}
-  }
-}"#;
-        let all = servers_from_snippet(readme, None).unwrap();
-        assert_eq!(all.len(), 2);
-        assert_eq!(all[0].0.name, "github");
-        assert_eq!(all[0].1, ["alwaysAllow"]);
-        assert!(
-            matches!(&all[0].0.reach, Reach::Command { args, env, .. } if args.len() == 6 && env[0].0 == "GITHUB_TOKEN")
-        );
-        assert_eq!(
-            all[1].0.reach,
-            Reach::Url {
-                url: "https://example.com/sse".into(),
-                headers: vec![("X-Key".into(), "k".into())],
-                legacy_sse: true
-            }
-        );
-        assert!(all[1].1.is_empty());
-        let one = servers_from_snippet(readme, Some("remote")).unwrap();
-        assert_eq!(one.len(), 1);
-        assert!(
-            servers_from_snippet(readme, Some("nope"))
-                .unwrap_err()
-                .contains("github, remote")
-        );
-        let entry = servers_from_snippet(r#"{"serverUrl": "https://x/mcp"}"#, Some("w")).unwrap();
-        assert!(
-            matches!(&entry[0].0.reach, Reach::Url { url, legacy_sse: false, .. } if url == "https://x/mcp")
-        );
-        assert!(
-            servers_from_snippet(r#"{"command": "x"}"#, None)
-                .unwrap_err()
-                .contains("needs its name")
-        );
-        assert!(
-            servers_from_snippet(r#"{"mcpServers": {"a": {"args": []}}}"#, None)
-                .unwrap_err()
-                .contains("neither")
-        );
-        assert!(servers_from_snippet("[1]", None).is_err());
-        assert!(
-            servers_from_snippet("{", None)
-                .unwrap_err()
-                .contains("not JSON")
-        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod gemini_args;
 mod gemini_policy;
 mod goose;
 pub mod hosts;
+mod json_members;
 mod jsonc;
 mod layers;
 mod librechat;
@@ -38,6 +39,7 @@ mod native;
 mod opencode;
 mod opencode_permission;
 mod position;
+mod snippet;
 mod wording;
 mod zed_permissions;
 
