@@ -51,6 +51,7 @@ fuzz_target!(|data: &[u8]| {
     let server = NewServer {
         name: name.into(),
         reach,
+        other: vec![("alwaysAllow".into(), serde_json::json!(["x", {"y": 1}]))],
     };
     if let Ok(out) = edit::add_server(&path, Some(text), &server) {
         let after = names(&path, &out);

@@ -219,6 +219,7 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool)> {
     let server = NewServer {
         name: args.name.clone(),
         reach,
+        other: Vec::new(),
     };
     Ok((server, json_after))
 }
@@ -303,9 +304,12 @@ fn add_all(
         }
     }
     edit::save(&path, &text)?;
+    // A JSON file takes another host's settings of an entry as written; switchboard.toml not.
+    let kept = edit::keeps_other_settings(&path, old.as_deref());
     let added = servers
         .into_iter()
         .map(|(server, left_out)| {
+            let left_out = if kept { Vec::new() } else { left_out };
             let not_running = config
                 .disabled
                 .iter()
@@ -346,7 +350,7 @@ fn print_addition(global: &Global, a: &Addition) {
         );
         if !added.left_out.is_empty() {
             eprintln!(
-                "note: {:?}: left out {} (not settings switchboard writes; add them to the entry by hand if its host needs them)",
+                "note: {:?}: left out {} (another host's settings, which switchboard.toml has no place for)",
                 added.name,
                 added.left_out.join(", ")
             );

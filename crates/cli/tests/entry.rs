@@ -432,6 +432,24 @@ fn a_readmes_snippet_pasted_on_standard_input_adds_its_servers() {
         serde_json::json!(["timeout"]),
         "{v}"
     );
+    // A JSON file takes another host's settings as written.
+    let v = json(&run(
+        dir,
+        &[
+            "--config",
+            "m.json",
+            "add-json",
+            "one",
+            r#"{"command": "echo", "alwaysAllow": ["x"]}"#,
+            "--json",
+        ],
+    ));
+    assert_eq!(v["servers"][0]["left_out"], serde_json::json!([]), "{v}");
+    let text = std::fs::read_to_string(dir.join("m.json")).unwrap();
+    assert!(
+        text.contains("\"alwaysAllow\": [\n        \"x\"\n      ]"),
+        "{text}"
+    );
     let said = refused(&run(
         dir,
         &["--config", "s.toml", "add-json", r#"{"command": "echo"}"#],

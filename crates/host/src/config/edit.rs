@@ -49,6 +49,10 @@ pub struct NewServer {
     pub name: String,
     /// How it is reached.
     pub reach: Reach,
+    /// Other settings of the entry as another host's file wrote them (`alwaysAllow`,
+    /// `timeout`, ...): written as they are into a JSON file, whose hosts read them; a
+    /// `switchboard.toml` has no place for them ([`keeps_other_settings`]).
+    pub other: Vec<(String, serde_json::Value)>,
 }
 
 /// The formats switchboard edits.
@@ -73,6 +77,12 @@ pub fn add_server(
         Format::Native => native_add(path, text.unwrap_or(""), server),
         Format::Json(key) => json_add(path, text, key, server),
     }
+}
+
+/// Whether `add_server` writes a new entry's `other` settings into this file (a JSON file
+/// does; `switchboard.toml` does not).
+pub fn keeps_other_settings(path: &Path, text: Option<&str>) -> bool {
+    matches!(format_of(path, text), Ok(Format::Json(_)))
 }
 
 /// `text` with server `name` taken out (in `switchboard.toml`, its `[servers.NAME.tool.*]`
@@ -600,7 +610,12 @@ fn json_entry(path: &Path, server: &NewServer, key: &str) -> Result<Json, HostEr
             }
         }
     }
-    if spelling == Spelling::Copilot {
+    for (key, value) in &server.other {
+        if !entry.iter().any(|(k, _)| k == key) {
+            entry.push((key.clone(), Json::Raw(value.clone())));
+        }
+    }
+    if spelling == Spelling::Copilot && !entry.iter().any(|(k, _)| k == "tools") {
         entry.push(("tools".into(), Json::Texts(vec!["*".into()])));
     }
     Ok(Json::Object(entry))
@@ -695,6 +710,7 @@ mod tests {
                 env: vec![("MEMORY_FILE".into(), "${HOME}/m.json".into())],
                 cwd: None,
             },
+            other: Vec::new(),
         }
     }
 
@@ -706,6 +722,7 @@ mod tests {
                 headers: vec![("Authorization".into(), "Bearer ${TOKEN}".into())],
                 legacy_sse: false,
             },
+            other: Vec::new(),
         }
     }
 
@@ -898,6 +915,40 @@ mod tests {
             "{vscode}"
         );
         assert_eq!(names("/p/.vscode/mcp.json", &vscode), ["m"]);
+    }
+
+    #[test]
+    fn another_hosts_settings_go_into_json_files_as_written() {
+        let mut server = stdio("m");
+        server.other = vec![
+            ("alwaysAllow".into(), serde_json::json!(["read_graph"])),
+            ("timeout".into(), serde_json::json!(60)),
+        ];
+        if let Reach::Command { args, .. } = &mut server.reach {
+            args.push("{ x }".into());
+        }
+        let one_line = "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}";
+        let out = add_server(Path::new("c.json"), Some(one_line), &server).unwrap();
+        assert!(
+            out.contains(r#""args": ["-y", "@modelcontextprotocol/server-memory", "{ x }"]"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""alwaysAllow": ["read_graph"], "timeout": 60}"#),
+            "{out}"
+        );
+        let pretty = add_server(Path::new("c.json"), None, &server).unwrap();
+        assert!(
+            pretty.contains(
+                "\"alwaysAllow\": [\n        \"read_graph\"\n      ],\n      \"timeout\": 60\n"
+            ),
+            "{pretty}"
+        );
+        assert_eq!(names("c.json", &pretty), ["m"]);
+        assert!(keeps_other_settings(Path::new("c.json"), None));
+        assert!(!keeps_other_settings(Path::new("s.toml"), None));
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        assert!(!toml.contains("alwaysAllow"), "{toml}");
     }
 
     #[test]

@@ -11,11 +11,23 @@ pub(super) enum Json {
     /// A list of texts, written on one line.
     Texts(Vec<String>),
     Object(Vec<(String, Json)>),
+    /// A value as another host's entry wrote it (its objects' keys in `serde_json`'s order).
+    Raw(serde_json::Value),
 }
 
 impl Json {
     /// Pretty-printed, its inner lines indented by `indent` plus `step` per level.
     pub(super) fn render(&self, indent: &str, step: &str) -> String {
+        self.write(Some((indent, step)))
+    }
+
+    /// On one line.
+    pub(super) fn inline(&self) -> String {
+        self.write(None)
+    }
+
+    /// Pretty with `Some((indent, step))`, else on one line.
+    fn write(&self, pretty: Option<(&str, &str)>) -> String {
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         match self {
             Json::Text(s) => quote(s),
@@ -24,24 +36,31 @@ impl Json {
                 let items: Vec<String> = list.iter().map(|s| quote(s)).collect();
                 format!("[{}]", items.join(", "))
             }
+            Json::Raw(value) => match pretty {
+                Some((indent, _)) => serde_json::to_string_pretty(value)
+                    .unwrap_or_else(|_| "null".into())
+                    .replace('\n', &format!("\n{indent}")),
+                None => serde_json::to_string(value).unwrap_or_else(|_| "null".into()),
+            },
             Json::Object(members) if members.is_empty() => "{}".into(),
-            Json::Object(members) => {
-                let inner = format!("{indent}{step}");
-                let lines: Vec<String> = members
-                    .iter()
-                    .map(|(k, v)| format!("{inner}{}: {}", quote(k), v.render(&inner, step)))
-                    .collect();
-                format!("{{\n{}\n{indent}}}", lines.join(",\n"))
-            }
+            Json::Object(members) => match pretty {
+                Some((indent, step)) => {
+                    let inner = format!("{indent}{step}");
+                    let lines: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!("{inner}{}: {}", quote(k), v.render(&inner, step)))
+                        .collect();
+                    format!("{{\n{}\n{indent}}}", lines.join(",\n"))
+                }
+                None => {
+                    let items: Vec<String> = members
+                        .iter()
+                        .map(|(k, v)| format!("{}: {}", quote(k), v.inline()))
+                        .collect();
+                    format!("{{{}}}", items.join(", "))
+                }
+            },
         }
-    }
-
-    /// On one line.
-    pub(super) fn inline(&self) -> String {
-        self.render("", "")
-            .replace('\n', " ")
-            .replace("{ ", "{")
-            .replace(" }", "}")
     }
 }
 

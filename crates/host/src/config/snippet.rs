@@ -8,7 +8,8 @@ use super::jsonc;
 /// The servers a pasted JSON snippet names, as server READMEs give them: a whole
 /// `{"mcpServers": {...}}` (or VS Code's `servers`), or one entry alone, named `name`. With
 /// `name`, a snippet of several servers gives only that one. Each server comes with the keys
-/// of its entry that are not written (`timeout`, `alwaysAllow`, ...), for the caller to name.
+/// of its entry that are not `add`'s own (`timeout`, `alwaysAllow`, ...), which go into a JSON
+/// file as written ([`NewServer::other`]) and which a `switchboard.toml` leaves out.
 pub fn servers_from_snippet(
     text: &str,
     name: Option<&str>,
@@ -114,15 +115,17 @@ fn from_entry(name: &str, entry: &Value) -> Result<(NewServer, Vec<String>), Str
             }
         }
     };
-    let left: Vec<String> = map
-        .keys()
-        .filter(|k| !used.contains(&k.as_str()))
-        .cloned()
+    let other: Vec<(String, Value)> = map
+        .iter()
+        .filter(|(k, _)| !used.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let left = other.iter().map(|(k, _)| k.clone()).collect();
     Ok((
         NewServer {
             name: name.to_string(),
             reach,
+            other,
         },
         left,
     ))
