@@ -480,7 +480,9 @@ pub fn change(global: &Global, args: NameArgs, change: Change) -> anyhow::Result
                     .map(|s| s.name().to_string())
                     .chain(c.disabled.iter().map(|d| d.name.clone()))
                     .collect();
+                let absent = names.iter().all(|n| n != name);
                 switchboard_host::config::closest(name, names.iter().map(String::as_str))
+                    .filter(|_| absent)
                     .map(|n| format!("; did you mean {n:?}?"))
             });
             bail!("{e}{}", hint.unwrap_or_default());

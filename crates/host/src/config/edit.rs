@@ -128,6 +128,11 @@ pub fn set_disabled(
                 .and_then(|s| s.get_mut(name))
                 .and_then(toml_edit::Item::as_table_like_mut)
                 .ok_or_else(|| not_there(path, name))?;
+            let already = entry.get("disabled").and_then(toml_edit::Item::as_bool);
+            if disabled && already == Some(true) {
+                // As it is (a comment after the value stays).
+                return Ok(text.to_string());
+            }
             if disabled {
                 entry.insert("disabled", toml_edit::value(true));
             } else {
@@ -144,6 +149,14 @@ pub fn set_disabled(
                     path,
                     format!("server {name:?} is not an object of settings; edit it by hand"),
                 ));
+            }
+            let own = members(&plain, entry.value);
+            let said: Vec<&Member> = own.iter().filter(|m| m.key == "disabled").collect();
+            if disabled
+                && let [only] = said.as_slice()
+                && &plain[only.value..only.value_end] == "true"
+            {
+                return Ok(text.to_string());
             }
             // Every `disabled` of the entry goes (a repeated key counts by its last).
             let mut out = text.to_string();
@@ -975,6 +988,17 @@ mod tests {
         assert_eq!(
             set_disabled(Path::new("m.json"), &off, "a", false).unwrap(),
             json
+        );
+        // Turning off what is off changes nothing, its comment included.
+        let noted = "[servers.a]\ncommand = \"a\"\ndisabled = true # broken\n";
+        assert_eq!(
+            set_disabled(Path::new("s.toml"), noted, "a", true).unwrap(),
+            noted
+        );
+        let first = "{\"mcpServers\": {\"a\": {\"disabled\": true, \"command\": \"a\"}}}";
+        assert_eq!(
+            set_disabled(Path::new("m.json"), first, "a", true).unwrap(),
+            first
         );
     }
 
