@@ -304,7 +304,8 @@ fn format_of(path: &Path, text: Option<&str>) -> Result<Format, HostError> {
         _ => text.trim_start().starts_with('{'),
     };
     if !is_json {
-        let table: toml::Table = toml::from_str(text).map_err(|e| toml_syntax(path, text, &e))?;
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| toml_syntax(path, text, e.span(), e.message()))?;
         if super::codex::is_codex(&table) {
             return refuse("this is Codex's config.toml: use `codex mcp add` / `codex mcp remove`");
         }
@@ -383,30 +384,25 @@ fn vscode_file(path: &Path) -> bool {
         && folder.is_some_and(|f| f == ".vscode" || f == "User")
 }
 
-fn toml_syntax(path: &Path, text: &str, e: &toml::de::Error) -> HostError {
-    let (line, column) = e
-        .span()
-        .map_or((1, 1), |s| super::position::line_col(text, s.start));
+/// A TOML file that does not parse, pointing at where.
+fn toml_syntax(
+    path: &Path,
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+    message: &str,
+) -> HostError {
+    let (line, column) = span.map_or((1, 1), |s| super::position::line_col(text, s.start));
     HostError::ConfigSyntax {
         path: path.to_path_buf(),
         line,
         column,
-        message: e.message().trim().to_string(),
+        message: message.trim().to_string(),
     }
 }
 
 fn native_doc(path: &Path, text: &str) -> Result<toml_edit::DocumentMut, HostError> {
-    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map_or((1, 1), |s| super::position::line_col(text, s.start));
-        HostError::ConfigSyntax {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: e.message().trim().to_string(),
-        }
-    })
+    text.parse::<toml_edit::DocumentMut>()
+        .map_err(|e| toml_syntax(path, text, e.span(), e.message()))
 }
 
 fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, HostError> {
