@@ -279,6 +279,13 @@ fn add_all(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
+    let servers: Vec<(NewServer, Vec<String>)> = servers
+        .into_iter()
+        .map(|(server, _)| {
+            let left_out = edit::left_out(&path, old.as_deref(), &server);
+            (server, left_out)
+        })
+        .collect();
     let mut text = old.clone();
     for (server, _) in &servers {
         text = Some(edit::add_server(&path, text.as_deref(), server)?);
@@ -304,12 +311,9 @@ fn add_all(
         }
     }
     edit::save(&path, &text)?;
-    // A JSON file takes another host's settings of an entry as written; switchboard.toml not.
-    let kept = edit::keeps_other_settings(&path, old.as_deref());
     let added = servers
         .into_iter()
         .map(|(server, left_out)| {
-            let left_out = if kept { Vec::new() } else { left_out };
             let not_running = config
                 .disabled
                 .iter()
@@ -350,7 +354,7 @@ fn print_addition(global: &Global, a: &Addition) {
         );
         if !added.left_out.is_empty() {
             eprintln!(
-                "note: {:?}: left out {} (another host's settings, which switchboard.toml has no place for)",
+                "note: {:?}: left out {} (another host's settings that switchboard.toml has no setting for)",
                 added.name,
                 added.left_out.join(", ")
             );

@@ -283,7 +283,8 @@ Options go before NAME: everything after the command is its arguments."#)]
     /// or one server's entry alone with its NAME; `-` reads the JSON from standard input. Each
     /// entry's command, args, env, cwd, or url (serverUrl, httpUrl), headers and type are
     /// written as `add` writes them, into the same file; its other keys go into a JSON file as
-    /// written, and are named as left out of a switchboard.toml.
+    /// written; a switchboard.toml says alwaysAllow, autoApprove, disabledTools, disabled and
+    /// envFile its own way and names the rest as left out.
     /// All or nothing: one entry that cannot be written leaves the file as it was.
     #[command(
         name = "add-json",

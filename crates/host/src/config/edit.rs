@@ -79,10 +79,49 @@ pub fn add_server(
     }
 }
 
-/// Whether `add_server` writes a new entry's `other` settings into this file (a JSON file
-/// does; `switchboard.toml` does not).
-pub fn keeps_other_settings(path: &Path, text: Option<&str>) -> bool {
-    matches!(format_of(path, text), Ok(Format::Json(_)))
+/// The keys of `server.other` that `add_server` leaves out of this file: none for a JSON file,
+/// which takes them as written; for `switchboard.toml`, those with no setting of its own
+/// (`timeout`, say, whose unit each host reads its own way).
+pub fn left_out(path: &Path, text: Option<&str>, server: &NewServer) -> Vec<String> {
+    if matches!(format_of(path, text), Ok(Format::Json(_))) {
+        return Vec::new();
+    }
+    server
+        .other
+        .iter()
+        .filter(|(key, value)| native_setting(key, value).is_none())
+        .map(|(key, _)| key.clone())
+        .collect()
+}
+
+/// Another host's entry setting as `switchboard.toml` says it, where it has a way to.
+#[derive(Debug, PartialEq)]
+enum NativeSetting {
+    /// `disabled: true`.
+    Disabled,
+    /// `envFile`: `env_file`.
+    EnvFile(String),
+    /// `disabledTools`: `tools.deny`.
+    Deny(Vec<String>),
+    /// `alwaysAllow` / `autoApprove`: these tools (`*`: all of them) run unasked.
+    RunUnasked(Vec<String>),
+}
+
+fn native_setting(key: &str, value: &Value) -> Option<NativeSetting> {
+    let texts = || -> Option<Vec<String>> {
+        value
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    match key {
+        "disabled" if value == &Value::Bool(true) => Some(NativeSetting::Disabled),
+        "envFile" | "env_file" => value.as_str().map(|f| NativeSetting::EnvFile(f.into())),
+        "disabledTools" => texts().map(NativeSetting::Deny),
+        "alwaysAllow" | "autoApprove" => texts().map(NativeSetting::RunUnasked),
+        _ => None,
+    }
 }
 
 /// `text` with server `name` taken out (in `switchboard.toml`, its `[servers.NAME.tool.*]`
@@ -464,6 +503,35 @@ fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, Hos
             if !headers.is_empty() {
                 entry.insert("headers", pairs(headers));
             }
+        }
+    }
+    for (key, value) in &server.other {
+        match native_setting(key, value) {
+            Some(NativeSetting::Disabled) => {
+                entry.insert("disabled", toml_edit::value(true));
+            }
+            Some(NativeSetting::EnvFile(file)) => {
+                entry.insert("env_file", toml_edit::value(file));
+            }
+            Some(NativeSetting::Deny(tools)) => {
+                let mut lists = toml_edit::InlineTable::new();
+                lists.insert("deny", tools.iter().collect::<toml_edit::Array>().into());
+                entry.insert("tools", toml_edit::value(lists));
+            }
+            Some(NativeSetting::RunUnasked(tools)) if tools.iter().any(|t| t == "*") => {
+                entry.insert("approve", toml_edit::value("never"));
+            }
+            Some(NativeSetting::RunUnasked(tools)) => {
+                let mut each = toml_edit::Table::new();
+                each.set_implicit(true);
+                for tool in tools {
+                    let mut setting = toml_edit::Table::new();
+                    setting.insert("approve", toml_edit::value("never"));
+                    each.insert(&tool, toml_edit::Item::Table(setting));
+                }
+                entry.insert("tool", toml_edit::Item::Table(each));
+            }
+            None => {}
         }
     }
     if inline {
@@ -954,10 +1022,39 @@ mod tests {
             "{pretty}"
         );
         assert_eq!(names("c.json", &pretty), ["m"]);
-        assert!(keeps_other_settings(Path::new("c.json"), None));
-        assert!(!keeps_other_settings(Path::new("s.toml"), None));
         let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
         assert!(!toml.contains("alwaysAllow"), "{toml}");
+        assert!(
+            toml.ends_with("\n[servers.m.tool.read_graph]\napprove = \"never\"\n"),
+            "{toml}"
+        );
+        assert_eq!(left_out(Path::new("s.toml"), None, &server), ["timeout"]);
+        assert!(left_out(Path::new("c.json"), None, &server).is_empty());
+        // The settings switchboard.toml has its own way to say, read back as they were meant.
+        server.other = vec![
+            (
+                "disabledTools".into(),
+                serde_json::json!(["delete_entities"]),
+            ),
+            ("autoApprove".into(), serde_json::json!(["*"])),
+        ];
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        assert!(
+            toml.contains("tools = { deny = [\"delete_entities\"] }\napprove = \"never\"\n"),
+            "{toml}"
+        );
+        let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
+        assert!(config.disabled.is_empty(), "{:?}\n{toml}", config.disabled);
+        let m = &config.servers[0];
+        assert_eq!(m.deny, ["delete_entities"]);
+        assert_eq!(m.approve, crate::config::Approve::Never);
+        server.other = vec![("envFile".into(), serde_json::json!(".env"))];
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        assert!(toml.ends_with("env_file = \".env\"\n"), "{toml}");
+        server.other = vec![("disabled".into(), serde_json::json!(true))];
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
+        assert_eq!(config.disabled.len(), 1, "{toml}");
     }
 
     #[test]
