@@ -51,7 +51,17 @@ fuzz_target!(|data: &[u8]| {
     let server = NewServer {
         name: name.into(),
         reach,
-        other: vec![("alwaysAllow".into(), serde_json::json!(["x", {"y": 1}]))],
+        other: if first & 0x40 == 0 {
+            vec![("alwaysAllow".into(), serde_json::json!(["x", {"y": 1}]))]
+        } else {
+            vec![
+                ("alwaysAllow".into(), serde_json::json!(["x", "a.b", "*"])),
+                ("autoApprove".into(), serde_json::json!(["y"])),
+                ("disabledTools".into(), serde_json::json!(["z"])),
+                ("disabled".into(), serde_json::json!(true)),
+                ("timeout".into(), serde_json::json!(5)),
+            ]
+        },
     };
     if let Ok(out) = edit::add_server(&path, Some(text), &server) {
         let after = names(&path, &out);
