@@ -522,14 +522,19 @@ fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, Hos
                 entry.insert("approve", toml_edit::value("never"));
             }
             Some(NativeSetting::RunUnasked(tools)) => {
-                let mut each = toml_edit::Table::new();
-                each.set_implicit(true);
-                for tool in tools {
-                    let mut setting = toml_edit::Table::new();
-                    setting.insert("approve", toml_edit::value("never"));
-                    each.insert(&tool, toml_edit::Item::Table(setting));
+                // Into the tool table an earlier list (`alwaysAllow` beside `autoApprove`) made.
+                let each = entry.entry("tool").or_insert_with(|| {
+                    let mut each = toml_edit::Table::new();
+                    each.set_implicit(true);
+                    toml_edit::Item::Table(each)
+                });
+                if let Some(each) = each.as_table_mut() {
+                    for tool in tools {
+                        let mut setting = toml_edit::Table::new();
+                        setting.insert("approve", toml_edit::value("never"));
+                        each.insert(&tool, toml_edit::Item::Table(setting));
+                    }
                 }
-                entry.insert("tool", toml_edit::Item::Table(each));
             }
             None => {}
         }
@@ -1048,6 +1053,14 @@ mod tests {
         let m = &config.servers[0];
         assert_eq!(m.deny, ["delete_entities"]);
         assert_eq!(m.approve, crate::config::Approve::Never);
+        server.other = vec![
+            ("alwaysAllow".into(), serde_json::json!(["a"])),
+            ("autoApprove".into(), serde_json::json!(["b"])),
+        ];
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
+        let overrides: Vec<&String> = config.servers[0].tool_overrides.keys().collect();
+        assert_eq!(overrides, ["a", "b"], "{toml}");
         server.other = vec![("envFile".into(), serde_json::json!(".env"))];
         let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
         assert!(toml.ends_with("env_file = \".env\"\n"), "{toml}");
