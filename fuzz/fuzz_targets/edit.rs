@@ -81,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
     // The text as a pasted snippet: each server it gives goes into a new file of either
     // format, which reads back with it.
     if let Ok(servers) = edit::servers_from_snippet(text, None) {
-        for (server, _) in servers {
+        for server in servers {
             for new in ["new.toml", "new.json"] {
                 let new = Path::new(new);
                 if let Ok(out) = edit::add_server(new, None, &server) {

@@ -271,7 +271,7 @@ struct Addition {
 fn add_all(
     global: &Global,
     scope: Option<Scope>,
-    servers: Vec<(NewServer, Vec<String>)>,
+    servers: Vec<NewServer>,
 ) -> anyhow::Result<Addition> {
     let path = target(global, scope, true)?;
     let old = match std::fs::read_to_string(&path) {
@@ -279,15 +279,8 @@ fn add_all(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let servers: Vec<(NewServer, Vec<String>)> = servers
-        .into_iter()
-        .map(|(server, _)| {
-            let left_out = edit::left_out(&path, old.as_deref(), &server);
-            (server, left_out)
-        })
-        .collect();
     let mut text = old.clone();
-    for (server, _) in &servers {
+    for server in &servers {
         text = Some(edit::add_server(&path, text.as_deref(), server)?);
     }
     let text = text.unwrap_or_default();
@@ -295,7 +288,7 @@ fn add_all(
     // An entry that could not run whatever the environment held (a URL that is not one) is
     // not written; one waiting for a variable is.
     let every_variable_set = Config::parse(&path, &text, &|_| Some("1".into()))?;
-    for (server, _) in &servers {
+    for server in &servers {
         if let Some(d) = every_variable_set
             .disabled
             .iter()
@@ -313,7 +306,9 @@ fn add_all(
     edit::save(&path, &text)?;
     let added = servers
         .into_iter()
-        .map(|(server, left_out)| {
+        .map(|server| {
+            // Left out as they were before the file changed (its format decides).
+            let left_out = edit::left_out(&path, old.as_deref(), &server);
             let not_running = config
                 .disabled
                 .iter()
@@ -377,7 +372,7 @@ fn print_addition(global: &Global, a: &Addition) {
 /// `switchboard add`.
 pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
     let (server, json_after) = new_server(&args)?;
-    let a = add_all(global, args.scope, vec![(server, Vec::new())])?;
+    let a = add_all(global, args.scope, vec![server])?;
     if global.json || json_after {
         let added = &a.added[0];
         print_json(&json!({

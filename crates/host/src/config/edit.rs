@@ -51,7 +51,8 @@ pub struct NewServer {
     pub reach: Reach,
     /// Other settings of the entry as another host's file wrote them (`alwaysAllow`,
     /// `timeout`, ...): written as they are into a JSON file, whose hosts read them; a
-    /// `switchboard.toml` has no place for them ([`keeps_other_settings`]).
+    /// `switchboard.toml` says those it has a setting for its own way ([`left_out`] names the
+    /// rest).
     pub other: Vec<(String, serde_json::Value)>,
 }
 

@@ -7,13 +7,11 @@ use super::jsonc;
 
 /// The servers a pasted JSON snippet names, as server READMEs give them: a whole
 /// `{"mcpServers": {...}}` (or VS Code's `servers`), or one entry alone, named `name`. With
-/// `name`, a snippet of several servers gives only that one. Each server comes with the keys
-/// of its entry that are not `add`'s own (`timeout`, `alwaysAllow`, ...), which go into a JSON
-/// file as written ([`NewServer::other`]) and which a `switchboard.toml` leaves out.
-pub fn servers_from_snippet(
-    text: &str,
-    name: Option<&str>,
-) -> Result<Vec<(NewServer, Vec<String>)>, String> {
+/// `name`, a snippet of several servers gives only that one. An entry's keys that are not
+/// `add`'s own (`timeout`, `alwaysAllow`, ...) come as [`NewServer::other`]: a JSON file takes
+/// them as written, a `switchboard.toml` those it has a setting for (`edit::left_out` names
+/// the rest).
+pub fn servers_from_snippet(text: &str, name: Option<&str>) -> Result<Vec<NewServer>, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let plain = jsonc::to_json(text);
     let root: Value = serde_json::from_str(&plain).map_err(|e| format!("not JSON: {e}"))?;
@@ -48,7 +46,7 @@ pub fn servers_from_snippet(
 }
 
 /// One pasted entry as a server to write, with the keys it has that are not written.
-fn from_entry(name: &str, entry: &Value) -> Result<(NewServer, Vec<String>), String> {
+fn from_entry(name: &str, entry: &Value) -> Result<NewServer, String> {
     let Some(map) = entry.as_object() else {
         return Err("its entry is not an object of settings".into());
     };
@@ -120,15 +118,11 @@ fn from_entry(name: &str, entry: &Value) -> Result<(NewServer, Vec<String>), Str
         .filter(|(k, _)| !used.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let left = other.iter().map(|(k, _)| k.clone()).collect();
-    Ok((
-        NewServer {
-            name: name.to_string(),
-            reach,
-            other,
-        },
-        left,
-    ))
+    Ok(NewServer {
+        name: name.to_string(),
+        reach,
+        other,
+    })
 }
 
 #[cfg(test)]
@@ -151,20 +145,23 @@ mod tests {
 }"#;
         let all = servers_from_snippet(readme, None).unwrap();
         assert_eq!(all.len(), 2);
-        assert_eq!(all[0].0.name, "github");
-        assert_eq!(all[0].1, ["alwaysAllow"]);
+        assert_eq!(all[0].name, "github");
+        assert_eq!(
+            all[0].other,
+            [("alwaysAllow".to_string(), serde_json::json!(["get_me"]))]
+        );
         assert!(
-            matches!(&all[0].0.reach, Reach::Command { args, env, .. } if args.len() == 6 && env[0].0 == "GITHUB_TOKEN")
+            matches!(&all[0].reach, Reach::Command { args, env, .. } if args.len() == 6 && env[0].0 == "GITHUB_TOKEN")
         );
         assert_eq!(
-            all[1].0.reach,
+            all[1].reach,
             Reach::Url {
                 url: "https://example.com/sse".into(),
                 headers: vec![("X-Key".into(), "k".into())],
                 legacy_sse: true
             }
         );
-        assert!(all[1].1.is_empty());
+        assert!(all[1].other.is_empty());
         let one = servers_from_snippet(readme, Some("remote")).unwrap();
         assert_eq!(one.len(), 1);
         assert!(
@@ -174,7 +171,7 @@ mod tests {
         );
         let entry = servers_from_snippet(r#"{"serverUrl": "https://x/mcp"}"#, Some("w")).unwrap();
         assert!(
-            matches!(&entry[0].0.reach, Reach::Url { url, legacy_sse: false, .. } if url == "https://x/mcp")
+            matches!(&entry[0].reach, Reach::Url { url, legacy_sse: false, .. } if url == "https://x/mcp")
         );
         assert!(
             servers_from_snippet(r#"{"command": "x"}"#, None)
