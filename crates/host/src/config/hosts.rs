@@ -303,7 +303,7 @@ pub struct Found {
     pub servers: usize,
 }
 
-/// Every host config file that exists here, in the order of [`HOSTS`], each path once.
+/// Every host config file that exists here, in the order of `HOSTS`, each path once.
 pub fn found(folders: &Folders<'_>) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     for host in HOSTS {
