@@ -86,54 +86,17 @@ pub(super) fn skip_space(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The offset of the first byte from `i` on that is neither space nor comment, a trailing
-/// comma included (`plain` is `text` with comments and trailing commas blanked).
-pub(super) fn next_significant(text: &[u8], plain: &[u8], mut i: usize) -> Option<usize> {
-    while let (Some(&t), Some(&p)) = (text.get(i), plain.get(i)) {
-        if !p.is_ascii_whitespace() || t == b',' {
-            return Some(i);
-        }
-        if t == b'/' && text.get(i + 1) == Some(&b'/') {
-            i = text[i..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(text.len(), |n| i + n);
-        } else if t == b'/' && text.get(i + 1) == Some(&b'*') {
-            i = text[i + 2..]
-                .windows(2)
-                .position(|w| w == b"*/")
-                .map_or(text.len(), |n| i + 2 + n + 2);
-        } else {
-            i += 1;
-        }
-    }
-    None
-}
-
-/// The offset just past the string beginning at `start` (a `"`).
-pub(super) fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
-}
-
 /// The offset just past the value beginning at `start`.
 pub(super) fn value_end(bytes: &[u8], start: usize) -> usize {
     match bytes.get(start) {
-        Some(b'"') => string_end(bytes, start),
+        Some(b'"') => super::jsonc::string_end(bytes, start),
         Some(b'{' | b'[') => {
             let mut depth = 0usize;
             let mut i = start;
             while let Some(&b) = bytes.get(i) {
                 match b {
                     b'"' => {
-                        i = string_end(bytes, i);
+                        i = super::jsonc::string_end(bytes, i);
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -177,7 +140,7 @@ pub(super) fn members(plain: &str, open: usize) -> Vec<Member> {
             return out;
         }
         let key_start = i;
-        let key_end = string_end(bytes, i);
+        let key_end = super::jsonc::string_end(bytes, i);
         let key = serde_json::from_str::<String>(&plain[key_start..key_end]).unwrap_or_default();
         i = skip_space(bytes, key_end);
         if bytes.get(i) != Some(&b':') {
@@ -269,10 +232,10 @@ pub(super) fn remove_member(text: &str, plain: &str, open: usize, index: usize) 
     let bytes = plain.as_bytes();
     let all = members(plain, open);
     let this = &all[index];
-    // The comma after it, a trailing one too (which `plain` has blanked).
-    let after_comma = next_significant(text.as_bytes(), bytes, this.value_end)
-        .filter(|&i| text.as_bytes()[i] == b',')
-        .map(|i| i + 1);
+    // The comma after it, a trailing one too (which `plain` has blanked, so not found there).
+    let uncommented = super::jsonc::without_comments(text);
+    let next = skip_space(uncommented.as_bytes(), this.value_end);
+    let after_comma = (uncommented.as_bytes().get(next) == Some(&b',')).then_some(next + 1);
     let close = value_end(bytes, open).saturating_sub(1);
     let end_of_this = after_comma.unwrap_or(this.value_end);
     if all.len() == 1

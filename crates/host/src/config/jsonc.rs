@@ -7,6 +7,17 @@ use std::borrow::Cow;
 /// `text` with `//` and `/* */` comments and the commas before a closing `}` or `]` blanked
 /// out. Strings are left alone (a URL's `//` stays). Plain JSON comes back borrowed.
 pub fn to_json(text: &str) -> Cow<'_, str> {
+    blanked(text, true)
+}
+
+/// `text` with its comments blanked out and its trailing commas kept, for an edit that must
+/// see every comma it takes away (`json_members`).
+pub fn without_comments(text: &str) -> Cow<'_, str> {
+    blanked(text, false)
+}
+
+/// `text` with comments blanked, and trailing commas too when `commas`.
+fn blanked(text: &str, commas: bool) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     // The last comma outside strings and comments, still waiting to see what follows it.
@@ -47,7 +58,7 @@ pub fn to_json(text: &str) -> Cow<'_, str> {
                     // Only a comma after a value can be trailing (not `[,]` or `1,,`).
                     b',' => open_comma = (!matches!(prev, b'{' | b'[' | b',')).then_some(i),
                     b'}' | b']' => {
-                        if let Some(comma) = open_comma.take() {
+                        if let Some(comma) = open_comma.take().filter(|_| commas) {
                             blank(&mut out, bytes, comma..comma + 1);
                         }
                     }
@@ -67,7 +78,7 @@ pub fn to_json(text: &str) -> Cow<'_, str> {
 }
 
 /// The index just past the string that starts at `start` (a `"`), or the end of the text.
-fn string_end(bytes: &[u8], start: usize) -> usize {
+pub(super) fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start + 1;
     while i < bytes.len() {
         match bytes[i] {
