@@ -90,6 +90,12 @@ pub struct Global {
     /// host's permission rules still hold.
     #[arg(long, global = true, value_name = "MODE", env = "SWITCHBOARD_APPROVE", value_parser = parse_approve)]
     approve: Option<switchboard_host::config::Approve>,
+    /// Offer this folder to the servers as a root (repeatable; instead of the config's
+    /// `[settings] roots`). Servers that work on files take their folders from roots: the
+    /// filesystem server replaces the folders its arguments name with them, the git server
+    /// finds repositories in them. None are offered unless given.
+    #[arg(long = "root", global = true, value_name = "DIR")]
+    roots: Vec<PathBuf>,
     /// Print machine-readable JSON on stdout instead of tables.
     #[arg(long, global = true)]
     json: bool,

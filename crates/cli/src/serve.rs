@@ -149,6 +149,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             finder: None,
             startup_wait: Some(std::time::Duration::from_secs_f64(args.startup_wait)),
             call_log,
+            client_roots: args.http.is_none(),
         },
     )
     .await;

@@ -38,9 +38,32 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
         Some(mode) => config.with_default_approve(mode, &format!("--approve {}", mode.word())),
         None => config,
     };
-    // Sessions started from this config use each server's own OAuth client settings.
+    let mut config = config;
+    if !global.roots.is_empty() {
+        config.settings.roots = folders(&global.roots, &cwd)?;
+    }
+    // Sessions started from this config use each server's own OAuth client settings, and
+    // offer its folders as roots.
     switchboard_mcp::configure_server_oauth(config.server_oauth());
+    switchboard_mcp::configure_roots(config.roots());
     Ok(config)
+}
+
+/// `--root` folders resolved from `cwd` to their real paths; one that is not a folder is an
+/// error (a typo would otherwise take a server's own folders away and give it none).
+fn folders(given: &[PathBuf], cwd: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for dir in given {
+        let real = std::fs::canonicalize(cwd.join(dir))
+            .with_context(|| format!("--root {}", dir.display()))?;
+        if !real.is_dir() {
+            anyhow::bail!("--root {}: not a folder", dir.display());
+        }
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    Ok(out)
 }
 
 /// The environment variable through which each switchboard tells the stdio servers it starts

@@ -51,6 +51,10 @@ pub struct Options {
     pub startup_wait: Option<Duration>,
     /// Where every client's tool calls are recorded, if anywhere.
     pub call_log: Option<crate::CallLog>,
+    /// Offer the servers the roots the client gives (`roots/list`), when the config names none:
+    /// for a gateway with one client (stdio), so its servers see the folders they would see
+    /// if that client ran them itself. Several clients' folders would be one list for all.
+    pub client_roots: bool,
 }
 
 /// How long after the gateway starts its clients' first requests wait for upstream servers that
@@ -215,6 +219,25 @@ pub struct Gateway {
     /// When requests stop waiting for `ready`.
     ready_by: tokio::time::Instant,
     stop: CancellationToken,
+    /// Where the roots its servers are offered come from.
+    roots: Mutex<Roots>,
+}
+
+/// The roots a gateway's servers are offered: the config's, else its client's (when it takes
+/// them), else none.
+struct Roots {
+    config: Vec<switchboard_mcp::Root>,
+    client: Option<Vec<switchboard_mcp::Root>>,
+    take_client: bool,
+}
+
+impl Roots {
+    fn offered(&self) -> Vec<switchboard_mcp::Root> {
+        match &self.client {
+            Some(client) if self.config.is_empty() && self.take_client => client.clone(),
+            _ => self.config.clone(),
+        }
+    }
 }
 
 impl Gateway {
@@ -224,6 +247,8 @@ impl Gateway {
     /// still serves the others.
     pub async fn start(config: &Config, options: Options) -> Arc<Gateway> {
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
+        // The config's folders are the roots its servers are offered.
+        switchboard_mcp::configure_roots(config.roots());
         let sessions = Sessions::launch(specs);
         let ready_by = tokio::time::Instant::now() + options.startup_wait.unwrap_or(STARTUP_WAIT);
         let (set_ready, ready) = watch::channel(false);
@@ -259,6 +284,11 @@ impl Gateway {
             instructions: config.settings.instructions,
             expose: options.expose,
             call_log: options.call_log.map(Arc::new),
+            roots: Mutex::new(Roots {
+                config: config.roots(),
+                client: None,
+                take_client: options.client_roots,
+            }),
             snapshot: RwLock::new(Arc::new(Snapshot {
                 view: View::default(),
                 servers: Arc::default(),
@@ -354,6 +384,14 @@ impl Gateway {
         *self.disabled.write().unwrap_or_else(|e| e.into_inner()) = disabled(config);
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         let outcome = self.sessions.reconfigure(specs);
+        // Servers left running hear of new roots; the ones starting ask for them anyway.
+        let roots = {
+            let mut roots = lock(&self.roots);
+            roots.config = config.roots();
+            roots.offered()
+        };
+        let sessions = self.sessions.clone();
+        tokio::spawn(async move { sessions.set_roots(roots).await });
         {
             // A model installed since, or another one the setting leads to, is looked for at
             // once (see `refresh`).
@@ -368,6 +406,28 @@ impl Gateway {
         }
         self.reconfigured.send_modify(|v| *v += 1);
         outcome
+    }
+
+    /// Whether the servers are to be offered the client's roots (see [`Options::client_roots`]).
+    pub(crate) fn takes_client_roots(&self) -> bool {
+        let roots = lock(&self.roots);
+        roots.take_client && roots.config.is_empty()
+    }
+
+    /// The client gave these roots: offer them to the servers (when the gateway takes them),
+    /// telling the running ones.
+    pub(crate) async fn client_roots(&self, given: Vec<switchboard_mcp::Root>) {
+        let offered = {
+            let mut roots = lock(&self.roots);
+            roots.client = Some(given);
+            roots.offered()
+        };
+        if self.sessions.set_roots(offered.clone()).await {
+            tracing::info!(
+                roots = offered.len(),
+                "offering the servers the client's roots"
+            );
+        }
     }
 
     /// Remember a connected client so it hears about list changes, log messages and updates

@@ -37,6 +37,9 @@ use crate::view::Route;
 /// Items per page of an aggregated list. The cursor is the offset of the next item.
 pub const PAGE_SIZE: usize = 100;
 
+/// How long the gateway waits for its client's roots.
+const ROOTS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// One client connection's handler; all connections share the gateway.
 #[derive(Clone)]
 pub struct GatewayHandler {
@@ -45,6 +48,37 @@ pub struct GatewayHandler {
 }
 
 impl GatewayHandler {
+    /// Ask a client that offers roots for them, and hand them to the gateway, when it takes
+    /// its client's roots; in the background, since the client answers on the session this
+    /// is called from.
+    fn fetch_roots(&self, peer: &rmcp::Peer<RoleServer>) {
+        let offers = peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.roots.is_some());
+        if !offers || !self.gateway.takes_client_roots() {
+            return;
+        }
+        let peer = peer.clone();
+        let gateway = self.gateway.clone();
+        tokio::spawn(async move {
+            match tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await {
+                Ok(Ok(listing)) => {
+                    let roots = listing
+                        .roots
+                        .into_iter()
+                        .map(|r| switchboard_mcp::Root {
+                            uri: r.uri,
+                            name: r.name,
+                        })
+                        .collect();
+                    gateway.client_roots(roots).await;
+                }
+                Ok(Err(e)) => tracing::info!(error = %e, "the client did not give its roots"),
+                Err(_) => tracing::info!("the client did not give its roots within {ROOTS_WAIT:?}"),
+            }
+        });
+    }
+
     /// A handler for one client connection.
     pub fn new(gateway: Arc<Gateway>) -> Self {
         Self {
@@ -703,6 +737,11 @@ impl ServerHandler for GatewayHandler {
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         self.gateway.register(cx.peer.clone(), self.client.clone());
+        self.fetch_roots(&cx.peer);
+    }
+
+    async fn on_roots_list_changed(&self, cx: NotificationContext<RoleServer>) {
+        self.fetch_roots(&cx.peer);
     }
 
     async fn set_level(

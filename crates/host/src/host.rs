@@ -283,8 +283,9 @@ impl HostBuilder {
 
     /// Use sessions already started for the config's servers (say, behind a progress bar)
     /// instead of starting them. (Before starting them, call
-    /// `switchboard_mcp::configure_server_oauth(config.server_oauth())`, as `build` does when it
-    /// starts them, so each server's own OAuth client settings apply.)
+    /// `switchboard_mcp::configure_server_oauth(config.server_oauth())` and
+    /// `switchboard_mcp::configure_roots(config.roots())`, as `build` does when it starts them,
+    /// so each server's own OAuth client settings apply and the config's roots are offered.)
     pub fn sessions(mut self, sessions: Sessions) -> Self {
         self.sessions = Some(sessions);
         self
@@ -415,6 +416,8 @@ impl HostBuilder {
             None => {
                 // Each server's own OAuth client settings, for the sessions about to start.
                 switchboard_mcp::configure_server_oauth(config.server_oauth());
+                // And the folders the config offers them as roots.
+                switchboard_mcp::configure_roots(config.roots());
                 let s = Sessions::launch(config.servers.iter().map(|s| s.spec.clone()).collect());
                 match wait {
                     Some(w) => {

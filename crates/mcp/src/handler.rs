@@ -1,5 +1,5 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: none; sampling and elicitation: handed to the caller of
+//! answers the server's requests (roots: the process's [`crate::Root`]s; sampling and elicitation: handed to the caller of
 //! the relayed call in flight, else sampling refused and elicitation declined, or accepted with
 //! the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is configured), and turns
 //! `list_changed` notifications into re-list signals for the session's supervisor.
@@ -23,6 +23,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::execution::Executions;
 use crate::options::{self, Elicitation};
 use crate::relay::{Relays, ServerEvent, Upcall, UpcallError, UpcallKind};
+use crate::roots::Answered;
 
 /// Which list a server said changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,6 +45,8 @@ pub(crate) struct Handler {
     events: broadcast::Sender<ServerEvent>,
     /// What the server's tool lists say of each tool's `execution`, noted by its transport.
     executions: Arc<Executions>,
+    /// When this server was last given some roots.
+    roots_answered: Arc<Answered>,
 }
 
 impl Handler {
@@ -62,6 +65,7 @@ impl Handler {
         relays: Arc<Relays>,
         events: broadcast::Sender<ServerEvent>,
         executions: Arc<Executions>,
+        roots_answered: Arc<Answered>,
     ) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
         let (changes, rx) = mpsc::unbounded_channel();
         (
@@ -72,6 +76,7 @@ impl Handler {
                 relays,
                 events,
                 executions,
+                roots_answered,
             },
             rx,
         )
@@ -132,8 +137,12 @@ impl ClientHandler for Handler {
         &self,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        // switchboard exposes no filesystem roots of its own: servers get their paths from argv.
-        Ok(ListRootsResult::default())
+        // The folders the host was told to offer; none unless it was.
+        let listing = crate::roots::listing();
+        if !listing.roots.is_empty() {
+            self.roots_answered.note();
+        }
+        Ok(listing)
     }
 
     async fn create_message(

@@ -8,8 +8,8 @@
 //! variant, and a tool that reports failure is an `Ok(CallResult { is_error: true, .. })`.
 //!
 //! Behaviour worth knowing at the call site:
-//! - `initialize` is pinned to protocol 2025-11-25; the client declares roots (answered with an
-//!   empty list), sampling (refused) and elicitation (declined), unless the call is made with
+//! - `initialize` is pinned to protocol 2025-11-25; the client declares roots (answered with
+//!   the folders [`configure_roots`] or [`Sessions::set_roots`] set, none by default), sampling (refused) and elicitation (declined), unless the call is made with
 //!   [`Sessions::call_tool_relayed`]: then its progress and the server's sampling and
 //!   elicitation requests go to the caller (see [`Upcall`]). Log messages, resource updates and
 //!   each new session (whose server forgot what the old one was asked) are published as
@@ -49,6 +49,7 @@ mod probe;
 mod raw;
 mod relay;
 mod request;
+mod roots;
 mod screen;
 mod sessions;
 mod slot;
@@ -71,6 +72,7 @@ pub use raw::{
     BlockingLines, Delivering, Delivery, Lines, Outcome, ProgressSink, RawCaller, RawTicket, drive,
 };
 pub use relay::{ServerEvent, Upcall, UpcallError, UpcallKind};
+pub use roots::{Root, configure_roots, roots};
 pub use sessions::{Reconfigured, Sessions};
 
 /// The log target of rmcp's OAuth module. It logs the authorization code and token responses at

@@ -3,7 +3,7 @@
 //! roots) and an opaque `requestState`; the client answers each input request and sends the
 //! request again (a new JSON-RPC id) with `inputResponses` and the state echoed unchanged.
 //! The answers are the ones the session handler gives to the same requests on older revisions:
-//! elicitation per the configured policy, roots none; sampling is not offered, so a request
+//! elicitation per the configured policy, roots the configured folders; sampling is not offered, so a request
 //! that needs it ends with its `input_required` result (the caller reports it).
 // Roots is deprecated by SEP-2577 but still one of the input request kinds.
 #![allow(deprecated)]
@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rmcp::model::{ClientRequest, InputRequest, InputResponses, ListRootsResult, ServerResult};
+use rmcp::model::{ClientRequest, InputRequest, InputResponses, ServerResult};
 
 use crate::handler::answer_elicitation;
 use crate::options;
@@ -74,7 +74,7 @@ fn answers(requests: BTreeMap<String, InputRequest>) -> Option<InputResponses> {
             InputRequest::Elicitation(r) => {
                 serde_json::to_value(answer_elicitation(policy, &r.params)).ok()?
             }
-            InputRequest::ListRoots(_) => serde_json::to_value(ListRootsResult::default()).ok()?,
+            InputRequest::ListRoots(_) => serde_json::to_value(crate::roots::listing()).ok()?,
             InputRequest::CreateMessage(_) => {
                 tracing::debug!("a server asked for sampling, which switchboard does not offer");
                 return None;

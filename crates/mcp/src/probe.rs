@@ -129,6 +129,7 @@ pub async fn probe(spec: &ServerSpec, limit: Duration) -> Result<Access, Session
         Arc::new(Relays::default()),
         broadcast::channel(1).0,
         Arc::default(),
+        Arc::default(),
     );
     let http = reqwest::Client::new();
     let deadline = Instant::now() + limit;

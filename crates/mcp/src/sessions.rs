@@ -60,6 +60,8 @@ pub(crate) struct Shared {
     http: std::sync::OnceLock<reqwest::Client>,
     /// Log messages and resource updates from every server.
     pub(crate) events: broadcast::Sender<ServerEvent>,
+    /// The roots these sessions' servers were last told of (see [`Sessions::set_roots`]).
+    told_roots: Mutex<Arc<Vec<crate::Root>>>,
 }
 
 /// Events a slow listener may fall behind by before it misses some.
@@ -191,6 +193,7 @@ impl Sessions {
             shutdown: shutdown.clone(),
             http: std::sync::OnceLock::new(),
             events: broadcast::channel(EVENT_BACKLOG).0,
+            told_roots: Mutex::new(crate::roots::roots()),
         });
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();
@@ -653,6 +656,30 @@ impl Sessions {
                 tracing::warn!(error = %e, "a session supervisor ended abnormally");
             }
         }
+    }
+
+    /// Offer `roots` from now on (see [`crate::configure_roots`]) and, when they differ from
+    /// the ones these sessions last offered, tell every open session
+    /// (`notifications/roots/list_changed`), so its server asks again. Returns whether they
+    /// differed. A server that cannot be told asks at its next session.
+    pub async fn set_roots(&self, roots: Vec<crate::Root>) -> bool {
+        crate::roots::configure_roots(roots.clone());
+        {
+            let mut told = lock(&self.inner.shared.told_roots);
+            if **told == roots {
+                return false;
+            }
+            *told = Arc::new(roots);
+        }
+        let slots: Vec<Arc<Slot>> = self.inner.shared.slots().clone();
+        for slot in slots {
+            let Ok(ready) = slot.ready() else { continue };
+            #[allow(deprecated)]
+            if let Err(e) = ready.peer.notify_roots_list_changed().await {
+                tracing::debug!(server = %slot.spec.name, error = %e, "roots/list_changed not sent");
+            }
+        }
+        true
     }
 
     /// The pid of a stdio server's current child process (also its process group id).

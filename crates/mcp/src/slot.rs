@@ -27,6 +27,8 @@ pub(crate) struct Slot {
     pub(crate) relays: Arc<Relays>,
     /// What the server's tool lists say of each tool's `execution`.
     pub(crate) executions: Arc<Executions>,
+    /// When the server was last given some roots.
+    pub(crate) roots_answered: Arc<crate::roots::Answered>,
     /// The requests outstanding on a stdio session, and the stray ids the server answered
     /// under (see `ids`).
     pub(crate) ids: Arc<Ids>,
@@ -76,6 +78,7 @@ impl Slot {
             name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
             executions: Arc::default(),
+            roots_answered: Arc::default(),
             ids: Arc::new(Ids::new(&spec.name)),
             spec,
             live: Mutex::new(Live {

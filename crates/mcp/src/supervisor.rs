@@ -90,6 +90,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
             slot.relays.clone(),
             shared.events.clone(),
             slot.executions.clone(),
+            slot.roots_answered.clone(),
         );
         let started = Instant::now();
         let outcome = tokio::select! {
@@ -136,6 +137,9 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                 }
             }
             Ok((service, raw, catalog, warnings)) => {
+                // A server given roots while it started is still taking them in: a call
+                // right away would find it with none (the filesystem server refuses it).
+                slot.roots_answered.settled().await;
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 let suspect = Arc::new(Notify::new());
                 slot.set_ready(

@@ -505,6 +505,8 @@ pub struct Settings {
     pub search_model: Option<PathBuf>,
     /// Which model `run` and `chat` talk to, and how, when their flags do not say.
     pub model: ModelSettings,
+    /// The folders offered to servers as roots (`roots`), absolute and existing; none by default.
+    pub roots: Vec<PathBuf>,
 }
 
 impl ModelSettings {
@@ -606,6 +608,7 @@ impl Default for Settings {
             pin_store: None,
             search_model: None,
             model: ModelSettings::default(),
+            roots: Vec::new(),
         }
     }
 }
@@ -953,6 +956,15 @@ impl Config {
         } else {
             native::parse(&ctx, text)
         }
+    }
+
+    /// The folders offered to servers as roots ([`Settings::roots`]), as servers see them.
+    pub fn roots(&self) -> Vec<switchboard_mcp::Root> {
+        self.settings
+            .roots
+            .iter()
+            .filter_map(|p| switchboard_mcp::Root::folder(p))
+            .collect()
     }
 
     /// Each server's own OAuth settings, by name (for `switchboard_mcp::configure_server_oauth`).

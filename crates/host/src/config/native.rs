@@ -41,6 +41,7 @@ struct RawSettings {
     max_tokens: Option<u32>,
     temperature: Option<f64>,
     max_turns: Option<u32>,
+    roots: Option<Vec<String>>,
 }
 
 const TOP_KEYS: &[&str] = &["servers", "profiles", "settings"];
@@ -190,6 +191,13 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                         .map(|p| format!("{}: [settings] {p}", ctx.path.display())),
                 );
                 default_approve = s.approve;
+                let (roots, problems) = folders(ctx, s.roots.unwrap_or_default());
+                settings.roots = roots;
+                warnings.extend(
+                    problems
+                        .into_iter()
+                        .map(|p| format!("{}: [settings] roots: {p}", ctx.path.display())),
+                );
             }
             Err(e) => warnings.push(format!(
                 "{}: [settings] ignored: {}",
@@ -227,4 +235,44 @@ fn syntax(ctx: &Context<'_>, text: &str, e: &toml::de::Error) -> HostError {
         column,
         message: e.message().trim().to_string(),
     }
+}
+
+/// `[settings] roots` as folders: `${VAR}` expanded, `~/` from the home folder, relative ones
+/// from the config's folder, each resolved to its real path; one that is not a folder is left
+/// out with why (a root a server cannot open is worse than none: the filesystem server would
+/// drop the folders its arguments name for it).
+fn folders(ctx: &Context<'_>, written: Vec<String>) -> (Vec<std::path::PathBuf>, Vec<String>) {
+    let mut roots = Vec::new();
+    let mut problems = Vec::new();
+    for text in written {
+        let expanded = match super::expand::expand(&text, ctx.env) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{text:?} left out: {e}"));
+                continue;
+            }
+        };
+        let path = match (expanded.strip_prefix("~/"), expanded == "~") {
+            (Some(rest), _) => ctx.home().map(|h| h.join(rest)),
+            (None, true) => ctx.home(),
+            (None, false) => Some(ctx.base.join(&expanded)),
+        };
+        let Some(path) = path else {
+            problems.push(format!("{text:?} left out: no home folder is known"));
+            continue;
+        };
+        match std::fs::canonicalize(&path) {
+            Ok(real) if real.is_dir() => {
+                if !roots.contains(&real) {
+                    roots.push(real);
+                }
+            }
+            Ok(_) => problems.push(format!(
+                "{text:?} left out: {} is not a folder",
+                path.display()
+            )),
+            Err(e) => problems.push(format!("{text:?} left out: {}: {e}", path.display())),
+        }
+    }
+    (roots, problems)
 }

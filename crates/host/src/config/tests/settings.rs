@@ -439,3 +439,48 @@ fn the_settings_model_defaults_are_read() {
     assert!(all.contains("`max_turns` 0 ignored"), "{all}");
     assert_eq!(c.servers.len(), 1);
 }
+
+/// `[settings] roots`: relative folders start from the config's, `~/` from the home folder,
+/// `${VAR}` is expanded; each is its real path, once; what is not a folder is left out with a
+/// warning that says why, and the rest still apply.
+#[test]
+fn roots_are_real_folders_and_the_rest_are_left_out_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("home/code")).unwrap();
+    std::fs::create_dir_all(d.join("project/sub")).unwrap();
+    std::fs::write(d.join("project/file.txt"), "x").unwrap();
+    let home = d.join("home").display().to_string();
+    let env = move |name: &str| match name {
+        "HOME" => Some(home.clone()),
+        "SUB" => Some("sub".into()),
+        _ => None,
+    };
+    let path = d.join("project/switchboard.toml");
+    let text = r#"
+[settings]
+roots = [".", "~/code", "${SUB}", "./sub/..", "file.txt", "missing", "${NOPE}"]
+"#;
+    let c = Config::parse(&path, text, &env).unwrap();
+    let real = |p: &str| std::fs::canonicalize(d.join(p)).unwrap();
+    assert_eq!(
+        c.settings.roots,
+        [real("project"), real("home/code"), real("project/sub")]
+    );
+    let roots = c.roots();
+    assert_eq!(roots.len(), 3);
+    assert!(roots[1].uri.starts_with("file:///") && roots[1].uri.ends_with("/home/code"));
+    assert_eq!(roots[1].name.as_deref(), Some("code"));
+    let said = c.warnings.join("\n");
+    for left in [
+        "\"file.txt\" left out",
+        "is not a folder",
+        "\"missing\" left out",
+        "NOPE is not set",
+    ] {
+        assert!(said.contains(left), "{left}: {said}");
+    }
+    // None written: none offered.
+    let c = Config::parse(&path, "[settings]\n", &env).unwrap();
+    assert!(c.roots().is_empty());
+}
