@@ -273,6 +273,9 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
         if let Some(saved) = saved {
             report["saved_catalog"] = saved;
         }
+        if global.catalog.is_empty() {
+            report["roots"] = json!(*switchboard_mcp::roots());
+        }
         print_json(&report);
     } else {
         if let Some(saved) = &saved {
@@ -284,6 +287,11 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             );
         }
         print!("{}", render(&rows));
+        let roots = switchboard_mcp::roots();
+        if global.catalog.is_empty() && !roots.is_empty() {
+            let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            println!("\nroots offered: {}", uris.join(", "));
+        }
         if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
             println!(
                 "\n(no config found: these are the embedded demo servers; `switchboard add NAME COMMAND...` adds one of yours, and --help says where config is read)"

@@ -94,6 +94,14 @@ fn root_flags_are_offered_in_order_and_none_without_them() {
         "named after the folder: {stdout}"
     );
 
+    // `servers` says what it offers.
+    let out = run(
+        d,
+        &["--config", cfg, "--root", "alpha", "servers", "--json"],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["roots"], json!([{"uri": ua, "name": "alpha"}]));
+
     // None given: the server is told there are none.
     let out = run(
         d,
