@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use serde_json::json;
 use switchboard_host::Config;
-use switchboard_host::config::edit::{self, NewServer, Reach};
+use switchboard_host::config::edit::{self, NewServer, Own, Reach};
 
 use crate::Global;
 use crate::output::print_json;
@@ -48,6 +48,13 @@ pub struct AddArgs {
         value_name = "COMMAND_OR_URL"
     )]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub options: AddOptions,
+}
+
+/// `add`'s options: before NAME, or after a URL.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct AddOptions {
     /// stdio for a command, http for a URL (the default for one beginning http:// or https://),
     /// sse for a URL of the legacy HTTP+SSE transport.
     #[arg(long, short = 't', value_enum)]
@@ -66,6 +73,96 @@ pub struct AddArgs {
     /// config directory. Without either, the config switchboard reads here, else the user's.
     #[arg(long, value_enum)]
     pub scope: Option<Scope>,
+    /// Offer models only this tool of the server (repeatable; * and ? match any text and any
+    /// one character): `tools.allow`. switchboard.toml only, as all of the options below.
+    #[arg(long, value_name = "TOOL")]
+    pub allow: Vec<String>,
+    /// Never offer models this tool (repeatable; patterns as --allow): `tools.deny`.
+    #[arg(long, value_name = "TOOL")]
+    pub deny: Vec<String>,
+    /// When a model's calls to this server wait for the user's approval (`approve`): always,
+    /// unsafe, writes, destructive or never. (The global --approve is a run-wide default for
+    /// servers that set none, and is not written.)
+    #[arg(long, value_name = "MODE", value_parser = crate::parse_approve)]
+    pub approval: Option<switchboard_host::config::Approve>,
+    /// How long one call may take (`call_timeout`): seconds, or "500ms", "90s", "2m".
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// The prefix of the server's tools' public names in place of NAME (`alias`; "" for
+    /// none).
+    #[arg(long, value_name = "PREFIX")]
+    pub alias: Option<String>,
+    /// For a URL: the OAuth client id registered for switchboard with the server's
+    /// authorization server, for servers that register no clients themselves (GitHub's).
+    /// Also written into a .mcp.json, as Claude Code writes it.
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// For a URL: the environment variable holding that client's secret, written as ${VAR}
+    /// so the secret stays out of the file.
+    #[arg(long, value_name = "VAR")]
+    pub client_secret_env: Option<String>,
+    /// For a URL: the loopback port of the redirect URI registered for that client
+    /// (http://127.0.0.1:PORT/callback). Also written into a .mcp.json.
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    pub callback_port: Option<u16>,
+}
+
+impl AddOptions {
+    /// These options with `later`'s (those written after a URL) on top.
+    fn and(mut self, later: AddOptions) -> AddOptions {
+        self.transport = later.transport.or(self.transport);
+        self.env.extend(later.env);
+        self.header.extend(later.header);
+        self.cwd = later.cwd.or(self.cwd);
+        self.scope = later.scope.or(self.scope);
+        self.allow.extend(later.allow);
+        self.deny.extend(later.deny);
+        self.approval = later.approval.or(self.approval);
+        self.timeout = later.timeout.or(self.timeout);
+        self.alias = later.alias.or(self.alias);
+        self.client_id = later.client_id.or(self.client_id);
+        self.client_secret_env = later.client_secret_env.or(self.client_secret_env);
+        self.callback_port = later.callback_port.or(self.callback_port);
+        self
+    }
+
+    /// The switchboard settings they give.
+    fn own(&self) -> anyhow::Result<Own> {
+        let client_secret = match &self.client_secret_env {
+            Some(var) => {
+                let ok = !var.is_empty()
+                    && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !var.starts_with(|c: char| c.is_ascii_digit());
+                if !ok {
+                    bail!(
+                        "--client-secret-env {var:?}: give the name of an environment variable (letters, digits and _), not the secret"
+                    );
+                }
+                Some(format!("${{{var}}}"))
+            }
+            None => None,
+        };
+        Ok(Own {
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            approve: self.approval.map(|a| a.word().to_string()),
+            call_timeout: self.timeout.clone(),
+            alias: self.alias.clone(),
+            client_id: self.client_id.clone(),
+            client_secret,
+            redirect_port: self.callback_port,
+        })
+    }
+}
+
+/// The words after a URL, read as `add`'s options (and the global `--json`).
+#[derive(clap::Parser, Debug)]
+#[command(name = "add NAME URL", no_binary_name = true, disable_help_flag = true)]
+struct AfterUrl {
+    #[command(flatten)]
+    options: AddOptions,
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `remove`, `enable` and `disable`.
@@ -138,48 +235,34 @@ fn pairs(items: &[String], what: &str, colon: bool) -> anyhow::Result<Vec<(Strin
         .collect()
 }
 
-/// What `add` writes, from its command line, and whether `--json` came after a URL.
-fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool)> {
+/// What `add` writes, from its command line; whether `--json` came after a URL; the scope.
+fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)> {
     let (first, rest) = args
         .command
         .split_first()
         .context("give the server's command or URL after its name")?;
-    let rest_owned: Vec<String>;
     let mut json_after = false;
     let looks_like_url = first.starts_with("http://") || first.starts_with("https://");
     // A URL takes no arguments, so options written after it are `add`'s own (`add NAME URL
     // --header ...`), as they are before NAME.
-    let mut headers = args.header.clone();
-    let mut chosen = args.transport;
     let mut rest = rest;
-    if looks_like_url {
-        let mut left = Vec::new();
-        let mut words = rest.iter();
-        while let Some(word) = words.next() {
-            let (flag, inline) = match word.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-                _ => (word.as_str(), None),
-            };
-            let mut value = || inline.clone().or_else(|| words.next().cloned());
-            match flag {
-                "-H" | "--header" => headers.push(
-                    value().with_context(|| format!("{flag} needs a value: \"Name: value\""))?,
-                ),
-                // The global flag, which clap leaves among the words after a URL.
-                "--json" if inline.is_none() => json_after = true,
-                "-t" | "--transport" => {
-                    let v = value().with_context(|| format!("{flag} needs a value"))?;
-                    chosen = Some(<Transport as clap::ValueEnum>::from_str(&v, true).map_err(
-                        |_| anyhow::anyhow!("--transport {v:?}: expected stdio, http or sse"),
-                    )?);
-                }
-                _ => left.push(word.clone()),
-            }
-        }
-        rest_owned = left;
-        rest = &rest_owned;
-    }
-    let transport = chosen.unwrap_or(if looks_like_url {
+    let options = if looks_like_url && !rest.is_empty() {
+        let after = <AfterUrl as clap::Parser>::try_parse_from(rest).map_err(|e| {
+            let said = e.to_string();
+            let first_line = said.lines().next().unwrap_or("").trim_start_matches("error: ");
+            anyhow::anyhow!(
+                "after the URL: {first_line} (a server at a URL takes no arguments; the words after it are add's options)"
+            )
+        })?;
+        json_after = after.json;
+        rest = &[];
+        AddOptions::default().and(after.options)
+    } else {
+        AddOptions::default()
+    };
+    let options = args.options.clone().and(options);
+    let headers = options.header.clone();
+    let transport = options.transport.unwrap_or(if looks_like_url {
         Transport::Http
     } else {
         Transport::Stdio
@@ -192,8 +275,8 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool)> {
             Reach::Command {
                 command: first.clone(),
                 args: rest.to_vec(),
-                env: pairs(&args.env, "--env", false)?,
-                cwd: args.cwd.clone(),
+                env: pairs(&options.env, "--env", false)?,
+                cwd: options.cwd.clone(),
             }
         }
         Transport::Http | Transport::Sse => {
@@ -206,7 +289,7 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool)> {
             if !looks_like_url {
                 bail!("{first:?} is not an http:// or https:// URL");
             }
-            if !args.env.is_empty() || args.cwd.is_some() {
+            if !options.env.is_empty() || options.cwd.is_some() {
                 bail!("--env and --cwd are for a command; a server at a URL takes --header");
             }
             Reach::Url {
@@ -216,12 +299,21 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool)> {
             }
         }
     };
+    let own = options.own()?;
+    if matches!(reach, Reach::Command { .. })
+        && (own.client_id.is_some() || own.client_secret.is_some() || own.redirect_port.is_some())
+    {
+        bail!(
+            "--client-id, --client-secret-env and --callback-port are for a server at a URL (OAuth); a command gets its credentials from --env"
+        );
+    }
     let server = NewServer {
         name: args.name.clone(),
         reach,
         other: Vec::new(),
+        own,
     };
-    Ok((server, json_after))
+    Ok((server, json_after, options.scope))
 }
 
 /// The file a symbolic link points at, to compare two paths.
@@ -371,8 +463,8 @@ fn print_addition(global: &Global, a: &Addition) {
 
 /// `switchboard add`.
 pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let (server, json_after) = new_server(&args)?;
-    let a = add_all(global, args.scope, vec![server])?;
+    let (server, json_after, scope) = new_server(&args)?;
+    let a = add_all(global, scope, vec![server])?;
     if global.json || json_after {
         let added = &a.added[0];
         print_json(&json!({

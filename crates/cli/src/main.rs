@@ -279,8 +279,10 @@ enum Command {
   switchboard add time -e TZ=Europe/Paris -- uvx mcp-server-time
   switchboard add github https://api.githubcopilot.com/mcp/ -H 'Authorization: Bearer ${GITHUB_TOKEN}'
   switchboard add legacy --transport sse https://example.com/sse
+  switchboard add --deny 'delete_*' --approval writes files npx -y @modelcontextprotocol/server-filesystem ~/notes
+  switchboard add gh https://api.githubcopilot.com/mcp/ --client-id Iv1.0123 --client-secret-env GH_SECRET
   switchboard --config .mcp.json add memory npx -y @modelcontextprotocol/server-memory
-Options go before NAME: everything after the command is its arguments."#)]
+Options go before NAME, or after a URL: everything after a command is its arguments."#)]
     Add(entry_cmd::AddArgs),
     /// Add the servers of a pasted JSON snippet to a config file, as a server's README gives
     /// them.

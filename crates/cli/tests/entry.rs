@@ -462,3 +462,133 @@ fn a_readmes_snippet_pasted_on_standard_input_adds_its_servers() {
     ));
     assert!(said.contains("needs its name"), "{said}");
 }
+
+/// `add`'s switchboard settings: a real memory server added with a deny list, an approval
+/// mode, an alias and a timeout runs with them; OAuth client options after a URL; a `.mcp.json`
+/// refuses what Claude Code has no place for, and stays as it was.
+#[test]
+fn switchboards_own_settings_are_written_and_take_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (node, memory) = (node(), peer("memory"));
+    let said = ok(&run(
+        dir,
+        &[
+            "add",
+            "--scope",
+            "project",
+            "--deny",
+            "delete_*",
+            "--approval",
+            "never",
+            "--alias",
+            "mem",
+            "--timeout",
+            "45s",
+            "memory",
+            &node,
+            memory.to_str().unwrap(),
+        ],
+    ));
+    assert!(said.contains("added server \"memory\""), "{said}");
+    let text = std::fs::read_to_string(dir.join("switchboard.toml")).unwrap();
+    for line in [
+        "alias = \"mem\"",
+        "approve = \"never\"",
+        "call_timeout = \"45s\"",
+        "tools = { deny = [\"delete_*\"] }",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    let v = json(&run(dir, &["servers", "--json"]));
+    let memory = server(&v, "memory");
+    assert_eq!(memory["state"], "ready", "{memory}");
+    let hidden = &memory["hidden"][0];
+    assert_eq!(hidden["setting"], "tools.deny", "{memory}");
+    assert!(
+        hidden["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&"delete_entities".into()),
+        "{memory}"
+    );
+    assert_eq!(
+        memory["approval"][0]["setting"], "approve = \"never\"",
+        "{memory}"
+    );
+
+    // OAuth client options after a URL, as `add`'s own; the secret by its variable's name.
+    ok(&run(
+        dir,
+        &[
+            "add",
+            "--scope",
+            "project",
+            "gh",
+            "https://api.example.com/mcp",
+            "--client-id",
+            "Iv1.abc",
+            "--client-secret-env",
+            "GH_SECRET",
+            "--callback-port",
+            "8765",
+        ],
+    ));
+    let text = std::fs::read_to_string(dir.join("switchboard.toml")).unwrap();
+    assert!(
+        text.ends_with(
+            "[servers.gh.oauth]\nclient_id = \"Iv1.abc\"\nclient_secret = \"${GH_SECRET}\"\nredirect_port = 8765\n"
+        ),
+        "{text}"
+    );
+    let e = refused(&run(
+        dir,
+        &[
+            "add",
+            "--scope",
+            "project",
+            "x",
+            "--client-secret-env",
+            "sk-live-123",
+            "https://a.example/mcp",
+        ],
+    ));
+    assert!(e.contains("not the secret"), "{e}");
+
+    // A `.mcp.json` takes the OAuth client id, and refuses a deny list.
+    let mcp = dir.join("elsewhere");
+    std::fs::create_dir_all(&mcp).unwrap();
+    let before = "{\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(mcp.join(".mcp.json"), before).unwrap();
+    let e = refused(&run(
+        &mcp,
+        &[
+            "add",
+            "--deny",
+            "delete_*",
+            "memory",
+            &node,
+            peer("memory").to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        e.contains("tools.deny is a setting of switchboard's") && e.contains("--scope project"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(mcp.join(".mcp.json")).unwrap(),
+        before
+    );
+    ok(&run(
+        &mcp,
+        &[
+            "add",
+            "--client-id",
+            "abc",
+            "gh",
+            "https://api.example.com/mcp",
+        ],
+    ));
+    let text = std::fs::read_to_string(mcp.join(".mcp.json")).unwrap();
+    assert!(text.contains("\"clientId\": \"abc\""), "{text}");
+}

@@ -54,6 +54,53 @@ pub struct NewServer {
     /// `switchboard.toml` says those it has a setting for its own way ([`left_out`] names the
     /// rest).
     pub other: Vec<(String, serde_json::Value)>,
+    /// switchboard's own settings for it.
+    pub own: Own,
+}
+
+/// switchboard's own settings for a new entry (`add`'s flags). A `switchboard.toml` holds them
+/// all; another host's file has no place for them, except Claude Code's `oauth` client id and
+/// callback port in a `.mcp.json`, so [`add_server`] refuses the rest there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Own {
+    /// `tools.allow`: only these tools (patterns) reach models.
+    pub allow: Vec<String>,
+    /// `tools.deny`: these never do.
+    pub deny: Vec<String>,
+    /// `approve`: when calls wait for the user (a mode's word: `never`, `writes`, ...).
+    pub approve: Option<String>,
+    /// `call_timeout`, as written (`"90s"`, `"2m"`; a bare number is seconds).
+    pub call_timeout: Option<String>,
+    /// `alias`: the prefix of its tools' public names.
+    pub alias: Option<String>,
+    /// `oauth.client_id`: a client registered with the server's authorization server.
+    pub client_id: Option<String>,
+    /// `oauth.client_secret`, as written (`${VAR}` keeps it out of the file).
+    pub client_secret: Option<String>,
+    /// `oauth.redirect_port`: the loopback port of the client's registered redirect URI.
+    pub redirect_port: Option<u16>,
+}
+
+impl Own {
+    /// The settings given, by their names in `switchboard.toml`.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (name, given) in [
+            ("tools.allow", !self.allow.is_empty()),
+            ("tools.deny", !self.deny.is_empty()),
+            ("approve", self.approve.is_some()),
+            ("call_timeout", self.call_timeout.is_some()),
+            ("alias", self.alias.is_some()),
+            ("oauth.client_id", self.client_id.is_some()),
+            ("oauth.client_secret", self.client_secret.is_some()),
+            ("oauth.redirect_port", self.redirect_port.is_some()),
+        ] {
+            if given {
+                out.push(name);
+            }
+        }
+        out
+    }
 }
 
 /// The formats switchboard edits.
@@ -440,6 +487,66 @@ fn toml_syntax(
     }
 }
 
+/// `own` written into a new `[servers.NAME]` table.
+fn native_own(entry: &mut toml_edit::Table, own: &Own) {
+    if let Some(alias) = &own.alias {
+        entry.insert("alias", toml_edit::value(alias));
+    }
+    if let Some(mode) = &own.approve {
+        entry.insert("approve", toml_edit::value(mode));
+    }
+    if let Some(timeout) = &own.call_timeout {
+        // A bare number is seconds, and a number in the file.
+        let value = match timeout.trim().parse::<i64>() {
+            Ok(n) => toml_edit::value(n),
+            Err(_) => toml_edit::value(timeout),
+        };
+        entry.insert("call_timeout", value);
+    }
+    if !own.allow.is_empty() {
+        let mut lists = toml_edit::InlineTable::new();
+        lists.insert(
+            "allow",
+            own.allow.iter().collect::<toml_edit::Array>().into(),
+        );
+        entry.insert("tools", toml_edit::value(lists));
+    }
+    deny_too(entry, &own.deny);
+    if own.client_id.is_some() || own.client_secret.is_some() || own.redirect_port.is_some() {
+        let mut oauth = toml_edit::Table::new();
+        if let Some(id) = &own.client_id {
+            oauth.insert("client_id", toml_edit::value(id));
+        }
+        if let Some(secret) = &own.client_secret {
+            oauth.insert("client_secret", toml_edit::value(secret));
+        }
+        if let Some(port) = own.redirect_port {
+            oauth.insert("redirect_port", toml_edit::value(i64::from(port)));
+        }
+        entry.insert("oauth", toml_edit::Item::Table(oauth));
+    }
+}
+
+/// `tools` in `entry` with `tools` added to its deny list (made if need be).
+fn deny_too(entry: &mut toml_edit::Table, tools: &[String]) {
+    if tools.is_empty() {
+        return;
+    }
+    let lists = entry
+        .entry("tools")
+        .or_insert_with(|| toml_edit::value(toml_edit::InlineTable::new()));
+    if let Some(lists) = lists.as_inline_table_mut() {
+        let deny = lists
+            .entry("deny")
+            .or_insert_with(|| toml_edit::Array::new().into());
+        if let Some(deny) = deny.as_array_mut() {
+            for tool in tools {
+                deny.push(tool.as_str());
+            }
+        }
+    }
+}
+
 fn native_doc(path: &Path, text: &str) -> Result<toml_edit::DocumentMut, HostError> {
     text.parse::<toml_edit::DocumentMut>()
         .map_err(|e| toml_syntax(path, text, e.span(), e.message()))
@@ -506,6 +613,7 @@ fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, Hos
             }
         }
     }
+    native_own(&mut entry, &server.own);
     for (key, value) in &server.other {
         match native_setting(key, value) {
             Some(NativeSetting::Disabled) => {
@@ -514,11 +622,7 @@ fn native_add(path: &Path, text: &str, server: &NewServer) -> Result<String, Hos
             Some(NativeSetting::EnvFile(file)) => {
                 entry.insert("env_file", toml_edit::value(file));
             }
-            Some(NativeSetting::Deny(tools)) => {
-                let mut lists = toml_edit::InlineTable::new();
-                lists.insert("deny", tools.iter().collect::<toml_edit::Array>().into());
-                entry.insert("tools", toml_edit::value(lists));
-            }
+            Some(NativeSetting::Deny(tools)) => deny_too(&mut entry, &tools),
             Some(NativeSetting::RunUnasked(tools)) if tools.iter().any(|t| t == "*") => {
                 entry.insert("approve", toml_edit::value("never"));
             }
@@ -698,10 +802,58 @@ fn json_entry(path: &Path, server: &NewServer, key: &str) -> Result<Json, HostEr
             entry.push((key.clone(), Json::Raw(value.clone())));
         }
     }
+    json_own(path, &server.own, &mut entry)?;
     if spelling == Spelling::Copilot && !entry.iter().any(|(k, _)| k == "tools") {
         entry.push(("tools".into(), Json::Texts(vec!["*".into()])));
     }
     Ok(Json::Object(entry))
+}
+
+/// `own` in a JSON entry: Claude Code's `oauth` (`clientId`, `callbackPort`) in a `.mcp.json`;
+/// any other of switchboard's own settings is refused, since the file's host would not read it.
+fn json_own(path: &Path, own: &Own, entry: &mut Vec<(String, Json)>) -> Result<(), HostError> {
+    let claude_code = path.file_name().is_some_and(|n| n == super::MCP_JSON_FILE);
+    let kept: &[&str] = if claude_code {
+        &["oauth.client_id", "oauth.redirect_port"]
+    } else {
+        &[]
+    };
+    let refused: Vec<&str> = own
+        .given()
+        .into_iter()
+        .filter(|s| !kept.contains(s))
+        .collect();
+    if !refused.is_empty() {
+        return Err(edit_error(
+            path,
+            format!(
+                "{} {} switchboard's, which this file's host has no place for{}; write the server into a switchboard.toml instead (--scope project or --scope user)",
+                refused.join(", "),
+                if refused.len() == 1 {
+                    "is a setting of"
+                } else {
+                    "are settings of"
+                },
+                if claude_code && refused.contains(&"oauth.client_secret") {
+                    " (Claude Code keeps a client secret in its keychain, not in .mcp.json)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    let mut oauth = Vec::new();
+    if let Some(id) = &own.client_id {
+        oauth.push(("clientId".to_string(), Json::Text(id.clone())));
+    }
+    if let Some(port) = own.redirect_port {
+        oauth.push(("callbackPort".to_string(), Json::Raw(port.into())));
+    }
+    if !oauth.is_empty() {
+        entry.retain(|(k, _)| k != "oauth");
+        entry.push(("oauth".into(), Json::Object(oauth)));
+    }
+    Ok(())
 }
 
 fn json_add(
@@ -794,6 +946,7 @@ mod tests {
                 cwd: None,
             },
             other: Vec::new(),
+            own: Own::default(),
         }
     }
 
@@ -806,6 +959,7 @@ mod tests {
                 legacy_sse: false,
             },
             other: Vec::new(),
+            own: Own::default(),
         }
     }
 
@@ -1069,6 +1223,89 @@ mod tests {
         let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
         let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
         assert_eq!(config.disabled.len(), 1, "{toml}");
+    }
+
+    /// `add`'s own settings: all of them read back from a `switchboard.toml` as meant (a deny
+    /// list from another host's `disabledTools` joining `--deny`'s); a `.mcp.json` takes
+    /// Claude Code's `oauth` client id and port, and refuses the rest, naming them.
+    #[test]
+    fn switchboards_own_settings_go_into_its_file_and_only_oauth_into_mcp_json() {
+        let mut server = http("gh");
+        server.own = Own {
+            allow: vec!["get_*".into(), "search".into()],
+            deny: vec!["get_secret".into()],
+            approve: Some("writes".into()),
+            call_timeout: Some("90".into()),
+            alias: Some("g".into()),
+            client_id: Some("Iv1.abc".into()),
+            client_secret: Some("${GH_SECRET}".into()),
+            redirect_port: Some(8765),
+        };
+        server.other = vec![("disabledTools".into(), serde_json::json!(["delete_repo"]))];
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        assert!(
+            toml.contains(
+                "call_timeout = 90
+"
+            ) && toml.contains("\n[servers.gh.oauth]\n"),
+            "{toml}"
+        );
+        let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
+        assert!(config.disabled.is_empty(), "{:?}\n{toml}", config.disabled);
+        let gh = &config.servers[0];
+        assert_eq!(gh.alias.as_deref(), Some("g"));
+        assert_eq!(gh.allow, ["get_*", "search"]);
+        assert_eq!(gh.deny, ["get_secret", "delete_repo"]);
+        assert!(gh.filter.permits("get_issue") && !gh.filter.permits("get_secret"));
+        assert_eq!(gh.approve, crate::config::Approve::Writes);
+        assert_eq!(gh.spec.call_timeout, std::time::Duration::from_secs(90));
+        let oauth = gh.oauth.as_ref().unwrap();
+        assert_eq!(oauth.client_id.as_deref(), Some("Iv1.abc"));
+        assert_eq!(oauth.client_secret.as_ref().map(|s| s.expose()), Some("x"));
+        assert_eq!(oauth.redirect_port, Some(8765));
+
+        // A `.mcp.json` refuses what Claude Code would not read, naming each.
+        let e = add_server(Path::new(".mcp.json"), None, &server).unwrap_err();
+        let said = e.to_string();
+        for name in [
+            "tools.allow",
+            "tools.deny",
+            "approve",
+            "call_timeout",
+            "alias",
+            "oauth.client_secret",
+            "keychain",
+        ] {
+            assert!(said.contains(name), "{name}: {said}");
+        }
+        assert!(!said.contains("client_id"), "{said}");
+        // Its OAuth client, as Claude Code writes it, is read back by switchboard too.
+        server.own = Own {
+            client_id: Some("Iv1.abc".into()),
+            redirect_port: Some(8765),
+            ..Own::default()
+        };
+        server.other.clear();
+        let json = add_server(Path::new(".mcp.json"), None, &server).unwrap();
+        assert!(
+            json.contains(
+                "\"oauth\": {\n        \"clientId\": \"Iv1.abc\",\n        \"callbackPort\": 8765\n"
+            ),
+            "{json}"
+        );
+        let config = Config::parse(Path::new(".mcp.json"), &json, &|_| Some("x".into())).unwrap();
+        let oauth = config.servers[0].oauth.as_ref().unwrap();
+        assert_eq!(
+            (oauth.client_id.as_deref(), oauth.redirect_port),
+            (Some("Iv1.abc"), Some(8765))
+        );
+        // Other hosts' files take none of them.
+        let e = add_server(Path::new("mcp.json"), None, &server).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("oauth.client_id, oauth.redirect_port are settings of"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -122,6 +122,7 @@ fn from_entry(name: &str, entry: &Value) -> Result<NewServer, String> {
         name: name.to_string(),
         reach,
         other,
+        own: Default::default(),
     })
 }
 
