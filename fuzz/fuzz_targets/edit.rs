@@ -1,14 +1,15 @@
 //! Fuzz target: a config file's text changed by one server (`add`, `remove`, `disable`,
 //! `enable`) as switchboard.toml or `mcpServers` JSON. A change that succeeds must leave a file
 //! that still reads, with the server added or gone and every other server still there. The
-//! text read as a pasted snippet (`add-json`) gives servers that a new file takes.
+//! text read as a pasted snippet (`add-json`) gives servers that a new file takes. Some added
+//! servers carry switchboard's own settings (`add --deny ...`).
 #![no_main]
 
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use switchboard_host::Config;
-use switchboard_host::config::edit::{self, NewServer, Reach};
+use switchboard_host::config::edit::{self, NewServer, Own, Reach};
 
 const NAMES: [&str; 4] = ["switchboard.toml", ".mcp.json", "mcp.jsonc", "config"];
 
@@ -61,6 +62,28 @@ fuzz_target!(|data: &[u8]| {
                 ("disabled".into(), serde_json::json!(true)),
                 ("timeout".into(), serde_json::json!(5)),
             ]
+        },
+        // switchboard's own settings (`add`'s flags), which a JSON file refuses but for
+        // `.mcp.json`'s OAuth client.
+        own: if first & 0x80 == 0 {
+            Own::default()
+        } else if first & 0x08 == 0 {
+            Own {
+                allow: vec!["get_*".into(), "a\"b".into()],
+                deny: vec!["z*".into()],
+                approve: Some("writes".into()),
+                call_timeout: Some("90".into()),
+                alias: Some("al".into()),
+                client_id: Some("id".into()),
+                client_secret: Some("${S}".into()),
+                redirect_port: Some(8765),
+            }
+        } else {
+            Own {
+                client_id: Some("id".into()),
+                redirect_port: Some(1),
+                ..Own::default()
+            }
         },
     };
     if let Ok(out) = edit::add_server(&path, Some(text), &server) {
