@@ -2,7 +2,8 @@
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
 //! form during a call is asked field by field (`form.rs`), and its sampling request is shown
 //! and answered by the session's model only with a yes. Slash commands:
-//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /clear, /quit.
+//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /roots [add|remove DIR],
+//! /clear, /quit.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -150,7 +151,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /clear /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /roots /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {
@@ -321,6 +322,13 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
                 Command::Done
             }
         },
+        "roots" => {
+            match roots(agent, rest).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
         "attach" => {
             match attach(agent, rest).await {
                 Ok(part) => {
@@ -333,11 +341,67 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /cost /prompt /attach /clear /quit"
+                "unknown command /{other}; try /tools /servers /cost /prompt /attach /roots /clear /quit"
             );
             Command::Done
         }
     }
+}
+
+/// `/roots` (the folders offered to the servers), `/roots add DIR`, `/roots remove DIR`: the
+/// servers are told of a change (`roots/list_changed`), and it returns once those that take
+/// roots have them.
+async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
+    let mut now: Vec<switchboard_mcp::Root> = switchboard_mcp::roots().to_vec();
+    let (verb, dir) = rest.split_once(' ').unwrap_or((rest, ""));
+    let dir = dir.trim();
+    let list = |roots: &[switchboard_mcp::Root]| {
+        if roots.is_empty() {
+            "no roots are offered (/roots add DIR offers one)".to_string()
+        } else {
+            let lines: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            format!("roots offered:\n  {}", lines.join("\n  "))
+        }
+    };
+    let root = || -> anyhow::Result<switchboard_mcp::Root> {
+        if dir.is_empty() {
+            anyhow::bail!("give a folder: /roots {verb} DIR");
+        }
+        let path = match dir.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(rest))
+                .ok_or_else(|| anyhow::anyhow!("HOME is not set"))?,
+            None => std::path::PathBuf::from(dir),
+        };
+        let real =
+            std::fs::canonicalize(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if !real.is_dir() {
+            anyhow::bail!("{}: not a folder", path.display());
+        }
+        switchboard_mcp::Root::folder(&real)
+            .ok_or_else(|| anyhow::anyhow!("{}: not an absolute path", real.display()))
+    };
+    match verb {
+        "" | "list" => return Ok(list(&now)),
+        "add" => {
+            let root = root()?;
+            if now.contains(&root) {
+                return Ok(format!("{} is offered already", root.uri));
+            }
+            now.push(root);
+        }
+        "remove" => {
+            let root = root()?;
+            let before = now.len();
+            now.retain(|r| r.uri != root.uri);
+            if now.len() == before {
+                return Ok(format!("{} was not offered; {}", root.uri, list(&now)));
+            }
+        }
+        other => anyhow::bail!("unknown /roots {other}: /roots, /roots add DIR, /roots remove DIR"),
+    }
+    agent.sessions().set_roots(now.clone()).await;
+    Ok(format!("{} (the servers were told)", list(&now)))
 }
 
 /// `/cost`: tokens so far, the tools array's share, and the input cost where the price table

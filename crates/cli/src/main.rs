@@ -185,7 +185,8 @@ enum Command {
     /// is shown, and the model answers it with your yes, its answer going back once you
     /// confirm it. A long call's progress shows as the server reports it. Commands: /tools,
     /// /servers, /cost, /prompt NAME [key=value ...] (runs an MCP prompt), /attach URI (adds
-    /// a resource to your next message), /clear (starts the conversation over), /quit.
+    /// a resource to your next message), /roots [add|remove DIR] (the folders offered to the
+    /// servers; a change is sent to them at once), /clear (starts the conversation over), /quit.
     #[command(after_help = "Examples:
   switchboard chat
   switchboard chat --provider gemini --tools search

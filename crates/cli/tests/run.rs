@@ -1485,6 +1485,43 @@ async fn chat_shows_a_page_a_server_sends_the_person_to() {
     assert!(declined.contains("decline"), "{declined}");
 }
 
+/// `/roots add DIR` in chat offers a folder to the servers at once, and `/roots remove DIR`
+/// takes it back: the everything server's `get-roots-list`, called by the model after each,
+/// sees the change; a folder that does not exist is refused.
+#[tokio::test]
+async fn chat_offers_the_servers_a_folder_and_takes_it_back() {
+    let d = Dialect::OpenAiChat;
+    let call = || Turn::tools(vec![Call::ends_with("get-roots-list", json!({}))]);
+    let script = vec![
+        call(),
+        Turn::Text("One.".into()),
+        call(),
+        Turn::Text("None.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = everything_dir();
+    std::fs::create_dir_all(dir.path().join("work")).unwrap();
+    let work = std::fs::canonicalize(dir.path().join("work")).unwrap();
+    let base = double.base_url();
+    let input = b"/roots\n/roots add work\n/roots add nowhere\nwhich?\n/roots remove work\nand now?\n/quit\n";
+    let (out, stderr) = chat_everything(&dir, &base, input).await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let uri = format!("file://{}", work.display());
+    assert!(stderr.contains("no roots are offered"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("roots offered:\n  {uri} (the servers were told)")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("error: nowhere: "), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    let seen = results(d, &reqs[1].body).pop().unwrap().1;
+    assert!(seen.contains(&uri) && seen.contains("(1 total)"), "{seen}");
+    let seen = results(d, &reqs[3].body).pop().unwrap().1;
+    assert!(seen.contains("no roots are currently configured"), "{seen}");
+}
+
 /// A call that needs the user at a page first (MCP's -32042 "URL elicitation required", the
 /// everything server's `trigger-url-elicitation` with `errorPath`): the model is told which page,
 /// to tell the user, and to call again.

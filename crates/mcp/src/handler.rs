@@ -139,9 +139,7 @@ impl ClientHandler for Handler {
     ) -> Result<ListRootsResult, ErrorData> {
         // The folders the host was told to offer; none unless it was.
         let listing = crate::roots::listing();
-        if !listing.roots.is_empty() {
-            self.roots_answered.note();
-        }
+        self.roots_answered.note(!listing.roots.is_empty());
         Ok(listing)
     }
 

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
+
 use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 use rmcp::model::ListRootsResult;
 
@@ -41,21 +43,71 @@ impl Root {
 /// folder first), and a call that arrives before they are applied is refused.
 pub(crate) const SETTLE: Duration = Duration::from_millis(150);
 
-/// When a session last answered its server's `roots/list` with some roots.
+/// How long [`crate::Sessions::set_roots`] waits for a server that asked for roots before to
+/// ask again once told they changed.
+pub(crate) const ASK_AGAIN: Duration = Duration::from_secs(2);
+
+/// When a session's server last asked for roots, and when it was last given some.
 #[derive(Default)]
-pub(crate) struct Answered(Mutex<Option<Instant>>);
+pub(crate) struct Answered {
+    times: Mutex<Times>,
+    asked: Notify,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Times {
+    asked: Option<Instant>,
+    given: Option<Instant>,
+}
 
 impl Answered {
-    /// Note an answer given now.
-    pub(crate) fn note(&self) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+    fn times(&self) -> Times {
+        *self.times.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Wait until [`SETTLE`] has passed since the last answer (at once when it has, or when
-    /// there was none).
+    /// Note an answer given now (`some`: with at least one root).
+    pub(crate) fn note(&self, some: bool) {
+        let now = Instant::now();
+        {
+            let mut times = self.times.lock().unwrap_or_else(|e| e.into_inner());
+            times.asked = Some(now);
+            if some {
+                times.given = Some(now);
+            }
+        }
+        self.asked.notify_waiters();
+    }
+
+    /// Whether the server has ever asked for roots.
+    pub(crate) fn has_asked(&self) -> bool {
+        self.times().asked.is_some()
+    }
+
+    /// Wait until the server asks for roots at `since` or later, for at most `limit` from
+    /// `since`; says whether it did.
+    pub(crate) async fn asked_since(&self, since: Instant, limit: Duration) -> bool {
+        let deadline = since + limit;
+        loop {
+            let asked = self.asked.notified();
+            tokio::pin!(asked);
+            // Registered before the check, so an answer in between still wakes it.
+            asked.as_mut().enable();
+            if self.times().asked.is_some_and(|at| at >= since) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline.into(), asked)
+                .await
+                .is_err()
+            {
+                return false;
+            }
+        }
+    }
+
+    /// Wait until [`SETTLE`] has passed since roots were last given (at once when it has, or
+    /// when none were).
     pub(crate) async fn settled(&self) {
-        let at = *self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = at {
+        if let Some(at) = self.times().given {
             tokio::time::sleep_until((at + SETTLE).into()).await;
         }
     }

@@ -661,7 +661,9 @@ impl Sessions {
     /// Offer `roots` from now on (see [`crate::configure_roots`]) and, when they differ from
     /// the ones these sessions last offered, tell every open session
     /// (`notifications/roots/list_changed`), so its server asks again. Returns whether they
-    /// differed. A server that cannot be told asks at its next session.
+    /// differed, once each server that asked for roots before has asked again and had a moment
+    /// to take them in (up to 2 s for one that does not ask). A server that cannot be told asks
+    /// at its next session.
     pub async fn set_roots(&self, roots: Vec<crate::Root>) -> bool {
         crate::roots::configure_roots(roots.clone());
         {
@@ -672,13 +674,25 @@ impl Sessions {
             *told = Arc::new(roots);
         }
         let slots: Vec<Arc<Slot>> = self.inner.shared.slots().clone();
-        for slot in slots {
-            let Ok(ready) = slot.ready() else { continue };
+        let told = slots.into_iter().map(|slot| async move {
+            let Ok(ready) = slot.ready() else { return };
+            let asks = slot.roots_answered.has_asked();
+            let sent = std::time::Instant::now();
             #[allow(deprecated)]
             if let Err(e) = ready.peer.notify_roots_list_changed().await {
                 tracing::debug!(server = %slot.spec.name, error = %e, "roots/list_changed not sent");
+                return;
             }
-        }
+            if asks
+                && slot
+                    .roots_answered
+                    .asked_since(sent, crate::roots::ASK_AGAIN)
+                    .await
+            {
+                slot.roots_answered.settled().await;
+            }
+        });
+        futures::future::join_all(told).await;
         true
     }
 
