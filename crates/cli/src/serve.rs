@@ -66,6 +66,13 @@ pub struct ServeArgs {
     /// those it would otherwise pass straight to a stdio server.
     #[arg(long, value_name = "FILE")]
     pub call_log: Option<PathBuf>,
+    /// Offer the servers the folders the client names as its roots (VS Code's workspace
+    /// folders, Claude Code's working folder), and pass their changes on, as if the client ran
+    /// each server itself; stdio only, and only while the config names no roots of its own
+    /// (`[settings] roots`, --root). Off by default: the filesystem server replaces the folders
+    /// its arguments name with any roots it is given.
+    #[arg(long)]
+    pub client_roots: bool,
 }
 
 /// A number of seconds, from 0 to a day.
@@ -117,6 +124,11 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    if args.client_roots && args.http.is_some() {
+        anyhow::bail!(
+            "--client-roots applies to stdio only: over HTTP several clients share the servers, and one client's folders are not the others'; name the roots with --root or [settings] roots"
+        );
+    }
     if token.is_some() && args.http.is_none() {
         anyhow::bail!("--token-env applies to --http only (stdio needs no token)");
     }
@@ -149,7 +161,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             finder: None,
             startup_wait: Some(std::time::Duration::from_secs_f64(args.startup_wait)),
             call_log,
-            client_roots: args.http.is_none(),
+            client_roots: args.client_roots,
         },
     )
     .await;

@@ -230,13 +230,13 @@ fn answer_roots(c: &mut LineClient, roots: Value) {
 }
 
 #[test]
-fn serve_on_stdio_offers_its_clients_roots_until_the_config_names_some() {
+fn serve_client_roots_offers_the_clients_folders_until_the_config_names_some() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let cfg = config(d, "", "everything", "everything");
     let mut c = LineClient::spawn(switchboard(
         d,
-        &["--config", cfg.to_str().unwrap(), "serve"],
+        &["--config", cfg.to_str().unwrap(), "serve", "--client-roots"],
     ));
     let init = c.request(
         0,
@@ -275,4 +275,52 @@ fn serve_on_stdio_offers_its_clients_roots_until_the_config_names_some() {
     let seen = roots_seen(&mut c, &mut id, &tool, &uri(&own));
     assert!(seen.contains("(1 total)"), "{seen}");
     c.finish();
+}
+
+/// Without `--client-roots`, serve never asks its client for roots and its servers are offered
+/// none (a server behind it keeps the folders it was given); over HTTP the flag is refused.
+#[test]
+fn serve_keeps_its_clients_roots_to_itself_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = config(d, "", "everything", "everything");
+    let cfg = cfg.to_str().unwrap();
+    let mut c = LineClient::spawn(switchboard(d, &["--config", cfg, "serve"]));
+    let init = c.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "roots-test", "version": "0"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut id = 1;
+    let tool = roots_tool(&mut c, &mut id);
+    id += 1;
+    let result = c.call(id, &tool, json!({}));
+    let said = result["content"][0]["text"].as_str().unwrap_or("");
+    assert!(said.contains("no roots are currently configured"), "{said}");
+    assert!(
+        !c.notes.iter().any(|m| m["method"] == "roots/list"),
+        "serve asked for roots: {:?}",
+        c.notes
+    );
+    c.finish();
+
+    let out = run(
+        d,
+        &[
+            "--config",
+            cfg,
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--client-roots",
+        ],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--client-roots applies to stdio only"),
+        "{stderr}"
+    );
 }

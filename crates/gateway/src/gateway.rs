@@ -53,7 +53,8 @@ pub struct Options {
     pub call_log: Option<crate::CallLog>,
     /// Offer the servers the roots the client gives (`roots/list`), when the config names none:
     /// for a gateway with one client (stdio), so its servers see the folders they would see
-    /// if that client ran them itself. Several clients' folders would be one list for all.
+    /// if that client ran them itself (several clients' folders would be one list for all).
+    /// Off by default, since a server may replace the folders its arguments name with them.
     pub client_roots: bool,
 }
 
