@@ -42,10 +42,8 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     if !global.roots.is_empty() {
         config.settings.roots = folders(&global.roots, &cwd)?;
     }
-    // Sessions started from this config use each server's own OAuth client settings, and
-    // offer its folders as roots.
+    // Sessions started from this config use each server's own OAuth client settings.
     switchboard_mcp::configure_server_oauth(config.server_oauth());
-    switchboard_mcp::configure_roots(config.roots());
     Ok(config)
 }
 
@@ -119,6 +117,8 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
         .map(|s| s.spec.clone())
         .collect::<Vec<_>>();
     let pb = output::spinner(format!("connecting to {} server(s)", specs.len()));
+    // The config's folders (or --root's) are the roots the servers are offered.
+    switchboard_mcp::configure_roots(config.roots());
     let sessions = Sessions::launch(specs);
     let settled = async {
         let settled = sessions.settled();

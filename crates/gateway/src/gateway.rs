@@ -383,14 +383,16 @@ impl Gateway {
         );
         self.note_moved(&old, &table);
         *self.disabled.write().unwrap_or_else(|e| e.into_inner()) = disabled(config);
-        let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
-        let outcome = self.sessions.reconfigure(specs);
-        // Servers left running hear of new roots; the ones starting ask for them anyway.
+        // The roots in force before any server starts (one starting asks at once); those left
+        // running are told after.
         let roots = {
             let mut roots = lock(&self.roots);
             roots.config = config.roots();
             roots.offered()
         };
+        switchboard_mcp::configure_roots(roots.clone());
+        let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
+        let outcome = self.sessions.reconfigure(specs);
         let sessions = self.sessions.clone();
         tokio::spawn(async move { sessions.set_roots(roots).await });
         {
