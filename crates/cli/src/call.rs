@@ -427,38 +427,35 @@ async fn call(
         }
     }
     // A spinner on a terminal while the call runs, with the server's progress as it reports
-    // it (a task's status messages too). The server's forms and sampling requests get the
-    // session's default answers, as without a relay: the reply is dropped.
+    // it (a task's status messages too); each report starts the call's timeout again. The
+    // server's forms and sampling requests get the session's default answers, as without a
+    // relay: the reply is dropped.
     let pb = crate::output::spinner(format!("{server} {tool}"));
-    let (sink, mut upcalls) = tokio::sync::mpsc::unbounded_channel();
-    let showing = {
-        let pb = pb.clone();
-        let (server, tool) = (server.to_string(), tool.to_string());
-        tokio::spawn(async move {
-            while let Some(upcall) = upcalls.recv().await {
-                if let switchboard_mcp::Upcall::Progress {
-                    progress,
-                    total,
-                    message,
-                } = upcall
-                {
-                    let said = crate::output::progress(
-                        &server,
-                        &tool,
-                        progress,
-                        total,
-                        message.as_deref(),
-                        80,
-                    );
-                    pb.set_message(said);
-                }
+    let timeout = sessions
+        .call_timeout(server)
+        .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
+    let result = switchboard_mcp::call_answering(
+        server,
+        tool,
+        timeout,
+        |ceiling, sink| {
+            sessions.call_tool_relayed_with_timeout(server, tool, arguments, ceiling, sink)
+        },
+        |upcall| {
+            if let switchboard_mcp::Upcall::Progress {
+                progress,
+                total,
+                message,
+            } = upcall
+            {
+                let said =
+                    crate::output::progress(server, tool, progress, total, message.as_deref(), 80);
+                pb.set_message(said);
             }
-        })
-    };
-    let result = sessions
-        .call_tool_relayed(server, tool, arguments, sink)
-        .await;
-    showing.abort();
+            std::future::ready(())
+        },
+    )
+    .await;
     pb.finish_and_clear();
     let result = result.map_err(CallFailure::Session)?;
     let schema = sessions

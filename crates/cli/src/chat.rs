@@ -67,10 +67,6 @@ impl Approver for TerminalApprover {
         })
     }
 
-    fn elicits(&self) -> bool {
-        true
-    }
-
     fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, Option<Value>> {
         Box::pin(async move {
             let mut lines = self.input.lock().await;

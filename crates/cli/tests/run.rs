@@ -1522,6 +1522,75 @@ async fn chat_offers_the_servers_a_folder_and_takes_it_back() {
     assert!(seen.contains("no roots are currently configured"), "{seen}");
 }
 
+/// A call that reports progress runs past its timeout: each report starts it again (`call`,
+/// and a model's call in `run`), while one that goes quiet for longer still times out.
+#[tokio::test]
+async fn progress_keeps_a_long_call_alive_past_its_timeout() {
+    let dir = everything_dir();
+    let config = dir.path().join("switchboard.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}call_timeout = \"1s\"\n")).unwrap();
+    let long = r#"{"duration": 3, "steps": 6}"#;
+    let out = switchboard(
+        dir.path(),
+        &["call", "everything", "trigger-long-running-operation", long],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("completed"), "{stdout}");
+
+    let quiet = r#"{"duration": 3, "steps": 1}"#;
+    let out = switchboard(
+        dir.path(),
+        &[
+            "call",
+            "everything",
+            "trigger-long-running-operation",
+            quiet,
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("timed out after 1 s"), "{stderr}");
+
+    let d = Dialect::OpenAiChat;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "trigger-long-running-operation",
+            json!({"duration": 3, "steps": 6}),
+        )]),
+        Turn::Text("Done.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let base = double.base_url();
+    let args = [
+        "run",
+        "-p",
+        "go",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(dir.path(), &args).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    double.assert_valid();
+    let result = results(d, &double.requests()[1].body).pop().unwrap().1;
+    assert!(result.contains("completed"), "{result}");
+}
+
 /// A call that needs the user at a page first (MCP's -32042 "URL elicitation required", the
 /// everything server's `trigger-url-elicitation` with `errorPath`): the model is told which page,
 /// to tell the user, and to call again.

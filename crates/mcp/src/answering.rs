@@ -1,10 +1,14 @@
 //! The answering call: a relayed tool call whose server's requests (a form for the user, a
 //! question for the model) are answered while it runs, with a timeout that counts only the time
-//! nobody is answering one. The session's own timer cannot tell the person's time at a form from
-//! the server's time at work, so it is set out of reach and this clock is the call's.
+//! nobody is answering one, and starts again at each progress notification (the server is at
+//! work), up to [`PROGRESS_CAP`] times the timeout in all (MCP's lifecycle allows the reset and
+//! asks for a maximum). The session's own timer cannot tell the person's time at a form from the
+//! server's time at work, so it is set out of reach and this clock is the call's.
 
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use switchboard_core::CallResult;
 use tokio::sync::mpsc;
@@ -14,12 +18,16 @@ use crate::{SessionError, Upcall};
 /// How far past the call's own timeout the session's timer is set, so that it never fires first.
 const OUT_OF_REACH: Duration = Duration::from_secs(24 * 3600);
 
+/// How many timeouts a call that keeps reporting progress may take in all.
+pub const PROGRESS_CAP: u32 = 10;
+
 /// Run the relayed call that `start` begins (given the session timeout to use and where the
 /// server's upcalls go), handing each upcall to `answer` as it comes; the clock stops while
-/// `answer` runs. After `timeout` of the call's own time it is dropped, which cancels it on the
-/// wire, and the result is [`SessionError::Timeout`] naming `server` and `tool`. Progress that
-/// arrived together with the result goes to `answer` before this returns; a request still
-/// unanswered then gets the session's default answer.
+/// `answer` runs. After `timeout` of the call's own time with no progress from the server, or
+/// [`PROGRESS_CAP`] times `timeout` in all, it is dropped, which cancels it on the wire, and
+/// the result is [`SessionError::Timeout`] naming `server`, `tool` and the call's own time.
+/// Progress that arrived together with the result goes to `answer` before this returns; a
+/// request still unanswered then gets the session's default answer.
 pub async fn call_answering<S, C, A, F>(
     server: &str,
     tool: &str,
@@ -36,21 +44,29 @@ where
     let (sink, mut upcalls) = mpsc::unbounded_channel();
     let call = start(timeout.saturating_add(OUT_OF_REACH), sink);
     tokio::pin!(call);
-    let mut left = timeout;
+    // The call's own time so far, and the part of it since the last progress.
+    let cap = timeout.saturating_mul(PROGRESS_CAP);
+    let (mut own, mut idle) = (Duration::ZERO, Duration::ZERO);
     let result = loop {
         let waiting = Instant::now();
+        let left = timeout.saturating_sub(idle).min(cap.saturating_sub(own));
         tokio::select! {
             // The result first: once it is here, upcalls still queued are drained below.
             biased;
             result = &mut call => break result,
             Some(upcall) = upcalls.recv() => {
-                left = left.saturating_sub(waiting.elapsed());
+                let spent = waiting.elapsed();
+                own = own.saturating_add(spent);
+                idle = idle.saturating_add(spent);
+                if matches!(upcall, Upcall::Progress { .. }) {
+                    idle = Duration::ZERO;
+                }
                 answer(upcall).await;
             }
             () = tokio::time::sleep(left) => break Err(SessionError::Timeout {
                 server: server.to_string(),
                 tool: tool.to_string(),
-                after: timeout,
+                after: own.saturating_add(left),
                 stray: None,
             }),
         }
@@ -156,10 +172,76 @@ mod tests {
                 stray: None,
             } => {
                 assert_eq!((server.as_str(), tool.as_str()), ("slow", "wait"));
-                assert_eq!(after, Duration::from_millis(100));
+                // The call's own time: the timeout, from its progress at the start.
+                assert!(
+                    after >= Duration::from_millis(100) && after < Duration::from_secs(1),
+                    "{after:?}"
+                );
             }
             other => panic!("expected a timeout, got {other:?}"),
         }
+    }
+
+    /// Progress starts the clock again: a call that reports progress more often than its
+    /// timeout runs past it, one that stops reporting times out a timeout after its last
+    /// report, and one that reports for ever is stopped at the cap.
+    #[tokio::test(start_paused = true)]
+    async fn progress_gives_a_call_more_time_up_to_the_cap() {
+        let step = |sink: mpsc::UnboundedSender<Upcall>, steps: u32, done_after: bool| async move {
+            for i in 0..steps {
+                tokio::time::sleep(Duration::from_millis(80)).await;
+                let _ = sink.send(progress(f64::from(i)));
+            }
+            if !done_after {
+                std::future::pending::<()>().await;
+            }
+            Ok(done("built"))
+        };
+        // Five reports 80 ms apart, under a 100 ms timeout: 400 ms, and done.
+        let result = call_answering(
+            "s",
+            "build",
+            Duration::from_millis(100),
+            |_, sink| step(sink, 5, true),
+            |_| async {},
+        )
+        .await
+        .expect("progress kept it alive");
+        assert_eq!(result.joined_text(), "built");
+
+        // Reports that stop: a timeout after the last one (3 × 80 + 100 ms).
+        let started = tokio::time::Instant::now();
+        let err = call_answering(
+            "s",
+            "build",
+            Duration::from_millis(100),
+            |_, sink| step(sink, 3, false),
+            |_| async {},
+        )
+        .await
+        .expect_err("stalls");
+        assert_eq!(started.elapsed(), Duration::from_millis(340));
+        assert!(
+            matches!(err, SessionError::Timeout { after, .. } if after == Duration::from_millis(340)),
+            "{err:?}"
+        );
+
+        // Reports for ever: stopped at PROGRESS_CAP timeouts.
+        let started = tokio::time::Instant::now();
+        let err = call_answering(
+            "s",
+            "build",
+            Duration::from_millis(100),
+            |_, sink| step(sink, u32::MAX, false),
+            |_| async {},
+        )
+        .await
+        .expect_err("capped");
+        assert_eq!(started.elapsed(), Duration::from_millis(100) * PROGRESS_CAP);
+        assert!(
+            matches!(err, SessionError::Timeout { after, .. } if after == Duration::from_millis(100) * PROGRESS_CAP),
+            "{err:?}"
+        );
     }
 
     #[tokio::test]

@@ -52,24 +52,16 @@ pub trait Approver: Send + Sync {
     /// Ask.
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval>;
 
-    /// Whether this approver puts servers' forms to a person ([`Self::elicit`]). When it does,
-    /// calls are made so that a server's request reaches it, and the call's timeout stops
-    /// while the person answers. By default it does not, and a server's request gets the
-    /// session's answer (declined).
-    fn elicits(&self) -> bool {
-        false
-    }
-
     /// Put a server's form to the person: the result for the server as wire JSON
     /// (`{"action": "accept", "content": {...}}`, `decline` or `cancel`), or `None` for the
-    /// session's answer.
+    /// session's answer (declined; the default). A call's timeout stops while this runs.
     fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, Option<Value>> {
         let _ = request;
         Box::pin(async { None })
     }
 
-    /// A server's progress on a call this approver's person is waiting for (only for calls made
-    /// while [`Self::elicits`] or [`Self::samples`] holds; `total` when the server knows it).
+    /// A server's progress on a call this approver's person is waiting for (`total` when the
+    /// server knows it). Each report also starts the call's timeout again.
     fn progress(
         &self,
         server: &str,

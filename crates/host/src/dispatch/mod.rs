@@ -365,15 +365,11 @@ impl Dispatcher<'_> {
                 }
             }
         }
-        // 5. Call.
+        // 5. Call: relayed, so its progress keeps it alive (and reaches the approver's
+        // display) and what the server asks meanwhile is answered, by the approver or the model
+        // when they can, else as if nobody were there.
         let timeout = config.spec.call_timeout;
-        let answers =
-            self.approver.elicits() || (self.sampler.is_some() && self.approver.samples());
-        let called = if answers {
-            self.call_asking(server, tool_name, args, timeout).await
-        } else {
-            self.caller.call(server, tool_name, args, timeout).await
-        };
+        let called = self.call_asking(server, tool_name, args, timeout).await;
         let result = match called {
             Ok(r) => r,
             Err(e) => return failure(name, &e),
