@@ -745,3 +745,53 @@ fn a_broken_model_at_the_default_location_says_what_to_run() {
         "{warned}"
     );
 }
+
+/// A call through serve that reports progress runs past the upstream's `call_timeout` (on the
+/// stdio pass-through: a client that asked for progress and takes no upcalls), while a quiet one
+/// still times out: each report starts the timeout again.
+#[test]
+fn progress_keeps_a_long_call_through_serve_alive() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("switchboard.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.everything]\ncommand = {node:?}\nargs = [{server:?}]\ncall_timeout = \"1s\"\npin = \"off\"\nalias = \"\"\n",
+            node = node(),
+            server = peer("everything").display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut serve = Command::new(exe());
+    serve
+        .arg("--config")
+        .arg(&config)
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env_remove("RUST_LOG");
+    let mut c = LineClient::start(serve, "2025-11-25");
+    let call = |c: &mut LineClient, id: i64, steps: u32| {
+        c.request(
+            id,
+            "tools/call",
+            json!({"name": "trigger-long-running-operation", "arguments": {"duration": 3, "steps": steps}, "_meta": {"progressToken": id}}),
+        )
+    };
+    let long = call(&mut c, 1, 6);
+    let text = long["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("completed"), "{long}");
+    let reports = c
+        .notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress" && n["params"]["progressToken"] == 1)
+        .count();
+    assert!(reports >= 5, "{:?}", c.notes);
+    let quiet = call(&mut c, 2, 1);
+    let said = quiet["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert_eq!(quiet["result"]["isError"], true, "{quiet}");
+    assert!(said.contains("timed out after 1 s"), "{quiet}");
+    c.finish();
+}

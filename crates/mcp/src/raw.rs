@@ -127,8 +127,10 @@ enum Waiter {
 struct Started {
     delivery: Box<dyn Delivery>,
     progress: bool,
-    /// When it times out.
+    /// When it times out: its timeout after it was sent or its last progress report.
     due: Instant,
+    /// When it was sent.
+    sent: Instant,
     tool: String,
     server: Arc<str>,
     timeout: Duration,
@@ -165,9 +167,21 @@ impl Started {
         self.delivery.finish(Err(SessionError::Timeout {
             server: self.server.to_string(),
             tool: self.tool,
-            after: self.timeout,
+            after: self.due.saturating_duration_since(self.sent),
             stray: link.ids.explain(self.timeout),
         }))
+    }
+
+    /// A progress report came: the call's timeout starts again, up to
+    /// [`crate::answering::PROGRESS_CAP`] timeouts after it was sent (see `call_answering`).
+    fn progressed(&mut self, id: u64, deadlines: &mut BTreeSet<(Instant, u64)>) {
+        let cap = self.sent + self.timeout.saturating_mul(crate::answering::PROGRESS_CAP);
+        let due = (Instant::now() + self.timeout).min(cap);
+        if due > self.due {
+            deadlines.remove(&(self.due, id));
+            deadlines.insert((due, id));
+            self.due = due;
+        }
     }
 }
 
@@ -405,7 +419,10 @@ impl RawLink {
             return Taken::No;
         };
         let mut pending = lock(&self.pending);
-        match pending.calls.get_mut(&n) {
+        let Pending {
+            calls, deadlines, ..
+        } = &mut *pending;
+        match calls.get_mut(&n) {
             Some(Waiter::Awaited {
                 progress: Some(sink),
                 ..
@@ -413,6 +430,7 @@ impl RawLink {
                 let _ = sink.send(params.to_owned());
             }
             Some(Waiter::Started(started)) if started.progress => {
+                started.progressed(n, deadlines);
                 if let Some(delivering) = started.delivery.progress(params) {
                     return Taken::Deliver(delivering);
                 }
@@ -669,10 +687,12 @@ impl RawCaller {
         let id = ticket.id;
         let id_text = raw_id_text(id);
         let line = call_line(&id_text, &tool, arguments, progress);
+        let sent = Instant::now();
         let started = Started {
             delivery,
             progress,
-            due: Instant::now() + self.timeout,
+            due: sent + self.timeout,
+            sent,
             tool,
             server: self.server.clone(),
             timeout: self.timeout,
