@@ -1840,10 +1840,12 @@ mod tests {
         progress: bool,
         delivery: Box<FakeDelivery>,
     ) -> Started {
+        let sent = Instant::now();
         Started {
             delivery,
             progress,
-            due: Instant::now() + caller.timeout,
+            due: sent + caller.timeout,
+            sent,
             tool: tool.to_string(),
             server: caller.server.clone(),
             timeout: caller.timeout,
