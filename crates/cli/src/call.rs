@@ -455,7 +455,8 @@ async fn call(
             std::future::ready(())
         },
     )
-    .await;
+    .await
+    .map_err(|e| sessions.explained(server, e));
     pb.finish_and_clear();
     let result = result.map_err(CallFailure::Session)?;
     let schema = sessions

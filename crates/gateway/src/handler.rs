@@ -313,7 +313,7 @@ impl GatewayHandler {
         );
         // Dropping the call sends notifications/cancelled upstream.
         let result = tokio::select! {
-            r = call => r,
+            r = call => r.map_err(|e| sessions.explained(server, e)),
             _ = cx.ct.cancelled() => return Err(cancelled()),
         };
         url_elicitation_required(result).map(|r| tool_result(name, r, limit))

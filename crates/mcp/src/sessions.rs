@@ -696,6 +696,29 @@ impl Sessions {
         true
     }
 
+    /// `e` with what the session knows about it added: for a timeout kept by the caller's own
+    /// clock ([`crate::call_answering`]), the ids the server answered under meanwhile that
+    /// switchboard never sent (a server bug that looks like slowness).
+    pub fn explained(&self, server: &str, e: SessionError) -> SessionError {
+        match e {
+            SessionError::Timeout {
+                server: name,
+                tool,
+                after,
+                stray: None,
+            } => {
+                let stray = self.slot(server).ok().and_then(|s| s.ids.explain(after));
+                SessionError::Timeout {
+                    server: name,
+                    tool,
+                    after,
+                    stray,
+                }
+            }
+            other => other,
+        }
+    }
+
     /// The pid of a stdio server's current child process (also its process group id).
     #[doc(hidden)]
     pub fn child_pid(&self, server: &str) -> Option<u32> {

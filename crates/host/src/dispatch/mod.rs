@@ -155,6 +155,13 @@ pub trait Caller: Send + Sync {
         drop(upcalls);
         self.call(server, tool, args, timeout)
     }
+
+    /// `e` with what the caller knows about it added (see [`Sessions::explained`]); as it
+    /// is by default.
+    fn explained(&self, server: &str, e: SessionError) -> SessionError {
+        let _ = server;
+        e
+    }
 }
 
 impl Caller for Sessions {
@@ -183,6 +190,10 @@ impl Caller for Sessions {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<CallResult, SessionError>> {
         Box::pin(self.call_tool_with_timeout(server, tool, args.into_inner(), timeout))
+    }
+
+    fn explained(&self, server: &str, e: SessionError) -> SessionError {
+        Sessions::explained(self, server, e)
     }
 }
 
@@ -430,6 +441,7 @@ impl Dispatcher<'_> {
             |upcall| self.answer(server, tool, upcall),
         )
         .await
+        .map_err(|e| self.caller.explained(server, e))
     }
 
     /// One thing the server sent during a call: a form goes to the approver, progress to the
