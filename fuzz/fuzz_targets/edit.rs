@@ -77,6 +77,7 @@ fuzz_target!(|data: &[u8]| {
                 client_id: Some("id".into()),
                 client_secret: Some("${S}".into()),
                 redirect_port: Some(8765),
+                client_credentials: first & 0x04 != 0,
             }
         } else {
             Own {

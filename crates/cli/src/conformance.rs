@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use switchboard_core::{Catalog, ServerSpec, Tool};
 use switchboard_mcp::{
-    AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, Sessions, TokenStorage,
+    AuthMode, ClientOptions, Elicitation, Grant, Lifecycle, OAuthOptions, Sessions, TokenStorage,
 };
 
 /// The name the server gets in the session layer (it appears in errors only).
@@ -133,6 +133,17 @@ impl Scenario {
                 client_secret: self
                     .context_str("client_secret")
                     .map(switchboard_core::Secret::new),
+                // The client-credentials extension's scenarios (SEP-1046) give the client's
+                // own credentials: a secret, or a private key to sign an assertion with.
+                grant: if self.name.starts_with("auth/client-credentials") {
+                    Grant::ClientCredentials
+                } else {
+                    Grant::AuthorizationCode
+                },
+                private_key: self
+                    .context_str("private_key_pem")
+                    .map(switchboard_core::Secret::new),
+                signing_algorithm: self.context_str("signing_algorithm"),
                 ..OAuthOptions::default()
             },
         }

@@ -105,6 +105,10 @@ pub struct AddOptions {
     /// (http://127.0.0.1:PORT/callback). Also written into a .mcp.json.
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub callback_port: Option<u16>,
+    /// For a URL: the client gets its token with its own credentials, no login (OAuth client
+    /// credentials: grant = "client_credentials"); with --client-id and --client-secret-env.
+    #[arg(long)]
+    pub client_credentials: bool,
 }
 
 impl AddOptions {
@@ -123,6 +127,7 @@ impl AddOptions {
         self.client_id = later.client_id.or(self.client_id);
         self.client_secret_env = later.client_secret_env.or(self.client_secret_env);
         self.callback_port = later.callback_port.or(self.callback_port);
+        self.client_credentials |= later.client_credentials;
         self
     }
 
@@ -151,6 +156,7 @@ impl AddOptions {
             client_id: self.client_id.clone(),
             client_secret,
             redirect_port: self.callback_port,
+            client_credentials: self.client_credentials,
         })
     }
 }
@@ -301,10 +307,13 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)
     };
     let own = options.own()?;
     if matches!(reach, Reach::Command { .. })
-        && (own.client_id.is_some() || own.client_secret.is_some() || own.redirect_port.is_some())
+        && (own.client_id.is_some()
+            || own.client_secret.is_some()
+            || own.redirect_port.is_some()
+            || own.client_credentials)
     {
         bail!(
-            "--client-id, --client-secret-env and --callback-port are for a server at a URL (OAuth); a command gets its credentials from --env"
+            "--client-id, --client-secret-env, --callback-port and --client-credentials are for a server at a URL (OAuth); a command gets its credentials from --env"
         );
     }
     let server = NewServer {

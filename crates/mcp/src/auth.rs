@@ -9,7 +9,10 @@
 //!
 //! Who approves an authorization depends on [`AuthMode`]: `StoredOnly` never starts one (the
 //! 401 surfaces, and the error tells the user to run `switchboard auth login`); `Headless`
-//! follows the authorization URL without a browser. [`login`] is the browser flow.
+//! follows the authorization URL without a browser. [`login`] is the browser flow. A server
+//! whose client has its own credentials ([`Grant::ClientCredentials`], the SEP-1046
+//! extension) needs no person: a 401 buys a token with the client secret or a signed JWT
+//! assertion, in any mode, and so does `login`.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,9 +21,10 @@ use std::sync::{Arc, Mutex as StdMutex};
 use futures::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::JwtSigningAlgorithm;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, CredentialStore,
-    OAuthState,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
+    ClientCredentialsConfig, CredentialStore, OAuthState,
 };
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClient, StreamableHttpError,
@@ -32,7 +36,7 @@ use tokio::sync::{Mutex, RwLock, watch};
 use switchboard_core::{redact_url, redact_urls_in};
 
 use crate::error::SessionError;
-use crate::options::{AuthMode, OAuthOptions};
+use crate::options::{AuthMode, Grant, OAuthOptions};
 use crate::token_store::TokenStore;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
@@ -194,6 +198,19 @@ impl AuthState {
                 }
             }
         }
+        if self.options.grant == Grant::ClientCredentials {
+            let manager = client_credentials(
+                &self.url,
+                &self.options,
+                &self.store,
+                Some(&challenge.www_authenticate_header),
+            )
+            .await?;
+            let token = manager.get_access_token().await?;
+            let client_id = self.options.client_id.clone().unwrap_or_default();
+            *self.manager.write().await = Some((Arc::new(manager), client_id));
+            return Ok(token);
+        }
         match self.options.mode {
             AuthMode::StoredOnly => Err(StreamableHttpError::AuthRequired(challenge)),
             AuthMode::Headless => {
@@ -324,6 +341,91 @@ where
         .ok_or_else(|| AuthError::InternalError("authorization did not complete".to_string()))
 }
 
+/// Buy a token for the server at `url` with the client's own credentials (OAuth client
+/// credentials, SEP-1046): discover the authorization server from the server's challenge (or
+/// its protected resource metadata), then send the client secret (in the body, or as HTTP
+/// Basic when that is all the server takes) or a JWT assertion signed with the private key,
+/// with the scopes and the server as RFC 8707 resource. The token is saved in `store`.
+async fn client_credentials(
+    url: &str,
+    options: &OAuthOptions,
+    store: &TokenStore,
+    challenge: Option<&str>,
+) -> Result<AuthorizationManager, AuthError> {
+    let client_id = options.client_id.clone().ok_or_else(|| {
+        AuthError::ClientCredentialsError(
+            "client credentials need a client id ([servers.NAME.oauth] client_id)".into(),
+        )
+    })?;
+    let mut manager = AuthorizationManager::new(url).await?;
+    manager.set_credential_store(store.clone());
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    manager.set_metadata(resolution.metadata);
+    let scopes = if options.scopes.is_empty() {
+        manager.select_initial_scopes(&[]).await
+    } else {
+        options.scopes.clone()
+    };
+    let resource = Some(url.to_string());
+    let config = match (&options.private_key, &options.client_secret) {
+        (Some(key), _) => ClientCredentialsConfig::PrivateKeyJwt {
+            client_id,
+            signing_key: key.expose().as_bytes().to_vec(),
+            signing_algorithm: signing_algorithm(options, key.expose())?,
+            token_endpoint_audience: None,
+            scopes,
+            resource,
+        },
+        (None, Some(secret)) => ClientCredentialsConfig::ClientSecret {
+            client_id,
+            client_secret: secret.expose().to_string(),
+            scopes,
+            resource,
+        },
+        (None, None) => {
+            return Err(AuthError::ClientCredentialsError(
+                "client credentials need a client secret or a private key ([servers.NAME.oauth] client_secret or private_key)".into(),
+            ));
+        }
+    };
+    manager.validate_client_credentials_metadata(&config)?;
+    manager.configure_client_credentials(&config)?;
+    tracing::info!(url = %redact_url(url), "getting a token with the client's credentials");
+    // rmcp's assertion path holds a form serializer that is not `Send` across an await, so
+    // the exchange runs on a blocking thread of its own, driven by this runtime's handle.
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            manager.exchange_client_credentials(&config).await?;
+            Ok(manager)
+        })
+    })
+    .await
+    .map_err(|e| AuthError::InternalError(format!("the token exchange stopped: {e}")))?
+}
+
+/// The algorithm a private key signs the assertion with: the configured one, else ES256 for a
+/// key that says it is EC, else RS256.
+fn signing_algorithm(options: &OAuthOptions, pem: &str) -> Result<JwtSigningAlgorithm, AuthError> {
+    let name = match options.signing_algorithm.as_deref() {
+        Some(name) => name.to_ascii_uppercase(),
+        None if pem.contains("BEGIN EC PRIVATE KEY") => "ES256".into(),
+        None => "RS256".into(),
+    };
+    Ok(match name.as_str() {
+        "RS256" => JwtSigningAlgorithm::RS256,
+        "RS384" => JwtSigningAlgorithm::RS384,
+        "RS512" => JwtSigningAlgorithm::RS512,
+        "ES256" => JwtSigningAlgorithm::ES256,
+        "ES384" => JwtSigningAlgorithm::ES384,
+        other => {
+            return Err(AuthError::ClientCredentialsError(format!(
+                "signing algorithm {other:?} is not one of RS256, RS384, RS512, ES256, ES384"
+            )));
+        }
+    })
+}
+
 /// A user agent without a person: GET the authorization URL with redirects disabled and read
 /// the code from the redirect. Works with authorization servers that approve at once (test
 /// servers, pre-approved clients); a login page is an error that says to log in with a browser.
@@ -401,8 +503,19 @@ pub async fn login(
     let http = reqwest::Client::new();
     let challenge = probe_challenge(&http, url).await.map_err(err)?;
     let mut options = options.clone();
-    options.redirect_uri = agent.redirect_uri();
     let store = TokenStore::new(url, &options.storage);
+    if options.grant == Grant::ClientCredentials {
+        let manager = client_credentials(url, &options, &store, challenge.as_deref())
+            .await
+            .map_err(err)?;
+        let scopes = manager.get_current_scopes().await;
+        forget(url);
+        return Ok(LoginOutcome {
+            scopes,
+            saved_to: store.path().map(|p| p.to_path_buf()),
+        });
+    }
+    options.redirect_uri = agent.redirect_uri();
     let manager = {
         let agent = &mut *agent;
         authorize(

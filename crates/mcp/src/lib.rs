@@ -62,8 +62,8 @@ mod token_store;
 pub use answering::call_answering;
 pub use error::{SessionError, missing_program};
 pub use options::{
-    AuthMode, ClientOptions, Elicitation, Lifecycle, OAuthOptions, ServerOAuth, TokenStorage,
-    configure, configure_server_oauth,
+    AuthMode, ClientOptions, Elicitation, Grant, Lifecycle, OAuthOptions, ServerOAuth,
+    TokenStorage, configure, configure_server_oauth,
 };
 pub use probe::{Access, Metadata, probe};
 #[cfg(unix)]

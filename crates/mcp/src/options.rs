@@ -44,6 +44,18 @@ pub enum AuthMode {
     Headless,
 }
 
+/// How switchboard gets a server's access token.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A person approves at the authorization server (authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The client's own credentials buy the token, with no person (OAuth client credentials,
+    /// the MCP extension SEP-1046): a client secret, or a private key signing a JWT assertion
+    /// (RFC 7523). For machines: a gateway, a CI job.
+    ClientCredentials,
+}
+
 /// Where OAuth tokens live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum TokenStorage {
@@ -79,6 +91,14 @@ pub struct OAuthOptions {
     pub max_step_ups: u32,
     /// Scopes to ask for (empty: what the server's challenge or metadata says).
     pub scopes: Vec<String>,
+    /// How the token is got.
+    pub grant: Grant,
+    /// For [`Grant::ClientCredentials`] with a signed assertion instead of a secret: the
+    /// client's private key (PEM).
+    pub private_key: Option<switchboard_core::Secret>,
+    /// The assertion's signing algorithm (`RS256`, `ES256`, ...; default `RS256` for an RSA
+    /// key, `ES256` for an EC one).
+    pub signing_algorithm: Option<String>,
 }
 
 /// One server's own OAuth client settings (`[servers.NAME.oauth]`, or `"oauth"` in
@@ -95,6 +115,12 @@ pub struct ServerOAuth {
     /// The loopback port of the redirect URI registered with the app
     /// (`http://127.0.0.1:PORT/callback`).
     pub redirect_port: Option<u16>,
+    /// How the token is got (`grant = "client_credentials"`: no person).
+    pub grant: Grant,
+    /// The private key of a client that signs its assertion (PEM).
+    pub private_key: Option<switchboard_core::Secret>,
+    /// Its signing algorithm.
+    pub signing_algorithm: Option<String>,
 }
 
 impl ServerOAuth {
@@ -119,6 +145,13 @@ impl OAuthOptions {
         if let Some(port) = server.redirect_port {
             out.redirect_uri = ServerOAuth::redirect_uri(port);
         }
+        if server.grant != Grant::AuthorizationCode {
+            out.grant = server.grant;
+        }
+        if server.private_key.is_some() {
+            out.private_key = server.private_key.clone();
+            out.signing_algorithm = server.signing_algorithm.clone();
+        }
         out
     }
 }
@@ -135,6 +168,9 @@ impl Default for OAuthOptions {
             client_secret: None,
             max_step_ups: 2,
             scopes: Vec::new(),
+            grant: Grant::default(),
+            private_key: None,
+            signing_algorithm: None,
         }
     }
 }
@@ -204,6 +240,7 @@ mod tests {
             client_secret: None,
             scopes: vec!["repo".into()],
             redirect_port: Some(8765),
+            ..ServerOAuth::default()
         };
         let o = base.for_server(&own);
         assert_eq!(o.client_id.as_deref(), Some("Iv1.abc"));

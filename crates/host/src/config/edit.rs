@@ -79,6 +79,9 @@ pub struct Own {
     pub client_secret: Option<String>,
     /// `oauth.redirect_port`: the loopback port of the client's registered redirect URI.
     pub redirect_port: Option<u16>,
+    /// `oauth.grant = "client_credentials"`: the client buys its token with its own
+    /// credentials, no person logs in.
+    pub client_credentials: bool,
 }
 
 impl Own {
@@ -94,6 +97,7 @@ impl Own {
             ("oauth.client_id", self.client_id.is_some()),
             ("oauth.client_secret", self.client_secret.is_some()),
             ("oauth.redirect_port", self.redirect_port.is_some()),
+            ("oauth.grant", self.client_credentials),
         ] {
             if given {
                 out.push(name);
@@ -512,8 +516,15 @@ fn native_own(entry: &mut toml_edit::Table, own: &Own) {
         entry.insert("tools", toml_edit::value(lists));
     }
     deny_too(entry, &own.deny);
-    if own.client_id.is_some() || own.client_secret.is_some() || own.redirect_port.is_some() {
+    if own.client_id.is_some()
+        || own.client_secret.is_some()
+        || own.redirect_port.is_some()
+        || own.client_credentials
+    {
         let mut oauth = toml_edit::Table::new();
+        if own.client_credentials {
+            oauth.insert("grant", toml_edit::value("client_credentials"));
+        }
         if let Some(id) = &own.client_id {
             oauth.insert("client_id", toml_edit::value(id));
         }
@@ -1240,6 +1251,7 @@ mod tests {
             client_id: Some("Iv1.abc".into()),
             client_secret: Some("${GH_SECRET}".into()),
             redirect_port: Some(8765),
+            client_credentials: false,
         };
         server.other = vec![("disabledTools".into(), serde_json::json!(["delete_repo"]))];
         let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
@@ -1299,6 +1311,28 @@ mod tests {
             (oauth.client_id.as_deref(), oauth.redirect_port),
             (Some("Iv1.abc"), Some(8765))
         );
+        // A client that buys its own token, read back as such.
+        server.own = Own {
+            client_id: Some("svc".into()),
+            client_secret: Some("${S}".into()),
+            client_credentials: true,
+            ..Own::default()
+        };
+        let toml = add_server(Path::new("s.toml"), None, &server).unwrap();
+        assert!(
+            toml.contains("[servers.gh.oauth]\ngrant = \"client_credentials\"\n"),
+            "{toml}"
+        );
+        let config = Config::parse(Path::new("s.toml"), &toml, &|_| Some("x".into())).unwrap();
+        let oauth = config.servers[0].oauth.as_ref().unwrap();
+        assert_eq!(oauth.grant, switchboard_mcp::Grant::ClientCredentials);
+        let e = add_server(Path::new(".mcp.json"), None, &server).unwrap_err();
+        assert!(e.to_string().contains("oauth.grant"), "{e}");
+        server.own = Own {
+            client_id: Some("Iv1.abc".into()),
+            redirect_port: Some(8765),
+            ..Own::default()
+        };
         // Other hosts' files take none of them.
         let e = add_server(Path::new("mcp.json"), None, &server).unwrap_err();
         assert!(

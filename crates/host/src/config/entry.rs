@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use switchboard_core::server::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT};
 use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url};
-use switchboard_mcp::ServerOAuth;
+use switchboard_mcp::{Grant, ServerOAuth};
 
 use super::expand::expand;
 use super::{Config, ConfigSource, DisabledServer, ServerConfig, ServerInstructions, Settings};
@@ -390,6 +390,19 @@ pub struct RawOAuth {
     pub scopes: Option<RawScopes>,
     #[serde(default, alias = "callbackPort", alias = "callback_port")]
     pub redirect_port: Option<i64>,
+    /// `authorization_code` (a person logs in; the default) or `client_credentials`.
+    #[serde(default)]
+    pub grant: Option<String>,
+    /// A client-credentials client's private key (PEM), to sign its assertion with.
+    #[serde(default)]
+    pub private_key: Option<String>,
+    /// The file holding it (relative to the config's folder).
+    #[serde(default)]
+    pub private_key_file: Option<String>,
+    /// The assertion's algorithm: RS256 (the default for an RSA key), RS384, RS512, ES256
+    /// (the default for an EC key), ES384.
+    #[serde(default)]
+    pub signing_algorithm: Option<String>,
 }
 
 /// Scopes as a list, or as one space-separated string (Claude Code's form).
@@ -430,8 +443,14 @@ pub const NATIVE_KEYS: &[&str] = &[
 /// it), where it is one `git add` away from being published; `None` when there is none. The
 /// caller puts `path:line:column: ` in front. The secret itself is never in the warning.
 pub fn literal_client_secret(name: &str, raw: &RawServer, key: &str) -> Option<String> {
-    let secret = raw.oauth.as_ref()?.client_secret.as_deref()?;
-    if secret.trim().is_empty() || secret.contains("${") {
+    let oauth = raw.oauth.as_ref()?;
+    let literal = |v: Option<&str>| v.is_some_and(|s| !s.trim().is_empty() && !s.contains("${"));
+    if literal(oauth.private_key.as_deref()) {
+        return Some(format!(
+            "server {name:?}: the OAuth private key is written in the config file; put it in a file of its own (private_key_file = \"...\", readable by you only) or in an environment variable (private_key = \"${{VAR}}\")"
+        ));
+    }
+    if !literal(oauth.client_secret.as_deref()) {
         return None;
     }
     Some(format!(
@@ -731,7 +750,7 @@ pub fn validate(
     }
     let oauth = match raw.oauth {
         None => None,
-        Some(o) => Some(oauth(&transport, o, &ex)?),
+        Some(o) => Some(oauth(&transport, o, &ex, ctx.base)?),
     };
     Ok(Some(ServerConfig {
         oauth,
@@ -866,11 +885,13 @@ fn expand_strings(
     })
 }
 
-/// Check an entry's OAuth settings; every value goes through `${VAR}` expansion.
+/// Check an entry's OAuth settings; every value goes through `${VAR}` expansion, and a
+/// private key file is read from `base` when relative.
 fn oauth(
     transport: &TransportSpec,
     raw: RawOAuth,
     ex: &dyn Fn(&'static str, &str) -> Result<String, EntryError>,
+    base: &std::path::Path,
 ) -> Result<ServerOAuth, EntryError> {
     let bad = |m: String| err("oauth", format!("oauth: {m}"));
     if matches!(transport, TransportSpec::Stdio { .. }) {
@@ -933,11 +954,76 @@ fn oauth(
             ))
         })?),
     };
+    let grant = match raw.grant.as_deref().map(str::trim) {
+        None | Some("authorization_code") => Grant::AuthorizationCode,
+        Some("client_credentials") => Grant::ClientCredentials,
+        Some(other) => {
+            return Err(bad(format!(
+                "grant {other:?} is not one switchboard uses: authorization_code (a person logs in, the default) or client_credentials (the client's own credentials, no person)"
+            )));
+        }
+    };
+    let private_key = match (raw.private_key, raw.private_key_file) {
+        (Some(_), Some(_)) => {
+            return Err(bad("give private_key or private_key_file, not both".into()));
+        }
+        (Some(pem), None) => Some(ex("oauth", &pem)?),
+        (None, Some(file)) => {
+            let path = base.join(ex("oauth", &file)?);
+            let pem = std::fs::read_to_string(&path)
+                .map_err(|e| bad(format!("private_key_file {}: {e}", path.display())))?;
+            Some(pem)
+        }
+        (None, None) => None,
+    };
+    if let Some(pem) = &private_key
+        && !pem.contains("PRIVATE KEY-----")
+    {
+        return Err(bad(
+            "private_key is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)".into(),
+        ));
+    }
+    let signing_algorithm = match raw.signing_algorithm {
+        None => None,
+        Some(a) => {
+            let a = ex("oauth", &a)?.trim().to_ascii_uppercase();
+            if !["RS256", "RS384", "RS512", "ES256", "ES384"].contains(&a.as_str()) {
+                return Err(bad(format!(
+                    "signing_algorithm {a:?} is not one of RS256, RS384, RS512, ES256, ES384"
+                )));
+            }
+            Some(a)
+        }
+    };
+    match grant {
+        Grant::ClientCredentials => {
+            if client_id.is_none() {
+                return Err(bad(
+                    "grant = \"client_credentials\" needs client_id (and client_secret or a private key)".into(),
+                ));
+            }
+            if client_secret.is_none() && private_key.is_none() {
+                return Err(bad(
+                    "grant = \"client_credentials\" needs client_secret, or private_key / private_key_file to sign an assertion with".into(),
+                ));
+            }
+        }
+        Grant::AuthorizationCode => {
+            if private_key.is_some() || signing_algorithm.is_some() {
+                return Err(bad(
+                    "a private key signs a client-credentials assertion: set grant = \"client_credentials\"".into(),
+                ));
+            }
+        }
+    }
     Ok(ServerOAuth {
         client_id,
         client_secret,
         scopes,
         redirect_port,
+        grant,
+        private_key: private_key.map(Secret::new),
+        signing_algorithm,
     })
 }
 

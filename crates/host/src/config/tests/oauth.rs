@@ -140,3 +140,97 @@ oauth = { client_id = "Iv1.def", client_secret = "${GITHUB_TOKEN}" }
     );
     assert!(!c.warnings[0].contains("hunter2"));
 }
+
+/// `grant = "client_credentials"`: a client secret, or a private key (in the file, from a
+/// variable, or from a file of its own) to sign an assertion with; what cannot work disables
+/// only that server, saying why; a key written into the config is warned about.
+#[test]
+fn client_credentials_take_a_secret_or_a_private_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let pem = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n";
+    std::fs::write(dir.path().join("sb.pem"), pem).unwrap();
+    let text = r#"
+[servers.secret]
+url = "https://a.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc", client_secret = "${GITHUB_TOKEN}", scopes = ["mcp:read"] }
+
+[servers.keyfile]
+url = "https://b.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc", private_key_file = "sb.pem", signing_algorithm = "es256" }
+
+[servers.no_secret]
+url = "https://c.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc" }
+
+[servers.no_id]
+url = "https://d.example/mcp"
+oauth = { grant = "client_credentials", private_key_file = "sb.pem" }
+
+[servers.wrong_grant]
+url = "https://e.example/mcp"
+oauth = { grant = "password", client_id = "svc" }
+
+[servers.key_without_grant]
+url = "https://f.example/mcp"
+oauth = { client_id = "svc", private_key_file = "sb.pem" }
+
+[servers.missing_file]
+url = "https://g.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc", private_key_file = "gone.pem" }
+
+[servers.not_pem]
+url = "https://h.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc", private_key = "hunter2" }
+
+[servers.bad_alg]
+url = "https://i.example/mcp"
+oauth = { grant = "client_credentials", client_id = "svc", private_key_file = "sb.pem", signing_algorithm = "HS256" }
+
+[servers.literal_key]
+url = "https://j.example/mcp"
+[servers.literal_key.oauth]
+grant = "client_credentials"
+client_id = "svc"
+private_key = """
+-----BEGIN PRIVATE KEY-----
+MIGH
+-----END PRIVATE KEY-----
+"""
+"#;
+    let c = Config::parse(&dir.path().join("switchboard.toml"), text, &env).unwrap();
+    let usable: Vec<&str> = c.servers.iter().map(|s| s.name()).collect();
+    assert_eq!(usable, ["secret", "keyfile", "literal_key"]);
+    let secret = c.servers[0].oauth.clone().unwrap();
+    assert_eq!(secret.grant, switchboard_mcp::Grant::ClientCredentials);
+    assert_eq!(
+        secret.client_secret.as_ref().map(|s| s.expose()),
+        Some("ghp_secret_value")
+    );
+    assert_eq!(secret.scopes, ["mcp:read"]);
+    let keyfile = c.servers[1].oauth.clone().unwrap();
+    assert_eq!(keyfile.private_key.as_ref().map(|s| s.expose()), Some(pem));
+    assert_eq!(keyfile.signing_algorithm.as_deref(), Some("ES256"));
+    // The key is never printed.
+    assert!(!format!("{c:?}").contains("MHcCAQEE"));
+    for (server, needle) in [
+        ("no_secret", "needs client_secret, or private_key"),
+        ("no_id", "needs client_id"),
+        (
+            "wrong_grant",
+            "grant \"password\" is not one switchboard uses",
+        ),
+        ("key_without_grant", "set grant = \"client_credentials\""),
+        ("missing_file", "gone.pem"),
+        ("not_pem", "not a PEM private key"),
+        ("bad_alg", "\"HS256\" is not one of"),
+    ] {
+        let r = reason(&c, server);
+        assert!(r.contains(needle), "{server}: {r}");
+    }
+    let said = c.warnings.join("\n");
+    assert!(
+        said.contains("\"literal_key\": the OAuth private key is written in the config file"),
+        "{said}"
+    );
+    assert!(!said.contains("MIGH"), "{said}");
+}
