@@ -182,6 +182,8 @@ struct Target {
     spec: ServerSpec,
     /// The entry says `type = "sse"`: the legacy HTTP+SSE transport, which has no OAuth.
     legacy: bool,
+    /// The entry's client gets its token with its own credentials: no person logs in.
+    client_credentials: bool,
 }
 
 impl Target {
@@ -191,6 +193,10 @@ impl Target {
             url: url.to_string(),
             spec: entry.spec.clone(),
             legacy: entry.legacy_sse,
+            client_credentials: entry
+                .oauth
+                .as_ref()
+                .is_some_and(|o| o.grant == switchboard_mcp::Grant::ClientCredentials),
         }
     }
 }
@@ -335,6 +341,7 @@ async fn status(
             spec: ServerSpec::http(redact_url(&s), s.clone()),
             url: s,
             legacy: false,
+            client_credentials: false,
         }],
         Some(s) => {
             let config = source::load_config(global)?;
@@ -408,6 +415,9 @@ async fn status(
         let state = match (&stored, needs) {
             (Some(s), _) if s.has_token => stored_state(s, expires),
             (_, Needs::Nothing) => "no login needed".to_string(),
+            _ if target.client_credentials => {
+                "client credentials: gets its token when asked, no login".to_string()
+            }
             _ => "not logged in".to_string(),
         };
         // The stored tokens of a server that answers without them are not needed.
