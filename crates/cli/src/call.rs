@@ -431,17 +431,8 @@ async fn call(
     // server's forms and sampling requests get the session's default answers, as without a
     // relay: the reply is dropped.
     let pb = crate::output::spinner(format!("{server} {tool}"));
-    let timeout = sessions
-        .call_timeout(server)
-        .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
-    let result = switchboard_mcp::call_answering(
-        server,
-        tool,
-        timeout,
-        |ceiling, sink| {
-            sessions.call_tool_relayed_with_timeout(server, tool, arguments, ceiling, sink)
-        },
-        |upcall| {
+    let result = sessions
+        .call_tool_answering(server, tool, arguments, |upcall| {
             if let switchboard_mcp::Upcall::Progress {
                 progress,
                 total,
@@ -453,10 +444,8 @@ async fn call(
                 pb.set_message(said);
             }
             std::future::ready(())
-        },
-    )
-    .await
-    .map_err(|e| sessions.explained(server, e));
+        })
+        .await;
     pb.finish_and_clear();
     let result = result.map_err(CallFailure::Session)?;
     let schema = sessions

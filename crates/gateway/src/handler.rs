@@ -299,21 +299,11 @@ impl GatewayHandler {
         // are answered here, inside this request's task, so rmcp sends them to this client on
         // this request's stream. The call's timeout is kept here rather than by the session,
         // so that the time the client's user takes over a form is not counted against it.
-        let timeout = sessions
-            .call_timeout(server)
-            .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
-        let call = switchboard_mcp::call_answering(
-            server,
-            tool,
-            timeout,
-            |ceiling, sink| {
-                sessions.call_tool_relayed_with_timeout(server, tool, args, ceiling, sink)
-            },
-            |upcall| upcall_to_client(upcall, cx),
-        );
+        let call =
+            sessions.call_tool_answering(server, tool, args, |upcall| upcall_to_client(upcall, cx));
         // Dropping the call sends notifications/cancelled upstream.
         let result = tokio::select! {
-            r = call => r.map_err(|e| sessions.explained(server, e)),
+            r = call => r,
             _ = cx.ct.cancelled() => return Err(cancelled()),
         };
         url_elicitation_required(result).map(|r| tool_result(name, r, limit))

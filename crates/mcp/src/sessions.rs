@@ -696,6 +696,35 @@ impl Sessions {
         true
     }
 
+    /// Call a tool with its server's call timeout kept by [`crate::call_answering`]'s clock:
+    /// each upcall (progress, a form, a question for the model) goes to `answer` as it comes,
+    /// the clock stops while `answer` runs and starts again at each progress report; a
+    /// timeout names the stray ids the server answered under meanwhile.
+    pub async fn call_tool_answering<A, F>(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        answer: A,
+    ) -> Result<CallResult, SessionError>
+    where
+        A: FnMut(Upcall) -> F,
+        F: std::future::Future<Output = ()>,
+    {
+        let timeout = self
+            .call_timeout(server)
+            .unwrap_or(switchboard_core::server::DEFAULT_CALL_TIMEOUT);
+        crate::call_answering(
+            server,
+            tool,
+            timeout,
+            |ceiling, sink| self.call_tool_relayed_with_timeout(server, tool, args, ceiling, sink),
+            answer,
+        )
+        .await
+        .map_err(|e| self.explained(server, e))
+    }
+
     /// `e` with what the session knows about it added: for a timeout kept by the caller's own
     /// clock ([`crate::call_answering`]), the ids the server answered under meanwhile that
     /// switchboard never sent (a server bug that looks like slowness).
