@@ -439,10 +439,11 @@ pub const NATIVE_KEYS: &[&str] = &[
     "instructions",
 ];
 
-/// The warning for an OAuth `client_secret` written into the config file itself (no `${VAR}` in
-/// it), where it is one `git add` away from being published; `None` when there is none. The
-/// caller puts `path:line:column: ` in front. The secret itself is never in the warning.
-pub fn literal_client_secret(name: &str, raw: &RawServer, key: &str) -> Option<String> {
+/// The warning for an OAuth `client_secret` or `private_key` written into the config file itself
+/// (no `${VAR}` in it), where it is one `git add` away from being published; `None` when there
+/// is none. The caller puts `path:line:column: ` in front. The secret itself is never in the
+/// warning.
+pub fn literal_oauth_secret(name: &str, raw: &RawServer, key: &str) -> Option<String> {
     let oauth = raw.oauth.as_ref()?;
     let literal = |v: Option<&str>| v.is_some_and(|s| !s.trim().is_empty() && !s.contains("${"));
     if literal(oauth.private_key.as_deref()) {

@@ -193,7 +193,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             } else {
                 ("client_secret", true)
             };
-            if written && let Some(w) = entry::literal_client_secret(name, &raw, secret_key) {
+            if written && let Some(w) = entry::literal_oauth_secret(name, &raw, secret_key) {
                 let offset = find_json_key(text, entry_at, secret_key).unwrap_or(entry_at);
                 let (line, column) = line_col(text, offset);
                 warnings.push(format!("{}:{line}:{column}: {w}", ctx.path.display()));

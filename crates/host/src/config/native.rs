@@ -107,7 +107,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
             }
             let raw: RawServer = entry::raw_server(spanned.get_ref().clone())
                 .map_err(|(key, message)| fail(key.as_deref(), message))?;
-            if let Some(w) = entry::literal_client_secret(name, &raw, "client_secret") {
+            if let Some(w) = entry::literal_oauth_secret(name, &raw, "client_secret") {
                 // `[servers.NAME.oauth]` is a table of its own, after the entry's body.
                 let sub = format!("[servers.{name}.");
                 let mut end = range.end;
