@@ -47,6 +47,7 @@ where
     // The call's own time so far, and the part of it since the last progress.
     let cap = timeout.saturating_mul(PROGRESS_CAP);
     let (mut own, mut idle) = (Duration::ZERO, Duration::ZERO);
+    let mut reported = false;
     let result = loop {
         let waiting = Instant::now();
         let left = timeout.saturating_sub(idle).min(cap.saturating_sub(own));
@@ -60,6 +61,7 @@ where
                 idle = idle.saturating_add(spent);
                 if matches!(upcall, Upcall::Progress { .. }) {
                     idle = Duration::ZERO;
+                    reported = true;
                 }
                 answer(upcall).await;
             }
@@ -67,6 +69,7 @@ where
                 server: server.to_string(),
                 tool: tool.to_string(),
                 after: own.saturating_add(left),
+                quiet: reported.then(|| idle.saturating_add(left)),
                 stray: None,
             }),
         }
@@ -169,9 +172,15 @@ mod tests {
                 server,
                 tool,
                 after,
+                quiet,
                 stray: None,
             } => {
                 assert_eq!((server.as_str(), tool.as_str()), ("slow", "wait"));
+                // It reported progress first: the timeout is counted from that report.
+                assert!(
+                    quiet.is_some_and(|q| q >= Duration::from_millis(100)),
+                    "{quiet:?}"
+                );
                 // The call's own time: the timeout, from its progress at the start.
                 assert!(
                     after >= Duration::from_millis(100) && after < Duration::from_secs(1),
@@ -222,8 +231,14 @@ mod tests {
         .expect_err("stalls");
         assert_eq!(started.elapsed(), Duration::from_millis(340));
         assert!(
-            matches!(err, SessionError::Timeout { after, .. } if after == Duration::from_millis(340)),
+            matches!(err, SessionError::Timeout { after, quiet: Some(quiet), .. }
+                if after == Duration::from_millis(340) && quiet == Duration::from_millis(100)),
             "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .contains("timed out after 340 ms, 100 ms after its last progress report"),
+            "{err}"
         );
 
         // Reports for ever: stopped at PROGRESS_CAP timeouts.

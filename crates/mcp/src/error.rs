@@ -26,8 +26,9 @@ pub enum SessionError {
     },
     /// A request took longer than allowed; it was cancelled on the wire.
     #[error(
-        "server \"{server}\": \"{tool}\" timed out after {}{}",
+        "server \"{server}\": \"{tool}\" timed out after {}{}{}",
         human(after),
+        quiet_suffix(quiet),
         stray_suffix(stray)
     )]
     Timeout {
@@ -35,8 +36,11 @@ pub enum SessionError {
         server: String,
         /// The tool called (or the resource URI / prompt name for reads and prompts).
         tool: String,
-        /// The limit that was exceeded.
+        /// How long it ran.
         after: Duration,
+        /// For a call that reported progress (which starts its timeout again): how long after
+        /// its last report it was given up.
+        quiet: Option<Duration>,
         /// What the stdio server answered meanwhile under an id switchboard never sent (a
         /// server bug that leaves requests unanswered), in words, when it did.
         stray: Option<String>,
@@ -300,6 +304,13 @@ fn tail_suffix(tail: &[String]) -> String {
 }
 
 /// `; ` and what a server that timed out answered meanwhile under an id nobody sent.
+fn quiet_suffix(quiet: &Option<Duration>) -> String {
+    match quiet {
+        Some(q) => format!(", {} after its last progress report", human(q)),
+        None => String::new(),
+    }
+}
+
 fn stray_suffix(stray: &Option<String>) -> String {
     match stray {
         Some(stray) => format!("; {stray}"),

@@ -131,6 +131,8 @@ struct Started {
     due: Instant,
     /// When it was sent.
     sent: Instant,
+    /// When it last reported progress.
+    reported: Option<Instant>,
     tool: String,
     server: Arc<str>,
     timeout: Duration,
@@ -168,6 +170,7 @@ impl Started {
             server: self.server.to_string(),
             tool: self.tool,
             after: self.due.saturating_duration_since(self.sent),
+            quiet: self.reported.map(|r| self.due.saturating_duration_since(r)),
             stray: link.ids.explain(self.timeout),
         }))
     }
@@ -176,7 +179,9 @@ impl Started {
     /// [`crate::answering::PROGRESS_CAP`] timeouts after it was sent (see `call_answering`).
     fn progressed(&mut self, id: u64, deadlines: &mut BTreeSet<(Instant, u64)>) {
         let cap = self.sent + self.timeout.saturating_mul(crate::answering::PROGRESS_CAP);
-        let due = (Instant::now() + self.timeout).min(cap);
+        let now = Instant::now();
+        self.reported = Some(now);
+        let due = (now + self.timeout).min(cap);
         if due > self.due {
             deadlines.remove(&(self.due, id));
             deadlines.insert((due, id));
@@ -641,6 +646,7 @@ impl RawCaller {
                     server: self.server.to_string(),
                     tool: tool.to_string(),
                     after: self.timeout,
+                    quiet: None,
                     stray: self.link.ids.explain(self.timeout),
                 });
             }
@@ -693,6 +699,7 @@ impl RawCaller {
             progress,
             due: sent + self.timeout,
             sent,
+            reported: None,
             tool,
             server: self.server.clone(),
             timeout: self.timeout,
@@ -1846,6 +1853,7 @@ mod tests {
             progress,
             due: sent + caller.timeout,
             sent,
+            reported: None,
             tool: tool.to_string(),
             server: caller.server.clone(),
             timeout: caller.timeout,

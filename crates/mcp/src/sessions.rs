@@ -734,6 +734,7 @@ impl Sessions {
                 server: name,
                 tool,
                 after,
+                quiet,
                 stray: None,
             } => {
                 let stray = self.slot(server).ok().and_then(|s| s.ids.explain(after));
@@ -741,6 +742,7 @@ impl Sessions {
                     server: name,
                     tool,
                     after,
+                    quiet,
                     stray,
                 }
             }
@@ -847,6 +849,7 @@ fn service_error(server: &str, target: &str, error: ServiceError) -> SessionErro
             server,
             tool: target.to_string(),
             after: timeout,
+            quiet: None,
             stray: None,
         },
         other => SessionError::Protocol {

@@ -332,6 +332,7 @@ async fn a_call_timeout_ends_the_call_quickly() {
             tool,
             after,
             stray,
+            ..
         }) => {
             assert_eq!(
                 stray, None,

@@ -547,6 +547,18 @@ fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
                 human(*after)
             )),
         ),
+        SessionError::Timeout {
+            after,
+            quiet: Some(quiet),
+            ..
+        } => (
+            Status::TimedOut,
+            Shaped::error(format!(
+                "The call to \"{name}\" reported progress, then nothing for {}; it was cancelled after {} in all. Try again with a smaller request, or continue without it.",
+                human(*quiet),
+                human(*after)
+            )),
+        ),
         SessionError::Timeout { after, .. } => (
             Status::TimedOut,
             Shaped::error(format!(

@@ -33,6 +33,7 @@ impl FakeCaller {
                 server: s.into(),
                 tool: "slow".into(),
                 after: Duration::from_millis(1500),
+                quiet: None,
                 stray: None,
             })
         });
@@ -551,6 +552,7 @@ fn a_timeout_behind_a_stray_id_tells_the_model_it_is_a_server_bug() {
         server: "tickets".into(),
         tool: "slow".into(),
         after: Duration::from_secs(2),
+        quiet: None,
         stray: stray.map(str::to_string),
     };
     let text = |shaped: &Shaped| match &shaped.parts[..] {
@@ -566,6 +568,21 @@ fn a_timeout_behind_a_stray_id_tells_the_model_it_is_a_server_bug() {
     );
     let said = text(&failure("tickets__slow", &timeout(None)).1);
     assert!(said.contains("Try again with a smaller request"), "{said}");
+    // A call that reported progress and then went quiet says so, with both times.
+    let quiet = SessionError::Timeout {
+        server: "tickets".into(),
+        tool: "slow".into(),
+        after: Duration::from_secs(95),
+        quiet: Some(Duration::from_secs(60)),
+        stray: None,
+    };
+    let said = text(&failure("tickets__slow", &quiet).1);
+    assert!(
+        said.contains(
+            "reported progress, then nothing for 60 s; it was cancelled after 95 s in all"
+        ),
+        "{said}"
+    );
 }
 
 /// A server's form during a call goes to an approver that answers forms, and the call's
