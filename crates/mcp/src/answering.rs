@@ -19,7 +19,7 @@ use crate::{SessionError, Upcall};
 const OUT_OF_REACH: Duration = Duration::from_secs(24 * 3600);
 
 /// How many timeouts a call that keeps reporting progress may take in all.
-pub const PROGRESS_CAP: u32 = 10;
+pub(crate) const PROGRESS_CAP: u32 = 10;
 
 /// Run the relayed call that `start` begins (given the session timeout to use and where the
 /// server's upcalls go), handing each upcall to `answer` as it comes; the clock stops while

@@ -1,8 +1,9 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: the process's [`crate::Root`]s; sampling and elicitation: handed to the caller of
-//! the relayed call in flight, else sampling refused and elicitation declined, or accepted with
-//! the schema's defaults when [`crate::Elicitation::AcceptDefaults`] is configured), and turns
-//! `list_changed` notifications into re-list signals for the session's supervisor.
+//! answers the server's requests (roots: the process's [`crate::Root`]s; sampling and
+//! elicitation: handed to the caller of the relayed call in flight, else sampling refused and
+//! elicitation declined, or accepted with the schema's defaults when
+//! [`crate::Elicitation::AcceptDefaults`] is configured), and turns `list_changed`
+//! notifications into re-list signals for the session's supervisor.
 // Roots and sampling are deprecated by SEP-2577 in rmcp 3.x, but 2025-11-25 servers still use
 // them (server-everything registers extra tools only for clients that declare them).
 #![allow(deprecated)]
@@ -45,7 +46,7 @@ pub(crate) struct Handler {
     events: broadcast::Sender<ServerEvent>,
     /// What the server's tool lists say of each tool's `execution`, noted by its transport.
     executions: Arc<Executions>,
-    /// When this server was last given some roots.
+    /// When this server last asked for roots, and was last given some.
     roots_answered: Arc<Answered>,
 }
 

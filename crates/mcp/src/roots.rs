@@ -7,11 +7,10 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
-
 use std::time::{Duration, Instant};
-use tokio::sync::Notify;
 
 use rmcp::model::ListRootsResult;
+use tokio::sync::Notify;
 
 /// One root as servers see it: a `file://` URI and a name for people.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
