@@ -92,8 +92,8 @@ pub struct Global {
     approve: Option<switchboard_host::config::Approve>,
     /// Offer this folder to the servers as a root (repeatable; instead of the config's
     /// `[settings] roots`). Servers that work on files take their folders from roots: the
-    /// filesystem server replaces the folders its arguments name with them, the git server
-    /// finds repositories in them. None are offered unless given.
+    /// filesystem server replaces the folders its arguments name with them (and, started
+    /// with none, can open nothing until given some). None are offered unless given.
     #[arg(long = "root", global = true, value_name = "DIR")]
     roots: Vec<PathBuf>,
     /// Print machine-readable JSON on stdout instead of tables.
