@@ -363,17 +363,14 @@ async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
         if dir.is_empty() {
             anyhow::bail!("give a folder: /roots {verb} DIR");
         }
-        let path = match dir.strip_prefix("~/") {
-            Some(rest) => std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(rest))
-                .ok_or_else(|| anyhow::anyhow!("HOME is not set"))?,
-            None => std::path::PathBuf::from(dir),
-        };
-        let real =
-            std::fs::canonicalize(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        if !real.is_dir() {
-            anyhow::bail!("{}: not a folder", path.display());
-        }
+        let cwd = std::env::current_dir()?;
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let real = switchboard_host::config::folder::real_folder(
+            std::path::Path::new(dir),
+            &cwd,
+            home.as_deref(),
+        )
+        .map_err(anyhow::Error::msg)?;
         switchboard_mcp::Root::folder(&real)
             .ok_or_else(|| anyhow::anyhow!("{}: not an absolute path", real.display()))
     };

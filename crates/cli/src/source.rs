@@ -52,11 +52,9 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
 fn folders(given: &[PathBuf], cwd: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for dir in given {
-        let real = std::fs::canonicalize(cwd.join(dir))
-            .with_context(|| format!("--root {}", dir.display()))?;
-        if !real.is_dir() {
-            anyhow::bail!("--root {}: not a folder", dir.display());
-        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let real = switchboard_host::config::folder::real_folder(dir, cwd, home.as_deref())
+            .map_err(|e| anyhow::anyhow!("--root {}: {e}", dir.display()))?;
         if !out.contains(&real) {
             out.push(real);
         }

@@ -21,6 +21,7 @@ mod dotenv;
 pub mod edit;
 mod entry;
 pub mod expand;
+pub mod folder;
 mod gemini;
 mod gemini_args;
 mod gemini_policy;

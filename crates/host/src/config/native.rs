@@ -252,26 +252,14 @@ fn folders(ctx: &Context<'_>, written: Vec<String>) -> (Vec<std::path::PathBuf>,
                 continue;
             }
         };
-        let path = match (expanded.strip_prefix("~/"), expanded == "~") {
-            (Some(rest), _) => ctx.home().map(|h| h.join(rest)),
-            (None, true) => ctx.home(),
-            (None, false) => Some(ctx.base.join(&expanded)),
-        };
-        let Some(path) = path else {
-            problems.push(format!("{text:?} left out: no home folder is known"));
-            continue;
-        };
-        match std::fs::canonicalize(&path) {
-            Ok(real) if real.is_dir() => {
+        let home = ctx.home();
+        match super::folder::real_folder(expanded.as_ref(), ctx.base, home.as_deref()) {
+            Ok(real) => {
                 if !roots.contains(&real) {
                     roots.push(real);
                 }
             }
-            Ok(_) => problems.push(format!(
-                "{text:?} left out: {} is not a folder",
-                path.display()
-            )),
-            Err(e) => problems.push(format!("{text:?} left out: {}: {e}", path.display())),
+            Err(e) => problems.push(format!("{text:?} left out: {e}")),
         }
     }
     (roots, problems)
