@@ -57,9 +57,10 @@ pub(crate) fn call_result(value: &Value) -> Option<CallResult> {
     }
     // A `content` that is not an array, or an `isError` that is not a boolean, is a broken
     // result, not an empty success: reading `{"content": "oops"}` as `[]` would turn a
-    // server's malformed answer into a silent "ok".
+    // server's malformed answer into a silent "ok". `null` is no content, as rmcp's typed
+    // result reads it.
     let content = match object.get("content") {
-        None => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(blocks)) => blocks.iter().map(content_block).collect(),
         Some(_) => return None,
     };

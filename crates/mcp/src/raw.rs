@@ -784,7 +784,8 @@ fn raw_id_text(id: u64) -> Arc<str> {
 /// other result reaches the client as the typed path would give it (`convert::call_result`):
 /// verbatim when it is well formed (an object whose `content`, if any, is an array of objects
 /// with a `type`, whose `isError` is a boolean or null, naming `content`, `structuredContent`
-/// or `isError` or nothing but `_meta`), converted when only its content blocks are odd, and
+/// or `isError` or nothing but `_meta`), converted when only its content blocks are odd or its
+/// `content` is `null` (no content, passed on as `[]`), and
 /// refused when the typed path would not read it as a tool result at all (`content` that is not
 /// an array, `isError` that is not a boolean, anything but an object). A client is never handed
 /// what its SDK would reject. One pass over the text, allocating nothing for a well-formed
@@ -831,7 +832,8 @@ fn checked(server: &str, tool: &str, result: Box<RawValue>) -> Result<Box<RawVal
         return Err(e);
     }
     let read = convert::call_result(&value).ok_or_else(not_a_result)?;
-    if well_formed {
+    let null_content = probe.is_some_and(|p| matches!(p.content, Some(None)));
+    if well_formed && !null_content {
         // It names no field, and the typed path reads it: `{}` or only `_meta`, kept as sent.
         return Ok(result);
     }
@@ -844,8 +846,8 @@ struct ResultProbe<'a> {
     #[serde(rename = "resultType", borrow)]
     result_type: Option<std::borrow::Cow<'a, str>>,
     task: Option<IgnoredAny>,
-    /// Absent is `None`; `null` is `Some(None)`, a broken result, as on the typed path (which
-    /// reads no `content: null` as a list).
+    /// Absent is `None`; `null` is `Some(None)`: no content, as the typed path reads it, but
+    /// not to be passed on as written (the result is re-encoded with an empty list).
     #[serde(default, deserialize_with = "present")]
     content: Option<Option<Vec<BlockProbe>>>,
     #[serde(rename = "structuredContent")]
@@ -1469,6 +1471,10 @@ mod tests {
         assert!(ok(r#"{"_meta": {"k": 1}, "resultType": "complete"}"#));
         // Found by `hostile_results`: a null task with an odd block was refused as a task.
         assert!(ok(r#"{"content":[null],"task":null}"#));
+        // Found by `hostile_results`: `content: null` is no content (rmcp 3.11 reads it so), and
+        // is passed on as an empty list, not as written.
+        let empty = passed(r#"{"content": null, "structuredContent": null}"#);
+        assert_eq!(empty["content"], serde_json::json!([]), "{empty}");
         assert!(ok(
             r#"{"content": [{"type": "text", "text": "a", "_meta": {}}], "extra": [1, {"a": 2}]}"#
         ));
