@@ -157,6 +157,7 @@ impl AddOptions {
             client_secret,
             redirect_port: self.callback_port,
             client_credentials: self.client_credentials,
+            roots: Vec::new(),
         })
     }
 }
@@ -169,6 +170,8 @@ struct AfterUrl {
     options: AddOptions,
     #[arg(long)]
     json: bool,
+    #[arg(long = "root")]
+    roots: Vec<PathBuf>,
 }
 
 /// Arguments of `remove`, `enable` and `disable`.
@@ -242,7 +245,10 @@ fn pairs(items: &[String], what: &str, colon: bool) -> anyhow::Result<Vec<(Strin
 }
 
 /// What `add` writes, from its command line; whether `--json` came after a URL; the scope.
-fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)> {
+fn new_server(
+    args: &AddArgs,
+    roots: &[PathBuf],
+) -> anyhow::Result<(NewServer, bool, Option<Scope>)> {
     let (first, rest) = args
         .command
         .split_first()
@@ -252,6 +258,7 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)
     // A URL takes no arguments, so options written after it are `add`'s own (`add NAME URL
     // --header ...`), as they are before NAME.
     let mut rest = rest;
+    let mut roots = roots.to_vec();
     let options = if looks_like_url && !rest.is_empty() {
         let after = <AfterUrl as clap::Parser>::try_parse_from(rest).map_err(|e| {
             let said = e.to_string();
@@ -261,6 +268,7 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)
             )
         })?;
         json_after = after.json;
+        roots.extend(after.roots);
         rest = &[];
         AddOptions::default().and(after.options)
     } else {
@@ -305,7 +313,16 @@ fn new_server(args: &AddArgs) -> anyhow::Result<(NewServer, bool, Option<Scope>)
             }
         }
     };
-    let own = options.own()?;
+    let mut own = options.own()?;
+    // `--root` written with `add` gives the new server its own roots (absolute, so the entry
+    // means the same wherever the file is read from).
+    if !roots.is_empty() {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        own.roots = crate::source::folders(&roots, &cwd)?
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+    }
     if matches!(reach, Reach::Command { .. })
         && (own.client_id.is_some()
             || own.client_secret.is_some()
@@ -472,7 +489,7 @@ fn print_addition(global: &Global, a: &Addition) {
 
 /// `switchboard add`.
 pub fn add(global: &Global, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let (server, json_after, scope) = new_server(&args)?;
+    let (server, json_after, scope) = new_server(&args, &global.roots)?;
     let a = add_all(global, scope, vec![server])?;
     if global.json || json_after {
         let added = &a.added[0];

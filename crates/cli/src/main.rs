@@ -93,7 +93,8 @@ pub struct Global {
     /// Offer this folder to the servers as a root (repeatable; instead of the config's
     /// `[settings] roots`). Servers that work on files take their folders from roots: the
     /// filesystem server replaces the folders its arguments name with them (and, started
-    /// with none, can open nothing until given some). None are offered unless given.
+    /// with none, can open nothing until given some). None are offered unless given. With
+    /// `add`: written into the new server's entry as its own roots.
     #[arg(long = "root", global = true, value_name = "DIR")]
     roots: Vec<PathBuf>,
     /// Print machine-readable JSON on stdout instead of tables.
@@ -281,9 +282,12 @@ enum Command {
   switchboard add github https://api.githubcopilot.com/mcp/ -H 'Authorization: Bearer ${GITHUB_TOKEN}'
   switchboard add legacy --transport sse https://example.com/sse
   switchboard add --deny 'delete_*' --approval writes files npx -y @modelcontextprotocol/server-filesystem ~/notes
+  switchboard add --root ~/src/app code npx -y @modelcontextprotocol/server-filesystem
   switchboard add gh https://api.githubcopilot.com/mcp/ --client-id Iv1.0123 --client-secret-env GH_SECRET
   switchboard --config .mcp.json add memory npx -y @modelcontextprotocol/server-memory
-Options go before NAME, or after a URL: everything after a command is its arguments."#)]
+Options go before NAME, or after a URL: everything after a command is its arguments.
+--root DIR gives the new server that folder as a root of its own (roots = [...] in its entry,
+in place of [settings] roots), written as its absolute path."#)]
     Add(entry_cmd::AddArgs),
     /// Add the servers of a pasted JSON snippet to a config file, as a server's README gives
     /// them.

@@ -45,6 +45,8 @@ struct Row {
     ruled: Vec<Ruled>,
     /// Tools that run only as tasks (each call waits for its task's result).
     task_tools: Vec<String>,
+    /// The server's own roots, when its entry gives it some in place of the ones all get.
+    own_roots: Option<Vec<switchboard_mcp::Root>>,
 }
 
 impl Row {
@@ -75,6 +77,7 @@ impl Row {
             origin: None,
             ruled: Vec::new(),
             task_tools: Vec::new(),
+            own_roots: None,
         }
     }
 
@@ -100,6 +103,9 @@ impl Row {
         }
         if !self.task_tools.is_empty() {
             v["task_tools"] = json!(self.task_tools);
+        }
+        if let Some(roots) = &self.own_roots {
+            v["roots"] = json!(roots);
         }
         let by = |by: By| self.ruled.iter().filter(move |r| r.by == by);
         let hidden: Vec<&Ruled> = by(By::List).collect();
@@ -176,6 +182,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 origin: None,
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
+                own_roots: None,
             });
         }
     } else {
@@ -234,6 +241,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             row.origin = origin;
             row.ruled = ruled;
             row.task_tools = task_tools;
+            row.own_roots = entry.and_then(|c| c.spec.roots.clone());
             row
         }));
         sessions.shutdown().await;
@@ -254,6 +262,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 origin: d.origin.clone(),
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
+                own_roots: None,
             });
         }
     }
@@ -288,9 +297,28 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
         }
         print!("{}", render(&rows));
         let roots = switchboard_mcp::roots();
-        if global.catalog.is_empty() && !roots.is_empty() {
+        let uris = |roots: &[switchboard_mcp::Root]| -> String {
             let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-            println!("\nroots offered: {}", uris.join(", "));
+            if uris.is_empty() {
+                "none".to_string()
+            } else {
+                uris.join(", ")
+            }
+        };
+        let own: Vec<(&str, &[switchboard_mcp::Root])> = rows
+            .iter()
+            .filter_map(|r| Some((r.name.as_str(), r.own_roots.as_deref()?)))
+            .collect();
+        if global.catalog.is_empty() && (!roots.is_empty() || !own.is_empty()) {
+            let others = if own.is_empty() {
+                ""
+            } else {
+                " (to the others)"
+            };
+            println!("\nroots offered{others}: {}", uris(&roots));
+            for (name, roots) in own {
+                println!("roots offered to {name} (its own): {}", uris(roots));
+            }
         }
         if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
             println!(
@@ -661,6 +689,7 @@ mod tests {
             origin: None,
             ruled: Vec::new(),
             task_tools: Vec::new(),
+            own_roots: None,
         }
     }
 

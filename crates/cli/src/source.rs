@@ -49,7 +49,7 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
 
 /// `--root` folders resolved from `cwd` to their real paths; one that is not a folder is an
 /// error (a typo would otherwise take a server's own folders away and give it none).
-fn folders(given: &[PathBuf], cwd: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn folders(given: &[PathBuf], cwd: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for dir in given {
         let home = std::env::var_os("HOME").map(PathBuf::from);

@@ -324,3 +324,113 @@ fn serve_keeps_its_clients_roots_to_itself_unless_asked() {
         "{stderr}"
     );
 }
+
+/// `add --root DIR` gives the new server roots of its own: the real filesystem server, started
+/// with no folder, reads under those and nowhere else, while the config's other server works in
+/// `[settings] roots`; `servers` says which server is offered what; `--root` on the command
+/// line replaces the config's shared roots, not a server's own.
+#[test]
+fn a_server_added_with_a_root_of_its_own_works_there_and_the_others_in_the_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (folder, file, text) in [
+        ("docs", "a.txt", "docs text"),
+        ("code", "b.txt", "code text"),
+    ] {
+        std::fs::create_dir_all(d.join(folder)).unwrap();
+        std::fs::write(d.join(folder).join(file), text).unwrap();
+    }
+    std::fs::create_dir_all(d.join("other")).unwrap();
+    let cfg = config(
+        d,
+        "[settings]\nroots = [\"docs\"]\n",
+        "shared",
+        "filesystem",
+    );
+    let cfg = cfg.to_str().unwrap();
+    let server = peer("filesystem").display().to_string();
+    let node = node();
+    let node = node.as_str();
+    let out = run(
+        d,
+        &[
+            "--config", cfg, "add", "--root", "code", "own", node, &server,
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let written = std::fs::read_to_string(cfg).unwrap();
+    let code = std::fs::canonicalize(d.join("code")).unwrap();
+    assert!(
+        written.contains(&format!("roots = [{:?}]", code.display().to_string())),
+        "{written}"
+    );
+
+    let read = |server: &str, file: &str, extra: &[&str]| {
+        let path = json!({"path": d.join(file)}).to_string();
+        let mut args = vec!["--config", cfg];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["call", server, "read_text_file", &path]);
+        let out = run(d, &args);
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), format!("{stdout}\n{stderr}"))
+    };
+    for (server, file, extra, works) in [
+        ("own", "code/b.txt", &[][..], true),
+        ("own", "docs/a.txt", &[], false),
+        ("shared", "docs/a.txt", &[], true),
+        ("shared", "code/b.txt", &[], false),
+        // --root replaces the shared roots; the server's own stay.
+        ("own", "code/b.txt", &["--root", "other"], true),
+        ("shared", "docs/a.txt", &["--root", "other"], false),
+    ] {
+        let (code, said) = read(server, file, extra);
+        if works {
+            assert_eq!(code, Some(0), "{server} {file} {extra:?}: {said}");
+            assert!(said.contains(" text"), "{said}");
+        } else {
+            assert_eq!(code, Some(1), "{server} {file} {extra:?}: {said}");
+            assert!(said.contains("outside allowed directories"), "{said}");
+        }
+    }
+
+    let out = run(d, &["--config", cfg, "servers", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let docs = uri(&d.join("docs"));
+    assert_eq!(report["roots"], json!([{"uri": docs, "name": "docs"}]));
+    let row = |name: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        row("own")["roots"],
+        json!([{"uri": uri(&code), "name": "code"}])
+    );
+    assert!(row("shared").get("roots").is_none(), "{report}");
+    let out = run(d, &["--config", cfg, "servers"]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains(&format!("roots offered (to the others): {docs}"))
+            && stdout.contains(&format!("roots offered to own (its own): {}", uri(&code))),
+        "{stdout}"
+    );
+
+    // A root that is not a folder writes nothing.
+    let out = run(
+        d,
+        &[
+            "--config", cfg, "add", "--root", "missing", "more", node, &server,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        !std::fs::read_to_string(cfg)
+            .unwrap()
+            .contains("[servers.more]")
+    );
+}

@@ -18,6 +18,7 @@ pub mod policy;
 pub mod redact;
 pub mod rent;
 pub mod result;
+pub mod root;
 pub mod server;
 pub mod time;
 
@@ -33,4 +34,5 @@ pub use host_rules::{Condition, HostRule, HostRules, Verdict};
 pub use policy::ToolFilter;
 pub use redact::{redact_url, redact_urls_in};
 pub use result::{CallResult, ContentBlock};
+pub use root::Root;
 pub use server::{Secret, ServerSpec, TransportSpec};

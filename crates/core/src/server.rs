@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::root::Root;
+
 /// Default time a server gets to start and answer `initialize`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default time one `tools/call` may take.
@@ -94,6 +96,10 @@ pub struct ServerSpec {
     pub startup_timeout: Duration,
     /// How long one call may take.
     pub call_timeout: Duration,
+    /// The folders this server is offered as roots: `None` for the ones the host offers every
+    /// server, `Some` for its own (an empty list offers it none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<Root>>,
 }
 
 impl ServerSpec {
@@ -109,6 +115,7 @@ impl ServerSpec {
             },
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            roots: None,
         }
     }
 
@@ -123,6 +130,7 @@ impl ServerSpec {
             },
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            roots: None,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! `Handler`: switchboard's side of one MCP connection. It declares the client capabilities,
-//! answers the server's requests (roots: the process's [`crate::Root`]s; sampling and
+//! answers the server's requests (roots: its own [`crate::Root`]s or the process's; sampling and
 //! elicitation: handed to the caller of the relayed call in flight, else sampling refused and
 //! elicitation declined, or accepted with the schema's defaults when
 //! [`crate::Elicitation::AcceptDefaults`] is configured), and turns `list_changed`
@@ -24,7 +24,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::execution::Executions;
 use crate::options::{self, Elicitation};
 use crate::relay::{Relays, ServerEvent, Upcall, UpcallError, UpcallKind};
-use crate::roots::Answered;
+use crate::roots::Offer;
 
 /// Which list a server said changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,8 +46,8 @@ pub(crate) struct Handler {
     events: broadcast::Sender<ServerEvent>,
     /// What the server's tool lists say of each tool's `execution`, noted by its transport.
     executions: Arc<Executions>,
-    /// When this server last asked for roots, and was last given some.
-    roots_answered: Arc<Answered>,
+    /// The roots this server is offered, and when it last asked for them and was given some.
+    roots_offer: Arc<Offer>,
 }
 
 impl Handler {
@@ -66,7 +66,7 @@ impl Handler {
         relays: Arc<Relays>,
         events: broadcast::Sender<ServerEvent>,
         executions: Arc<Executions>,
-        roots_answered: Arc<Answered>,
+        roots_offer: Arc<Offer>,
     ) -> (Self, mpsc::UnboundedReceiver<ListKind>) {
         let (changes, rx) = mpsc::unbounded_channel();
         (
@@ -77,7 +77,7 @@ impl Handler {
                 relays,
                 events,
                 executions,
-                roots_answered,
+                roots_offer,
             },
             rx,
         )
@@ -138,9 +138,9 @@ impl ClientHandler for Handler {
         &self,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        // The folders the host was told to offer; none unless it was.
-        let listing = crate::roots::listing();
-        self.roots_answered.note(!listing.roots.is_empty());
+        // The folders the host was told to offer this server; none unless it was.
+        let listing = self.roots_offer.listing();
+        self.roots_offer.note(!listing.roots.is_empty());
         Ok(listing)
     }
 

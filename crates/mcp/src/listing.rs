@@ -18,6 +18,7 @@ use switchboard_core::ServerCatalog;
 use crate::convert;
 use crate::handler::ListKind;
 use crate::request;
+use crate::roots::Offer;
 
 /// How long one page may take. The whole listing is also bounded by the startup timeout.
 const PAGE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -33,6 +34,7 @@ pub(crate) const ALL: [ListKind; 3] = [ListKind::Tools, ListKind::Resources, Lis
 /// fails the refresh; a failing resources or prompts list leaves that part empty with a warning.
 pub(crate) async fn refresh(
     peer: &Peer<RoleClient>,
+    roots: &Offer,
     kinds: &[ListKind],
     catalog: &mut ServerCatalog,
     warnings: &mut Vec<String>,
@@ -48,6 +50,7 @@ pub(crate) async fn refresh(
                     let tools = pages(warnings, "tools", |p| {
                         list_page(
                             peer,
+                            roots,
                             ClientRequest::ListToolsRequest(ListToolsRequest::with_param(p)),
                             "tools",
                         )
@@ -63,6 +66,7 @@ pub(crate) async fn refresh(
                     let listed = pages(warnings, "resources", |p| {
                         list_page(
                             peer,
+                            roots,
                             ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
                                 p,
                             )),
@@ -77,6 +81,7 @@ pub(crate) async fn refresh(
                     let listed = pages(warnings, "resource templates", |p| {
                         list_page(
                             peer,
+                            roots,
                             ClientRequest::ListResourceTemplatesRequest(
                                 ListResourceTemplatesRequest::with_param(p),
                             ),
@@ -98,6 +103,7 @@ pub(crate) async fn refresh(
                     let listed = pages(warnings, "prompts", |p| {
                         list_page(
                             peer,
+                            roots,
                             ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(p)),
                             "prompts",
                         )
@@ -119,10 +125,11 @@ pub(crate) async fn refresh(
 /// One page of a list: its items (as JSON, converted item by item later) and the next cursor.
 async fn list_page(
     peer: &Peer<RoleClient>,
+    roots: &Offer,
     request: ClientRequest,
     key: &str,
 ) -> Result<(Vec<Value>, Option<String>), ServiceError> {
-    let value = request::to_json(request::send(peer, request, PAGE_TIMEOUT).await?);
+    let value = request::to_json(request::send(peer, roots, request, PAGE_TIMEOUT).await?);
     let items = match value.get(key) {
         Some(Value::Array(items)) => items.clone(),
         _ => {

@@ -15,6 +15,7 @@ use rmcp::model::{ClientRequest, InputRequest, InputResponses, ServerResult};
 
 use crate::handler::answer_elicitation;
 use crate::options;
+use crate::roots::Offer;
 
 /// Rounds one request may take before its last `input_required` result is returned as is.
 pub(crate) const MAX_ROUNDS: usize = 8;
@@ -29,6 +30,7 @@ pub(crate) async fn next_round(
     request: &ClientRequest,
     result: &ServerResult,
     round: usize,
+    roots: &Offer,
 ) -> Option<ClientRequest> {
     let ServerResult::InputRequiredResult(input) = result else {
         return None;
@@ -40,7 +42,7 @@ pub(crate) async fn next_round(
     if requests.is_empty() && input.request_state.is_none() {
         return None;
     }
-    let responses = answers(requests)?;
+    let responses = answers(requests, roots)?;
     if responses.is_empty() {
         tokio::time::sleep(STATE_ONLY_PAUSE * (round as u32 + 1)).await;
     }
@@ -66,7 +68,7 @@ pub(crate) async fn next_round(
 }
 
 /// Answers to every input request, or `None` if one cannot be answered (sampling).
-fn answers(requests: BTreeMap<String, InputRequest>) -> Option<InputResponses> {
+fn answers(requests: BTreeMap<String, InputRequest>, roots: &Offer) -> Option<InputResponses> {
     let policy = options::current().elicitation;
     let mut out = InputResponses::new();
     for (key, request) in requests {
@@ -74,7 +76,7 @@ fn answers(requests: BTreeMap<String, InputRequest>) -> Option<InputResponses> {
             InputRequest::Elicitation(r) => {
                 serde_json::to_value(answer_elicitation(policy, &r.params)).ok()?
             }
-            InputRequest::ListRoots(_) => serde_json::to_value(crate::roots::listing()).ok()?,
+            InputRequest::ListRoots(_) => serde_json::to_value(roots.listing()).ok()?,
             InputRequest::CreateMessage(_) => {
                 tracing::debug!("a server asked for sampling, which switchboard does not offer");
                 return None;
@@ -113,7 +115,9 @@ mod tests {
                 }}
             }
         }));
-        let next = next_round(&call(), &result, 0).await.expect("a retry");
+        let next = next_round(&call(), &result, 0, &Offer::default())
+            .await
+            .expect("a retry");
         let ClientRequest::CallToolRequest(r) = next else {
             panic!("not a call")
         };
@@ -128,18 +132,33 @@ mod tests {
             "resultType": "input_required",
             "inputRequests": {"r": {"method": "roots/list"}}
         }));
-        let next = next_round(&call(), &result, 0).await.expect("a retry");
+        // The server's own roots answer its `roots/list`.
+        let own = crate::Root::folder(std::path::Path::new("/srv/own")).unwrap();
+        let offer = Offer::new(Some(vec![own]));
+        let next = next_round(&call(), &result, 0, &offer)
+            .await
+            .expect("a retry");
         let ClientRequest::CallToolRequest(r) = next else {
             panic!("not a call")
         };
         assert_eq!(r.params.request_state, None);
-        assert!(next_round(&call(), &result, MAX_ROUNDS).await.is_none());
+        let responses = serde_json::to_value(r.params.input_responses.expect("responses")).unwrap();
+        assert_eq!(responses["r"]["roots"][0]["uri"], "file:///srv/own");
+        assert!(
+            next_round(&call(), &result, MAX_ROUNDS, &Offer::default())
+                .await
+                .is_none()
+        );
         let sampling = input_required(serde_json::json!({
             "resultType": "input_required",
             "inputRequests": {"s": {"method": "sampling/createMessage", "params": {
                 "messages": [], "maxTokens": 5
             }}}
         }));
-        assert!(next_round(&call(), &sampling, 0).await.is_none());
+        assert!(
+            next_round(&call(), &sampling, 0, &Offer::default())
+                .await
+                .is_none()
+        );
     }
 }

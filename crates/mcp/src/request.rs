@@ -14,25 +14,29 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::relay::{Registered, Relays, Upcall};
+use crate::roots::Offer;
 
 /// Where a relayed request's progress and server requests go: the server's relays, and the
 /// caller's sink (`None`: the call is registered as in flight but takes no upcalls).
 pub(crate) type Relay<'a> = (&'a Arc<Relays>, Option<&'a mpsc::UnboundedSender<Upcall>>);
 
 /// Send `request` and wait for its result, driving multi-round-trip `input_required` rounds
-/// (see `mrtr`); each round may take up to `timeout`.
+/// (see `mrtr`; a round asking for roots is given `roots`); each round may take up to
+/// `timeout`.
 pub(crate) async fn send(
     peer: &Peer<RoleClient>,
+    roots: &Offer,
     request: ClientRequest,
     timeout: Duration,
 ) -> Result<ServerResult, ServiceError> {
-    send_relayed(peer, request, timeout, None).await
+    send_relayed(peer, roots, request, timeout, None).await
 }
 
 /// [`send`], with the request's progress and the server's requests made meanwhile going to
 /// `relay` when given.
 pub(crate) async fn send_relayed(
     peer: &Peer<RoleClient>,
+    roots: &Offer,
     mut request: ClientRequest,
     timeout: Duration,
     relay: Option<Relay<'_>>,
@@ -40,7 +44,7 @@ pub(crate) async fn send_relayed(
     let mut round = 0;
     loop {
         let result = send_once(peer, request.clone(), timeout, relay).await?;
-        match crate::mrtr::next_round(&request, &result, round).await {
+        match crate::mrtr::next_round(&request, &result, round, roots).await {
             Some(next) => request = next,
             None => return Ok(result),
         }

@@ -1,41 +1,18 @@
-//! `Root`: a folder this host offers servers as a root (`roots/list`), and the process-wide list
-//! every session answers with. Empty unless a host sets it: servers then keep the folders their
-//! own arguments name (the filesystem server replaces its allowed folders with any roots it is
+//! The roots this host offers servers (`roots/list`): the process-wide list every session
+//! answers with, unless its server's spec gives it roots of its own ([`Root`] itself is
+//! `switchboard_core`'s). Empty unless a host sets it: servers then keep the folders their own
+//! arguments name (the filesystem server replaces its allowed folders with any roots it is
 //! given, so offering the working folder unasked would take the others away).
 // Roots are deprecated by SEP-2577 in rmcp 3.x but answered on every revision that asks.
 #![allow(deprecated)]
 
-use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use rmcp::model::ListRootsResult;
 use tokio::sync::Notify;
 
-/// One root as servers see it: a `file://` URI and a name for people.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Root {
-    /// The folder's `file://` URI.
-    pub uri: String,
-    /// The folder's own name, if it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// The root for folder `path`, which must be absolute; `None` for a relative path.
-    pub fn folder(path: &Path) -> Option<Root> {
-        let uri = url::Url::from_file_path(path).ok()?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|n| !n.is_empty());
-        Some(Root {
-            uri: uri.to_string(),
-            name,
-        })
-    }
-}
+pub use switchboard_core::Root;
 
 /// How long after answering `roots/list` with some roots a server is taken to be still
 /// applying them: servers take roots in asynchronously (the filesystem server resolves each
@@ -46,9 +23,11 @@ pub(crate) const SETTLE: Duration = Duration::from_millis(150);
 /// ask again once told they changed.
 pub(crate) const ASK_AGAIN: Duration = Duration::from_secs(2);
 
-/// When a session's server last asked for roots, and when it was last given some.
+/// The roots one server is offered, and when it last asked for them and was last given some.
 #[derive(Default)]
-pub(crate) struct Answered {
+pub(crate) struct Offer {
+    /// The server's own roots (its spec's), in place of the process's list.
+    own: Option<Arc<Vec<Root>>>,
     times: Mutex<Times>,
     asked: Notify,
 }
@@ -59,7 +38,33 @@ struct Times {
     given: Option<Instant>,
 }
 
-impl Answered {
+impl Offer {
+    /// The offer to a server whose spec says `own` (`None`: the process's list).
+    pub(crate) fn new(own: Option<Vec<Root>>) -> Offer {
+        Offer {
+            own: own.map(Arc::new),
+            ..Offer::default()
+        }
+    }
+
+    /// Whether the server has roots of its own, which the process's list does not change.
+    pub(crate) fn is_own(&self) -> bool {
+        self.own.is_some()
+    }
+
+    /// The roots in force for this server.
+    pub(crate) fn roots(&self) -> Arc<Vec<Root>> {
+        match &self.own {
+            Some(own) => own.clone(),
+            None => roots(),
+        }
+    }
+
+    /// The answer to this server's `roots/list`.
+    pub(crate) fn listing(&self) -> ListRootsResult {
+        listing(&self.roots())
+    }
+
     fn times(&self) -> Times {
         *self.times.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -131,10 +136,10 @@ pub fn roots() -> Arc<Vec<Root>> {
     slot.clone().unwrap_or_default()
 }
 
-/// The answer to `roots/list`.
-pub(crate) fn listing() -> ListRootsResult {
+/// The answer to `roots/list` offering `roots`.
+fn listing(roots: &[Root]) -> ListRootsResult {
     ListRootsResult::new(
-        roots()
+        roots
             .iter()
             .map(|r| {
                 let root = rmcp::model::Root::new(r.uri.clone());
@@ -152,17 +157,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_folder_becomes_a_file_uri_with_its_name() {
-        let root = Root::folder(Path::new("/home/ana/my project")).unwrap();
-        assert_eq!(root.uri, "file:///home/ana/my%20project");
-        assert_eq!(root.name.as_deref(), Some("my project"));
-        assert_eq!(
-            Root::folder(Path::new("/")).unwrap(),
-            Root {
-                uri: "file:///".into(),
-                name: None
-            }
-        );
-        assert!(Root::folder(Path::new("relative/dir")).is_none());
+    fn a_server_with_roots_of_its_own_is_offered_those() {
+        let own = Root::folder(std::path::Path::new("/srv/own")).unwrap();
+        let offer = Offer::new(Some(vec![own.clone()]));
+        assert!(offer.is_own());
+        assert_eq!(*offer.roots(), vec![own]);
+        assert_eq!(offer.listing().roots[0].uri, "file:///srv/own");
+        let none = Offer::new(Some(Vec::new()));
+        assert!(none.is_own() && none.listing().roots.is_empty());
+        assert!(!Offer::new(None).is_own());
     }
 }

@@ -408,14 +408,14 @@ impl Sessions {
         let (mut result, _kept) = if as_task {
             request::send_keeping(&session.peer, request, timeout, relay).await
         } else {
-            request::send_relayed(&session.peer, request, timeout, relay)
+            request::send_relayed(&session.peer, &session.roots, request, timeout, relay)
                 .await
                 .map(|r| (r, None))
         }
         .map_err(|e| self.failed(session, server, tool, e))?;
         if as_task && let Some(created) = task::created(&result) {
             let left = timeout.saturating_sub(started.elapsed());
-            result = task::finish(&session.peer, created, left, relay, upcalls)
+            result = task::finish(&session.peer, &session.roots, created, left, relay, upcalls)
                 .await
                 .map_err(|e| match e {
                     // The call's whole time ran out, not only the wait for the result.
@@ -659,8 +659,8 @@ impl Sessions {
     }
 
     /// Offer `roots` from now on (see [`crate::configure_roots`]) and, when they differ from
-    /// the ones these sessions last offered, tell every open session
-    /// (`notifications/roots/list_changed`), so its server asks again. Returns whether they
+    /// the ones these sessions last offered, tell every open session whose server has no roots
+    /// of its own (`notifications/roots/list_changed`), so its server asks again. Returns whether they
     /// differed, once each server that asked for roots before has asked again and had a moment
     /// to take them in (up to 2 s for one that does not ask). A server that cannot be told asks
     /// at its next session.
@@ -675,8 +675,12 @@ impl Sessions {
         }
         let slots: Vec<Arc<Slot>> = self.inner.shared.slots().clone();
         let told = slots.into_iter().map(|slot| async move {
+            // A server with roots of its own keeps them.
+            if slot.roots_offer.is_own() {
+                return;
+            }
             let Ok(ready) = slot.ready() else { return };
-            let asks = slot.roots_answered.has_asked();
+            let asks = slot.roots_offer.has_asked();
             let sent = std::time::Instant::now();
             #[allow(deprecated)]
             if let Err(e) = ready.peer.notify_roots_list_changed().await {
@@ -685,11 +689,11 @@ impl Sessions {
             }
             if asks
                 && slot
-                    .roots_answered
+                    .roots_offer
                     .asked_since(sent, crate::roots::ASK_AGAIN)
                     .await
             {
-                slot.roots_answered.settled().await;
+                slot.roots_offer.settled().await;
             }
         });
         futures::future::join_all(told).await;
@@ -782,7 +786,7 @@ impl Sessions {
         server: &str,
         target: &str,
     ) -> Result<ServerResult, SessionError> {
-        match request::send(&session.peer, request, timeout).await {
+        match request::send(&session.peer, &session.roots, request, timeout).await {
             Ok(result) => Ok(result),
             Err(e) => Err(self.failed(session, server, target, e)),
         }

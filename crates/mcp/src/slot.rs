@@ -27,8 +27,8 @@ pub(crate) struct Slot {
     pub(crate) relays: Arc<Relays>,
     /// What the server's tool lists say of each tool's `execution`.
     pub(crate) executions: Arc<Executions>,
-    /// When the server was last given some roots.
-    pub(crate) roots_answered: Arc<crate::roots::Answered>,
+    /// The roots the server is offered, and when it last asked for them.
+    pub(crate) roots_offer: Arc<crate::roots::Offer>,
     /// The requests outstanding on a stdio session, and the stray ids the server answered
     /// under (see `ids`).
     pub(crate) ids: Arc<Ids>,
@@ -62,6 +62,8 @@ pub(crate) struct Ready {
     pub(crate) raw: Option<Arc<RawLink>>,
     /// Rung when a request finds the session closed.
     pub(crate) suspect: Arc<Notify>,
+    /// The roots the server is offered (for a request's input rounds).
+    pub(crate) roots: Arc<crate::roots::Offer>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -78,7 +80,7 @@ impl Slot {
             name: Arc::from(spec.name.as_str()),
             relays: Arc::new(Relays::default()),
             executions: Arc::default(),
-            roots_answered: Arc::default(),
+            roots_offer: Arc::new(crate::roots::Offer::new(spec.roots.clone())),
             ids: Arc::new(Ids::new(&spec.name)),
             spec,
             live: Mutex::new(Live {
@@ -195,6 +197,7 @@ impl Slot {
                 peer: peer.clone(),
                 raw: live.raw.clone(),
                 suspect: suspect.clone(),
+                roots: self.roots_offer.clone(),
             }),
             (ServerState::Ready, _, _) => Err(SessionError::NotReady {
                 server: self.spec.name.clone(),

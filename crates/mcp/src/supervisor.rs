@@ -90,7 +90,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
             slot.relays.clone(),
             shared.events.clone(),
             slot.executions.clone(),
-            slot.roots_answered.clone(),
+            slot.roots_offer.clone(),
         );
         let started = Instant::now();
         let outcome = tokio::select! {
@@ -139,7 +139,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
             Ok((service, raw, catalog, warnings)) => {
                 // A server given roots while it started is still taking them in: a call
                 // right away would find it with none (the filesystem server refuses it).
-                slot.roots_answered.settled().await;
+                slot.roots_offer.settled().await;
                 let connect_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 let suspect = Arc::new(Notify::new());
                 slot.set_ready(
@@ -227,13 +227,19 @@ async fn establish(
         catalog.info = convert::server_info(&info);
     }
     let mut warnings = Vec::new();
-    listing::refresh(service.peer(), &listing::ALL, &mut catalog, &mut warnings)
-        .await
-        .map_err(|e| SessionError::Listing {
-            server: slot.spec.name.clone(),
-            detail: listing::describe(&e),
-            stderr_tail: slot.tail.lines(),
-        })?;
+    listing::refresh(
+        service.peer(),
+        &slot.roots_offer,
+        &listing::ALL,
+        &mut catalog,
+        &mut warnings,
+    )
+    .await
+    .map_err(|e| SessionError::Listing {
+        server: slot.spec.name.clone(),
+        detail: listing::describe(&e),
+        stderr_tail: slot.tail.lines(),
+    })?;
     for w in &warnings {
         tracing::warn!(server = %slot.spec.name, warning = %w);
     }
@@ -303,13 +309,14 @@ async fn run(
         // The re-list works on a copy, so a failed one leaves the published catalog as it was.
         let relist = {
             let peer = peer.clone();
+            let roots = slot.roots_offer.clone();
             let mut next = catalog.clone();
             let limit = slot.spec.startup_timeout;
             async move {
                 let mut warnings = Vec::new();
                 let r = tokio::time::timeout(
                     limit,
-                    listing::refresh(&peer, &kinds, &mut next, &mut warnings),
+                    listing::refresh(&peer, &roots, &kinds, &mut next, &mut warnings),
                 )
                 .await;
                 (r, next, warnings, kinds)

@@ -12,6 +12,7 @@
 //! rmcp models the later tasks extension (resultType `"task"`), not this revision's shape, so
 //! the requests go out as custom requests and the task handle is read from wire JSON.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleClient;
@@ -23,6 +24,7 @@ use tokio::time::Instant;
 
 use crate::relay::Upcall;
 use crate::request::{self, Relay};
+use crate::roots::Offer;
 
 /// How long the server is asked to keep a task beyond the call's own timeout, so its result is
 /// still there when `tasks/result` asks for it at the last moment.
@@ -102,6 +104,7 @@ fn status_message(task: &Value) -> Option<String> {
 /// is dropped before the result is in.
 pub(crate) async fn finish(
     peer: &Peer<RoleClient>,
+    roots: &Arc<Offer>,
     task: Created,
     timeout: Duration,
     relay: Option<Relay<'_>>,
@@ -109,19 +112,25 @@ pub(crate) async fn finish(
 ) -> Result<ServerResult, ServiceError> {
     let mut guard = CancelTask {
         peer: peer.clone(),
+        roots: roots.clone(),
         id: Some(task.id.clone()),
     };
     let now = Instant::now();
     let deadline = now.checked_add(timeout).unwrap_or(now + POLL_MAX);
-    let waiting =
-        request::send_relayed(peer, task_request("tasks/result", &task.id), timeout, relay);
+    let waiting = request::send_relayed(
+        peer,
+        roots,
+        task_request("tasks/result", &task.id),
+        timeout,
+        relay,
+    );
     let result = match progress {
         None => waiting.await,
         Some(sink) => {
             tokio::pin!(waiting);
             tokio::select! {
                 r = &mut waiting => r,
-                () = watch(peer, &task, deadline, sink) => waiting.await,
+                () = watch(peer, roots, &task, deadline, sink) => waiting.await,
             }
         }
     };
@@ -135,6 +144,7 @@ pub(crate) async fn finish(
 /// on as progress. Polling errors end the watch quietly: `tasks/result` still brings the end.
 async fn watch(
     peer: &Peer<RoleClient>,
+    roots: &Offer,
     task: &Created,
     deadline: Instant,
     sink: &mpsc::UnboundedSender<Upcall>,
@@ -161,6 +171,7 @@ async fn watch(
         tokio::time::sleep(poll).await;
         let Ok(answer) = request::send(
             peer,
+            roots,
             task_request("tasks/get", &task.id),
             poll.max(POLL_DEFAULT),
         )
@@ -184,6 +195,7 @@ async fn watch(
 /// or was abandoned while the task still ran.
 struct CancelTask {
     peer: Peer<RoleClient>,
+    roots: Arc<Offer>,
     id: Option<String>,
 }
 
@@ -192,9 +204,9 @@ impl Drop for CancelTask {
         let Some(id) = self.id.take() else {
             return;
         };
-        let peer = self.peer.clone();
+        let (peer, roots) = (self.peer.clone(), self.roots.clone());
         request::in_background(async move {
-            let _ = request::send(&peer, task_request("tasks/cancel", &id), POLL_MAX).await;
+            let _ = request::send(&peer, &roots, task_request("tasks/cancel", &id), POLL_MAX).await;
         });
     }
 }

@@ -82,6 +82,9 @@ pub struct Own {
     /// `oauth.grant = "client_credentials"`: the client buys its token with its own
     /// credentials, no person logs in.
     pub client_credentials: bool,
+    /// `roots`: the folders offered to this server as roots, in place of the ones every server
+    /// is offered (absolute paths, as written).
+    pub roots: Vec<String>,
 }
 
 impl Own {
@@ -98,6 +101,7 @@ impl Own {
             ("oauth.client_secret", self.client_secret.is_some()),
             ("oauth.redirect_port", self.redirect_port.is_some()),
             ("oauth.grant", self.client_credentials),
+            ("roots", !self.roots.is_empty()),
         ] {
             if given {
                 out.push(name);
@@ -516,6 +520,12 @@ fn native_own(entry: &mut toml_edit::Table, own: &Own) {
         entry.insert("tools", toml_edit::value(lists));
     }
     deny_too(entry, &own.deny);
+    if !own.roots.is_empty() {
+        entry.insert(
+            "roots",
+            toml_edit::value(own.roots.iter().collect::<toml_edit::Array>()),
+        );
+    }
     if own.client_id.is_some()
         || own.client_secret.is_some()
         || own.redirect_port.is_some()
@@ -1242,7 +1252,10 @@ mod tests {
     #[test]
     fn switchboards_own_settings_go_into_its_file_and_only_oauth_into_mcp_json() {
         let mut server = http("gh");
+        let dir = tempfile::tempdir().unwrap();
+        let folder = std::fs::canonicalize(dir.path()).unwrap();
         server.own = Own {
+            roots: vec![folder.to_string_lossy().into_owned()],
             allow: vec!["get_*".into(), "search".into()],
             deny: vec!["get_secret".into()],
             approve: Some("writes".into()),
@@ -1275,6 +1288,10 @@ mod tests {
         assert_eq!(oauth.client_id.as_deref(), Some("Iv1.abc"));
         assert_eq!(oauth.client_secret.as_ref().map(|s| s.expose()), Some("x"));
         assert_eq!(oauth.redirect_port, Some(8765));
+        assert_eq!(
+            gh.spec.roots,
+            Some(vec![switchboard_core::Root::folder(&folder).unwrap()])
+        );
 
         // A `.mcp.json` refuses what Claude Code would not read, naming each.
         let e = add_server(Path::new(".mcp.json"), None, &server).unwrap_err();
@@ -1286,6 +1303,7 @@ mod tests {
             "call_timeout",
             "alias",
             "oauth.client_secret",
+            "roots",
             "keychain",
         ] {
             assert!(said.contains(name), "{name}: {said}");

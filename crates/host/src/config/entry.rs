@@ -364,6 +364,10 @@ pub struct RawServer {
     /// string replaces them.
     #[serde(default)]
     pub instructions: Option<RawInstructions>,
+    /// The folders offered to this server as roots, in place of `[settings] roots` (an empty
+    /// list offers none).
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 /// `instructions`: on or off, or the text to use.
@@ -437,6 +441,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "disabled",
     "oauth",
     "instructions",
+    "roots",
 ];
 
 /// The warning for an OAuth `client_secret` or `private_key` written into the config file itself
@@ -753,6 +758,16 @@ pub fn validate(
         None => None,
         Some(o) => Some(oauth(&transport, o, &ex, ctx.base)?),
     };
+    let roots = raw.roots.map(|written| {
+        let (folders, problems) = super::folder::written(ctx, written);
+        ctx.notes
+            .borrow_mut()
+            .extend(problems.into_iter().map(|p| format!("roots: {p}")));
+        folders
+            .iter()
+            .filter_map(|f| switchboard_core::Root::folder(f))
+            .collect()
+    });
     Ok(Some(ServerConfig {
         oauth,
         spec: ServerSpec {
@@ -760,6 +775,7 @@ pub fn validate(
             transport,
             startup_timeout,
             call_timeout,
+            roots,
         },
         alias: raw.alias,
         allow: tools.allow,

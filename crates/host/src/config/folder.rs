@@ -1,8 +1,10 @@
-//! A folder as a user writes one (`[settings] roots`, `--root`, chat's `/roots add`): `~` is the
+//! A folder as a user writes one (`[settings] roots`, a server's `roots`, `--root`, chat's `/roots add`): `~` is the
 //! home folder, a relative path starts from a base, and the answer is the folder's real path or
 //! why there is none.
 
 use std::path::{Path, PathBuf};
+
+use super::entry::Context;
 
 /// The real path of the folder `written`: `~` and `~/...` from `home`, a relative path from
 /// `base`, symbolic links resolved. An error says why it is no folder (missing, a file, no home
@@ -19,6 +21,35 @@ pub fn real_folder(written: &Path, base: &Path, home: Option<&Path>) -> Result<P
         return Err(format!("{} is not a folder", path.display()));
     }
     Ok(real)
+}
+
+/// Folders as a config file lists them (`[settings] roots`, a server's `roots`): `${VAR}`
+/// expanded, `~/` from the home folder, relative ones from the config's folder, each resolved
+/// to its real path, duplicates dropped; one that is not a folder is left out with why (a root
+/// a server cannot open is worse than none: the filesystem server would drop the folders its
+/// arguments name for it).
+pub(crate) fn written(ctx: &Context<'_>, written: Vec<String>) -> (Vec<PathBuf>, Vec<String>) {
+    let mut roots = Vec::new();
+    let mut problems = Vec::new();
+    for text in written {
+        let expanded = match super::expand::expand(&text, ctx.env) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{text:?} left out: {e}"));
+                continue;
+            }
+        };
+        let home = ctx.home();
+        match real_folder(expanded.as_ref(), ctx.base, home.as_deref()) {
+            Ok(real) => {
+                if !roots.contains(&real) {
+                    roots.push(real);
+                }
+            }
+            Err(e) => problems.push(format!("{text:?} left out: {e}")),
+        }
+    }
+    (roots, problems)
 }
 
 #[cfg(test)]

@@ -191,7 +191,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                         .map(|p| format!("{}: [settings] {p}", ctx.path.display())),
                 );
                 default_approve = s.approve;
-                let (roots, problems) = folders(ctx, s.roots.unwrap_or_default());
+                let (roots, problems) = super::folder::written(ctx, s.roots.unwrap_or_default());
                 settings.roots = roots;
                 warnings.extend(
                     problems
@@ -235,32 +235,4 @@ fn syntax(ctx: &Context<'_>, text: &str, e: &toml::de::Error) -> HostError {
         column,
         message: e.message().trim().to_string(),
     }
-}
-
-/// `[settings] roots` as folders: `${VAR}` expanded, `~/` from the home folder, relative ones
-/// from the config's folder, each resolved to its real path; one that is not a folder is left
-/// out with why (a root a server cannot open is worse than none: the filesystem server would
-/// drop the folders its arguments name for it).
-fn folders(ctx: &Context<'_>, written: Vec<String>) -> (Vec<std::path::PathBuf>, Vec<String>) {
-    let mut roots = Vec::new();
-    let mut problems = Vec::new();
-    for text in written {
-        let expanded = match super::expand::expand(&text, ctx.env) {
-            Ok(e) => e,
-            Err(e) => {
-                problems.push(format!("{text:?} left out: {e}"));
-                continue;
-            }
-        };
-        let home = ctx.home();
-        match super::folder::real_folder(expanded.as_ref(), ctx.base, home.as_deref()) {
-            Ok(real) => {
-                if !roots.contains(&real) {
-                    roots.push(real);
-                }
-            }
-            Err(e) => problems.push(format!("{text:?} left out: {e}")),
-        }
-    }
-    (roots, problems)
 }

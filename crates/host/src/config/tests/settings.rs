@@ -484,3 +484,51 @@ roots = [".", "~/code", "${SUB}", "./sub/..", "file.txt", "missing", "${NOPE}"]
     let c = Config::parse(&path, "[settings]\n", &env).unwrap();
     assert!(c.roots().is_empty());
 }
+
+/// A server's own `roots`: resolved as `[settings] roots` are (from the config's folder), in
+/// place of those for that server only; `roots = []` offers it none; one that is not a folder
+/// is left out with a warning naming the server, and the server still runs.
+#[test]
+fn a_servers_own_roots_replace_the_settings_ones_for_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("project/docs")).unwrap();
+    std::fs::create_dir_all(d.join("project/code")).unwrap();
+    let path = d.join("project/switchboard.toml");
+    let text = r#"
+[settings]
+roots = ["docs"]
+
+[servers.fs]
+command = "fs"
+roots = ["code", "./code", "missing"]
+
+[servers.none]
+command = "none"
+roots = []
+
+[servers.plain]
+command = "plain"
+"#;
+    let c = Config::parse(&path, text, &|_| None).unwrap();
+    let real = |p: &str| std::fs::canonicalize(d.join(p)).unwrap();
+    let root = |p: &str| switchboard_mcp::Root::folder(&real(p)).unwrap();
+    assert_eq!(c.roots(), [root("project/docs")]);
+    let spec = |name: &str| {
+        c.servers
+            .iter()
+            .find(|s| s.name() == name)
+            .unwrap()
+            .spec
+            .clone()
+    };
+    assert_eq!(spec("fs").roots, Some(vec![root("project/code")]));
+    assert_eq!(spec("none").roots, Some(Vec::new()));
+    assert_eq!(spec("plain").roots, None);
+    let said = c.warnings.join("\n");
+    assert!(
+        said.contains("server \"fs\": roots: \"missing\" left out"),
+        "{said}"
+    );
+    assert!(c.disabled.is_empty(), "{:?}", c.disabled);
+}
