@@ -2,7 +2,7 @@
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
 //! form during a call is asked field by field (`form.rs`), and its sampling request is shown
 //! and answered by the session's model only with a yes. Slash commands:
-//! /tools, /servers, /cost, /prompt NAME [key=value ...], /attach URI, /roots [add|remove DIR],
+//! /tools, /servers, /reconnect [NAME...], /cost, /prompt NAME [key=value ...], /attach URI, /roots [add|remove DIR],
 //! /clear, /quit.
 
 use std::io::Write as _;
@@ -147,7 +147,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /cost /prompt NAME /attach URI /roots /clear /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /reconnect /cost /prompt NAME /attach URI /roots /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {
@@ -293,8 +293,15 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
             Command::Done
         }
         "servers" => {
-            for s in agent.sessions().statuses() {
+            let statuses = agent.sessions().statuses();
+            for s in &statuses {
                 println!("{:20} {}", s.name, s.state.describe());
+            }
+            if statuses
+                .iter()
+                .any(|s| s.state != switchboard_mcp::ServerState::Ready)
+            {
+                eprintln!("(/reconnect starts the servers that are not ready again)");
             }
             Command::Done
         }
@@ -318,6 +325,13 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
                 Command::Done
             }
         },
+        "reconnect" => {
+            match reconnect(agent, rest).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
         "roots" => {
             match roots(agent, rest).await {
                 Ok(said) => eprintln!("{said}"),
@@ -337,11 +351,56 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /cost /prompt /attach /roots /clear /quit"
+                "unknown command /{other}; try /tools /servers /reconnect /cost /prompt /attach /roots /clear /quit"
             );
             Command::Done
         }
     }
+}
+
+/// `/reconnect NAME...`: each server's session closed and started again from its entry (after
+/// `switchboard auth login NAME` in another terminal, an install, or a server that is stuck);
+/// `/reconnect` alone: every server that is not ready. Returns once each is back or has failed,
+/// saying which; the model sees the tools they list from its next request.
+async fn reconnect(agent: &Agent, rest: &str) -> anyhow::Result<String> {
+    let sessions = agent.sessions();
+    let statuses = sessions.statuses();
+    let names: Vec<String> = if rest.is_empty() {
+        statuses
+            .iter()
+            .filter(|s| s.state != switchboard_mcp::ServerState::Ready)
+            .map(|s| s.name.clone())
+            .collect()
+    } else {
+        rest.split_whitespace().map(str::to_string).collect()
+    };
+    if names.is_empty() {
+        return Ok("every server is ready (/reconnect NAME starts one again anyway)".into());
+    }
+    for name in &names {
+        if !statuses.iter().any(|s| &s.name == name) {
+            let hint =
+                switchboard_host::config::closest(name, statuses.iter().map(|s| s.name.as_str()))
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+            anyhow::bail!("no server is named {name:?}{hint}");
+        }
+    }
+    let pb = crate::output::spinner(format!("reconnecting {}", names.join(", ")));
+    let restarted = futures::future::join_all(names.iter().map(|n| sessions.restart(n))).await;
+    pb.finish_and_clear();
+    let lines: Vec<String> = names
+        .iter()
+        .zip(restarted)
+        .map(|(name, r)| match r {
+            Ok(s) if s.state == switchboard_mcp::ServerState::Ready => {
+                format!("{name}: ready, {} tool(s)", s.tools)
+            }
+            Ok(s) => format!("{name}: {}", s.state.describe()),
+            Err(e) => format!("{name}: {e}"),
+        })
+        .collect();
+    Ok(lines.join("\n"))
 }
 
 /// `/roots` (the folders offered to the servers), `/roots add DIR`, `/roots remove DIR`: the

@@ -2297,3 +2297,54 @@ async fn the_configs_model_settings_are_the_defaults() {
     assert_eq!(v["provider"], "anthropic");
     assert_ne!(v["request"]["model"], "qwen3", "{v}");
 }
+
+/// `/reconnect`: a server that failed as chat started (its first run exits, as one missing a
+/// login or an install would) comes back without leaving chat, and the model calls its tool at
+/// the next request; a misspelt name gets the nearest; with every server ready it says so.
+#[tokio::test]
+async fn chat_reconnects_a_server_that_failed_and_the_model_then_uses_it() {
+    let d = Dialect::OpenAiChat;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "echo",
+            json!({"message": "back again"}),
+        )]),
+        Turn::Text("It echoed.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran-once");
+    // Fails the first time (saying why on stderr), runs the everything server after.
+    let run_once = r#"if [ -f "$3" ]; then exec "$1" "$2" stdio; fi; touch "$3"; echo "not set up yet" >&2; exit 3"#;
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.flaky]\ncommand = \"sh\"\nargs = [\"-c\", {}, \"sh\", {}, {}, {}]\n",
+            serde_json::to_string(run_once).unwrap(),
+            serde_json::to_string(&node()).unwrap(),
+            serde_json::to_string(&peer("everything")).unwrap(),
+            serde_json::to_string(&marker).unwrap(),
+        ),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let input = b"/servers\n/reconnect flakey\n/reconnect\nsay it back\n/reconnect\n/quit\n";
+    let (out, stderr) = chat_everything(&dir, &base, input).await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("not set up yet"), "{stderr}");
+    assert!(
+        stderr.contains("no server is named \"flakey\"; did you mean \"flaky\"?"),
+        "{stderr}"
+    );
+    let back = stderr
+        .lines()
+        .find_map(|l| l.split_once("flaky: ready, ").map(|(_, n)| n))
+        .unwrap_or_else(|| panic!("not reconnected: {stderr}"));
+    assert!(!back.starts_with("0 "), "{back}");
+    assert!(stderr.contains("every server is ready"), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    let echoed = results(d, &reqs[1].body).pop().unwrap().1;
+    assert!(echoed.contains("back again"), "{echoed}");
+}

@@ -328,6 +328,42 @@ impl Sessions {
         outcome
     }
 
+    /// Close `server`'s session and start it again from its spec: a server that failed (a
+    /// login, an install or a fix made since), or one that is stuck. Its tools stay listed
+    /// meanwhile, as in a restart after a crash; calls to it fail with `NotReady` until it is
+    /// back. Returns once the new session is ready or has failed (its status says which), or
+    /// at once with `UnknownServer` for a name not configured.
+    pub async fn restart(&self, server: &str) -> Result<ServerStatus, SessionError> {
+        let shared = &self.inner.shared;
+        let (fresh, old) = {
+            let mut slots = shared.slots.write().unwrap_or_else(|e| e.into_inner());
+            let Some(i) = slots.iter().position(|s| s.spec.name == server) else {
+                return Err(SessionError::UnknownServer {
+                    server: server.to_string(),
+                });
+            };
+            let old = slots[i].clone();
+            let fresh = Arc::new(Slot::new(old.spec.clone(), shared.shutdown.child_token()));
+            slots[i] = fresh.clone();
+            (fresh, old)
+        };
+        old.stop.cancel();
+        let (tx, first) = oneshot::channel();
+        {
+            let mut tasks = lock(&self.inner.tasks);
+            tasks.retain(|t| !t.is_finished());
+            tasks.push(tokio::spawn(supervisor::supervise(
+                shared.clone(),
+                fresh.clone(),
+                tx,
+            )));
+        }
+        // An error means the supervisor ended early, which is an outcome too.
+        let _ = first.await;
+        let catalog = lock(&shared.catalog);
+        Ok(fresh.status(catalog.servers.get(server)))
+    }
+
     /// A snapshot of the catalog: every server that has been listed and not given up on.
     /// A server that is restarting keeps its last listing, so a brief crash does not make its
     /// tools vanish from the model's view; calls to it fail with `NotReady` meanwhile.

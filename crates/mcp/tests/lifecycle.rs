@@ -1014,3 +1014,42 @@ async fn a_legacy_sse_server_that_misbehaves_gets_prompt_errors_and_keeps_workin
     assert_eq!(r.content.len(), 1, "{r:?}");
     sessions.shutdown().await;
 }
+
+/// `restart`: a ready server's session is closed and started again on request (a new
+/// process; the old one ends), its tools stay listed meanwhile, calls work once it is back,
+/// and the server beside it keeps its session; a name not configured is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_is_started_again_on_request() {
+    let sessions = Sessions::start(vec![everything("again"), everything("beside")]).await;
+    assert_ready(&sessions, "again");
+    let (before, beside) = (
+        sessions.child_pid("again").unwrap(),
+        sessions.child_pid("beside").unwrap(),
+    );
+    let generation = sessions.generation();
+    let status = sessions.restart("again").await.unwrap();
+    assert_eq!(status.state, ServerState::Ready, "{status:?}");
+    assert!(status.tools > 0, "{status:?}");
+    let after = sessions.child_pid("again").unwrap();
+    assert_ne!(before, after);
+    assert_eq!(sessions.child_pid("beside"), Some(beside));
+    assert!(sessions.catalog().servers.contains_key("again"));
+    // The same tools listed again: the catalog did not change.
+    assert_eq!(sessions.generation(), generation);
+    eventually(
+        Duration::from_secs(10),
+        "the old process to end",
+        || async { (!alive(before)).then_some(()) },
+    )
+    .await;
+    let echoed = sessions
+        .call_tool("again", "echo", args(json!({"message": "after"})))
+        .await
+        .unwrap();
+    assert!(echoed.joined_text().contains("after"), "{echoed:?}");
+    assert!(matches!(
+        sessions.restart("nobody").await,
+        Err(SessionError::UnknownServer { .. })
+    ));
+    sessions.shutdown().await;
+}
