@@ -2,7 +2,7 @@
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
 //! form during a call is asked field by field (`form.rs`), and its sampling request is shown
 //! and answered by the session's model only with a yes. Slash commands:
-//! /tools, /servers, /reconnect [NAME...], /cost, /prompt NAME [key=value ...], /attach URI, /roots [add|remove DIR],
+//! /tools, /servers, /reload, /reconnect [NAME...], /cost, /prompt NAME [key=value ...], /attach URI, /roots [add|remove DIR],
 //! /clear, /quit.
 
 use std::io::Write as _;
@@ -147,7 +147,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /reconnect /cost /prompt NAME /attach URI /roots /clear /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /reload /reconnect /cost /prompt NAME /attach URI /roots /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {
@@ -174,7 +174,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let message = if let Some(cmd) = line.strip_prefix('/') {
-            match command(&mut agent, cmd, &mut attached).await {
+            match command(global, &mut agent, cmd, &mut attached).await {
                 Command::Quit => break,
                 Command::Done => continue,
                 Command::Cleared => {
@@ -281,7 +281,12 @@ enum Command {
     Send(String),
 }
 
-async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Command {
+async fn command(
+    global: &Global,
+    agent: &mut Agent,
+    cmd: &str,
+    attached: &mut Vec<Part>,
+) -> Command {
     let (name, rest) = cmd.split_once(' ').unwrap_or((cmd, ""));
     let rest = rest.trim();
     match name {
@@ -325,6 +330,13 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
                 Command::Done
             }
         },
+        "reload" => {
+            match reload(global, agent).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e:#} (nothing changed)"),
+            }
+            Command::Done
+        }
         "reconnect" => {
             match reconnect(agent, rest).await {
                 Ok(said) => eprintln!("{said}"),
@@ -351,11 +363,74 @@ async fn command(agent: &mut Agent, cmd: &str, attached: &mut Vec<Part>) -> Comm
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /reconnect /cost /prompt /attach /roots /clear /quit"
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /clear /quit"
             );
             Command::Done
         }
     }
+}
+
+/// `/reload`: the config read again (the same file, profile and flags as at the start) and its
+/// servers served from now on: a new entry starts, a removed or disabled one stops, a changed
+/// or failed one starts again, the rest keep running; tool lists, names, approvals and roots
+/// follow, the model and the conversation stay. Returns once the servers started are ready or
+/// have failed, saying which.
+async fn reload(global: &Global, agent: &mut Agent) -> anyhow::Result<String> {
+    let config = crate::source::load_config(global)?;
+    let outcome = agent.reconfigure(&config).await;
+    let starting: Vec<&String> = outcome.started.iter().chain(&outcome.restarted).collect();
+    if !starting.is_empty() {
+        let names: Vec<&str> = starting.iter().map(|n| n.as_str()).collect();
+        let pb = crate::output::spinner(format!("starting {}", names.join(", ")));
+        let limit = config
+            .servers
+            .iter()
+            .filter(|s| names.contains(&s.name()))
+            .map(|s| s.spec.startup_timeout)
+            .max()
+            .unwrap_or_default();
+        let deadline = tokio::time::Instant::now() + limit + std::time::Duration::from_secs(1);
+        while tokio::time::Instant::now() < deadline
+            && agent.sessions().statuses().iter().any(|s| {
+                names.contains(&s.name.as_str())
+                    && s.state == switchboard_mcp::ServerState::Connecting
+            })
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        pb.finish_and_clear();
+    }
+    let statuses = agent.sessions().statuses();
+    let state = |name: &str| match statuses.iter().find(|s| s.name == name) {
+        Some(s) if s.state == switchboard_mcp::ServerState::Ready => {
+            format!("ready, {} tool(s)", s.tools)
+        }
+        Some(s) => s.state.describe(),
+        None => "not found".to_string(),
+    };
+    let mut lines = Vec::new();
+    for name in &outcome.started {
+        lines.push(format!("started {name}: {}", state(name)));
+    }
+    for name in &outcome.restarted {
+        lines.push(format!(
+            "started {name} again (its entry changed, or it had failed): {}",
+            state(name)
+        ));
+    }
+    for name in &outcome.stopped {
+        match config.disabled.iter().find(|d| &d.name == name) {
+            Some(d) => lines.push(format!("stopped {name}: {}", d.reason)),
+            None => lines.push(format!("stopped {name}: no longer in the config")),
+        }
+    }
+    let kept = outcome.kept.len();
+    lines.push(if outcome.changed() {
+        format!("{kept} server(s) kept running; the model sees the tools as they are now at its next request")
+    } else {
+        format!("no server changed ({kept} kept running); settings such as tool lists and approvals are the config's now")
+    });
+    Ok(lines.join("\n"))
 }
 
 /// `/reconnect NAME...`: each server's session closed and started again from its entry (after

@@ -185,8 +185,9 @@ enum Command {
     /// shown, never opened). A server that asks the model something meanwhile (MCP sampling)
     /// is shown, and the model answers it with your yes, its answer going back once you
     /// confirm it. A long call's progress shows as the server reports it. Commands: /tools,
-    /// /servers, /reconnect [NAME...] (starts a server again, after a login or a fix; alone:
-    /// every server that is not ready), /cost, /prompt NAME [key=value ...] (runs an MCP prompt), /attach URI (adds
+    /// /servers, /reload (reads the config again: added servers start, removed or disabled ones
+    /// stop, changed settings apply; the model and the conversation stay), /reconnect [NAME...]
+    /// (starts a server again, after a login or a fix; alone: every server that is not ready), /cost, /prompt NAME [key=value ...] (runs an MCP prompt), /attach URI (adds
     /// a resource to your next message), /roots [add|remove DIR] (the folders offered to the
     /// servers; a change is sent to them at once), /clear (starts the conversation over), /quit.
     #[command(after_help = "Examples:

@@ -2348,3 +2348,101 @@ async fn chat_reconnects_a_server_that_failed_and_the_model_then_uses_it() {
     let echoed = results(d, &reqs[1].body).pop().unwrap().1;
     assert!(echoed.contains("back again"), "{echoed}");
 }
+
+/// The next line of `lines` that contains `what`, read for at most 60 s.
+async fn next_with<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
+    what: &str,
+) -> String {
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains(what) {
+                return line;
+            }
+        }
+        panic!("the stream ended without a line with {what:?}")
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no line with {what:?} within 60 s"))
+}
+
+/// `/reload` in chat: the config read again mid-conversation; an entry added starts, a
+/// setting changed (a deny list) applies to the next request without restarting its server,
+/// an entry disabled stops, and the model's tools array follows each time.
+#[tokio::test]
+async fn chat_reload_applies_the_configs_changes_mid_conversation() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let d = Dialect::OpenAiChat;
+    let script = vec![Turn::Text("first".into()), Turn::Text("second".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("switchboard.toml");
+    let exe = env!("CARGO_BIN_EXE_switchboard");
+    let entry = |name: &str, extra: &str| {
+        format!(
+            "[servers.{name}]\ncommand = {exe:?}\nargs = [\"demo-server\", \"{name}\"]\n{extra}\n"
+        )
+    };
+    std::fs::write(&config, entry("tickets", "")).unwrap();
+    let mut child = spawn_chat(
+        dir.path(),
+        &[
+            "--no-stream",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &double.base_url(),
+        ],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    next_with(&mut err, "switchboard chat:").await;
+    stdin.write_all(b"/reload\n").await.unwrap();
+    next_with(&mut err, "no server changed (1 kept running)").await;
+
+    let both = format!(
+        "{}\n{}",
+        entry("tickets", "tools = { deny = [\"close_ticket\"] }"),
+        entry("docs", "")
+    );
+    std::fs::write(&config, &both).unwrap();
+    stdin.write_all(b"/reload\n").await.unwrap();
+    let started = next_with(&mut err, "started docs: ").await;
+    assert!(started.contains("ready, "), "{started}");
+    next_with(&mut err, "1 server(s) kept running").await;
+    stdin.write_all(b"hello\n").await.unwrap();
+    next_with(&mut out, "first").await;
+
+    std::fs::write(
+        &config,
+        both.replace("[servers.docs]\n", "[servers.docs]\ndisabled = true\n"),
+    )
+    .unwrap();
+    stdin.write_all(b"/reload\n").await.unwrap();
+    let stopped = next_with(&mut err, "stopped docs: ").await;
+    assert!(stopped.contains("disabled"), "{stopped}");
+    stdin.write_all(b"again\n/quit\n").await.unwrap();
+    next_with(&mut out, "second").await;
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("chat ended")
+        .unwrap();
+    assert!(status.success());
+    double.assert_valid();
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2);
+    let (first, second) = (tool_names(&reqs[0].body), tool_names(&reqs[1].body));
+    assert!(first.iter().any(|n| n.starts_with("docs")), "{first:?}");
+    assert!(first.iter().any(|n| n.contains("search")), "{first:?}");
+    assert!(
+        !first.iter().any(|n| n.contains("close_ticket")),
+        "{first:?}"
+    );
+    assert!(!second.iter().any(|n| n.starts_with("docs")), "{second:?}");
+    assert!(
+        second.iter().any(|n| n.starts_with("tickets")),
+        "{second:?}"
+    );
+}

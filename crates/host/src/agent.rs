@@ -154,8 +154,9 @@ pub struct Answer {
 
 /// One build of the tools array.
 struct ToolsArray {
-    /// (catalog generation, tools loaded by search, pin store version) it was built for.
-    key: (u64, usize, i64),
+    /// (catalog generation, tools loaded by search, pin store version, reconfigurations) it
+    /// was built for.
+    key: (u64, usize, i64, u64),
     /// The tools, names and system prompt.
     translation: Translation,
     /// Its rent in tokens per request, and how that was counted.
@@ -179,6 +180,8 @@ pub struct Agent {
     pins: PinGate,
     /// The catalog without withheld tools, for (catalog generation, pin store version).
     pinned: Option<((u64, i64), Catalog, Withheld)>,
+    /// How many times [`Agent::reconfigure`] changed the servers' settings.
+    reconfigured: u64,
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// Every model request so far.
@@ -262,6 +265,7 @@ impl Agent {
             transcript: None,
             pins: PinGate::default(),
             pinned: None,
+            reconfigured: 0,
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
@@ -301,6 +305,34 @@ impl Agent {
         let catalog = crate::config::with_descriptions(catalog, &self.servers);
         self.pinned = Some((key, catalog.clone(), withheld.clone()));
         (catalog, withheld)
+    }
+
+    /// Serve `config`'s servers from now on (chat's `/reload`): each server's settings (tool
+    /// lists, aliases, names, approvals, descriptions, instructions), the roots offered and
+    /// the servers' OAuth clients are the config's, and the sessions are reconfigured as
+    /// [`Sessions::reconfigure`] says (a new server starts, a removed one stops, a changed or
+    /// failed one starts again, the rest keep running). The model, the system prompt and the
+    /// conversation stay. The tools array follows at the next request; returns what the
+    /// sessions did, at once (new servers come up meanwhile).
+    pub async fn reconfigure(&mut self, config: &Config) -> switchboard_mcp::Reconfigured {
+        let model = self.client.model.clone();
+        let fresh = translate_options(config, self.translate_opts.dialect, &model);
+        let t = &mut self.translate_opts;
+        t.aliases = fresh.aliases;
+        t.filters = fresh.filters;
+        t.servers = fresh.servers;
+        t.server_instructions = fresh.server_instructions;
+        t.chosen_names = fresh.chosen_names;
+        self.servers = config.servers.clone();
+        switchboard_mcp::configure_server_oauth(config.server_oauth());
+        // The roots first: servers that start now get the new ones at their handshake.
+        self.sessions.set_roots(config.roots()).await;
+        let outcome = self
+            .sessions
+            .reconfigure(config.servers.iter().map(|s| s.spec.clone()).collect());
+        self.reconfigured += 1;
+        self.pinned = None;
+        outcome
     }
 
     /// The rent of the tools array as last sent: tokens per request and how they were counted.
@@ -604,7 +636,7 @@ impl Agent {
             .search
             .as_ref()
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
-        let key = (generation, loaded, self.pins.version());
+        let key = (generation, loaded, self.pins.version(), self.reconfigured);
         if let Some(a) = &self.tools
             && a.key == key
         {
