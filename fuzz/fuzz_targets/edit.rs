@@ -78,6 +78,11 @@ fuzz_target!(|data: &[u8]| {
                 client_secret: Some("${S}".into()),
                 redirect_port: Some(8765),
                 client_credentials: first & 0x04 != 0,
+                // One folder that is there and one that is not (left out with a warning).
+                roots: vec![
+                    std::env::temp_dir().to_string_lossy().into_owned(),
+                    "/no such/\"folder\"".into(),
+                ],
             }
         } else {
             Own {
