@@ -20,6 +20,7 @@ mod run;
 mod search_cmd;
 mod serve;
 mod servers;
+mod slash;
 mod source;
 mod system_prompt;
 

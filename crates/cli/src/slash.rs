@@ -1,0 +1,407 @@
+//! chat's slash commands: /tools, /servers, /reload, /reconnect [NAME...], /cost, /prompt
+//! [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
+
+use serde_json::{Map, Value};
+use switchboard_host::agent::Agent;
+use switchboard_providers::Part;
+
+use crate::Global;
+
+/// What the chat loop does after a slash command.
+pub(crate) enum Command {
+    Quit,
+    Done,
+    /// The conversation was started over.
+    Cleared,
+    Send(String),
+}
+
+pub(crate) async fn command(
+    global: &Global,
+    agent: &mut Agent,
+    cmd: &str,
+    attached: &mut Vec<Part>,
+) -> Command {
+    let (name, rest) = cmd.split_once(' ').unwrap_or((cmd, ""));
+    let rest = rest.trim();
+    match name {
+        "quit" | "exit" | "q" => Command::Quit,
+        "tools" => {
+            for n in &agent.translation().names {
+                println!("{:40} {}/{}", n.public, n.server, n.tool);
+            }
+            Command::Done
+        }
+        "servers" => {
+            let statuses = agent.sessions().statuses();
+            for s in &statuses {
+                println!("{:20} {}", s.name, s.state.describe());
+            }
+            if statuses
+                .iter()
+                .any(|s| s.state != switchboard_mcp::ServerState::Ready)
+            {
+                eprintln!("(/reconnect starts the servers that are not ready again)");
+            }
+            Command::Done
+        }
+        "cost" => {
+            println!("{}", cost(agent));
+            Command::Done
+        }
+        "clear" => {
+            let n = agent.messages.len();
+            agent.messages.clear();
+            attached.clear();
+            eprintln!(
+                "(the conversation starts over: {n} messages left out; tools, servers and usage so far stay)"
+            );
+            Command::Cleared
+        }
+        "prompt" => match prompt(agent, rest).await {
+            Ok(text) => Command::Send(text),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Command::Done
+            }
+        },
+        "reload" => {
+            match reload(global, agent).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e:#} (nothing changed)"),
+            }
+            Command::Done
+        }
+        "reconnect" => {
+            match reconnect(agent, rest).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
+        "roots" => {
+            match roots(agent, rest).await {
+                Ok(said) => eprintln!("{said}"),
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
+        "attach" => {
+            match attach(agent, rest).await {
+                Ok(part) => {
+                    attached.push(part);
+                    eprintln!("attached {rest}; it goes with your next message");
+                }
+                Err(e) => eprintln!("error: {e}"),
+            }
+            Command::Done
+        }
+        other => {
+            eprintln!(
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /clear /quit"
+            );
+            Command::Done
+        }
+    }
+}
+
+/// `/reload`: the config read again (the same file, profile and flags as at the start) and its
+/// servers served from now on: a new entry starts, a removed or disabled one stops, a changed
+/// or failed one starts again, the rest keep running; tool lists, names, approvals and roots
+/// follow, the model and the conversation stay. Returns once the servers started are ready or
+/// have failed, saying which.
+async fn reload(global: &Global, agent: &mut Agent) -> anyhow::Result<String> {
+    let config = crate::source::load_config(global)?;
+    let outcome = agent.reconfigure(&config).await;
+    let starting: Vec<&String> = outcome.started.iter().chain(&outcome.restarted).collect();
+    if !starting.is_empty() {
+        let names: Vec<&str> = starting.iter().map(|n| n.as_str()).collect();
+        let pb = crate::output::spinner(format!("starting {}", names.join(", ")));
+        let limit = config
+            .servers
+            .iter()
+            .filter(|s| names.contains(&s.name()))
+            .map(|s| s.spec.startup_timeout)
+            .max()
+            .unwrap_or_default();
+        let deadline = tokio::time::Instant::now() + limit + std::time::Duration::from_secs(1);
+        while tokio::time::Instant::now() < deadline
+            && agent.sessions().statuses().iter().any(|s| {
+                names.contains(&s.name.as_str())
+                    && s.state == switchboard_mcp::ServerState::Connecting
+            })
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        pb.finish_and_clear();
+    }
+    let statuses = agent.sessions().statuses();
+    let state = |name: &str| match statuses.iter().find(|s| s.name == name) {
+        Some(s) if s.state == switchboard_mcp::ServerState::Ready => {
+            format!("ready, {} tool(s)", s.tools)
+        }
+        Some(s) => s.state.describe(),
+        None => "not found".to_string(),
+    };
+    let mut lines = Vec::new();
+    for name in &outcome.started {
+        lines.push(format!("started {name}: {}", state(name)));
+    }
+    for name in &outcome.restarted {
+        lines.push(format!(
+            "started {name} again (its entry changed, or it had failed): {}",
+            state(name)
+        ));
+    }
+    for name in &outcome.stopped {
+        match config.disabled.iter().find(|d| &d.name == name) {
+            Some(d) => lines.push(format!("stopped {name}: {}", d.reason)),
+            None => lines.push(format!("stopped {name}: no longer in the config")),
+        }
+    }
+    let kept = outcome.kept.len();
+    lines.push(if outcome.changed() {
+        format!("{kept} server(s) kept running; the model sees the tools as they are now at its next request")
+    } else {
+        format!("no server changed ({kept} kept running); settings such as tool lists and approvals are the config's now")
+    });
+    Ok(lines.join("\n"))
+}
+
+/// `/reconnect NAME...`: each server's session closed and started again from its entry (after
+/// `switchboard auth login NAME` in another terminal, an install, or a server that is stuck);
+/// `/reconnect` alone: every server that is not ready. Returns once each is back or has failed,
+/// saying which; the model sees the tools they list from its next request.
+async fn reconnect(agent: &Agent, rest: &str) -> anyhow::Result<String> {
+    let sessions = agent.sessions();
+    let statuses = sessions.statuses();
+    let names: Vec<String> = if rest.is_empty() {
+        statuses
+            .iter()
+            .filter(|s| s.state != switchboard_mcp::ServerState::Ready)
+            .map(|s| s.name.clone())
+            .collect()
+    } else {
+        rest.split_whitespace().map(str::to_string).collect()
+    };
+    if names.is_empty() {
+        return Ok("every server is ready (/reconnect NAME starts one again anyway)".into());
+    }
+    for name in &names {
+        if !statuses.iter().any(|s| &s.name == name) {
+            let hint =
+                switchboard_host::config::closest(name, statuses.iter().map(|s| s.name.as_str()))
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+            anyhow::bail!("no server is named {name:?}{hint}");
+        }
+    }
+    let pb = crate::output::spinner(format!("reconnecting {}", names.join(", ")));
+    let restarted = futures::future::join_all(names.iter().map(|n| sessions.restart(n))).await;
+    pb.finish_and_clear();
+    let lines: Vec<String> = names
+        .iter()
+        .zip(restarted)
+        .map(|(name, r)| match r {
+            Ok(s) if s.state == switchboard_mcp::ServerState::Ready => {
+                format!("{name}: ready, {} tool(s)", s.tools)
+            }
+            Ok(s) => format!("{name}: {}", s.state.describe()),
+            Err(e) => format!("{name}: {e}"),
+        })
+        .collect();
+    Ok(lines.join("\n"))
+}
+
+/// `/roots` (the folders offered to the servers), `/roots add DIR`, `/roots remove DIR`: the
+/// servers are told of a change (`roots/list_changed`), and it returns once those that take
+/// roots have them.
+async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
+    let mut now: Vec<switchboard_mcp::Root> = switchboard_mcp::roots().to_vec();
+    let (verb, dir) = rest.split_once(' ').unwrap_or((rest, ""));
+    let dir = dir.trim();
+    let list = |roots: &[switchboard_mcp::Root]| {
+        if roots.is_empty() {
+            "no roots are offered (/roots add DIR offers one)".to_string()
+        } else {
+            let lines: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            format!("roots offered:\n  {}", lines.join("\n  "))
+        }
+    };
+    let root = || -> anyhow::Result<switchboard_mcp::Root> {
+        if dir.is_empty() {
+            anyhow::bail!("give a folder: /roots {verb} DIR");
+        }
+        let cwd = std::env::current_dir()?;
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let real = switchboard_host::config::folder::real_folder(
+            std::path::Path::new(dir),
+            &cwd,
+            home.as_deref(),
+        )
+        .map_err(anyhow::Error::msg)?;
+        switchboard_mcp::Root::folder(&real)
+            .ok_or_else(|| anyhow::anyhow!("{}: not an absolute path", real.display()))
+    };
+    match verb {
+        "" | "list" => return Ok(list(&now)),
+        "add" => {
+            let root = root()?;
+            if now.contains(&root) {
+                return Ok(format!("{} is offered already", root.uri));
+            }
+            now.push(root);
+        }
+        "remove" => {
+            let root = root()?;
+            let before = now.len();
+            now.retain(|r| r.uri != root.uri);
+            if now.len() == before {
+                return Ok(format!("{} was not offered; {}", root.uri, list(&now)));
+            }
+        }
+        other => anyhow::bail!("unknown /roots {other}: /roots, /roots add DIR, /roots remove DIR"),
+    }
+    agent.sessions().set_roots(now.clone()).await;
+    Ok(format!("{} (the servers were told)", list(&now)))
+}
+
+/// `/cost`: tokens so far, the tools array's share, and the input cost where the price table
+/// knows the model (output tokens are not in the table, so they are not priced).
+fn cost(agent: &Agent) -> String {
+    use switchboard_core::rent::Multiplier;
+    let u = &agent.usage;
+    let requests = agent.turns.len() as u64;
+    let cached = u.cache_read_tokens.unwrap_or(0);
+    let mut out = format!(
+        "{requests} model requests; {} input tokens ({cached} read from cache), {} output tokens",
+        u.input_tokens, u.output_tokens
+    );
+    if let Some((rent, method)) = agent.rent() {
+        out.push_str(&format!(
+            "\ntools array: {rent} tokens per request ({method}), about {} so far",
+            rent * requests
+        ));
+    }
+    let prices = switchboard_providers::count::prices::default_prices();
+    match prices.model(&agent.client().model) {
+        Some(p) => {
+            let fresh = u.input_tokens.saturating_sub(cached);
+            let usd = p
+                .input_per_mtok
+                .cost(fresh, Multiplier::ONE)
+                .plus(p.input_per_mtok.cost(cached, p.cache_read_multiplier));
+            out.push_str(&format!(
+                "\ninput cost about {} at {} ({}, {})",
+                usd.display(),
+                p.input_per_mtok,
+                p.id,
+                p.date
+            ));
+        }
+        None => out.push_str(&format!(
+            "\nno price known for {}; see `switchboard inspect --cost --prices FILE`",
+            agent.client().model
+        )),
+    }
+    out
+}
+
+/// `/prompt [server/]NAME key=value ...`: the prompt's messages as one user message.
+async fn prompt(agent: &Agent, rest: &str) -> Result<String, String> {
+    let mut words = rest.split_whitespace();
+    let wanted = words.next().ok_or("usage: /prompt NAME [key=value ...]")?;
+    let mut args = Map::new();
+    for w in words {
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| format!("{w:?} is not key=value"))?;
+        args.insert(k.into(), Value::String(v.into()));
+    }
+    let (server_hint, name) = match wanted.split_once('/') {
+        Some((s, n)) => (Some(s), n),
+        None => (None, wanted),
+    };
+    let catalog = agent.sessions().catalog();
+    let server = catalog
+        .servers
+        .values()
+        .filter(|s| server_hint.is_none_or(|h| h == s.server))
+        .find(|s| s.prompts.iter().any(|p| p.def.name == name))
+        .map(|s| s.server.clone())
+        .ok_or_else(|| {
+            let all: Vec<String> = catalog
+                .servers
+                .values()
+                .flat_map(|s| {
+                    s.prompts
+                        .iter()
+                        .map(move |p| format!("{}/{}", s.server, p.def.name))
+                })
+                .collect();
+            format!("no prompt {wanted:?}; prompts: {}", all.join(", "))
+        })?;
+    let result = agent
+        .sessions()
+        .get_prompt(&server, name, args)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for m in result["messages"].as_array().into_iter().flatten() {
+        if let Some(t) = m.pointer("/content/text").and_then(Value::as_str) {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(t);
+        }
+    }
+    if text.is_empty() {
+        return Err(format!("prompt {wanted:?} has no text messages"));
+    }
+    eprintln!("{text}");
+    Ok(text)
+}
+
+/// `/attach [server/]URI`: the resource's text as a part of the next message.
+async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
+    if rest.is_empty() {
+        return Err("usage: /attach URI".into());
+    }
+    let catalog = agent.sessions().catalog();
+    let server = catalog
+        .servers
+        .values()
+        .find(|s| s.resources.iter().any(|r| r.def.uri == rest))
+        .or_else(|| {
+            // A URI no server lists (a template match): try the only server that has templates.
+            let mut with_templates = catalog
+                .servers
+                .values()
+                .filter(|s| !s.resource_templates.is_empty());
+            match (with_templates.next(), with_templates.next()) {
+                (Some(one), None) => Some(one),
+                _ => None,
+            }
+        })
+        .map(|s| s.server.clone())
+        .ok_or_else(|| format!("no server lists the resource {rest:?}"))?;
+    let contents = agent
+        .sessions()
+        .read_resource(&server, rest)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut text = format!("[attached resource {rest} from server {server}]\n");
+    for c in contents.as_array().into_iter().flatten() {
+        if let Some(t) = c.get("text").and_then(Value::as_str) {
+            text.push_str(t);
+            text.push('\n');
+        } else if c.get("blob").is_some() {
+            let mime = c
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("binary");
+            text.push_str(&format!("[{mime} content not shown]\n"));
+        }
+    }
+    Ok(Part::Text(text))
+}
