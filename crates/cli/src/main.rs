@@ -188,8 +188,10 @@ enum Command {
     /// confirm it. A long call's progress shows as the server reports it. Commands: /tools,
     /// /servers, /reload (reads the config again: added servers start, removed or disabled ones
     /// stop, changed settings apply; the model and the conversation stay), /reconnect [NAME...]
-    /// (starts a server again, after a login or a fix; alone: every server that is not ready), /cost, /prompt NAME [key=value ...] (runs an MCP prompt), /attach URI (adds
-    /// a resource to your next message), /roots [add|remove DIR] (the folders offered to the
+    /// (starts a server again, after a login or a fix; alone: every server that is not
+    /// ready), /cost, /prompt NAME [key=value ...] (runs an MCP prompt; key="a value" keeps
+    /// spaces; alone: lists the prompts and their arguments), /attach URI (adds a resource to
+    /// your next message; alone: lists the resources and templates), /roots [add|remove DIR] (the folders offered to the
     /// servers; a change is sent to them at once), /clear (starts the conversation over), /quit.
     #[command(after_help = "Examples:
   switchboard chat

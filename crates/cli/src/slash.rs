@@ -2,6 +2,7 @@
 //! [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
 
 use serde_json::{Map, Value};
+use switchboard_core::clip;
 use switchboard_host::agent::Agent;
 use switchboard_providers::Part;
 
@@ -57,6 +58,14 @@ pub(crate) async fn command(
                 "(the conversation starts over: {n} messages left out; tools, servers and usage so far stay)"
             );
             Command::Cleared
+        }
+        "prompt" if rest.is_empty() => {
+            print!("{}", prompts(agent));
+            Command::Done
+        }
+        "attach" if rest.is_empty() => {
+            print!("{}", resources(agent));
+            Command::Done
         }
         "prompt" => match prompt(agent, rest).await {
             Ok(text) => Command::Send(text),
@@ -307,10 +316,104 @@ fn cost(agent: &Agent) -> String {
     out
 }
 
-/// `/prompt [server/]NAME key=value ...`: the prompt's messages as one user message.
+/// `/prompt` alone: every server's prompts, `server/name` with their arguments (`*` when
+/// required) and descriptions.
+fn prompts(agent: &Agent) -> String {
+    let catalog = agent.sessions().catalog();
+    let mut out = String::new();
+    for s in catalog.servers.values() {
+        for p in &s.prompts {
+            let args: Vec<String> = p
+                .def
+                .arguments
+                .iter()
+                .map(|a| {
+                    let star = if a.required == Some(true) { "*" } else { "" };
+                    format!("{}{star}", a.name)
+                })
+                .collect();
+            let args = if args.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", args.join(" "))
+            };
+            let about = p.def.description.as_deref().unwrap_or_default();
+            out.push_str(&format!(
+                "{}/{}{args}  {}\n",
+                s.server,
+                p.def.name,
+                clip(about, 100)
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no server offers prompts\n");
+    } else {
+        out.push_str("(/prompt NAME key=value ...; * marks a required argument; quote a value with spaces: key=\"two words\")\n");
+    }
+    out
+}
+
+/// `/attach` alone: every server's resources (URI and name) and resource templates.
+fn resources(agent: &Agent) -> String {
+    let catalog = agent.sessions().catalog();
+    let mut out = String::new();
+    for s in catalog.servers.values() {
+        for r in &s.resources {
+            out.push_str(&format!("{:40} {} ({})\n", r.def.uri, r.def.name, s.server));
+        }
+        for t in &s.resource_templates {
+            out.push_str(&format!(
+                "{:40} {} ({}, a template: fill in the {{...}})\n",
+                t.def.uri_template, t.def.name, s.server
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no server lists resources\n");
+    }
+    out
+}
+
+/// Words as a shell splits them, for `key=value` arguments: whitespace separates, and double
+/// or single quotes keep a value's spaces (`key="two words"`); a backslash in double quotes
+/// takes the next character as it is.
+fn words(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => out.extend(word.take()),
+            '"' | '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\\') if c == '"' => match chars.next() {
+                            Some(next) => w.push(next),
+                            None => return Err("a quote is not closed".into()),
+                        },
+                        Some(other) => w.push(other),
+                        None => return Err("a quote is not closed".into()),
+                    }
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    Ok(out)
+}
+
+/// `/prompt [server/]NAME key=value ...`: the prompt's messages as one user message. A
+/// required argument left out, or one the prompt does not take, is named before the server is
+/// asked.
 async fn prompt(agent: &Agent, rest: &str) -> Result<String, String> {
-    let mut words = rest.split_whitespace();
+    let words = words(rest)?;
+    let mut words = words.iter();
     let wanted = words.next().ok_or("usage: /prompt NAME [key=value ...]")?;
+    let wanted = wanted.as_str();
     let mut args = Map::new();
     for w in words {
         let (k, v) = w
@@ -341,6 +444,54 @@ async fn prompt(agent: &Agent, rest: &str) -> Result<String, String> {
                 .collect();
             format!("no prompt {wanted:?}; prompts: {}", all.join(", "))
         })?;
+    if let Some(def) = catalog
+        .servers
+        .get(&server)
+        .and_then(|s| s.prompts.iter().find(|p| p.def.name == name))
+    {
+        let takes = |key: &str| def.def.arguments.iter().any(|a| a.name == key);
+        let described = || -> String {
+            let all: Vec<String> = def
+                .def
+                .arguments
+                .iter()
+                .map(|a| match &a.description {
+                    Some(d) => format!("{} ({})", a.name, clip(d, 80)),
+                    None => a.name.clone(),
+                })
+                .collect();
+            if all.is_empty() {
+                "none".into()
+            } else {
+                all.join(", ")
+            }
+        };
+        if let Some(extra) = args.keys().find(|k| !takes(k)) {
+            return Err(format!(
+                "prompt {wanted:?} takes no argument {extra:?}; its arguments: {}",
+                described()
+            ));
+        }
+        let missing: Vec<&str> = def
+            .def
+            .arguments
+            .iter()
+            .filter(|a| a.required == Some(true) && !args.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "prompt {wanted:?} needs {}: /prompt {wanted} {}; its arguments: {}",
+                missing.join(", "),
+                missing
+                    .iter()
+                    .map(|m| format!("{m}=..."))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                described()
+            ));
+        }
+    }
     let result = agent
         .sessions()
         .get_prompt(&server, name, args)
@@ -373,18 +524,37 @@ async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         .values()
         .find(|s| s.resources.iter().any(|r| r.def.uri == rest))
         .or_else(|| {
-            // A URI no server lists (a template match): try the only server that has templates.
-            let mut with_templates = catalog
+            // A URI no server lists: the server with the template it fits best (the longest
+            // text before the template's first `{`), else the only server with templates.
+            let fits = |s: &switchboard_core::ServerCatalog| {
+                s.resource_templates
+                    .iter()
+                    .map(|t| t.def.uri_template.split('{').next().unwrap_or_default())
+                    .filter(|prefix| !prefix.is_empty() && rest.starts_with(prefix))
+                    .map(str::len)
+                    .max()
+            };
+            catalog
                 .servers
                 .values()
-                .filter(|s| !s.resource_templates.is_empty());
-            match (with_templates.next(), with_templates.next()) {
-                (Some(one), None) => Some(one),
-                _ => None,
-            }
+                .filter_map(|s| Some((fits(s)?, s)))
+                .max_by_key(|(len, _)| *len)
+                .map(|(_, s)| s)
+                .or_else(|| {
+                    let mut with_templates = catalog
+                        .servers
+                        .values()
+                        .filter(|s| !s.resource_templates.is_empty());
+                    match (with_templates.next(), with_templates.next()) {
+                        (Some(one), None) => Some(one),
+                        _ => None,
+                    }
+                })
         })
         .map(|s| s.server.clone())
-        .ok_or_else(|| format!("no server lists the resource {rest:?}"))?;
+        .ok_or_else(|| {
+            format!("no server lists the resource {rest:?} (/attach alone lists what they offer)")
+        })?;
     let contents = agent
         .sessions()
         .read_resource(&server, rest)
@@ -404,4 +574,23 @@ async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         }
     }
     Ok(Part::Text(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_spaces_and_keep_quoted_ones() {
+        let w = |t: &str| words(t).unwrap();
+        assert_eq!(w("p  a=1 b=2"), ["p", "a=1", "b=2"]);
+        assert_eq!(
+            w(r#"p city="New York" note='it''s' x="a\"b""#),
+            ["p", "city=New York", "note=its", r#"x=a"b"#]
+        );
+        assert_eq!(w(r#"p empty="""#), ["p", "empty="]);
+        assert_eq!(w(""), Vec::<String>::new());
+        assert!(words(r#"p city="New York"#).is_err());
+        assert!(words("p x='open").is_err());
+    }
 }

@@ -2446,3 +2446,50 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
         "{second:?}"
     );
 }
+
+/// `/prompt` and `/attach` alone list what the servers offer; a prompt's required argument
+/// left out, or one it does not take, is named before the server is asked; a quoted value
+/// keeps its spaces; a URI that fits a resource template is read from its server.
+#[tokio::test]
+async fn chat_lists_prompts_and_resources_and_checks_a_prompts_arguments() {
+    let d = Dialect::OpenAiChat;
+    let script = vec![Turn::Text("Noted.".into()), Turn::Text("Read.".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = everything_dir();
+    let base = double.base_url();
+    let input = b"/prompt\n/prompt args-prompt\n/prompt args-prompt town=Paris\n/prompt args-prompt city=\"New York\" state=NY\n/attach\n/attach demo://resource/dynamic/text/7\nwhat now?\n/quit\n";
+    let (out, stderr) = chat_everything(&dir, &base, input).await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("everything/args-prompt [city* state]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("demo://resource/dynamic/text/{resourceId}"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("demo://resource/static/document/features.md"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("prompt \"args-prompt\" needs city: /prompt args-prompt city=..."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("prompt \"args-prompt\" takes no argument \"town\""),
+        "{stderr}"
+    );
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    let first = reqs[0].body.to_string();
+    assert!(first.contains("New York, NY"), "{first}");
+    let second = reqs[1].body.to_string();
+    assert!(
+        second
+            .contains("[attached resource demo://resource/dynamic/text/7 from server everything]"),
+        "{second}"
+    );
+}
