@@ -499,18 +499,50 @@ async fn prompt(agent: &Agent, rest: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let mut text = String::new();
     for m in result["messages"].as_array().into_iter().flatten() {
-        if let Some(t) = m.pointer("/content/text").and_then(Value::as_str) {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(t);
+        let Some(said) = message_text(&m["content"]) else {
+            continue;
+        };
+        if !text.is_empty() {
+            text.push_str("\n\n");
         }
+        // The prompt's messages become one of yours; what it puts in the model's mouth says so.
+        if m["role"] == "assistant" {
+            text.push_str("[assistant] ");
+        }
+        text.push_str(&said);
     }
     if text.is_empty() {
-        return Err(format!("prompt {wanted:?} has no text messages"));
+        return Err(format!("prompt {wanted:?} has no messages with text"));
     }
     eprintln!("{text}");
     Ok(text)
+}
+
+/// A prompt message's content as text: its text, an embedded resource's text under its URI,
+/// and a line naming what cannot be shown (an image, audio, binary contents, a link).
+fn message_text(content: &Value) -> Option<String> {
+    let kind = content["type"].as_str()?;
+    let mime = || content["mimeType"].as_str().unwrap_or("unknown type");
+    Some(match kind {
+        "text" => content["text"].as_str()?.to_string(),
+        "resource" => {
+            let r = &content["resource"];
+            let uri = r["uri"].as_str().unwrap_or("?");
+            match r["text"].as_str() {
+                Some(t) => format!("[resource {uri}]\n{t}"),
+                None => format!(
+                    "[resource {uri}: {} content not shown]",
+                    r["mimeType"].as_str().unwrap_or("binary")
+                ),
+            }
+        }
+        "resource_link" => format!(
+            "[resource link: {}]",
+            content["uri"].as_str().unwrap_or("?")
+        ),
+        "image" | "audio" => format!("[{kind} ({}) not shown]", mime()),
+        _ => return None,
+    })
 }
 
 /// `/attach [server/]URI`: the resource's text as a part of the next message.

@@ -2453,11 +2453,15 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
 #[tokio::test]
 async fn chat_lists_prompts_and_resources_and_checks_a_prompts_arguments() {
     let d = Dialect::OpenAiChat;
-    let script = vec![Turn::Text("Noted.".into()), Turn::Text("Read.".into())];
+    let script = vec![
+        Turn::Text("Noted.".into()),
+        Turn::Text("Read.".into()),
+        Turn::Text("Seen.".into()),
+    ];
     let double = ProviderDouble::start(d, script).await;
     let dir = everything_dir();
     let base = double.base_url();
-    let input = b"/prompt\n/prompt args-prompt\n/prompt args-prompt town=Paris\n/prompt args-prompt city=\"New York\" state=NY\n/attach\n/attach demo://resource/dynamic/text/7\nwhat now?\n/quit\n";
+    let input = b"/prompt\n/prompt args-prompt\n/prompt args-prompt town=Paris\n/prompt args-prompt city=\"New York\" state=NY\n/attach\n/attach demo://resource/dynamic/text/7\nwhat now?\n/prompt resource-prompt resourceType=Text resourceId=3\n/quit\n";
     let (out, stderr) = chat_everything(&dir, &base, input).await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -2483,7 +2487,13 @@ async fn chat_lists_prompts_and_resources_and_checks_a_prompts_arguments() {
         "{stderr}"
     );
     let reqs = double.requests();
-    assert_eq!(reqs.len(), 2, "{stderr}");
+    assert_eq!(reqs.len(), 3, "{stderr}");
+    // A prompt's embedded resource goes with its text, under its URI.
+    let third = reqs[2].body.to_string();
+    assert!(
+        third.contains("[resource demo://resource/dynamic/text/3]"),
+        "{third}"
+    );
     let first = reqs[0].body.to_string();
     assert!(first.contains("New York, NY"), "{first}");
     let second = reqs[1].body.to_string();
