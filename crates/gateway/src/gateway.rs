@@ -250,7 +250,7 @@ impl Gateway {
         let specs = config.servers.iter().map(|s| s.spec.clone()).collect();
         // The config's folders are the roots its servers are offered.
         switchboard_mcp::configure_roots(config.roots());
-        let sessions = Sessions::launch(specs);
+        let sessions = Sessions::launch_retrying(specs);
         let ready_by = tokio::time::Instant::now() + options.startup_wait.unwrap_or(STARTUP_WAIT);
         let (set_ready, ready) = watch::channel(false);
         let facade = options.expose == Expose::Facade;

@@ -62,6 +62,9 @@ pub(crate) struct Shared {
     pub(crate) events: broadcast::Sender<ServerEvent>,
     /// The roots these sessions' servers were last told of (see [`Sessions::set_roots`]).
     told_roots: Mutex<Arc<Vec<crate::Root>>>,
+    /// An HTTP server that cannot be reached as it starts is tried again, not given up on
+    /// (see [`Sessions::launch_retrying`]).
+    pub(crate) retry_unreachable: bool,
 }
 
 /// Events a slow listener may fall behind by before it misses some.
@@ -179,6 +182,20 @@ impl Sessions {
     /// `Starting` in [`Sessions::statuses`] and absent from the catalog, and the catalog's
     /// generation moves as servers come up. Must be called within a tokio runtime.
     pub fn launch(specs: Vec<ServerSpec>) -> Sessions {
+        Sessions::launched(specs, false)
+    }
+
+    /// [`Sessions::launch`] for a host that runs for long (a gateway): an HTTP server that
+    /// cannot be reached as it starts (the connection fails, or it does not answer within its
+    /// startup timeout) is reported failed, saying it is tried again, and tried every 10 s
+    /// from then on; its tools join the catalog when it comes up. Other failures (a login
+    /// needed, a broken handshake, a command that does not run) are given up on at once, as
+    /// by `launch`.
+    pub fn launch_retrying(specs: Vec<ServerSpec>) -> Sessions {
+        Sessions::launched(specs, true)
+    }
+
+    fn launched(specs: Vec<ServerSpec>, retry_unreachable: bool) -> Sessions {
         let (generation, _) = watch::channel(0);
         let shutdown = CancellationToken::new();
         let shared = Arc::new(Shared {
@@ -194,6 +211,7 @@ impl Sessions {
             http: std::sync::OnceLock::new(),
             events: broadcast::channel(EVENT_BACKLOG).0,
             told_roots: Mutex::new(crate::roots::roots()),
+            retry_unreachable,
         });
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();

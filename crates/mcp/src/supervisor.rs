@@ -80,6 +80,8 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
     let name = slot.spec.name.clone();
     let mut first = Some(first);
     let mut attempt: u32 = 0;
+    // Whether a session has been ready (a later failure is an outage, not a failed start).
+    let mut ever_ready = false;
     let http = matches!(slot.spec.transport, TransportSpec::Http { .. });
     loop {
         if slot.stop.is_cancelled() {
@@ -114,6 +116,32 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
             Err(error) => {
                 kill_group(slot.take_pid());
                 let reason = error.to_string();
+                // A long-running host keeps trying an HTTP server it could not reach: a remote
+                // server that is down when the host starts comes back on its own. Its start
+                // counts as settled at the first failure.
+                if !ever_ready
+                    && http
+                    && shared.retry_unreachable
+                    && matches!(
+                        error,
+                        SessionError::Connect { .. } | SessionError::StartupTimeout { .. }
+                    )
+                {
+                    if let Some(first) = first.take() {
+                        tracing::warn!(server = %name, %reason, "server unreachable; trying again every {} s", HTTP_RETRY.as_secs());
+                        let _ = first.send(());
+                    } else {
+                        tracing::debug!(server = %name, %reason, "server still unreachable");
+                    }
+                    slot.set_state(ServerState::Failed {
+                        reason: format!("{reason} (trying again every {} s)", HTTP_RETRY.as_secs()),
+                    });
+                    tokio::select! {
+                        _ = slot.stop.cancelled() => break,
+                        _ = tokio::time::sleep(HTTP_RETRY) => {}
+                    }
+                    continue;
+                }
                 // A first failure is almost always configuration (bad command, wrong URL):
                 // report it at once instead of retrying something that cannot work.
                 // `give_up` logs the reason; logging it here as well said everything twice.
@@ -137,6 +165,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>, first: onesh
                 }
             }
             Ok((service, raw, catalog, warnings)) => {
+                ever_ready = true;
                 // A server given roots while it started is still taking them in: a call
                 // right away would find it with none (the filesystem server refuses it).
                 slot.roots_offer.settled().await;

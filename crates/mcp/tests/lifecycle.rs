@@ -1053,3 +1053,55 @@ async fn a_server_is_started_again_on_request() {
     ));
     sessions.shutdown().await;
 }
+
+/// `launch_retrying` (the gateway's): an HTTP server that is down as the sessions start is
+/// reported failed at once, saying it is tried again, and joins the catalog once it listens;
+/// `launch` gives up on it for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_running_host_keeps_trying_an_http_server_that_was_down_at_its_start() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let sessions = Sessions::launch_retrying(vec![ServerSpec::http("late", url.clone())]);
+    tokio::time::timeout(Duration::from_secs(20), sessions.settled())
+        .await
+        .expect("the start settles at the first failure");
+    let state = sessions.statuses()[0].state.clone();
+    assert!(
+        matches!(&state, ServerState::Failed { reason }
+            if reason.contains("connect failed") && reason.contains("trying again every 10 s")),
+        "{state:?}"
+    );
+    let plain = Sessions::start(vec![ServerSpec::http("gone", url)]).await;
+    let given_up = plain.statuses()[0].state.clone();
+    assert!(
+        matches!(&given_up, ServerState::Failed { reason } if !reason.contains("trying again")),
+        "{given_up:?}"
+    );
+
+    let _server = HttpEverything::start(port).await;
+    eventually(
+        Duration::from_secs(30),
+        "the late server to join",
+        || async {
+            sessions
+                .catalog()
+                .servers
+                .contains_key("late")
+                .then_some(())
+        },
+    )
+    .await;
+    assert_ready(&sessions, "late");
+    let echoed = sessions
+        .call_tool("late", "echo", args(json!({"message": "late"})))
+        .await
+        .unwrap();
+    assert!(echoed.joined_text().contains("late"), "{echoed:?}");
+    // `launch` gave up: the server listening now changes nothing there.
+    assert!(matches!(
+        plain.statuses()[0].state,
+        ServerState::Failed { .. }
+    ));
+    sessions.shutdown().await;
+    plain.shutdown().await;
+}
