@@ -101,7 +101,16 @@ impl ToolSearch {
     pub async fn refresh(&mut self, catalog: &Catalog, opts: &TranslateOptions) {
         let servers = Self::listed(catalog, opts);
         let docs = Doc::from_servers(&servers);
-        let key = docs_key(&docs);
+        // The names a search answers with come from the aliases and chosen names too (a
+        // `/reload` may change them while the tools stay the same).
+        let key = {
+            use std::hash::{Hash as _, Hasher as _};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            docs_key(&docs).hash(&mut h);
+            opts.aliases.hash(&mut h);
+            opts.chosen_names.hash(&mut h);
+            h.finish()
+        };
         if self.index.as_ref().is_some_and(|(k, ..)| *k == key) {
             return;
         }
@@ -240,5 +249,40 @@ mod tests {
             .map(|t| (t.def.name.as_str(), t.def.description.as_deref()))
             .collect();
         assert_eq!(tools, [("get_item", Some("first")), ("other", Some("d"))]);
+    }
+
+    /// The names a search answers with follow a changed alias (chat's `/reload`) even when
+    /// the tools themselves did not change.
+    #[tokio::test]
+    async fn a_search_answers_with_the_names_of_the_aliases_in_force() {
+        let mut files = ServerCatalog::new("files");
+        files.tools.push(Entry::new(Tool::new(
+            "read_file",
+            "Read a text file from disk",
+            json!({"type": "object"}),
+        )));
+        files.tools.push(Entry::new(Tool::new(
+            "other",
+            "d",
+            json!({"type": "object"}),
+        )));
+        let catalog = Catalog::from_servers([files]);
+        let mut search = ToolSearch::new(Arc::new(Finder::lexical()));
+        let find = |search: &mut ToolSearch| {
+            let u = ToolUse {
+                id: "1".into(),
+                name: "search_tools".into(),
+                input: ToolInput::Json(json!({"query": "read a file"})),
+            };
+            serde_json::to_string(&search.answer(&catalog, &u).result.parts).unwrap()
+        };
+        let mut opts = TranslateOptions::new(Dialect::Anthropic);
+        search.refresh(&catalog, &opts).await;
+        let plain = find(&mut search);
+        opts.aliases.insert("files".into(), "fs".into());
+        search.refresh(&catalog, &opts).await;
+        let aliased = find(&mut search);
+        assert!(plain.contains("files__read_file"), "{plain}");
+        assert!(aliased.contains("fs__read_file"), "{aliased}");
     }
 }

@@ -714,10 +714,10 @@ impl Sessions {
 
     /// Offer `roots` from now on (see [`crate::configure_roots`]) and, when they differ from
     /// the ones these sessions last offered, tell every open session whose server has no roots
-    /// of its own (`notifications/roots/list_changed`), so its server asks again. Returns whether they
-    /// differed, once each server that asked for roots before has asked again and had a moment
-    /// to take them in (up to 2 s for one that does not ask). A server that cannot be told asks
-    /// at its next session.
+    /// of its own (`notifications/roots/list_changed`), so its server asks again. Returns
+    /// whether they differed, once each server that asked for roots before has asked again and
+    /// had a moment to take them in (up to 2 s for one that does not ask). A server that cannot
+    /// be told asks at its next session.
     pub async fn set_roots(&self, roots: Vec<crate::Root>) -> bool {
         crate::roots::configure_roots(roots.clone());
         {
