@@ -107,7 +107,8 @@ pub async fn connect(config: &Config) -> Sessions {
 
 /// As [`connect`], but return after `wait` at most (`None`: when every server has started or
 /// failed). Servers still starting then keep starting, and their tools join the catalog when
-/// they are ready.
+/// they are ready; with a `wait` (a session that takes servers joining late, as `chat`), an
+/// HTTP server that cannot be reached is tried again every 10 s as well.
 pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions {
     let specs = config
         .servers
@@ -117,7 +118,11 @@ pub async fn connect_within(config: &Config, wait: Option<Duration>) -> Sessions
     let pb = output::spinner(format!("connecting to {} server(s)", specs.len()));
     // The config's folders (or --root's) are the roots the servers are offered.
     switchboard_mcp::configure_roots(config.roots());
-    let sessions = Sessions::launch(specs);
+    let sessions = if wait.is_some() {
+        Sessions::launch_retrying(specs)
+    } else {
+        Sessions::launch(specs)
+    };
     let settled = async {
         let settled = sessions.settled();
         tokio::pin!(settled);

@@ -2503,3 +2503,31 @@ async fn chat_lists_prompts_and_resources_and_checks_a_prompts_arguments() {
         "{second}"
     );
 }
+
+/// `chat` keeps trying an HTTP server it cannot reach as it starts (it may be a remote server
+/// still coming up): the startup note and `/servers` say so.
+#[tokio::test]
+async fn chat_says_it_keeps_trying_an_http_server_that_is_down() {
+    let d = Dialect::OpenAiChat;
+    let double = ProviderDouble::start(d, Vec::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!("[servers.remote]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
+    )
+    .unwrap();
+    let base = double.base_url();
+    let (out, stderr) = chat_everything(&dir, &base, b"/servers\n/quit\n").await;
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("server \"remote\" is not available: connect failed")
+            && stderr.contains("(trying again every 10 s)"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("trying again every 10 s"), "{stdout}");
+}
