@@ -2400,6 +2400,11 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     next_with(&mut err, "switchboard chat:").await;
     stdin.write_all(b"/reload\n").await.unwrap();
     next_with(&mut err, "no server changed (1 kept running)").await;
+    // A file that no longer reads changes nothing.
+    std::fs::write(&config, "[servers.tickets\n").unwrap();
+    stdin.write_all(b"/reload\n").await.unwrap();
+    let refused = next_with(&mut err, "(nothing changed)").await;
+    assert!(refused.contains("switchboard.toml"), "{refused}");
 
     let both = format!(
         "{}\n{}",
