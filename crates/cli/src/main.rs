@@ -185,7 +185,8 @@ enum Command {
     /// field answers no; the call's timeout waits while you answer; a page it sends you to is
     /// shown, never opened). A server that asks the model something meanwhile (MCP sampling)
     /// is shown, and the model answers it with your yes, its answer going back once you
-    /// confirm it. A long call's progress shows as the server reports it. Commands: /tools,
+    /// confirm it. A long call's progress shows as the server reports it. Commands:
+    /// /tools [WORD|NAME] (the tools the model is sent; one by name: as the model reads it),
     /// /servers, /reload (reads the config again: added servers start, removed or disabled ones
     /// stop, changed settings apply; the model and the conversation stay), /reconnect [NAME...]
     /// (starts a server again, after a login or a fix; alone: every server that is not

@@ -1,4 +1,4 @@
-//! chat's slash commands: /tools, /servers, /reload, /reconnect [NAME...], /cost, /prompt
+//! chat's slash commands: /tools [WORD|NAME], /servers, /reload, /reconnect [NAME...], /cost, /prompt
 //! [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
 
 use serde_json::{Map, Value};
@@ -28,9 +28,7 @@ pub(crate) async fn command(
     match name {
         "quit" | "exit" | "q" => Command::Quit,
         "tools" => {
-            for n in &agent.translation().names {
-                println!("{:40} {}/{}", n.public, n.server, n.tool);
-            }
+            print!("{}", tools(agent, rest));
             Command::Done
         }
         "servers" => {
@@ -314,6 +312,52 @@ fn cost(agent: &Agent) -> String {
         )),
     }
     out
+}
+
+/// `/tools`: every tool the model is sent, its public name and `server/tool`; `/tools WORD`:
+/// those whose names hold WORD; `/tools NAME` (a public name or `server/tool`): that tool as
+/// the model reads it, its description and its input schema as sent.
+fn tools(agent: &mut Agent, rest: &str) -> String {
+    let t = agent.translation();
+    let row = |n: &switchboard_host::translate::NameRow| {
+        format!("{:40} {}/{}\n", n.public, n.server, n.tool)
+    };
+    if rest.is_empty() {
+        return t.names.iter().map(row).collect();
+    }
+    let exact = t
+        .names
+        .iter()
+        .find(|n| n.public == rest || format!("{}/{}", n.server, n.tool) == rest);
+    if let Some(n) = exact
+        && let Some(spec) = t.tools.iter().find(|s| s.name == n.public)
+    {
+        let schema = serde_json::to_string_pretty(&spec.schema).unwrap_or_default();
+        return format!(
+            "{} ({}/{})\n\n{}\n\ninput schema as sent:\n{schema}\n",
+            n.public,
+            n.server,
+            n.tool,
+            spec.description.as_deref().unwrap_or("(no description)")
+        );
+    }
+    let word = rest.to_lowercase();
+    let found: String = t
+        .names
+        .iter()
+        .filter(|n| {
+            n.public.to_lowercase().contains(&word)
+                || format!("{}/{}", n.server, n.tool)
+                    .to_lowercase()
+                    .contains(&word)
+        })
+        .map(row)
+        .collect();
+    if found.is_empty() {
+        format!("no tool the model is sent has {rest:?} in its name\n")
+    } else {
+        found
+    }
 }
 
 /// `/prompt` alone: every server's prompts, `server/name` with their arguments (`*` when

@@ -2452,7 +2452,8 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     );
 }
 
-/// `/prompt` and `/attach` alone list what the servers offer; a prompt's required argument
+/// `/tools WORD` finds tools by name and `/tools server/tool` shows one as sent; `/prompt` and
+/// `/attach` alone list what the servers offer; a prompt's required argument
 /// left out, or one it does not take, is named before the server is asked; a quoted value
 /// keeps its spaces; a URI that fits a resource template is read from its server.
 #[tokio::test]
@@ -2466,11 +2467,21 @@ async fn chat_lists_prompts_and_resources_and_checks_a_prompts_arguments() {
     let double = ProviderDouble::start(d, script).await;
     let dir = everything_dir();
     let base = double.base_url();
-    let input = b"/prompt\n/prompt args-prompt\n/prompt args-prompt town=Paris\n/prompt args-prompt city=\"New York\" state=NY\n/attach\n/attach demo://resource/dynamic/text/7\nwhat now?\n/prompt resource-prompt resourceType=Text resourceId=3\n/quit\n";
+    let input = b"/tools sum\n/tools everything/get-sum\n/tools nothing-like-it\n/prompt\n/prompt args-prompt\n/prompt args-prompt town=Paris\n/prompt args-prompt city=\"New York\" state=NY\n/attach\n/attach demo://resource/dynamic/text/7\nwhat now?\n/prompt resource-prompt resourceType=Text resourceId=3\n/quit\n";
     let (out, stderr) = chat_everything(&dir, &base, input).await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // `/tools WORD` lists the matches; `/tools server/tool` shows the definition as sent.
+    assert!(stdout.contains(" everything/get-sum\n"), "{stdout}");
+    assert!(
+        stdout.contains("(everything/get-sum)") && stdout.contains("input schema as sent:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no tool the model is sent has \"nothing-like-it\" in its name"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("everything/args-prompt [city* state]"),
         "{stdout}"
