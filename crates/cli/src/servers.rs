@@ -17,6 +17,11 @@ use crate::{Global, source};
 /// Arguments of `switchboard servers`.
 #[derive(clap::Args, Debug)]
 pub struct ServersArgs {
+    /// Only these servers (their names in the config); every one without any. With names,
+    /// each also shows how it is started (command or URL, with no secret values), where its
+    /// entry comes from, its timeouts and the tools it lists.
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
     /// Also write what the ready servers offer (their tools as the config's allow/deny lists
     /// leave them, resources, prompts, instructions) to FILE, as a catalog file that
     /// `--catalog` reads back
@@ -47,6 +52,124 @@ struct Row {
     task_tools: Vec<String>,
     /// The server's own roots, when its entry gives it some in place of the ones all get.
     own_roots: Option<Vec<switchboard_mcp::Root>>,
+    /// How it is started and what it lists, when servers were named on the command line.
+    detail: Option<Detail>,
+}
+
+/// One named server's entry, as `servers NAME` shows it: no secret values.
+#[derive(serde::Serialize)]
+struct Detail {
+    /// The command line, or the URL (credentials in it redacted).
+    start: String,
+    /// The environment variables it is given (names only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    env: Vec<String>,
+    /// The headers it is sent (names only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    headers: Vec<String>,
+    /// Its working folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<String>,
+    startup_timeout_ms: u64,
+    call_timeout_ms: u64,
+    /// The tools a model may reach, when it is ready.
+    tools: Vec<String>,
+}
+
+impl Detail {
+    fn of(
+        entry: &switchboard_host::config::ServerConfig,
+        listed: Option<&ServerCatalog>,
+    ) -> Detail {
+        use switchboard_core::TransportSpec;
+        let (start, env, headers, cwd) = match &entry.spec.transport {
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let line = std::iter::once(command.as_str())
+                    .chain(args.iter().map(String::as_str))
+                    .map(|w| {
+                        if w.is_empty() || w.contains(char::is_whitespace) {
+                            format!("{w:?}")
+                        } else {
+                            w.to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (
+                    switchboard_core::redact_urls_in(&line),
+                    env.iter()
+                        .map(|(k, _)| k.clone())
+                        // switchboard's own, to stop a config that runs switchboard on itself.
+                        .filter(|k| k != crate::source::CHAIN_VAR)
+                        .collect(),
+                    Vec::new(),
+                    cwd.as_ref().map(|c| c.display().to_string()),
+                )
+            }
+            TransportSpec::Http { url, headers, .. } => (
+                switchboard_core::redact_url(url),
+                Vec::new(),
+                headers.iter().map(|(k, _)| k.clone()).collect(),
+                None,
+            ),
+        };
+        let millis = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        Detail {
+            start,
+            env,
+            headers,
+            cwd,
+            startup_timeout_ms: millis(entry.spec.startup_timeout),
+            call_timeout_ms: millis(entry.spec.call_timeout),
+            tools: listed
+                .map(|l| l.tools.iter().map(|t| t.def.name.clone()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The lines under the table.
+    fn text(&self, name: &str, origin: Option<&str>) -> String {
+        let mut out = format!("\n{name}: {}\n", self.start);
+        if let Some(origin) = origin {
+            out.push_str(&format!("  from {origin}\n"));
+        }
+        if let Some(cwd) = &self.cwd {
+            out.push_str(&format!("  in {cwd}\n"));
+        }
+        if !self.env.is_empty() {
+            out.push_str(&format!("  environment: {}\n", self.env.join(", ")));
+        }
+        if !self.headers.is_empty() {
+            out.push_str(&format!("  headers: {}\n", self.headers.join(", ")));
+        }
+        out.push_str(&format!(
+            "  startup timeout {}, call timeout {}\n",
+            human_ms(self.startup_timeout_ms),
+            human_ms(self.call_timeout_ms)
+        ));
+        if !self.tools.is_empty() {
+            out.push_str(&format!("  tools: {}\n", self.tools.join(", ")));
+        }
+        out
+    }
+}
+
+/// Milliseconds for people: `500 ms`, `30 s`, `2 min`.
+fn human_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms % 60_000 == 0 && ms >= 60_000 {
+        format!("{} min", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
 }
 
 impl Row {
@@ -78,6 +201,7 @@ impl Row {
             ruled: Vec::new(),
             task_tools: Vec::new(),
             own_roots: None,
+            detail: None,
         }
     }
 
@@ -106,6 +230,9 @@ impl Row {
         }
         if let Some(roots) = &self.own_roots {
             v["roots"] = json!(roots);
+        }
+        if let Some(detail) = &self.detail {
+            v["entry"] = json!(detail);
         }
         let by = |by: By| self.ruled.iter().filter(move |r| r.by == by);
         let hidden: Vec<&Ruled> = by(By::List).collect();
@@ -183,10 +310,34 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
                 own_roots: None,
+                detail: None,
             });
         }
     } else {
-        let config = source::load_config(global)?;
+        let mut config = source::load_config(global)?;
+        if !args.names.is_empty() {
+            let known: Vec<&str> = config
+                .servers
+                .iter()
+                .map(|s| s.name())
+                .chain(config.disabled.iter().map(|d| d.name.as_str()))
+                .collect();
+            for name in &args.names {
+                if !known.contains(&name.as_str()) {
+                    let hint = switchboard_host::config::closest(name, known.iter().copied())
+                        .map(|n| format!("; did you mean {n:?}?"))
+                        .unwrap_or_default();
+                    anyhow::bail!(
+                        "no server is named {name:?} in the config{hint} (its servers: {})",
+                        known.join(", ")
+                    );
+                }
+            }
+            config
+                .servers
+                .retain(|s| args.names.iter().any(|n| n == s.name()));
+            config.disabled.retain(|d| args.names.contains(&d.name));
+        }
         source_json = serde_json::to_value(&config.source)?;
         if matches!(config.source, switchboard_host::config::ConfigSource::Demo)
             && let Some(obj) = source_json.as_object_mut()
@@ -242,6 +393,10 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             row.ruled = ruled;
             row.task_tools = task_tools;
             row.own_roots = entry.and_then(|c| c.spec.roots.clone());
+            if !args.names.is_empty() {
+                row.detail =
+                    entry.map(|c| Detail::of(c, offered.iter().find(|o| o.server == c.name())));
+            }
             row
         }));
         sessions.shutdown().await;
@@ -263,6 +418,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
                 own_roots: None,
+                detail: None,
             });
         }
     }
@@ -296,6 +452,11 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             );
         }
         print!("{}", render(&rows));
+        for row in &rows {
+            if let Some(detail) = &row.detail {
+                print!("{}", detail.text(&row.name, row.origin.as_deref()));
+            }
+        }
         let roots = switchboard_mcp::roots();
         let uris = |roots: &[switchboard_mcp::Root]| -> String {
             let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
@@ -690,6 +851,7 @@ mod tests {
             ruled: Vec::new(),
             task_tools: Vec::new(),
             own_roots: None,
+            detail: None,
         }
     }
 

@@ -64,7 +64,7 @@ pub(crate) fn folders(given: &[PathBuf], cwd: &Path) -> anyhow::Result<Vec<PathB
 
 /// The environment variable through which each switchboard tells the stdio servers it starts
 /// which configs (path, and profile) the switchboards above them serve.
-const CHAIN_VAR: &str = "SWITCHBOARD_CONFIG_CHAIN";
+pub(crate) const CHAIN_VAR: &str = "SWITCHBOARD_CONFIG_CHAIN";
 
 /// Keep a config that runs switchboard on itself (a project's `.mcp.json` naming `switchboard
 /// serve`, read by that same `serve`) from starting switchboards without end: a switchboard

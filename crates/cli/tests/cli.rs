@@ -3147,3 +3147,58 @@ fn a_tools_chosen_name_is_used_everywhere() {
     assert_eq!(r["isError"], false, "{r}");
     c.finish();
 }
+
+/// `servers NAME`: only the servers named, each with how it is started (no secret value), its
+/// timeouts and its tools; `--json` has the same under `entry`; a name not in the config is an
+/// error (exit 2) naming the nearest.
+#[test]
+fn servers_named_shows_only_those_with_their_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe_path = toml_str(Path::new(exe()));
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.tickets]\ncommand = {exe_path}\nargs = [\"demo-server\", \"tickets\"]\nenv = {{ TICKETS_TOKEN = \"hunter2\" }}\ncall_timeout = \"90s\"\n\n\
+             [servers.docs]\ncommand = {exe_path}\nargs = [\"demo-server\", \"docs\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["servers", "tickets"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("docs "), "only the one named: {text}");
+    assert!(text.contains("demo-server tickets"), "{text}");
+    assert!(text.contains("  environment: TICKETS_TOKEN\n"), "{text}");
+    assert!(
+        text.contains("  startup timeout 30 s, call timeout 90 s\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  tools: ") && text.contains("close_ticket"),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+
+    let out = run(dir.path(), &["servers", "--json", "tickets"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("hunter2"), "{stdout}");
+    let v = json(&out);
+    let rows = v["servers"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    let entry = &rows[0]["entry"];
+    assert_eq!(entry["env"], serde_json::json!(["TICKETS_TOKEN"]));
+    assert_eq!(entry["call_timeout_ms"], 90_000);
+    assert!(
+        entry["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "search"),
+        "{entry}"
+    );
+
+    let out = run(dir.path(), &["servers", "tikets"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("did you mean \"tickets\"?"), "{stderr}");
+}
