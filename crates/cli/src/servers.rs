@@ -149,26 +149,15 @@ impl Detail {
         }
         out.push_str(&format!(
             "  startup timeout {}, call timeout {}\n",
-            human_ms(self.startup_timeout_ms),
-            human_ms(self.call_timeout_ms)
+            switchboard_core::time::human(std::time::Duration::from_millis(
+                self.startup_timeout_ms
+            )),
+            switchboard_core::time::human(std::time::Duration::from_millis(self.call_timeout_ms))
         ));
         if !self.tools.is_empty() {
             out.push_str(&format!("  tools: {}\n", self.tools.join(", ")));
         }
         out
-    }
-}
-
-/// Milliseconds for people: `500 ms`, `30 s`, `2 min`.
-fn human_ms(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else if ms % 60_000 == 0 && ms >= 60_000 {
-        format!("{} min", ms / 60_000)
-    } else if ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
     }
 }
 

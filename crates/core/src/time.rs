@@ -2,7 +2,17 @@
 //! count, with no time-zone database and no dependency (pure arithmetic on the Unix time; the
 //! caller reads the clock).
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A duration as people read it in a message: whole seconds as `30 s`, anything else in
+/// milliseconds (`500 ms`, `1500 ms`).
+pub fn human(d: Duration) -> String {
+    if d.as_millis() < 1000 || d.subsec_millis() != 0 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
 
 /// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01, after Howard
 /// Hinnant's public-domain civil-from-days algorithm.

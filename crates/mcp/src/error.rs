@@ -319,11 +319,7 @@ fn stray_suffix(stray: &Option<String>) -> String {
 }
 
 fn human(d: &Duration) -> String {
-    if d.as_millis() < 1000 || d.subsec_millis() != 0 {
-        format!("{} ms", d.as_millis())
-    } else {
-        format!("{} s", d.as_secs())
-    }
+    switchboard_core::time::human(*d)
 }
 
 pub(crate) use switchboard_core::error::chain;

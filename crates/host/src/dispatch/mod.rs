@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
+use switchboard_core::time::human;
 use switchboard_core::{CallResult, Catalog};
 use switchboard_mcp::{SessionError, Sessions, Upcall, UpcallError, UpcallKind, call_answering};
 use tokio::sync::mpsc;
@@ -602,14 +603,6 @@ fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
                 "Server \"{server}\" is not available, so \"{name}\" was not called: {other}. Continue without it or try again later."
             )),
         ),
-    }
-}
-
-fn human(d: Duration) -> String {
-    if d.as_millis() < 1000 || d.subsec_millis() != 0 {
-        format!("{} ms", d.as_millis())
-    } else {
-        format!("{} s", d.as_secs())
     }
 }
 
