@@ -195,6 +195,11 @@ pub enum Change {
 
 /// The file to change and whether it exists.
 fn target(global: &Global, scope: Option<Scope>, creating: bool) -> anyhow::Result<PathBuf> {
+    if scope.is_none() && crate::source::inline(global).is_some() {
+        bail!(
+            "--config holds JSON, not a file to write into; give a file's path (or --scope project|user)"
+        );
+    }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let user = || {
         Config::user_file()

@@ -71,8 +71,9 @@ struct Cli {
 pub struct Global {
     /// Config file: switchboard.toml, or another host's (mcpServers / VS Code / Zed / OpenCode /
     /// Crush JSON, Codex config.toml, goose or Continue config.yaml), an MCP bundle (.mcpb,
-    /// its folder or manifest.json), or a host's name (cursor, claude-desktop, codex, ...) for
-    /// that host's file.
+    /// its folder or manifest.json), a host's name (cursor, claude-desktop, codex, ...) for
+    /// that host's file, or the JSON itself ('{"mcpServers": {...}}', as Claude Code's
+    /// --mcp-config takes it).
     #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
     config: Option<PathBuf>,
     /// Use only the servers and tools of this [profiles.NAME] entry of the config.

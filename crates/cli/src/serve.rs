@@ -217,6 +217,10 @@ async fn shutdown_signal() {
 
 /// The config file serve reads, when there is one (the embedded demo has none).
 fn config_file(global: &Global) -> Option<PathBuf> {
+    // JSON on the command line has no file to watch.
+    if crate::source::inline(global).is_some() {
+        return None;
+    }
     let cwd = std::env::current_dir().ok()?;
     switchboard_host::Config::locate(global.config.as_deref(), &cwd)
 }

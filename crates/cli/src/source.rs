@@ -11,21 +11,42 @@ use switchboard_mcp::{ServerState, Sessions};
 use crate::Global;
 use crate::output;
 
+/// The JSON `--config` holds in place of a path (`--config '{"mcpServers": ...}'`, as Claude
+/// Code's `--mcp-config` takes it), when it does.
+pub fn inline(global: &Global) -> Option<&str> {
+    global
+        .config
+        .as_deref()
+        .and_then(Path::to_str)
+        .filter(|text| text.trim_start().starts_with('{'))
+}
+
 /// Load the config the global flags point at (or the embedded demo), with its profile applied.
 /// Prints the config's warnings to stderr through tracing.
 pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let config = match Config::locate(global.config.as_deref(), &cwd) {
-        Some(path) => {
-            let mut config = Config::load(&path)?;
-            chain(&path, global.profile.as_deref(), &mut config)?;
+    let config = match inline(global) {
+        Some(text) => {
+            let mut config = Config::parse_inline(text, &|name| std::env::var(name).ok())?;
+            chain(
+                Path::new(&text.replace('\n', " ")),
+                global.profile.as_deref(),
+                &mut config,
+            )?;
             config
         }
-        None => {
-            let exe = std::env::current_exe()
-                .context("cannot find this program's path to start the demo servers")?;
-            Config::demo(&exe)
-        }
+        None => match Config::locate(global.config.as_deref(), &cwd) {
+            Some(path) => {
+                let mut config = Config::load(&path)?;
+                chain(&path, global.profile.as_deref(), &mut config)?;
+                config
+            }
+            None => {
+                let exe = std::env::current_exe()
+                    .context("cannot find this program's path to start the demo servers")?;
+                Config::demo(&exe)
+            }
+        },
     };
     for w in &config.warnings {
         tracing::warn!("{w}");

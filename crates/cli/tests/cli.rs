@@ -3202,3 +3202,46 @@ fn servers_named_shows_only_those_with_their_entries() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("did you mean \"tickets\"?"), "{stderr}");
 }
+
+/// `--config` takes JSON in place of a path, as Claude Code's `--mcp-config` does: its servers
+/// run as a file's would, a bad entry is named at its place in `--config`, and `add` has no
+/// file to write into.
+#[test]
+fn config_takes_json_in_place_of_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe_path = toml_str(Path::new(exe()));
+    let inline = format!(
+        r#"{{"mcpServers": {{"t": {{"command": {exe_path}, "args": ["demo-server", "tickets"]}}, "bad": {{"command": 5}}}}}}"#
+    );
+    let out = run(dir.path(), &["--config", &inline, "servers", "--json"]);
+    let v = json(&out);
+    assert_eq!(v["config"]["kind"], "inline", "{v}");
+    assert_eq!(server(&v, "t")["state"], "ready", "{v}");
+    let bad = server(&v, "bad");
+    assert_eq!(bad["state"], "disabled", "{v}");
+    assert!(
+        bad["error"].as_str().unwrap().starts_with("--config:1:"),
+        "{bad}"
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "--config",
+            &inline,
+            "call",
+            "t",
+            "search",
+            r#"{"query": "login"}"#,
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(dir.path(), &["--config", &inline, "add", "x", "echo"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--config holds JSON"), "{stderr}");
+}

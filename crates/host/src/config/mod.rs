@@ -57,6 +57,9 @@ pub use entry::{Approve, PinMode, ToolOverride, closest};
 /// The result size, in tokens, above which a tool result is cut (`max_result_tokens`).
 pub const DEFAULT_RESULT_TOKENS: u32 = 25_000;
 
+/// The name an inline config's messages give it (see [`Config::parse_inline`]).
+pub const INLINE: &str = "--config";
+
 /// Where the config came from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -68,6 +71,9 @@ pub enum ConfigSource {
     },
     /// No config was found: the two embedded demo servers.
     Demo,
+    /// JSON given on the command line in place of a file (`--config '{"mcpServers": ...}'`,
+    /// as Claude Code's `--mcp-config` takes it).
+    Inline,
 }
 
 /// One usable server.
@@ -742,6 +748,18 @@ impl Config {
     ///
     /// An MCP bundle is read as the one server it holds: a `.mcpb` (or `.dxt`) file, unpacked
     /// into the user cache first, a folder holding its `manifest.json`, or the manifest itself.
+    /// A config given as text rather than a file (`--config '{"mcpServers": ...}'`): read as
+    /// the JSON files other hosts write (or as `switchboard.toml` when it is not JSON), with
+    /// relative paths from the working folder; messages name it `--config`.
+    pub fn parse_inline(
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, HostError> {
+        let mut config = Self::parse(Path::new(INLINE), text, env)?;
+        config.source = ConfigSource::Inline;
+        Ok(config)
+    }
+
     pub fn load(path: &Path) -> Result<Config, HostError> {
         if path.is_dir() {
             let manifest = path.join("manifest.json");
@@ -1035,6 +1053,7 @@ impl Config {
         let path = match &self.source {
             ConfigSource::File { path } => path.clone(),
             ConfigSource::Demo => PathBuf::from("(embedded demo)"),
+            ConfigSource::Inline => PathBuf::from(INLINE),
         };
         let profile_err = |message: String| HostError::ProfileEntry {
             path: path.clone(),
