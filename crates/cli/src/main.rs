@@ -74,7 +74,13 @@ pub struct Global {
     /// its folder or manifest.json), a host's name (cursor, claude-desktop, codex, ...) for
     /// that host's file, or the JSON itself ('{"mcpServers": {...}}', as Claude Code's
     /// --mcp-config takes it).
-    #[arg(long, global = true, value_name = "PATH", env = "SWITCHBOARD_CONFIG")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        env = "SWITCHBOARD_CONFIG",
+        alias = "mcp-config"
+    )]
     config: Option<PathBuf>,
     /// Use only the servers and tools of this [profiles.NAME] entry of the config.
     #[arg(long, global = true, value_name = "NAME")]

@@ -1,4 +1,4 @@
-//! chat's slash commands: /tools [WORD|NAME], /servers, /reload, /reconnect [NAME...], /cost, /prompt
+//! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...], /cost, /prompt
 //! [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
 
 use serde_json::{Map, Value};
@@ -31,7 +31,8 @@ pub(crate) async fn command(
             print!("{}", tools(agent, rest));
             Command::Done
         }
-        "servers" => {
+        // `/mcp` is Claude Code's name for it.
+        "servers" | "mcp" => {
             let statuses = agent.sessions().statuses();
             for s in &statuses {
                 println!("{:20} {}", s.name, s.state.describe());

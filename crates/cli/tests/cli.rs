@@ -3240,6 +3240,9 @@ fn config_takes_json_in_place_of_a_file() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Claude Code's name for the flag works too.
+    let out = run(dir.path(), &["--mcp-config", &inline, "servers", "t"]);
+    assert_eq!(out.status.code(), Some(0));
     let out = run(dir.path(), &["--config", &inline, "add", "x", "echo"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);

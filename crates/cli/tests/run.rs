@@ -2328,11 +2328,16 @@ async fn chat_reconnects_a_server_that_failed_and_the_model_then_uses_it() {
     )
     .unwrap();
     let base = double.base_url();
-    let input = b"/servers\n/reconnect flakey\n/reconnect\nsay it back\n/reconnect\n/quit\n";
+    // `/mcp` is `/servers` under Claude Code's name.
+    let input = b"/mcp\n/reconnect flakey\n/reconnect\nsay it back\n/reconnect\n/quit\n";
     let (out, stderr) = chat_everything(&dir, &base, input).await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("not set up yet"), "{stderr}");
+    assert!(
+        stderr.contains("(/reconnect starts the servers that are not ready again)"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("no server is named \"flakey\"; did you mean \"flaky\"?"),
         "{stderr}"
