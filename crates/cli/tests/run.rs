@@ -1209,13 +1209,13 @@ async fn chat_starts_without_a_slow_server_whose_tools_join_when_it_is_ready() {
     assert!(second.iter().any(|n| n.starts_with("slow")), "{second:?}");
 }
 
-/// The next line of a child's stdout that contains `what`, read for at most 60 s.
-async fn line_with(
-    out: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+/// The next line of a child's stdout or stderr holding `what`, read for at most 60 s.
+async fn line_with<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
     what: &str,
 ) -> String {
     let found = tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        while let Some(line) = out.next_line().await.unwrap() {
+        while let Some(line) = lines.next_line().await.unwrap() {
             if line.contains(what) {
                 return Some(line);
             }
@@ -1225,8 +1225,8 @@ async fn line_with(
     .await;
     match found {
         Ok(Some(line)) => line,
-        Ok(None) => panic!("stdout ended without a line with {what:?}"),
-        Err(_) => panic!("no stdout line with {what:?} within 60 s"),
+        Ok(None) => panic!("the stream ended without a line with {what:?}"),
+        Err(_) => panic!("no line with {what:?} within 60 s"),
     }
 }
 
@@ -2354,23 +2354,6 @@ async fn chat_reconnects_a_server_that_failed_and_the_model_then_uses_it() {
     assert!(echoed.contains("back again"), "{echoed}");
 }
 
-/// The next line of `lines` that contains `what`, read for at most 60 s.
-async fn next_with<R: tokio::io::AsyncBufRead + Unpin>(
-    lines: &mut tokio::io::Lines<R>,
-    what: &str,
-) -> String {
-    tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains(what) {
-                return line;
-            }
-        }
-        panic!("the stream ended without a line with {what:?}")
-    })
-    .await
-    .unwrap_or_else(|_| panic!("no line with {what:?} within 60 s"))
-}
-
 /// `/reload` in chat: the config read again mid-conversation; an entry added starts, a
 /// setting changed (a deny list) applies to the next request without restarting its server,
 /// an entry disabled stops, and the model's tools array follows each time.
@@ -2402,13 +2385,13 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     let mut stdin = child.stdin.take().unwrap();
     let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    next_with(&mut err, "switchboard chat:").await;
+    line_with(&mut err, "switchboard chat:").await;
     stdin.write_all(b"/reload\n").await.unwrap();
-    next_with(&mut err, "no server changed (1 kept running)").await;
+    line_with(&mut err, "no server changed (1 kept running)").await;
     // A file that no longer reads changes nothing.
     std::fs::write(&config, "[servers.tickets\n").unwrap();
     stdin.write_all(b"/reload\n").await.unwrap();
-    let refused = next_with(&mut err, "(nothing changed)").await;
+    let refused = line_with(&mut err, "(nothing changed)").await;
     assert!(refused.contains("switchboard.toml"), "{refused}");
 
     let both = format!(
@@ -2418,11 +2401,11 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     );
     std::fs::write(&config, &both).unwrap();
     stdin.write_all(b"/reload\n").await.unwrap();
-    let started = next_with(&mut err, "started docs: ").await;
+    let started = line_with(&mut err, "started docs: ").await;
     assert!(started.contains("ready, "), "{started}");
-    next_with(&mut err, "1 server(s) kept running").await;
+    line_with(&mut err, "1 server(s) kept running").await;
     stdin.write_all(b"hello\n").await.unwrap();
-    next_with(&mut out, "first").await;
+    line_with(&mut out, "first").await;
 
     std::fs::write(
         &config,
@@ -2430,10 +2413,10 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     )
     .unwrap();
     stdin.write_all(b"/reload\n").await.unwrap();
-    let stopped = next_with(&mut err, "stopped docs: ").await;
+    let stopped = line_with(&mut err, "stopped docs: ").await;
     assert!(stopped.contains("disabled"), "{stopped}");
     stdin.write_all(b"again\n/quit\n").await.unwrap();
-    next_with(&mut out, "second").await;
+    line_with(&mut out, "second").await;
     drop(stdin);
     let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
         .await
