@@ -1,5 +1,5 @@
-//! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...], /cost, /prompt
-//! [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
+//! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
+//! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -10,13 +10,17 @@ use crate::Global;
 
 /// What the chat loop does after a slash command.
 pub(crate) enum Command {
+    /// End the chat.
     Quit,
+    /// Read the next line.
     Done,
     /// The conversation was started over.
     Cleared,
+    /// Send this text as the user's message.
     Send(String),
 }
 
+/// Run the slash command `cmd` (the line without its `/`).
 pub(crate) async fn command(
     global: &Global,
     agent: &mut Agent,
