@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
             max_tokens: None,
             compatible_server: false,
             temperature: None,
+            reasoning_effort: None,
             gemini_openapi: false,
             stream: false,
         };

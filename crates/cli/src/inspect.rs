@@ -121,6 +121,7 @@ pub async fn run(global: &Global, mut args: InspectArgs) -> anyhow::Result<ExitC
     opts.compatible_server = compatible_server(opts.dialect, &base_url);
     opts.max_tokens = max_tokens_sent(opts.dialect, &base_url, settings.max_tokens);
     opts.temperature = settings.temperature;
+    opts.reasoning_effort = settings.reasoning_effort.clone();
     if args.exact {
         args.base_url = args.base_url.or(settings.base_url);
         args.api_key_env = args.api_key_env.or(settings.api_key_env);

@@ -58,6 +58,12 @@ pub struct ModelArgs {
     /// field. Without it the model's default holds; OpenAI's reasoning models refuse any other.
     #[arg(long, value_name = "T", value_parser = temperature)]
     pub temperature: Option<f64>,
+    /// How long a reasoning model thinks before it answers, in the provider's own word
+    /// (minimal, low, medium, high; OpenAI Chat's reasoning_effort, the Responses API's
+    /// reasoning.effort). Without it the model's default holds. Anthropic and Gemini take
+    /// none from switchboard: it is left out there, with a note.
+    #[arg(long, value_name = "LEVEL")]
+    pub reasoning_effort: Option<String>,
     /// Write every request and response body as JSON lines to FILE (keys redacted).
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
@@ -149,6 +155,9 @@ pub async fn start_agent(
     }
     if let Some(n) = model.max_turns {
         builder = builder.max_turns(n);
+    }
+    if let Some(effort) = &model.reasoning_effort {
+        builder = builder.reasoning_effort(effort);
     }
     if let Some(m) = &model.model {
         builder = builder.model(m);

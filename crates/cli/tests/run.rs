@@ -2535,3 +2535,72 @@ async fn chat_says_it_keeps_trying_an_http_server_that_is_down() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("trying again every 10 s"), "{stdout}");
 }
+
+/// `--reasoning-effort` reaches an OpenAI Chat request as `reasoning_effort`, and `[settings]
+/// reasoning_effort` does when no flag says otherwise; Anthropic's request gets none, and the
+/// run says it was left out.
+#[tokio::test]
+async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
+    let d = Dialect::OpenAiChat;
+    let script = vec![Turn::Text("one".into()), Turn::Text("two".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[settings]\nreasoning_effort = \"high\"\n",
+    )
+    .unwrap();
+    let base = double.base_url();
+    let args = [
+        "run",
+        "-p",
+        "hi",
+        "--provider",
+        "openai-chat",
+        "--base-url",
+        &base,
+    ];
+    let out = switchboard(
+        dir.path(),
+        &[&args[..], &["--reasoning-effort", "low"]].concat(),
+    )
+    .await;
+    succeeded(&out);
+    let out = switchboard(dir.path(), &args).await;
+    succeeded(&out);
+    double.assert_valid();
+    let reqs = double.requests();
+    assert_eq!(reqs[0].body["reasoning_effort"], "low", "{}", reqs[0].body);
+    assert_eq!(reqs[1].body["reasoning_effort"], "high", "{}", reqs[1].body);
+
+    let a = Dialect::Anthropic;
+    let double = ProviderDouble::start(a, vec![Turn::Text("three".into())]).await;
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "run",
+            "-p",
+            "hi",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--reasoning-effort",
+            "low",
+        ],
+    )
+    .await;
+    succeeded(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("reasoning effort \"low\" left out: only OpenAI's APIs take one"),
+        "{stderr}"
+    );
+    double.assert_valid();
+    let body = double.requests()[0].body.to_string();
+    assert!(
+        !body.contains("reasoning") && !body.contains("effort"),
+        "{body}"
+    );
+}

@@ -158,6 +158,7 @@ fn main() {
                 max_tokens: Some(4096),
                 compatible_server: false,
                 temperature: None,
+                reasoning_effort: None,
                 gemini_openapi: false,
                 stream: false,
             };

@@ -58,6 +58,9 @@ pub struct AgentOptions {
     /// Sampling temperature sent with each request (`None`: the model's default). OpenAI's
     /// reasoning models refuse any but their default.
     pub temperature: Option<f64>,
+    /// How long a reasoning model thinks (`low`, `medium`, `high`, ...), sent to OpenAI's two
+    /// APIs (`None`: the model's default); see [`switchboard_providers::takes_reasoning_effort`].
+    pub reasoning_effort: Option<String>,
     /// Stream replies (text shows as it arrives).
     pub stream: bool,
     /// Where full texts of cut results are written.
@@ -82,6 +85,7 @@ impl Default for AgentOptions {
             max_turns: 20,
             max_tokens: None,
             temperature: None,
+            reasoning_effort: None,
             stream: false,
             spill_dir: shape::default_spill_dir(),
             tools: ToolMode::All,
@@ -780,6 +784,7 @@ impl Agent {
             max_tokens: self.max_tokens_sent(),
             compatible_server: self.compatible_server(),
             temperature: self.opts.temperature,
+            reasoning_effort: self.opts.reasoning_effort.clone(),
             gemini_openapi: self.translate_opts.gemini_openapi,
             stream: self.opts.stream,
         };
@@ -848,6 +853,7 @@ impl Sampler for ModelSampler<'_> {
                 max_tokens: Some(request.max_tokens),
                 compatible_server: self.compatible_server,
                 temperature: request.temperature,
+                reasoning_effort: None,
                 gemini_openapi: false,
                 stream: false,
             };

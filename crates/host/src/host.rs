@@ -82,6 +82,7 @@ pub struct HostBuilder {
     turns: Option<u32>,
     tokens: Option<u32>,
     temperature: Option<f64>,
+    reasoning_effort: Option<String>,
     /// The config's model settings were applied (at `check` or `build`).
     settled: bool,
     /// What settling found, for [`Host::notes`].
@@ -110,6 +111,7 @@ impl Host {
             turns: None,
             tokens: None,
             temperature: None,
+            reasoning_effort: None,
             settled: false,
             notes: Vec::new(),
             transcript: None,
@@ -262,6 +264,14 @@ impl HostBuilder {
         self
     }
 
+    /// How long a reasoning model thinks before it answers, in the provider's word (`minimal`,
+    /// `low`, `medium`, `high`; default: the config's `reasoning_effort`, else the model's
+    /// own). OpenAI's two APIs take it; for Anthropic and Gemini it is left out, with a note.
+    pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
+        self.reasoning_effort = Some(effort.into());
+        self
+    }
+
     /// Which tools the model sees: all of them, or a search tool and what it found.
     pub fn tools(mut self, tools: ToolMode) -> Self {
         self.options.tools = tools;
@@ -353,6 +363,21 @@ impl HostBuilder {
         if self.options.temperature.is_none() {
             self.options.temperature = config.temperature;
         }
+        let effort = self
+            .reasoning_effort
+            .take()
+            .or(self.options.reasoning_effort.take())
+            .or(config.reasoning_effort)
+            .filter(|e| !e.trim().is_empty());
+        self.options.reasoning_effort = match effort {
+            Some(e) if !switchboard_providers::takes_reasoning_effort(provider) => {
+                self.notes.push(format!(
+                    "reasoning effort {e:?} left out: only OpenAI's APIs take one (switchboard does not set {provider}'s thinking)"
+                ));
+                None
+            }
+            effort => effort,
+        };
     }
 
     /// The provider requests go to (settled: as given, else the config's, else Anthropic's).

@@ -55,6 +55,8 @@ pub struct TranslateOptions {
     pub compatible_server: bool,
     /// The sampling temperature to show in the request.
     pub temperature: Option<f64>,
+    /// The reasoning effort to show in the request (OpenAI's two APIs take one).
+    pub reasoning_effort: Option<String>,
 }
 
 impl TranslateOptions {
@@ -78,6 +80,7 @@ impl TranslateOptions {
             max_tokens: None,
             compatible_server: false,
             temperature: None,
+            reasoning_effort: None,
         }
     }
 }
@@ -282,6 +285,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         max_tokens: opts.max_tokens,
         compatible_server: opts.compatible_server,
         temperature: opts.temperature,
+        reasoning_effort: opts.reasoning_effort.clone(),
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

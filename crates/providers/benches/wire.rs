@@ -95,6 +95,7 @@ fn conversation(dialect: Dialect, turns: usize, result: &str) -> RequestParts {
         max_tokens: Some(1024),
         compatible_server: false,
         temperature: None,
+        reasoning_effort: None,
         gemini_openapi: false,
         stream: false,
     }

@@ -76,6 +76,8 @@ struct Body<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +174,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         max_completion_tokens: parts.max_tokens.filter(|_| !parts.compatible_server),
         max_tokens: parts.max_tokens.filter(|_| parts.compatible_server),
         temperature: parts.temperature,
+        reasoning_effort: parts.reasoning_effort.as_deref(),
     };
     crate::render::to_value(&body)
 }

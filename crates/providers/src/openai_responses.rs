@@ -41,6 +41,13 @@ struct Body<'a> {
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning<'a>>,
+}
+
+#[derive(Serialize)]
+struct Reasoning<'a> {
+    effort: &'a str,
 }
 
 #[derive(Serialize)]
@@ -146,6 +153,10 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         stream: parts.stream,
         max_output_tokens: parts.max_tokens,
         temperature: parts.temperature,
+        reasoning: parts
+            .reasoning_effort
+            .as_deref()
+            .map(|effort| Reasoning { effort }),
     };
     crate::render::to_value(&body)
 }

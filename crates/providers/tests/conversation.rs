@@ -123,6 +123,7 @@ fn parts(dialect: Dialect, stream: bool) -> RequestParts {
         max_tokens: Some(1024),
         compatible_server: false,
         temperature: None,
+        reasoning_effort: None,
         gemini_openapi: false,
         stream,
     }
@@ -496,5 +497,48 @@ fn the_temperature_goes_in_each_apis_own_field() {
             );
             assert!(body(None, None).get("generationConfig").is_none());
         }
+    }
+}
+
+/// A reasoning effort goes in OpenAI Chat's `reasoning_effort` and the Responses API's
+/// `reasoning.effort`; Anthropic's and Gemini's bodies take none (the host leaves it out for
+/// them, saying so).
+#[test]
+fn a_reasoning_effort_goes_in_each_openai_apis_own_field() {
+    for dialect in Dialect::ALL {
+        let body = render_request(
+            dialect,
+            &RequestParts {
+                reasoning_effort: Some("low".into()),
+                ..parts(dialect, false)
+            },
+        );
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        let (field, takes) = match dialect {
+            Dialect::OpenAiChat => ("/reasoning_effort", true),
+            Dialect::OpenAiResponses => ("/reasoning/effort", true),
+            _ => ("/reasoning_effort", false),
+        };
+        assert_eq!(
+            switchboard_providers::takes_reasoning_effort(dialect),
+            takes,
+            "{dialect}"
+        );
+        if takes {
+            assert_eq!(
+                body.pointer(field),
+                Some(&serde_json::json!("low")),
+                "{dialect}"
+            );
+        } else {
+            let text = body.to_string();
+            assert!(
+                !text.contains("reasoning") && !text.contains("\"low\""),
+                "{dialect}: {text}"
+            );
+        }
+        let plain = render_request(dialect, &parts(dialect, false));
+        assert!(!plain.to_string().contains("reasoning"), "{dialect}");
     }
 }

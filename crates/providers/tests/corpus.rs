@@ -116,6 +116,7 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     max_tokens: Some(64),
                     compatible_server: false,
                     temperature: None,
+                    reasoning_effort: None,
                     gemini_openapi: opts.gemini_openapi,
                     stream: false,
                 };

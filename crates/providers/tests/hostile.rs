@@ -293,6 +293,7 @@ fn check(dialect: Dialect, opts: SanitizeOptions, schema: &Value) -> Result<(), 
         max_tokens: Some(100),
         compatible_server: false,
         temperature: None,
+        reasoning_effort: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

@@ -607,6 +607,7 @@ fn gemini_thought_signatures_survive_the_round_trip() {
         max_tokens: Some(100),
         compatible_server: false,
         temperature: None,
+        reasoning_effort: None,
         gemini_openapi: false,
         stream: false,
     };

@@ -75,6 +75,7 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         max_tokens: Some(1024),
         compatible_server: false,
         temperature: None,
+        reasoning_effort: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

@@ -529,6 +529,7 @@ impl ModelSettings {
             max_tokens,
             temperature,
             max_turns,
+            reasoning_effort,
             ..
         } = self;
         let mut problems = Vec::new();
@@ -561,6 +562,7 @@ impl ModelSettings {
             max_tokens: max_tokens.filter(|&n| n > 0),
             temperature,
             max_turns,
+            reasoning_effort: nonempty(reasoning_effort),
         };
         (settings, problems)
     }
@@ -603,6 +605,8 @@ pub struct ModelSettings {
     pub temperature: Option<f64>,
     /// Model requests allowed per message.
     pub max_turns: Option<u32>,
+    /// How long a reasoning model thinks (`low`, `medium`, `high`, ...; OpenAI's APIs).
+    pub reasoning_effort: Option<String>,
 }
 
 impl Default for Settings {

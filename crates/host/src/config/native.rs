@@ -41,6 +41,7 @@ struct RawSettings {
     max_tokens: Option<u32>,
     temperature: Option<f64>,
     max_turns: Option<u32>,
+    reasoning_effort: Option<String>,
     roots: Option<Vec<String>>,
 }
 
@@ -182,6 +183,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     max_tokens: s.max_tokens,
                     temperature: s.temperature,
                     max_turns: s.max_turns,
+                    reasoning_effort: s.reasoning_effort,
                 };
                 let (model, problems) = written.checked(s.provider.as_deref());
                 settings.model = model;
