@@ -28,8 +28,9 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
     let config = match inline(global) {
         Some(text) => {
             let mut config = Config::parse_inline(text, &|name| std::env::var(name).ok())?;
+            // The JSON itself names the config in the chain, on one line.
             chain(
-                Path::new(&text.replace('\n', " ")),
+                &text.replace('\n', " "),
                 global.profile.as_deref(),
                 &mut config,
             )?;
@@ -38,7 +39,12 @@ pub fn load_config(global: &Global) -> anyhow::Result<Config> {
         None => match Config::locate(global.config.as_deref(), &cwd) {
             Some(path) => {
                 let mut config = Config::load(&path)?;
-                chain(&path, global.profile.as_deref(), &mut config)?;
+                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                chain(
+                    &real.display().to_string(),
+                    global.profile.as_deref(),
+                    &mut config,
+                )?;
                 config
             }
             None => {
@@ -90,12 +96,12 @@ pub(crate) const CHAIN_VAR: &str = "SWITCHBOARD_CONFIG_CHAIN";
 /// Keep a config that runs switchboard on itself (a project's `.mcp.json` naming `switchboard
 /// serve`, read by that same `serve`) from starting switchboards without end: a switchboard
 /// started for a config (and profile) one above it already serves refuses to start, saying
-/// why; the others pass the chain on to their stdio servers.
-fn chain(path: &Path, profile: Option<&str>, config: &mut Config) -> anyhow::Result<()> {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+/// why; the others pass the chain on to their stdio servers. `name` is the config's real path
+/// (or, for `--config` JSON, the JSON on one line).
+fn chain(name: &str, profile: Option<&str>, config: &mut Config) -> anyhow::Result<()> {
     let key = match profile {
-        Some(p) => format!("{} (profile {p})", path.display()),
-        None => path.display().to_string(),
+        Some(p) => format!("{name} (profile {p})"),
+        None => name.to_string(),
     };
     let above = std::env::var(CHAIN_VAR).unwrap_or_default();
     if above.lines().any(|l| l == key) {

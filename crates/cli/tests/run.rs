@@ -2515,10 +2515,7 @@ async fn chat_says_it_keeps_trying_an_http_server_that_is_down() {
     let d = Dialect::OpenAiChat;
     let double = ProviderDouble::start(d, Vec::new()).await;
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
+    let port = switchboard_test_support::everything::free_port();
     std::fs::write(
         dir.path().join("switchboard.toml"),
         format!("[servers.remote]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
