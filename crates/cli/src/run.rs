@@ -58,10 +58,13 @@ pub struct ModelArgs {
     /// field. Without it the model's default holds; OpenAI's reasoning models refuse any other.
     #[arg(long, value_name = "T", value_parser = temperature)]
     pub temperature: Option<f64>,
-    /// How long a reasoning model thinks before it answers, in the provider's own word
-    /// (minimal, low, medium, high; OpenAI Chat's reasoning_effort, the Responses API's
-    /// reasoning.effort). Without it the model's default holds. Anthropic and Gemini take
-    /// none from switchboard: it is left out there, with a note.
+    /// How long a reasoning model thinks before it answers: minimal, low, medium, high (xhigh,
+    /// max for Claude), none, or a number of thinking tokens for models that take a budget.
+    /// OpenAI gets it as reasoning_effort (Responses: reasoning.effort); Claude 4.6 and later
+    /// adaptive thinking with that effort, earlier Claude a thinking budget (low 1024, medium
+    /// 8192, high 24576 tokens); Gemini 3 a thinkingLevel, Gemini 2.5 a thinkingBudget. A
+    /// level the model cannot take is left out, with a note. Without it the model's default
+    /// holds.
     #[arg(long, value_name = "LEVEL")]
     pub reasoning_effort: Option<String>,
     /// Write every request and response body as JSON lines to FILE (keys redacted).

@@ -2570,12 +2570,15 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
     assert_eq!(reqs[0].body["reasoning_effort"], "low", "{}", reqs[0].body);
     assert_eq!(reqs[1].body["reasoning_effort"], "high", "{}", reqs[1].body);
 
+    // Anthropic: adaptive thinking with that effort from Claude 4.6 on (a temperature is left
+    // out, saying why), a thinking budget before it; a word an older model has no budget for
+    // is left out, saying why.
     let a = Dialect::Anthropic;
-    let double = ProviderDouble::start(a, vec![Turn::Text("three".into())]).await;
+    let script = vec![Turn::Text("three".into()), Turn::Text("four".into())];
+    let double = ProviderDouble::start(a, script).await;
     let base = double.base_url();
-    let out = switchboard(
-        dir.path(),
-        &[
+    let anthropic = |model: &'static str, effort: &'static str| {
+        vec![
             "run",
             "-p",
             "hi",
@@ -2583,21 +2586,99 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
             "anthropic",
             "--base-url",
             &base,
+            "--model",
+            model,
             "--reasoning-effort",
-            "low",
-        ],
-    )
-    .await;
+            effort,
+            "--temperature",
+            "0.2",
+        ]
+    };
+    let out = switchboard(dir.path(), &anthropic("claude-opus-4-7", "low")).await;
     succeeded(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("reasoning effort \"low\" left out: only OpenAI's APIs take one"),
+        stderr.contains("temperature 0.2 left out: Anthropic takes none while the model thinks"),
+        "{stderr}"
+    );
+    let out = switchboard(dir.path(), &anthropic("claude-sonnet-4-5", "extreme")).await;
+    succeeded(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "reasoning effort \"extreme\" left out: claude-sonnet-4-5 takes a thinking budget"
+        ),
         "{stderr}"
     );
     double.assert_valid();
-    let body = double.requests()[0].body.to_string();
-    assert!(
-        !body.contains("reasoning") && !body.contains("effort"),
-        "{body}"
-    );
+    let reqs = double.requests();
+    let body = &reqs[0].body;
+    assert_eq!(body["thinking"], json!({"type": "adaptive"}), "{body}");
+    assert_eq!(body["output_config"], json!({"effort": "low"}), "{body}");
+    assert!(body.get("temperature").is_none(), "{body}");
+    let body = &reqs[1].body;
+    assert!(body.get("thinking").is_none(), "{body}");
+    assert_eq!(body["temperature"], 0.2, "{body}");
+}
+
+/// A reasoning model's thinking goes back with the tool uses it led to, unchanged: the double
+/// refuses, as Anthropic and DeepSeek do, a request whose assistant message lost it or
+/// changed it (streamed or not).
+async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, stream: bool) {
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )])
+        .reasoned("The user wants the login ticket; search first."),
+        Turn::tools(vec![Call::ends_with("get_ticket", json!({"id": "T-1001"}))])
+            .reasoned("T-1001 matches. Read it."),
+        Turn::Text("T-1001 is about login failures.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let mut args = vec![
+        "--json",
+        "run",
+        "-p",
+        "Find the login ticket and read it.",
+        "--provider",
+        provider(d),
+        "--base-url",
+        &base,
+        "--model",
+        "reasoner-1",
+        "--reasoning-effort",
+        "high",
+    ];
+    if stream {
+        args.push("--stream");
+    }
+    let out = switchboard(dir.path(), &args).await;
+    double.assert_valid();
+    succeeded(&out);
+    assert_eq!(stdout_json(&out)["text"], "T-1001 is about login failures.");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 3);
+    // The last request has both turns' reasoning, each with its own tool use.
+    let body = reqs[2].body.to_string();
+    for words in [
+        "The user wants the login ticket; search first.",
+        "T-1001 matches. Read it.",
+    ] {
+        assert!(body.contains(words), "{d}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn reasoning_goes_back_with_its_tool_uses_anthropic() {
+    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, false).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, true).await;
+}
+
+#[tokio::test]
+async fn reasoning_goes_back_with_its_tool_uses_openai_chat() {
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, false).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, true).await;
 }

@@ -58,8 +58,9 @@ pub struct AgentOptions {
     /// Sampling temperature sent with each request (`None`: the model's default). OpenAI's
     /// reasoning models refuse any but their default.
     pub temperature: Option<f64>,
-    /// How long a reasoning model thinks (`low`, `medium`, `high`, ...), sent to OpenAI's two
-    /// APIs (`None`: the model's default); see [`switchboard_providers::takes_reasoning_effort`].
+    /// How long a reasoning model thinks (`low`, `medium`, `high`, ..., or a number of
+    /// thinking tokens where the model takes a budget), sent in each API's own fields (`None`:
+    /// the model's default); see [`switchboard_providers::reasoning_effort_fields`].
     pub reasoning_effort: Option<String>,
     /// Stream replies (text shows as it arrives).
     pub stream: bool,
@@ -453,7 +454,10 @@ impl Agent {
                 })
                 .collect();
             let mut assistant = reply.parts.clone();
-            if assistant.is_empty() {
+            if assistant
+                .iter()
+                .all(|p| matches!(p, Part::Reasoning { .. }))
+            {
                 // An empty assistant message is refused by some providers.
                 assistant.push(Part::Text("(no answer)".into()));
             }

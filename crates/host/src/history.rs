@@ -110,7 +110,9 @@ impl History {
     /// them, as they are. For another, every tool use and its result get a new id that every
     /// API takes (`call_1`, `call_2`, ...): ids are each API's own (Anthropic takes only
     /// letters, digits, `_` and `-`; OpenAI at most 40 characters), and Gemini's thought
-    /// signatures, carried in its ids, are only for the model that made them.
+    /// signatures, carried in its ids, are only for the model that made them. The model's
+    /// reasoning ([`Part::Reasoning`]) is left out for the same reason: its signature or
+    /// encryption is the other model's.
     pub fn messages_for(&self, provider: Dialect, model: &str) -> Vec<Message> {
         if provider == self.provider && model == self.model {
             return self.messages.clone();
@@ -127,6 +129,7 @@ impl History {
             let parts = m
                 .parts
                 .iter()
+                .filter(|p| !matches!(p, Part::Reasoning { .. }))
                 .map(|p| match p {
                     Part::ToolUse { id, name, input } => {
                         count += 1;
@@ -151,10 +154,15 @@ impl History {
                     },
                     other => other.clone(),
                 })
-                .collect();
+                .collect::<Vec<Part>>();
             out.push(Message {
                 role: m.role,
-                parts,
+                // A message that was only reasoning still answers (no API takes it empty).
+                parts: if parts.is_empty() && !m.parts.is_empty() {
+                    vec![Part::text("(no answer)")]
+                } else {
+                    parts
+                },
             });
         }
         out
@@ -303,6 +311,41 @@ mod tests {
             h.messages_for(Dialect::Gemini, "gemini-2.5-flash"),
             h.messages
         );
+    }
+
+    /// Reasoning goes back to the model that made it, and to no other: its signature is that
+    /// model's.
+    #[test]
+    fn reasoning_stays_with_the_model_that_made_it() {
+        let mut h = history();
+        h.provider = Dialect::Anthropic;
+        h.model = "claude-sonnet-4-5".into();
+        let thinking = Part::Reasoning {
+            dialect: Dialect::Anthropic,
+            text: "Search first.".into(),
+            data: json!({"type": "thinking", "thinking": "Search first.", "signature": "c2ln"}),
+        };
+        h.messages[1].parts.insert(0, thinking.clone());
+        h.messages[3].parts = vec![thinking.clone()];
+        assert_eq!(
+            h.messages_for(Dialect::Anthropic, "claude-sonnet-4-5")[1].parts[0],
+            thinking
+        );
+        for (provider, model) in [
+            (Dialect::Anthropic, "claude-opus-4-5"),
+            (Dialect::OpenAiChat, "deepseek-reasoner"),
+        ] {
+            let m = h.messages_for(provider, model);
+            let kept = m
+                .iter()
+                .flat_map(|m| &m.parts)
+                .filter(|p| matches!(p, Part::Reasoning { .. }))
+                .count();
+            assert_eq!(kept, 0, "{provider} {model}");
+            assert_eq!(m[1].parts[0], Part::text("Looking."));
+            // A message that was only reasoning is not left empty.
+            assert_eq!(m[3].parts, [Part::text("(no answer)")]);
+        }
     }
 
     #[test]

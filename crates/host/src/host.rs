@@ -264,9 +264,11 @@ impl HostBuilder {
         self
     }
 
-    /// How long a reasoning model thinks before it answers, in the provider's word (`minimal`,
-    /// `low`, `medium`, `high`; default: the config's `reasoning_effort`, else the model's
-    /// own). OpenAI's two APIs take it; for Anthropic and Gemini it is left out, with a note.
+    /// How long a reasoning model thinks before it answers (`minimal`, `low`, `medium`,
+    /// `high`, ..., or a number of thinking tokens; default: the config's `reasoning_effort`,
+    /// else the model's own), in each API's fields as
+    /// [`switchboard_providers::reasoning_effort_fields`] says; one the model cannot take is
+    /// left out, with a note.
     pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
         self.reasoning_effort = Some(effort.into());
         self
@@ -369,14 +371,34 @@ impl HostBuilder {
             .or(self.options.reasoning_effort.take())
             .or(config.reasoning_effort)
             .filter(|e| !e.trim().is_empty());
-        self.options.reasoning_effort = match effort {
-            Some(e) if !switchboard_providers::takes_reasoning_effort(provider) => {
-                self.notes.push(format!(
-                    "reasoning effort {e:?} left out: only OpenAI's APIs take one (switchboard does not set {provider}'s thinking)"
-                ));
+        let model = self.model.clone().unwrap_or_default();
+        self.options.reasoning_effort = match effort.map(|e| {
+            let fields = switchboard_providers::reasoning_effort_fields(
+                provider,
+                &model,
+                &e,
+                self.options.max_tokens,
+            );
+            (e, fields)
+        }) {
+            Some((e, Err(why))) => {
+                self.notes
+                    .push(format!("reasoning effort {e:?} left out: {why}"));
                 None
             }
-            effort => effort,
+            Some((e, Ok(_))) => {
+                // Anthropic refuses a temperature when the model thinks.
+                if provider == Dialect::Anthropic
+                    && !matches!(e.trim(), "none" | "off" | "disabled")
+                    && let Some(t) = self.options.temperature.take()
+                {
+                    self.notes.push(format!(
+                        "temperature {t} left out: Anthropic takes none while the model thinks"
+                    ));
+                }
+                Some(e)
+            }
+            None => None,
         };
     }
 

@@ -55,7 +55,7 @@ pub struct TranslateOptions {
     pub compatible_server: bool,
     /// The sampling temperature to show in the request.
     pub temperature: Option<f64>,
-    /// The reasoning effort to show in the request (OpenAI's two APIs take one).
+    /// The reasoning effort to show in the request, in the fields its API and model take it.
     pub reasoning_effort: Option<String>,
 }
 

@@ -37,6 +37,10 @@ struct Body<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -74,6 +78,10 @@ enum Block<'a> {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+    /// A `thinking` or `redacted_thinking` block sent back exactly as it came: the API checks
+    /// its signature and refuses a block that was changed.
+    #[serde(untagged)]
+    Verbatim(&'a Value),
 }
 
 #[derive(Serialize)]
@@ -93,17 +101,29 @@ struct WireTool<'a> {
 }
 
 /// The `POST /v1/messages` body: `system` is a top-level string, `max_tokens` is required.
+/// A reasoning effort sets `thinking` (see [`crate::reasoning_effort_fields`]); the API then
+/// refuses a temperature, which is left out.
 pub(crate) fn render(parts: &RequestParts) -> Value {
-    let body = Body {
-        model: &parts.model,
-        max_tokens: parts
+    let plan = parts
+        .reasoning_effort
+        .as_deref()
+        .and_then(|e| crate::effort::plan(D, &parts.model, e, parts.max_tokens).ok())
+        .unwrap_or(crate::effort::Plan::Off);
+    let (thinking, output_config, max_tokens) = plan.anthropic(
+        parts
             .max_tokens
             .unwrap_or(crate::render::DEFAULT_MAX_TOKENS),
+    );
+    let body = Body {
+        model: &parts.model,
+        max_tokens,
         system: parts.system.as_deref().filter(|s| !s.is_empty()),
         messages: parts.messages.iter().map(message).collect(),
         tools: parts.tools.iter().map(tool).collect(),
         stream: parts.stream,
-        temperature: parts.temperature,
+        temperature: parts.temperature.filter(|_| !plan.thinks()),
+        thinking,
+        output_config,
     };
     crate::render::to_value(&body)
 }
@@ -132,6 +152,11 @@ fn message(m: &Message) -> WireMessage<'_> {
             Part::Text(text) if text.is_empty() => None,
             Part::Text(text) => Some(Block::Text { text }),
             Part::Image { media_type, data } => Some(image(media_type, data)),
+            Part::Reasoning {
+                dialect: D, data, ..
+            } if thinking_block(data) => Some(Block::Verbatim(data)),
+            // Another provider's reasoning, or a block this API would not take.
+            Part::Reasoning { .. } => None,
             Part::ToolUse { id, name, input } => Some(Block::ToolUse {
                 id,
                 name,
@@ -166,6 +191,19 @@ fn message(m: &Message) -> WireMessage<'_> {
     }
 }
 
+/// A block the API gave as the model's reasoning: `thinking` or `redacted_thinking`.
+fn thinking_block(block: &Value) -> bool {
+    matches!(
+        str_at(block, "/type"),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
+/// The words of a reasoning block (a redacted one has none).
+fn thinking_text(block: &Value) -> String {
+    str_at(block, "/thinking").unwrap_or("").to_string()
+}
+
 fn image<'a>(media_type: &'a str, data: &'a str) -> Block<'a> {
     Block::Image {
         source: Source {
@@ -186,8 +224,8 @@ fn tool(t: &ToolSpec) -> WireTool<'_> {
 
 const D: Dialect = Dialect::Anthropic;
 
-/// A `message` response: `content` blocks (text, tool_use; thinking and others skipped),
-/// `stop_reason`, `usage`.
+/// A `message` response: `content` blocks (text, tool_use, and thinking kept whole to go
+/// back; others skipped), `stop_reason`, `usage`.
 pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
     if str_at(v, "/type") == Some("error") {
         return Err(api_error(v));
@@ -225,6 +263,11 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
                     input,
                 });
             }
+            Some("thinking" | "redacted_thinking") => parts.push(Part::Reasoning {
+                dialect: D,
+                text: thinking_text(b),
+                data: b.clone(),
+            }),
             _ => {}
         }
     }
@@ -309,6 +352,11 @@ pub(crate) fn feed(
                     // The start carries `input: {}`; the real input follows as JSON deltas.
                     acc.tool(&key, id, name, "", out);
                 }
+                // A thinking block starts empty and grows by deltas; a redacted one comes
+                // whole.
+                Some("thinking" | "redacted_thinking") => {
+                    acc.reasoning(&key, thinking_text(block), block.clone())
+                }
                 _ => {}
             }
         }
@@ -316,6 +364,18 @@ pub(crate) fn feed(
             let key = index()?;
             match str_at(v, "/delta/type") {
                 Some("text_delta") => acc.text(&key, str_at(v, "/delta/text").unwrap_or(""), out),
+                Some(kind @ ("thinking_delta" | "signature_delta")) => {
+                    let (field, piece) = match kind {
+                        "thinking_delta" => ("thinking", str_at(v, "/delta/thinking")),
+                        _ => ("signature", str_at(v, "/delta/signature")),
+                    };
+                    if !acc.reasoning_field(&key, field, piece.unwrap_or(""), field == "thinking") {
+                        return Err(ProviderError::decode(
+                            D,
+                            format!("{kind} for block {key}, which is not a thinking block"),
+                        ));
+                    }
+                }
                 Some("input_json_delta") => {
                     let part = str_at(v, "/delta/partial_json").unwrap_or("");
                     if !acc.args(&key, part) {

@@ -57,6 +57,24 @@ pub enum Part {
         /// The arguments (an object when the model behaved).
         input: Value,
     },
+    /// The model's reasoning as its provider returned it (assistant messages only), kept so
+    /// that it goes back with the tool uses it led to. Anthropic refuses a tool loop whose
+    /// assistant turn lost its `thinking` block while thinking is on, and DeepSeek and Kimi
+    /// refuse one that lost its `reasoning_content`. Encoding sends it back only to the
+    /// dialect that made it; the others leave it out (as they would a signature they cannot
+    /// check), and [`Part::Reasoning`]s are dropped when a conversation moves to another
+    /// provider or model.
+    Reasoning {
+        /// The dialect whose reply it came in.
+        dialect: Dialect,
+        /// The reasoning in words, when the provider showed it (empty when it was hidden,
+        /// redacted or encrypted). For display only: what goes back is `data`.
+        text: String,
+        /// What goes back, exactly as it came: Anthropic's whole `thinking` or
+        /// `redacted_thinking` block (its signature included); for OpenAI Chat, an object
+        /// with the message field it came in (`reasoning_content`, or `reasoning`).
+        data: Value,
+    },
     /// The host's answer to one tool use (user messages only).
     ToolResult {
         /// The id of the tool use it answers.

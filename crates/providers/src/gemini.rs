@@ -597,6 +597,8 @@ struct GenerationConfig {
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_config: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -707,6 +709,13 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         .iter()
         .map(|t| declaration(t, parts.gemini_openapi))
         .collect();
+    // A reasoning effort becomes a thinking level or budget (see
+    // `crate::reasoning_effort_fields`); one the model cannot take is left out.
+    let thinking_config = parts
+        .reasoning_effort
+        .as_deref()
+        .and_then(|e| crate::effort::plan(D, &parts.model, e, parts.max_tokens).ok())
+        .and_then(|plan| plan.gemini());
     let body = Body {
         contents: parts
             .messages
@@ -731,12 +740,14 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                 function_declarations: decls,
             }]
         },
-        generation_config: (parts.max_tokens.is_some() || parts.temperature.is_some()).then_some(
-            GenerationConfig {
-                max_output_tokens: parts.max_tokens,
-                temperature: parts.temperature,
-            },
-        ),
+        generation_config: (parts.max_tokens.is_some()
+            || parts.temperature.is_some()
+            || thinking_config.is_some())
+        .then_some(GenerationConfig {
+            max_output_tokens: parts.max_tokens,
+            temperature: parts.temperature,
+            thinking_config,
+        }),
     };
     crate::render::to_value(&body)
 }
@@ -794,6 +805,8 @@ fn wire_parts(parts: &[Piece], images: bool) -> Vec<Part<'_>> {
         .chain(rest)
         .filter_map(|p| match p {
             Piece::Text(text) if text.is_empty() => None,
+            // Gemini's reasoning goes back as the thought signatures on its calls.
+            Piece::Reasoning { .. } => None,
             Piece::Text(text) => Some(Payload::Text(text).into()),
             Piece::Image { media_type, data } => Some(
                 Payload::InlineData {
@@ -893,6 +906,8 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
                 name,
                 input: crate::conversation::parse_arguments(&args),
             }),
+            // Gemini's chunks make no reasoning blocks (thoughts are skipped).
+            crate::stream::Block::Reasoning { .. } => {}
         }
     }
     let has_candidate = v

@@ -11,6 +11,7 @@ pub mod arguments;
 pub mod cache;
 pub mod conversation;
 pub mod count;
+mod effort;
 pub mod endpoint;
 pub mod error;
 mod gemini;
@@ -28,12 +29,13 @@ pub use cache::mark_cache_breakpoints;
 pub use conversation::{
     Message, Part, ResultPart, Role, accepts_result_images, accepts_result_images_for,
 };
+pub use effort::reasoning_effort_fields;
 pub use endpoint::{Endpoint, api_key_env, default_base_url, endpoint};
 pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{
     DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, TEMPERATURE, ToolSpec,
-    check_limits, prepare_tool, render_request, takes_reasoning_effort, to_bytes,
+    check_limits, prepare_tool, render_request, to_bytes,
 };
 pub use reply::{Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow};
 pub use sanitize::{SanitizeOptions, sanitize};

@@ -94,7 +94,23 @@ struct WireMessage<'a> {
     tool_calls: Vec<ToolCall<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
+    /// The model's reasoning sent back under the field it came in (see [`REASONING_FIELDS`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning<'a>>,
 }
+
+/// Reasoning text on an assistant message: DeepSeek, Kimi, Qwen and llama.cpp call it
+/// `reasoning_content`; vLLM, Groq, Ollama and OpenRouter `reasoning`.
+#[derive(Serialize)]
+enum Reasoning<'a> {
+    #[serde(rename = "reasoning_content")]
+    Content(&'a str),
+    #[serde(rename = "reasoning")]
+    Plain(&'a str),
+}
+
+/// The message fields OpenAI-compatible servers put a reasoning model's thinking in.
+const REASONING_FIELDS: [&str; 2] = ["reasoning_content", "reasoning"];
 
 /// A text-only message stays a string; a message with images is a list of parts.
 #[derive(Serialize)]
@@ -157,9 +173,22 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
     if let Some(system) = parts.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(text_message("system", system.to_string()));
     }
-    for m in &parts.messages {
+    // The reasoning of the turn under way (since the last message the user wrote) goes back:
+    // DeepSeek's thinking mode refuses a tool loop without it, and asks that earlier turns'
+    // be left out.
+    let turn_start = parts
+        .messages
+        .iter()
+        .rposition(|m| {
+            m.role == crate::Role::User
+                && m.parts
+                    .iter()
+                    .any(|p| !matches!(p, Part::ToolResult { .. }))
+        })
+        .unwrap_or(0);
+    for (i, m) in parts.messages.iter().enumerate() {
         match m.role {
-            crate::Role::Assistant => messages.push(assistant(&m.parts)),
+            crate::Role::Assistant => messages.push(assistant(&m.parts, i > turn_start)),
             crate::Role::User => user(&m.parts, &mut messages),
         }
     }
@@ -185,10 +214,40 @@ fn text_message(role: &'static str, text: String) -> WireMessage<'static> {
         content: Some(Content::Text(text)),
         tool_calls: Vec::new(),
         tool_call_id: None,
+        reasoning: None,
     }
 }
 
-fn assistant(parts: &[Part]) -> WireMessage<'_> {
+/// The reasoning this dialect gave with an assistant message, under its own field; an empty
+/// one is left out (Kimi refuses an empty `reasoning_content`).
+fn reasoning_of(parts: &[Part]) -> Option<Reasoning<'_>> {
+    parts.iter().find_map(|p| match p {
+        Part::Reasoning {
+            dialect: D, data, ..
+        } => REASONING_FIELDS.iter().find_map(|field| {
+            let text = str_at(data, &format!("/{field}")).filter(|t| !t.is_empty())?;
+            Some(match *field {
+                "reasoning_content" => Reasoning::Content(text),
+                _ => Reasoning::Plain(text),
+            })
+        }),
+        _ => None,
+    })
+}
+
+/// The reasoning of an assistant message: its own field's text (see [`REASONING_FIELDS`]).
+fn reasoning_part(message: &Value) -> Option<Part> {
+    REASONING_FIELDS.iter().find_map(|field| {
+        let text = str_at(message, &format!("/{field}")).filter(|t| !t.is_empty())?;
+        Some(Part::Reasoning {
+            dialect: D,
+            text: text.to_string(),
+            data: json!({ *field: text }),
+        })
+    })
+}
+
+fn assistant(parts: &[Part], with_reasoning: bool) -> WireMessage<'_> {
     let text: String = parts
         .iter()
         .filter_map(|p| match p {
@@ -216,6 +275,11 @@ fn assistant(parts: &[Part]) -> WireMessage<'_> {
         content: (!text.is_empty() || tool_calls.is_empty()).then_some(Content::Text(text)),
         tool_calls,
         tool_call_id: None,
+        reasoning: if with_reasoning {
+            reasoning_of(parts)
+        } else {
+            None
+        },
     }
 }
 
@@ -238,6 +302,7 @@ fn user<'a>(parts: &'a [Part], out: &mut Vec<WireMessage<'a>>) {
                     content: Some(Content::Text(text)),
                     tool_calls: Vec::new(),
                     tool_call_id: Some(id),
+                    reasoning: None,
                 });
             }
             Part::Text(text) => rest.push(ContentPart::Text { text }),
@@ -246,8 +311,8 @@ fn user<'a>(parts: &'a [Part], out: &mut Vec<WireMessage<'a>>) {
                     url: format!("data:{media_type};base64,{data}"),
                 },
             }),
-            // A tool use in a user message has no place in this format.
-            Part::ToolUse { .. } => {}
+            // A tool use or reasoning in a user message has no place in this format.
+            Part::ToolUse { .. } | Part::Reasoning { .. } => {}
         }
     }
     let content = match rest.as_slice() {
@@ -269,6 +334,7 @@ fn user<'a>(parts: &'a [Part], out: &mut Vec<WireMessage<'a>>) {
         content: Some(content),
         tool_calls: Vec::new(),
         tool_call_id: None,
+        reasoning: None,
     });
 }
 
@@ -286,8 +352,9 @@ fn tool(t: &ToolSpec) -> WireTool<'_> {
 
 const D: Dialect = Dialect::OpenAiChat;
 
-/// A `chat.completion`: the first choice's `message` (`content`, `refusal`, `tool_calls`),
-/// its `finish_reason`, and `usage`. Tool calls without an id (some local servers) get
+/// A `chat.completion`: the first choice's `message` (`content`, `refusal`, `tool_calls`,
+/// and a reasoning model's `reasoning_content` or `reasoning`), its `finish_reason`, and
+/// `usage`. Tool calls without an id (some local servers) get
 /// `call_N`.
 pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
     if v.get("error").is_some_and(|e| !e.is_null()) {
@@ -302,7 +369,7 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
     let message = choice
         .get("message")
         .ok_or_else(|| ProviderError::decode(D, "choices[0] has no `message`"))?;
-    let mut parts = Vec::new();
+    let mut parts: Vec<Part> = reasoning_part(message).into_iter().collect();
     match message.get("content") {
         Some(Value::String(text)) if !text.is_empty() => parts.push(Part::Text(text.clone())),
         // Some compatible servers answer with a list of parts.
@@ -398,6 +465,20 @@ pub(crate) fn feed(
     let Some(choice) = v.pointer("/choices/0") else {
         return Ok(());
     };
+    // One field per delta: servers moving from one name to the other may send both.
+    let reasoning = REASONING_FIELDS.iter().find_map(|field| {
+        let piece = str_at(choice, &format!("/delta/{field}")).filter(|p| !p.is_empty())?;
+        Some((*field, piece))
+    });
+    if let Some((field, piece)) = reasoning {
+        if !matches!(
+            acc.block("reasoning"),
+            Some(crate::stream::Block::Reasoning { .. })
+        ) {
+            acc.reasoning("reasoning", String::new(), json!({}));
+        }
+        acc.reasoning_field("reasoning", field, piece, true);
+    }
     if let Some(text) = str_at(choice, "/delta/content") {
         acc.text("text", text, out);
     }

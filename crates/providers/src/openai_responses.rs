@@ -139,6 +139,9 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                     call_id: id,
                     output: output(content, *is_error),
                 }),
+                // Reasoning items are not sent back: the calls go without their item `id`s,
+                // and a reasoning item without the item that followed it is refused.
+                Part::Reasoning { .. } => {}
             }
         }
         // Results answer the previous turn's calls, so they go before this turn's text.

@@ -52,10 +52,12 @@ pub struct RequestParts {
     /// Sampling temperature, in each API's `temperature` (Gemini's
     /// `generationConfig.temperature`); `None` leaves the model's default.
     pub temperature: Option<f64>,
-    /// How long a reasoning model thinks before it answers, in the provider's own word
-    /// (`minimal`, `low`, `medium`, `high`, ...): OpenAI Chat's `reasoning_effort`, the
-    /// Responses API's `reasoning.effort`. Anthropic's and Gemini's bodies take none (see
-    /// [`takes_reasoning_effort`]); `None` leaves the model's default.
+    /// How long a reasoning model thinks before it answers: a word (`minimal`, `low`,
+    /// `medium`, `high`, ...) or, for the APIs that take a budget, a number of tokens. OpenAI
+    /// Chat's `reasoning_effort`, the Responses API's `reasoning.effort`, Anthropic's
+    /// `thinking` (and `output_config.effort`), Gemini's `thinkingConfig`, by model
+    /// generation: see [`crate::reasoning_effort_fields`], which also says when a model
+    /// cannot take it (the body then goes without). `None` leaves the model's default.
     pub reasoning_effort: Option<String>,
     /// The endpoint is not the provider's own API but a server speaking its wire format
     /// (llama.cpp, Ollama, vLLM, LM Studio, a proxy): OpenAI Chat's limit then goes in
@@ -67,14 +69,6 @@ pub struct RequestParts {
     /// also `stream_options.include_usage`); Gemini streams by URL (see [`crate::endpoint()`])
     /// and its body is unchanged.
     pub stream: bool,
-}
-
-/// Whether `dialect`'s request body carries [`RequestParts::reasoning_effort`]: OpenAI's two
-/// do; Anthropic's extended thinking and Gemini's thinking budgets are set otherwise (and
-/// Anthropic's needs its thinking blocks sent back with each tool result, which switchboard
-/// does not keep).
-pub fn takes_reasoning_effort(dialect: Dialect) -> bool {
-    matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses)
 }
 
 /// A hard provider limit the request would break.

@@ -101,6 +101,19 @@ impl StreamDecoder {
                         name,
                         input: parse_arguments(&args),
                     }),
+                    // Reasoning words that never came (OpenAI Chat servers send an empty
+                    // first delta) are nothing to send back; Kimi refuses an empty
+                    // `reasoning_content`.
+                    Block::Reasoning { text, .. }
+                        if text.is_empty() && dialect == Dialect::OpenAiChat =>
+                    {
+                        None
+                    }
+                    Block::Reasoning { text, data } => Some(Part::Reasoning {
+                        dialect,
+                        text,
+                        data,
+                    }),
                 }
             })
             .collect::<Vec<Part>>();
@@ -134,6 +147,11 @@ pub(crate) enum Block {
         id: String,
         name: String,
         args: String,
+    },
+    /// The model's reasoning: its words so far, and the block or fields that go back.
+    Reasoning {
+        text: String,
+        data: Value,
     },
 }
 
@@ -182,6 +200,38 @@ impl Assembly {
             id: id.into(),
             name: name.into(),
         });
+    }
+
+    /// Start a reasoning block under `key` with its words so far and the data that goes back.
+    pub(crate) fn reasoning(&mut self, key: &str, text: String, data: Value) {
+        self.blocks
+            .push((key.to_string(), Block::Reasoning { text, data }));
+    }
+
+    /// Append `piece` to the string field `field` of the reasoning block under `key` (and to
+    /// its words when `words`); false when there is no reasoning block there.
+    pub(crate) fn reasoning_field(
+        &mut self,
+        key: &str,
+        field: &str,
+        piece: &str,
+        words: bool,
+    ) -> bool {
+        let Some(Block::Reasoning { text, data }) = self.block(key) else {
+            return false;
+        };
+        if words {
+            text.push_str(piece);
+        }
+        if let Some(fields) = data.as_object_mut() {
+            match fields.get_mut(field) {
+                Some(Value::String(s)) => s.push_str(piece),
+                _ => {
+                    fields.insert(field.to_string(), Value::String(piece.to_string()));
+                }
+            }
+        }
+        true
     }
 
     /// Append argument text to the tool block under `key`; false when there is none.

@@ -500,45 +500,171 @@ fn the_temperature_goes_in_each_apis_own_field() {
     }
 }
 
-/// A reasoning effort goes in OpenAI Chat's `reasoning_effort` and the Responses API's
-/// `reasoning.effort`; Anthropic's and Gemini's bodies take none (the host leaves it out for
-/// them, saying so).
+/// A reasoning effort goes in each API's own fields, by model generation: OpenAI Chat's
+/// `reasoning_effort`, the Responses API's `reasoning.effort`, Claude's adaptive thinking and
+/// effort (a thinking budget before 4.6, with room made for it in `max_tokens`, and no
+/// temperature either way), Gemini 3's thinking level (a budget for 2.5). A level the model
+/// cannot take is left out, and the body is as without one.
 #[test]
-fn a_reasoning_effort_goes_in_each_openai_apis_own_field() {
-    for dialect in Dialect::ALL {
+fn a_reasoning_effort_goes_in_each_apis_own_fields() {
+    let body = |dialect: Dialect, model: &str, effort: Option<&str>| {
         let body = render_request(
             dialect,
             &RequestParts {
-                reasoning_effort: Some("low".into()),
+                model: model.into(),
+                reasoning_effort: effort.map(String::from),
+                temperature: Some(0.5),
+                max_tokens: None,
+                ..parts(dialect, false)
+            },
+        );
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect} {model}: {violations:#?}");
+        body
+    };
+    let b = body(Dialect::OpenAiChat, "gpt-5", Some("low"));
+    assert_eq!(b["reasoning_effort"], "low");
+    assert_eq!(b["temperature"], 0.5);
+    let b = body(Dialect::OpenAiResponses, "o3", Some("low"));
+    assert_eq!(b["reasoning"], json!({"effort": "low"}));
+
+    let b = body(Dialect::Anthropic, "claude-opus-4-7", Some("high"));
+    assert_eq!(b["thinking"], json!({"type": "adaptive"}));
+    assert_eq!(b["output_config"], json!({"effort": "high"}));
+    assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
+    assert!(b.get("temperature").is_none(), "{b}");
+    let b = body(
+        Dialect::Anthropic,
+        "claude-sonnet-4-5-20250929",
+        Some("medium"),
+    );
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192})
+    );
+    assert_eq!(b["max_tokens"], 8192 + DEFAULT_MAX_TOKENS);
+    assert!(b.get("output_config").is_none() && b.get("temperature").is_none());
+    // A word an older Claude has no budget for: as without an effort.
+    assert_eq!(
+        body(Dialect::Anthropic, "claude-sonnet-4-5", Some("extreme")),
+        body(Dialect::Anthropic, "claude-sonnet-4-5", None)
+    );
+
+    let b = body(Dialect::Gemini, "gemini-3-pro-preview", Some("low"));
+    assert_eq!(
+        b["generationConfig"],
+        json!({"temperature": 0.5, "thinkingConfig": {"thinkingLevel": "low"}})
+    );
+    let b = body(Dialect::Gemini, "gemini-2.5-flash", Some("high"));
+    assert_eq!(
+        b["generationConfig"]["thinkingConfig"],
+        json!({"thinkingBudget": 24576})
+    );
+
+    for dialect in Dialect::ALL {
+        let plain = body(dialect, "demo-model", None).to_string();
+        for field in ["reasoning", "thinking", "output_config"] {
+            assert!(!plain.contains(field), "{dialect}: {field} in {plain}");
+        }
+    }
+}
+
+/// The model's reasoning goes back to the API that gave it, as it came (Anthropic checks the
+/// signature of each thinking block, DeepSeek and Kimi want the turn's `reasoning_content`),
+/// and to no other API.
+#[test]
+fn reasoning_goes_back_to_the_api_that_gave_it_and_to_no_other() {
+    let thinking = json!({"type": "thinking", "thinking": "The ticket tool first.", "signature": "EqQBCkYIBxgCKkA="});
+    let redacted = json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"});
+    let reply = json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [thinking, redacted,
+            {"type": "tool_use", "id": "toolu_01A", "name": "tickets__search", "input": {"query": "login"}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5}
+    });
+    let reply =
+        switchboard_providers::decode_reply(Dialect::Anthropic, reply.to_string().as_bytes())
+            .unwrap();
+    assert_eq!(
+        reply.parts[0],
+        Part::Reasoning {
+            dialect: Dialect::Anthropic,
+            text: "The ticket tool first.".into(),
+            data: thinking.clone(),
+        }
+    );
+    let loop_of = |assistant: Vec<Part>, id: &str| {
+        vec![
+            Message::user("Find the login ticket."),
+            Message::assistant(assistant),
+            Message::tool_results(vec![Part::ToolResult {
+                id: id.into(),
+                name: "tickets__search".into(),
+                content: vec![ResultPart::Text("T-17".into())],
+                is_error: false,
+            }]),
+        ]
+    };
+    let render = |dialect: Dialect, messages: Vec<Message>| {
+        let body = render_request(
+            dialect,
+            &RequestParts {
+                messages,
                 ..parts(dialect, false)
             },
         );
         let violations = validator::validate_request(dialect, &body);
         assert!(violations.is_empty(), "{dialect}: {violations:#?}");
-        let (field, takes) = match dialect {
-            Dialect::OpenAiChat => ("/reasoning_effort", true),
-            Dialect::OpenAiResponses => ("/reasoning/effort", true),
-            _ => ("/reasoning_effort", false),
-        };
-        assert_eq!(
-            switchboard_providers::takes_reasoning_effort(dialect),
-            takes,
-            "{dialect}"
+        body
+    };
+    let body = render(
+        Dialect::Anthropic,
+        loop_of(reply.parts.clone(), "toolu_01A"),
+    );
+    let content = &body["messages"][1]["content"];
+    assert_eq!(content[0], thinking);
+    assert_eq!(content[1], redacted);
+    assert_eq!(content[2]["type"], "tool_use");
+    // Another API takes none of it.
+    for dialect in [
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+        Dialect::Gemini,
+    ] {
+        let text = render(dialect, loop_of(reply.parts.clone(), "toolu_01A")).to_string();
+        assert!(
+            !text.contains("EqQBCkYIBxgCKkA=") && !text.contains("The ticket tool first."),
+            "{dialect}: {text}"
         );
-        if takes {
-            assert_eq!(
-                body.pointer(field),
-                Some(&serde_json::json!("low")),
-                "{dialect}"
-            );
-        } else {
-            let text = body.to_string();
-            assert!(
-                !text.contains("reasoning") && !text.contains("\"low\""),
-                "{dialect}: {text}"
-            );
-        }
-        let plain = render_request(dialect, &parts(dialect, false));
-        assert!(!plain.to_string().contains("reasoning"), "{dialect}");
+    }
+
+    // OpenAI Chat servers: the field it came in goes back with the turn's tool calls, and is
+    // left out of the turns before the user's last message.
+    for field in ["reasoning_content", "reasoning"] {
+        let completion = json!({
+            "id": "c1", "object": "chat.completion", "created": 0, "model": "deepseek-reasoner",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null, field: "Search tickets for login.",
+                "tool_calls": [{"id": "call_a1", "type": "function",
+                    "function": {"name": "tickets__search", "arguments": "{\"query\":\"login\"}"}}]}}]
+        });
+        let reply = switchboard_providers::decode_reply(
+            Dialect::OpenAiChat,
+            completion.to_string().as_bytes(),
+        )
+        .unwrap();
+        let mut messages = loop_of(reply.parts.clone(), "call_a1");
+        let body = render(Dialect::OpenAiChat, messages.clone());
+        // [system, user, assistant, tool]
+        assert_eq!(
+            body["messages"][2][field], "Search tickets for login.",
+            "{body}"
+        );
+        messages.push(Message::assistant(vec![Part::text("T-17.")]));
+        messages.push(Message::user("Thanks. And the docs?"));
+        let body = render(Dialect::OpenAiChat, messages);
+        assert!(body["messages"][2].get(field).is_none(), "{body}");
+        let text = render(Dialect::Anthropic, loop_of(reply.parts, "call_a1")).to_string();
+        assert!(!text.contains("Search tickets for login."), "{text}");
     }
 }

@@ -40,6 +40,12 @@ fn anthropic_text_and_tool_use() {
     assert_eq!(
         r.parts,
         vec![
+            // Kept whole, to go back with the tool results.
+            Part::Reasoning {
+                dialect: Dialect::Anthropic,
+                text: "The user wants tickets.".into(),
+                data: json!({"type": "thinking", "thinking": "The user wants tickets.", "signature": "abc"}),
+            },
             Part::text("I'll look that up."),
             tool(
                 "toolu_01A09q90qw90lq917835lq9",

@@ -571,3 +571,145 @@ fn gemini_signature_in_stream_and_array_chunks() {
         ]
     );
 }
+
+/// Anthropic: a thinking block grows by `thinking_delta`s and gets its signature by a
+/// `signature_delta`; a redacted one comes whole. Both are kept as they would have come in a
+/// whole response (the API checks them when they go back); their words are not shown as text.
+#[test]
+fn anthropic_thinking_is_assembled_whole_with_its_signature() {
+    let events = [
+        (
+            Some("message_start"),
+            r#"{"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"usage":{"input_tokens":50,"output_tokens":1}}}"#,
+        ),
+        (
+            Some("content_block_start"),
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+        ),
+        (
+            Some("content_block_delta"),
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Search the "}}"#,
+        ),
+        (
+            Some("content_block_delta"),
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"tickets."}}"#,
+        ),
+        (
+            Some("content_block_delta"),
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCkYIBxgCKkA="}}"#,
+        ),
+        (
+            Some("content_block_stop"),
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
+        (
+            Some("content_block_start"),
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgB"}}"#,
+        ),
+        (
+            Some("content_block_stop"),
+            r#"{"type":"content_block_stop","index":1}"#,
+        ),
+        (
+            Some("content_block_start"),
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"tickets__search","input":{}}}"#,
+        ),
+        (
+            Some("content_block_delta"),
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"login\"}"}}"#,
+        ),
+        (
+            Some("content_block_stop"),
+            r#"{"type":"content_block_stop","index":2}"#,
+        ),
+        (
+            Some("message_delta"),
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":40}}"#,
+        ),
+        (Some("message_stop"), r#"{"type":"message_stop"}"#),
+    ];
+    let (shown, reply) = run(Dialect::Anthropic, &events);
+    assert_eq!(text_of(&shown), "", "thinking is not answer text");
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::Reasoning {
+                dialect: Dialect::Anthropic,
+                text: "Search the tickets.".into(),
+                data: json!({"type": "thinking", "thinking": "Search the tickets.", "signature": "EqQBCkYIBxgCKkA="}),
+            },
+            Part::Reasoning {
+                dialect: Dialect::Anthropic,
+                text: String::new(),
+                data: json!({"type": "redacted_thinking", "data": "EmwKAhgB"}),
+            },
+            tool("toolu_1", "tickets__search", json!({"query": "login"})),
+        ]
+    );
+    // A thinking delta for a block that is not one is a broken stream.
+    let mut d = StreamDecoder::new(Dialect::Anthropic);
+    d.feed(
+        Some("content_block_start"),
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    )
+    .unwrap();
+    let err = d
+        .feed(
+            Some("content_block_delta"),
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}"#,
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("not a thinking block"), "{err}");
+}
+
+/// OpenAI-compatible reasoning servers: `reasoning_content` (DeepSeek, Kimi) or `reasoning`
+/// (vLLM, Ollama) deltas join into one reasoning part under the field they came in; an empty
+/// one is none.
+#[test]
+fn openai_chat_reasoning_deltas_join_under_their_own_field() {
+    for field in ["reasoning_content", "reasoning"] {
+        let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            .to_string()
+        };
+        let events = [
+            chunk(
+                json!({"role": "assistant", "content": "", field: ""}),
+                json!(null),
+            ),
+            chunk(json!({field: "Look up "}), json!(null)),
+            chunk(json!({field: "the ticket."}), json!(null)),
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                    "function": {"name": "tickets__search", "arguments": "{}"}}]}),
+                json!(null),
+            ),
+            chunk(json!({}), json!("tool_calls")),
+        ];
+        let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, e.as_str())).collect();
+        let (shown, reply) = run(Dialect::OpenAiChat, &events);
+        assert_eq!(text_of(&shown), "");
+        assert_eq!(
+            reply.parts,
+            vec![
+                Part::Reasoning {
+                    dialect: Dialect::OpenAiChat,
+                    text: "Look up the ticket.".into(),
+                    data: json!({ field: "Look up the ticket." }),
+                },
+                tool("call_1", "tickets__search", json!({})),
+            ],
+            "{field}"
+        );
+    }
+    let empty = [
+        r#"{"choices":[{"index":0,"delta":{"content":"Hi","reasoning_content":""},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    ];
+    let events: Vec<(Option<&str>, &str)> = empty.iter().map(|e| (None, *e)).collect();
+    assert_eq!(
+        run(Dialect::OpenAiChat, &events).1.parts,
+        vec![Part::text("Hi")]
+    );
+}

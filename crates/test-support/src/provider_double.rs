@@ -73,6 +73,18 @@ pub enum Turn {
         /// The calls, in order.
         calls: Vec<Call>,
     },
+    /// Play `turn` with the model's reasoning before it: Anthropic gets a signed `thinking`
+    /// block, OpenAI Chat a `reasoning_content` (the other dialects leave it out). As the
+    /// real APIs do, the double then refuses a later request whose assistant message with
+    /// these tool uses lost its reasoning or changed it (Anthropic: the thinking block must
+    /// open the message, signature and words unchanged; OpenAI Chat, as DeepSeek: the
+    /// reasoning must come back within the turn).
+    Reasoned {
+        /// The reasoning's words.
+        reasoning: String,
+        /// What the model answers after it.
+        turn: Box<Turn>,
+    },
     /// Answer with an HTTP error and this body (retry tests); `retry_after` sets the header.
     HttpError {
         /// Status code.
@@ -88,6 +100,14 @@ impl Turn {
     /// Tool uses with no text.
     pub fn tools(calls: Vec<Call>) -> Self {
         Turn::Tools { text: None, calls }
+    }
+
+    /// This turn with the model's reasoning before it (see [`Turn::Reasoned`]).
+    pub fn reasoned(self, reasoning: &str) -> Self {
+        Turn::Reasoned {
+            reasoning: reasoning.into(),
+            turn: Box::new(self),
+        }
     }
 }
 
@@ -110,6 +130,9 @@ struct State {
     requests: Vec<Recorded>,
     violations: Vec<String>,
     served: usize,
+    /// Reasoning the double gave, by the id of each tool use it came with: its words and
+    /// (Anthropic) signature.
+    reasoned: std::collections::HashMap<String, (String, String)>,
 }
 
 /// The fake provider. Dropping it stops the server.
@@ -250,6 +273,7 @@ async fn serve(
     let (turn, problems) = {
         let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
         let mut problems = check(dialect, &path, &parsed);
+        problems.extend(reasoning_problems(dialect, &parsed, &st.reasoned));
         if parsed.is_null() {
             problems.push("request body is not JSON".into());
         }
@@ -300,8 +324,16 @@ async fn serve(
             true,
         ) => json_response(status, &body, retry_after),
         (Some(turn), true) => {
-            let n = state.lock().unwrap_or_else(|p| p.into_inner()).served;
+            let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+            let n = st.served;
             let reply = Reply::from_turn(&turn, &parsed, dialect, n);
+            if let Some(r) = &reply.reasoning {
+                for (id, ..) in &reply.calls {
+                    st.reasoned
+                        .insert(id.clone(), (r.clone(), reply.signature()));
+                }
+            }
+            drop(st);
             if streamed {
                 sse_response(&match dialect {
                     Dialect::Anthropic => reply.anthropic_events(&parsed),
@@ -572,6 +604,78 @@ fn gemini_pairing(contents: &[Value], out: &mut Vec<String>) {
     }
 }
 
+/// What Anthropic and DeepSeek refuse about reasoning the double gave (see [`Turn::Reasoned`]):
+/// an assistant message with those tool uses must bring it back unchanged (Anthropic: as the
+/// message's first block; OpenAI Chat: as `reasoning_content`, within the turn under way), and
+/// a thinking block must carry a signature the double made for those words.
+fn reasoning_problems(
+    dialect: Dialect,
+    body: &Value,
+    reasoned: &std::collections::HashMap<String, (String, String)>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    match dialect {
+        Dialect::Anthropic => {
+            for (i, m) in messages.iter().enumerate() {
+                let Some(blocks) = m["content"].as_array() else {
+                    continue;
+                };
+                for (j, b) in blocks.iter().enumerate() {
+                    if b["type"] == "thinking" {
+                        let known = reasoned.values().any(|(words, sig)| {
+                            b["thinking"] == json!(words) && b["signature"] == json!(sig)
+                        });
+                        if !known {
+                            out.push(format!(
+                                "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+                            ));
+                        }
+                    }
+                }
+                let thought = blocks
+                    .iter()
+                    .filter(|b| b["type"] == "tool_use")
+                    .find_map(|b| b["id"].as_str().and_then(|id| reasoned.get(id)));
+                if let Some((words, sig)) = thought {
+                    let first = &blocks[0];
+                    if first["type"] != "thinking"
+                        || first["thinking"] != json!(words)
+                        || first["signature"] != json!(sig)
+                    {
+                        out.push(format!(
+                            "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{}`. When `thinking` is enabled, an assistant message with tool use must start with its thinking block",
+                            first["type"].as_str().unwrap_or("?")
+                        ));
+                    }
+                }
+            }
+        }
+        Dialect::OpenAiChat => {
+            let turn_start = messages
+                .iter()
+                .rposition(|m| m["role"] == "user")
+                .unwrap_or(0);
+            for (i, m) in messages.iter().enumerate().skip(turn_start) {
+                let thought = m["tool_calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find_map(|c| c["id"].as_str().and_then(|id| reasoned.get(id)));
+                if let Some((words, _)) = thought
+                    && m["reasoning_content"] != json!(words)
+                {
+                    out.push(format!(
+                        "Missing `reasoning_content` field in the assistant message at message index {i}"
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Anthropic: a user message right after an assistant message with `tool_use` blocks starts
 /// with exactly one `tool_result` per use, same ids, same order; no `tool_result` elsewhere;
 /// roles alternate and the first is `user`.
@@ -693,6 +797,7 @@ fn openai_pairing(messages: &[Value], out: &mut Vec<String>) {
 
 /// A scripted turn with names resolved against one request.
 struct Reply {
+    reasoning: Option<String>,
     text: Option<String>,
     calls: Vec<(String, String, Value, String)>, // id, name, args, args text
     model: String,
@@ -721,10 +826,14 @@ impl Reply {
             .collect();
         let input_tokens = (serde_json::to_string(request).unwrap_or_default().len() / 4) as u64;
         let model = request["model"].as_str().unwrap_or("double").to_string();
+        let (reasoning, turn) = match turn {
+            Turn::Reasoned { reasoning, turn } => (Some(reasoning.clone()), turn.as_ref()),
+            other => (None, other),
+        };
         let (text, calls) = match turn {
             Turn::Text(t) => (Some(t.clone()), Vec::new()),
             Turn::Tools { text, calls } => (text.clone(), calls.clone()),
-            Turn::HttpError { .. } => (None, Vec::new()),
+            Turn::HttpError { .. } | Turn::Reasoned { .. } => (None, Vec::new()),
         };
         let calls = calls
             .iter()
@@ -750,12 +859,18 @@ impl Reply {
             })
             .collect();
         Reply {
+            reasoning,
             text,
             calls,
             model,
             n,
             input_tokens,
         }
+    }
+
+    /// The signature of this reply's thinking block (the double's own, checked on return).
+    fn signature(&self) -> String {
+        format!("double-signature-{}", self.n)
     }
 
     fn output_tokens(&self) -> u64 {
@@ -770,6 +885,9 @@ impl Reply {
 
     fn anthropic(&self, _req: &Value) -> Value {
         let mut content = Vec::new();
+        if let Some(r) = &self.reasoning {
+            content.push(json!({"type": "thinking", "thinking": r, "signature": self.signature()}));
+        }
         if let Some(t) = &self.text {
             content.push(json!({"type": "text", "text": t}));
         }
@@ -796,6 +914,27 @@ impl Reply {
         )];
         ev.push((Some("ping"), json!({"type": "ping"})));
         let mut index = 0;
+        if let Some(r) = &self.reasoning {
+            ev.push((
+                Some("content_block_start"),
+                json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+            ));
+            for piece in split(r, 3) {
+                ev.push((
+                    Some("content_block_delta"),
+                    json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": piece}}),
+                ));
+            }
+            ev.push((
+                Some("content_block_delta"),
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": self.signature()}}),
+            ));
+            ev.push((
+                Some("content_block_stop"),
+                json!({"type": "content_block_stop", "index": index}),
+            ));
+            index += 1;
+        }
         if let Some(t) = &self.text {
             ev.push((
                 Some("content_block_start"),
@@ -845,6 +984,9 @@ impl Reply {
             .map(|(id, name, _, text)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": text}}))
             .collect();
         let mut message = json!({"role": "assistant", "content": self.text, "refusal": null});
+        if let Some(r) = &self.reasoning {
+            message["reasoning_content"] = json!(r);
+        }
         if !calls.is_empty() {
             message["tool_calls"] = Value::Array(calls);
         }
@@ -868,6 +1010,14 @@ impl Reply {
             None,
             chunk(json!({"role": "assistant", "content": ""}), Value::Null),
         )];
+        if let Some(r) = &self.reasoning {
+            for piece in split(r, 3) {
+                ev.push((
+                    None,
+                    chunk(json!({"reasoning_content": piece}), Value::Null),
+                ));
+            }
+        }
         if let Some(t) = &self.text {
             for piece in split(t, 3) {
                 ev.push((None, chunk(json!({"content": piece}), Value::Null)));
