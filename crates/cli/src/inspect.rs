@@ -119,7 +119,12 @@ pub async fn run(global: &Global, mut args: InspectArgs) -> anyhow::Result<ExitC
         .or_else(|| settings.base_url.clone())
         .unwrap_or_else(|| default_base_url(opts.dialect).to_string());
     opts.compatible_server = compatible_server(opts.dialect, &base_url);
-    opts.max_tokens = max_tokens_sent(opts.dialect, &base_url, settings.max_tokens);
+    // Anthropic's body sets its own default (raised above a thinking budget).
+    opts.max_tokens = if opts.dialect == Dialect::Anthropic {
+        settings.max_tokens
+    } else {
+        max_tokens_sent(opts.dialect, &base_url, settings.max_tokens)
+    };
     opts.temperature = settings.temperature;
     opts.reasoning_effort = settings.reasoning_effort.clone();
     if args.exact {

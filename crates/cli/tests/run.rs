@@ -2574,7 +2574,11 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
     // out, saying why), a thinking budget before it; a word an older model has no budget for
     // is left out, saying why.
     let a = Dialect::Anthropic;
-    let script = vec![Turn::Text("three".into()), Turn::Text("four".into())];
+    let script = vec![
+        Turn::Text("three".into()),
+        Turn::Text("four".into()),
+        Turn::Text("five".into()),
+    ];
     let double = ProviderDouble::start(a, script).await;
     let base = double.base_url();
     let anthropic = |model: &'static str, effort: &'static str| {
@@ -2610,6 +2614,8 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
         ),
         "{stderr}"
     );
+    let out = switchboard(dir.path(), &anthropic("claude-sonnet-4-5", "medium")).await;
+    succeeded(&out);
     double.assert_valid();
     let reqs = double.requests();
     let body = &reqs[0].body;
@@ -2619,6 +2625,14 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
     let body = &reqs[1].body;
     assert!(body.get("thinking").is_none(), "{body}");
     assert_eq!(body["temperature"], 0.2, "{body}");
+    // A budget, with the default limit raised above it for the answer.
+    let body = &reqs[2].body;
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192}),
+        "{body}"
+    );
+    assert_eq!(body["max_tokens"], 8192 + 4096, "{body}");
 }
 
 /// A reasoning model's thinking goes back with the tool uses it led to, unchanged: the double

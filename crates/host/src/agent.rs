@@ -769,6 +769,14 @@ impl Agent {
     /// The output limit each request carries (see [`AgentOptions::max_tokens`]); `None` when
     /// the provider's own limit holds.
     pub fn max_tokens_sent(&self) -> Option<u32> {
+        if self.client.dialect == Dialect::Anthropic {
+            return switchboard_providers::max_tokens_in_body(
+                self.client.dialect,
+                &self.client.model,
+                self.opts.reasoning_effort.as_deref(),
+                self.opts.max_tokens,
+            );
+        }
         max_tokens_sent(
             self.client.dialect,
             &self.client.base_url,
@@ -785,7 +793,12 @@ impl Agent {
             system: (!t.system.is_empty()).then(|| t.system.clone()),
             messages: self.messages.clone(),
             tools: t.tools.clone(),
-            max_tokens: self.max_tokens_sent(),
+            // Anthropic's body sets its own default, raised above a thinking budget.
+            max_tokens: if self.client.dialect == Dialect::Anthropic {
+                self.opts.max_tokens
+            } else {
+                self.max_tokens_sent()
+            },
             compatible_server: self.compatible_server(),
             temperature: self.opts.temperature,
             reasoning_effort: self.opts.reasoning_effort.clone(),

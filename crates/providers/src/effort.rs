@@ -226,6 +226,24 @@ pub fn reasoning_effort_fields(
     })
 }
 
+/// The reply limit `dialect`'s body carries for a `max_tokens` setting and a reasoning
+/// effort: Anthropic's is required (the [`DEFAULT_MAX_TOKENS`] when not set) and raised above a
+/// thinking budget; the others carry the setting as it is.
+pub fn max_tokens_in_body(
+    dialect: Dialect,
+    model: &str,
+    effort: Option<&str>,
+    max_tokens: Option<u32>,
+) -> Option<u32> {
+    if dialect != Dialect::Anthropic {
+        return max_tokens;
+    }
+    let plan = effort
+        .and_then(|e| plan(dialect, model, e, max_tokens).ok())
+        .unwrap_or(Plan::Off);
+    Some(plan.anthropic(max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)).2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +315,31 @@ mod tests {
         assert_eq!(
             p(Dialect::OpenAiChat, "gpt-5", " High ", None),
             Ok(Plan::Word("High".into()))
+        );
+    }
+
+    #[test]
+    fn the_limit_in_the_body_makes_room_for_a_budget() {
+        let limit = |model, effort, max| max_tokens_in_body(Dialect::Anthropic, model, effort, max);
+        assert_eq!(
+            limit("claude-sonnet-4-5", None, None),
+            Some(DEFAULT_MAX_TOKENS)
+        );
+        assert_eq!(
+            limit("claude-sonnet-4-5", Some("high"), None),
+            Some(24576 + DEFAULT_MAX_TOKENS)
+        );
+        assert_eq!(
+            limit("claude-sonnet-4-5", Some("high"), Some(900)),
+            Some(900)
+        );
+        assert_eq!(
+            limit("claude-opus-4-7", Some("high"), None),
+            Some(DEFAULT_MAX_TOKENS)
+        );
+        assert_eq!(
+            max_tokens_in_body(Dialect::Gemini, "gemini-2.5-pro", Some("high"), None),
+            None
         );
     }
 
