@@ -188,12 +188,27 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
         };
         let mut parts = std::mem::take(&mut attached);
         parts.push(Part::Text(message));
+        // The model's reasoning, dimmed on stderr as it comes; the answer after it on stdout.
+        let mut thinking = false;
+        let dim = crate::output::color_on_stderr();
         let mut show = |e: AgentEvent| match e {
+            AgentEvent::ReasoningDelta(t) | AgentEvent::Reasoning(t) => {
+                if !std::mem::replace(&mut thinking, true) {
+                    eprint!("\n  {} ", crate::output::paint("thinking:", "2", dim));
+                }
+                eprint!("{}", crate::output::paint(&t, "2", dim));
+            }
             AgentEvent::TextDelta(t) | AgentEvent::Text(t) => {
+                if std::mem::replace(&mut thinking, false) {
+                    eprintln!();
+                }
                 print!("{t}");
                 let _ = std::io::stdout().flush();
             }
-            AgentEvent::ToolUseStarted { name } => eprintln!("\n  [{name}]"),
+            AgentEvent::ToolUseStarted { name } => {
+                thinking = false;
+                eprintln!("\n  [{name}]")
+            }
             AgentEvent::ToolFinished(o) => {
                 eprintln!(
                     "  [{} → {}, {} ms]",

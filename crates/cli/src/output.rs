@@ -128,7 +128,8 @@ pub fn color_on_stdout() -> bool {
     !no_color() && std::io::stdout().is_terminal()
 }
 
-fn color_on_stderr() -> bool {
+/// Colour for stderr: a terminal and no NO_COLOR.
+pub fn color_on_stderr() -> bool {
     !no_color() && std::io::stderr().is_terminal()
 }
 

@@ -713,7 +713,8 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
         Turn::tools(vec![Call::ends_with(
             "close_ticket",
             json!({"id": "T-1003"}),
-        )]),
+        )])
+        .reasoned("Closing is destructive; the user will be asked."),
         Turn::Text("Closed T-1003.".into()),
         Turn::Text("Triage done.".into()),
     ];
@@ -742,6 +743,12 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     );
     assert!(stderr.contains("Allow? [y/N]"));
     assert!(stderr.contains("unknown command /nonsense"));
+    // The model's thinking streams to stderr, apart from the answer.
+    assert!(
+        stderr.contains("thinking: Closing is destructive; the user will be asked."),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("Closing is destructive"), "{stdout}");
     let reqs = double.requests();
     assert_eq!(reqs.len(), 3);
     assert_eq!(reqs[0].body["stream"], true);

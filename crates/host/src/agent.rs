@@ -101,6 +101,11 @@ pub enum AgentEvent {
     TextDelta(String),
     /// A whole text part of a reply (also sent when streaming, after the deltas).
     Text(String),
+    /// More of the model's reasoning in words, as it streams (see
+    /// [`switchboard_providers::Part::Reasoning`]).
+    ReasoningDelta(String),
+    /// The model's reasoning in words, whole, when the reply was not streamed.
+    Reasoning(String),
     /// The model asked for a tool.
     ToolUseStarted {
         /// The public name.
@@ -386,6 +391,9 @@ impl Agent {
             let sent = if self.opts.stream {
                 let mut forward = |e: &StreamEvent| match e {
                     StreamEvent::TextDelta(t) => on_event(AgentEvent::TextDelta(t.clone())),
+                    StreamEvent::ReasoningDelta(t) => {
+                        on_event(AgentEvent::ReasoningDelta(t.clone()))
+                    }
                     StreamEvent::ToolUseStarted { name, .. } => {
                         on_event(AgentEvent::ToolUseStarted { name: name.clone() })
                     }
@@ -428,6 +436,9 @@ impl Agent {
                 for p in &reply.parts {
                     match p {
                         Part::Text(t) => on_event(AgentEvent::Text(t.clone())),
+                        Part::Reasoning { text, .. } if !text.is_empty() => {
+                            on_event(AgentEvent::Reasoning(text.clone()))
+                        }
                         Part::ToolUse { name, .. } => {
                             on_event(AgentEvent::ToolUseStarted { name: name.clone() })
                         }

@@ -355,7 +355,11 @@ pub(crate) fn feed(
                 // A thinking block starts empty and grows by deltas; a redacted one comes
                 // whole.
                 Some("thinking" | "redacted_thinking") => {
-                    acc.reasoning(&key, thinking_text(block), block.clone())
+                    let text = thinking_text(block);
+                    if !text.is_empty() {
+                        out.push(StreamEvent::ReasoningDelta(text.clone()));
+                    }
+                    acc.reasoning(&key, text, block.clone())
                 }
                 _ => {}
             }
@@ -369,11 +373,15 @@ pub(crate) fn feed(
                         "thinking_delta" => ("thinking", str_at(v, "/delta/thinking")),
                         _ => ("signature", str_at(v, "/delta/signature")),
                     };
-                    if !acc.reasoning_field(&key, field, piece.unwrap_or(""), field == "thinking") {
+                    let piece = piece.unwrap_or("");
+                    if !acc.reasoning_field(&key, field, piece, field == "thinking") {
                         return Err(ProviderError::decode(
                             D,
                             format!("{kind} for block {key}, which is not a thinking block"),
                         ));
+                    }
+                    if field == "thinking" && !piece.is_empty() {
+                        out.push(StreamEvent::ReasoningDelta(piece.to_string()));
                     }
                 }
                 Some("input_json_delta") => {

@@ -478,6 +478,7 @@ pub(crate) fn feed(
             acc.reasoning("reasoning", String::new(), json!({}));
         }
         acc.reasoning_field("reasoning", field, piece, true);
+        out.push(StreamEvent::ReasoningDelta(piece.to_string()));
     }
     if let Some(text) = str_at(choice, "/delta/content") {
         acc.text("text", text, out);

@@ -15,6 +15,9 @@ use crate::{anthropic, gemini, openai_chat, openai_responses};
 pub enum StreamEvent {
     /// More answer text.
     TextDelta(String),
+    /// More of the model's reasoning in words (Anthropic's thinking, an OpenAI-compatible
+    /// server's `reasoning_content`), before its answer.
+    ReasoningDelta(String),
     /// The model started a tool use (its arguments follow).
     ToolUseStarted {
         /// The call id.

@@ -441,12 +441,12 @@ mod never_panics {
         match dialect {
             Dialect::Anthropic => prop_oneof![
                 count().prop_map(move |n| (name("message_start"), json!({"type": "message_start", "message": {"usage": {"input_tokens": n}}}))),
-                (index(), pick(&["\"text\"", "\"tool_use\"", "\"thinking\"", "\"server_tool_use\"", "5"]), text(), text(), text())
+                (index(), pick(&["\"text\"", "\"tool_use\"", "\"thinking\"", "\"redacted_thinking\"", "\"server_tool_use\"", "5"]), text(), text(), text())
                     .prop_map(move |(i, t, id, n, x)| (name("content_block_start"), json!({"type": "content_block_start", "index": i,
-                        "content_block": {"type": t, "id": id, "name": n, "text": x, "input": {}}}))),
-                (index(), pick(&["\"text_delta\"", "\"input_json_delta\"", "\"thinking_delta\"", "null"]), text())
+                        "content_block": {"type": t, "id": id, "name": n, "text": x, "thinking": x, "data": x, "input": {}}}))),
+                (index(), pick(&["\"text_delta\"", "\"input_json_delta\"", "\"thinking_delta\"", "\"signature_delta\"", "null"]), text())
                     .prop_map(move |(i, t, x)| (name("content_block_delta"), json!({"type": "content_block_delta", "index": i,
-                        "delta": {"type": t, "text": x, "partial_json": x}}))),
+                        "delta": {"type": t, "text": x, "partial_json": x, "thinking": x, "signature": x}}))),
                 index().prop_map(move |i| (name("content_block_stop"), json!({"type": "content_block_stop", "index": i}))),
                 (reason(), count()).prop_map(move |(r, n)| (name("message_delta"), json!({"type": "message_delta",
                     "delta": {"stop_reason": r}, "usage": {"output_tokens": n, "input_tokens": n, "cache_read_input_tokens": n}}))),
@@ -463,6 +463,8 @@ mod never_panics {
                 count().prop_map(|n| json!({"choices": [], "usage": {"prompt_tokens": n, "completion_tokens": n,
                     "prompt_tokens_details": {"cached_tokens": n}}})),
                 text().prop_map(|x| json!({"choices": [{"delta": {"refusal": x}}]})),
+                (pick(&["\"reasoning_content\"", "\"reasoning\""]), text())
+                    .prop_map(|(f, x)| json!({"choices": [{"delta": {f.as_str().unwrap_or("reasoning"): x}}]})),
             ]
             .prop_map(|v| (None, v.to_string()))
             .boxed(),
@@ -519,6 +521,7 @@ mod never_panics {
             let (dialect, events) = stream;
             let mut d = StreamDecoder::new(dialect);
             let mut shown = String::new();
+            let mut thought = String::new();
             let mut started = 0;
             for (name, data) in &events {
                 // An event that fails is reported; the stream goes on, as the client does.
@@ -526,6 +529,7 @@ mod never_panics {
                     for e in evs {
                         match e {
                             StreamEvent::TextDelta(t) => shown.push_str(&t),
+                            StreamEvent::ReasoningDelta(t) => thought.push_str(&t),
                             StreamEvent::ToolUseStarted { .. } => started += 1,
                         }
                     }
@@ -545,6 +549,11 @@ mod never_panics {
                     c
                 };
                 prop_assert_eq!(sorted(&text), sorted(&shown), "{}: {:?}", dialect, events);
+                let reasoning: String = reply.parts.iter().filter_map(|p| match p {
+                    Part::Reasoning { text, .. } => Some(text.as_str()),
+                    _ => None,
+                }).collect();
+                prop_assert_eq!(sorted(&reasoning), sorted(&thought), "{}: {:?}", dialect, events);
                 prop_assert_eq!(tools, started, "{}: {:?}", dialect, events);
             }
         }
