@@ -2644,8 +2644,9 @@ async fn a_reasoning_effort_is_sent_where_the_api_takes_one() {
 
 /// A reasoning model's thinking goes back with the tool uses it led to, unchanged: the double
 /// refuses, as Anthropic and DeepSeek do, a request whose assistant message lost it or
-/// changed it (streamed or not).
-async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, stream: bool) {
+/// changed it (streamed or not). A Claude 4 model before 4.6, thinking on a budget, gets the
+/// interleaved-thinking beta so that it thinks between the calls too.
+async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, model: &str, stream: bool) {
     let script = vec![
         Turn::tools(vec![Call::ends_with(
             "tickets__search",
@@ -2669,7 +2670,7 @@ async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, stream: bool) {
         "--base-url",
         &base,
         "--model",
-        "reasoner-1",
+        model,
         "--reasoning-effort",
         "high",
     ];
@@ -2690,16 +2691,28 @@ async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, stream: bool) {
     ] {
         assert!(body.contains(words), "{d}: {body}");
     }
+    let beta = reqs[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "anthropic-beta")
+        .map(|(_, v)| v.as_str());
+    let budget = reqs[0].body["thinking"]["type"] == "enabled";
+    assert_eq!(budget, model == "claude-sonnet-4-5", "{}", reqs[0].body);
+    assert_eq!(
+        beta,
+        budget.then_some("interleaved-thinking-2025-05-14"),
+        "{model}"
+    );
 }
 
 #[tokio::test]
 async fn reasoning_goes_back_with_its_tool_uses_anthropic() {
-    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, false).await;
-    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, true).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, "claude-sonnet-4-5", false).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::Anthropic, "claude-opus-4-7", true).await;
 }
 
 #[tokio::test]
 async fn reasoning_goes_back_with_its_tool_uses_openai_chat() {
-    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, false).await;
-    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, true).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", false).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", true).await;
 }

@@ -81,7 +81,7 @@ fn budget_of(word: &str) -> Option<u32> {
 /// The (major, minor) version in a model name after `family-` (`claude-sonnet-4-5-20250929`
 /// gives 4.5, `claude-3-7-sonnet` 3.7, `claude-sonnet-4-20250514` 4.0, `gemini-2.5-flash`
 /// 2.5), if it has one. Dates (more than two digits) are not versions.
-fn version(model: &str, family: &str) -> Option<(u32, u32)> {
+pub(crate) fn version(model: &str, family: &str) -> Option<(u32, u32)> {
     let at = model.find(family)? + family.len();
     let numbers: Vec<Option<u32>> = model[at..]
         .split(['-', '.', '@', '/', ':'])

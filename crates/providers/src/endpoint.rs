@@ -90,5 +90,31 @@ pub fn endpoint(
     Endpoint { url, headers }
 }
 
+/// The beta Claude 4 models before 4.6 need to think between tool calls with a thinking
+/// budget; without it they think only before the first call of a turn. (From 4.6 on, adaptive
+/// thinking does so without it.)
+pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+
+/// Headers a rendered request body needs beside [`endpoint`]'s: `anthropic-beta:
+/// interleaved-thinking-2025-05-14` when a Claude 4 model before 4.6 thinks on a budget with
+/// tools. No other body needs one.
+pub fn body_headers(dialect: Dialect, body: &serde_json::Value) -> Vec<(String, String)> {
+    let budget = body.pointer("/thinking/type").and_then(|t| t.as_str()) == Some("enabled");
+    let tools = body
+        .get("tools")
+        .and_then(|t| t.as_array())
+        .is_some_and(|t| !t.is_empty());
+    let claude_4 = body
+        .get("model")
+        .and_then(|m| m.as_str())
+        .and_then(|m| crate::effort::version(m, "claude-"))
+        .is_some_and(|(major, _)| major == 4);
+    if dialect == Dialect::Anthropic && budget && tools && claude_4 {
+        vec![("anthropic-beta".into(), INTERLEAVED_THINKING_BETA.into())]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Header names whose values are secrets (for redaction in transcripts and logs).
 pub const SECRET_HEADERS: &[&str] = &["x-api-key", "authorization", "x-goog-api-key"];

@@ -116,3 +116,49 @@ fn key_variables() {
         }
     }
 }
+
+/// The interleaved-thinking beta goes with a Claude 4 model before 4.6 thinking on a budget
+/// with tools, and with nothing else.
+#[test]
+fn the_interleaved_thinking_beta_goes_only_where_it_is_needed() {
+    use serde_json::json;
+    use switchboard_providers::body_headers;
+    let body = |model: &str, thinking: serde_json::Value, tools: serde_json::Value| json!({"model": model, "thinking": thinking, "tools": tools, "messages": []});
+    let budget = json!({"type": "enabled", "budget_tokens": 2048});
+    let tool = json!([{"name": "t", "input_schema": {"type": "object"}}]);
+    let beta = vec![(
+        "anthropic-beta".to_string(),
+        "interleaved-thinking-2025-05-14".to_string(),
+    )];
+    assert_eq!(
+        body_headers(
+            Dialect::Anthropic,
+            &body("claude-sonnet-4-5-20250929", budget.clone(), tool.clone())
+        ),
+        beta
+    );
+    for (dialect, b) in [
+        (
+            Dialect::Anthropic,
+            body("claude-sonnet-4-5", budget.clone(), json!([])),
+        ),
+        (
+            Dialect::Anthropic,
+            body("claude-3-7-sonnet-latest", budget.clone(), tool.clone()),
+        ),
+        (
+            Dialect::Anthropic,
+            body("claude-opus-4-7", json!({"type": "adaptive"}), tool.clone()),
+        ),
+        (
+            Dialect::Anthropic,
+            body("claude-sonnet-4-5", json!(null), tool.clone()),
+        ),
+        (
+            Dialect::OpenAiChat,
+            body("claude-sonnet-4-5", budget.clone(), tool.clone()),
+        ),
+    ] {
+        assert!(body_headers(dialect, &b).is_empty(), "{dialect} {b}");
+    }
+}

@@ -207,13 +207,15 @@ impl ProviderClient {
         stream: bool,
         on_event: &mut (dyn FnMut(&StreamEvent) + Send),
     ) -> Result<Response, HostError> {
-        let ep = endpoint(
+        let mut ep = endpoint(
             self.dialect,
             &self.base_url,
             &self.model,
             stream,
             self.api_key.as_ref().map(Secret::expose),
         );
+        ep.headers
+            .extend(switchboard_providers::body_headers(self.dialect, body));
         let bytes = switchboard_providers::to_bytes(body);
         let (resp, attempts) = self.post(&ep, bytes).await?;
         let is_sse = resp
