@@ -232,13 +232,29 @@ async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
     let mut now: Vec<switchboard_mcp::Root> = switchboard_mcp::roots().to_vec();
     let (verb, dir) = rest.split_once(' ').unwrap_or((rest, ""));
     let dir = dir.trim();
+    // Servers with roots of their own keep them whatever /roots does: say so.
+    let own = agent.sessions().own_roots();
     let list = |roots: &[switchboard_mcp::Root]| {
-        if roots.is_empty() {
-            "no roots are offered (/roots add DIR offers one)".to_string()
+        let to = if own.is_empty() {
+            ""
+        } else {
+            " (to the servers without their own)"
+        };
+        let mut text = if roots.is_empty() {
+            format!("no roots are offered{to} (/roots add DIR offers one)")
         } else {
             let lines: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-            format!("roots offered:\n  {}", lines.join("\n  "))
+            format!("roots offered{to}:\n  {}", lines.join("\n  "))
+        };
+        for (server, roots) in &own {
+            let lines: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            text.push_str(&if lines.is_empty() {
+                format!("\n{server} has its own: none")
+            } else {
+                format!("\n{server} has its own:\n  {}", lines.join("\n  "))
+            });
         }
+        text
     };
     let root = || -> anyhow::Result<switchboard_mcp::Root> {
         if dir.is_empty() {
@@ -275,7 +291,7 @@ async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
         other => anyhow::bail!("unknown /roots {other}: /roots, /roots add DIR, /roots remove DIR"),
     }
     agent.sessions().set_roots(now.clone()).await;
-    Ok(format!("{} (the servers were told)", list(&now)))
+    Ok(format!("{}\n(the servers were told)", list(&now)))
 }
 
 /// `/cost`: tokens so far, the tools array's share, and the input cost where the price table

@@ -1494,11 +1494,17 @@ async fn chat_shows_a_page_a_server_sends_the_person_to() {
 
 /// `/roots add DIR` in chat offers a folder to the servers at once, and `/roots remove DIR`
 /// takes it back: the everything server's `get-roots-list`, called by the model after each,
-/// sees the change; a folder that does not exist is refused.
+/// sees the change; a folder that does not exist is refused. `/roots` also names a server's
+/// own roots, which it keeps.
 #[tokio::test]
 async fn chat_offers_the_servers_a_folder_and_takes_it_back() {
     let d = Dialect::OpenAiChat;
-    let call = || Turn::tools(vec![Call::ends_with("get-roots-list", json!({}))]);
+    let call = || {
+        Turn::tools(vec![Call::ends_with(
+            "everything__get-roots-list",
+            json!({}),
+        )])
+    };
     let script = vec![
         call(),
         Turn::Text("One.".into()),
@@ -1508,16 +1514,30 @@ async fn chat_offers_the_servers_a_folder_and_takes_it_back() {
     let double = ProviderDouble::start(d, script).await;
     let dir = everything_dir();
     std::fs::create_dir_all(dir.path().join("work")).unwrap();
+    std::fs::create_dir_all(dir.path().join("mine")).unwrap();
     let work = std::fs::canonicalize(dir.path().join("work")).unwrap();
+    let mine = std::fs::canonicalize(dir.path().join("mine")).unwrap();
+    let config = dir.path().join("switchboard.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let second = text.replace("[servers.everything]", "[servers.mine]");
+    std::fs::write(&config, format!("{text}{second}roots = [\"mine\"]\n")).unwrap();
     let base = double.base_url();
     let input = b"/roots\n/roots add work\n/roots add nowhere\nwhich?\n/roots remove work\nand now?\n/quit\n";
     let (out, stderr) = chat_everything(&dir, &base, input).await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let uri = format!("file://{}", work.display());
-    assert!(stderr.contains("no roots are offered"), "{stderr}");
+    let own = format!("mine has its own:\n  file://{}", mine.display());
     assert!(
-        stderr.contains(&format!("roots offered:\n  {uri} (the servers were told)")),
+        stderr.contains(&format!(
+            "no roots are offered (to the servers without their own) (/roots add DIR offers one)\n{own}"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "roots offered (to the servers without their own):\n  {uri}\n{own}\n(the servers were told)"
+        )),
         "{stderr}"
     );
     assert!(stderr.contains("/nowhere: No such file"), "{stderr}");

@@ -270,6 +270,20 @@ impl Sessions {
             .collect()
     }
 
+    /// The servers that have roots of their own (`ServerSpec::roots`), with them, in the
+    /// servers' order: [`Sessions::set_roots`] leaves these alone.
+    pub fn own_roots(&self) -> Vec<(String, Vec<crate::Root>)> {
+        self.inner
+            .shared
+            .slots()
+            .iter()
+            .filter_map(|slot| {
+                let roots = slot.spec.roots.clone()?;
+                Some((slot.spec.name.clone(), roots))
+            })
+            .collect()
+    }
+
     /// Serve `specs` from now on, in their order: a server whose spec is unchanged keeps its
     /// session (and its process, and whatever state it holds); a new one starts; a removed one
     /// is closed and its tools leave the catalog at once; a changed one (command, arguments,
