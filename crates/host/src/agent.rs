@@ -188,6 +188,9 @@ pub struct Agent {
     search: Option<ToolSearch>,
     transcript: Option<Transcript>,
     pins: PinGate,
+    /// The pin store comes from the config ([`Agent::set_pins_from`]), so a reconfiguration
+    /// may open another.
+    pins_from_config: bool,
     /// The catalog without withheld tools, for (catalog generation, pin store version).
     pinned: Option<((u64, i64), Catalog, Withheld)>,
     /// How many times [`Agent::reconfigure`] changed the servers' settings.
@@ -274,6 +277,7 @@ impl Agent {
             tools: None,
             transcript: None,
             pins: PinGate::default(),
+            pins_from_config: false,
             pinned: None,
             reconfigured: 0,
             messages: Vec::new(),
@@ -300,6 +304,17 @@ impl Agent {
     pub fn set_pins(&mut self, store: Option<Arc<PinStore>>) {
         self.pins = PinGate::new(store);
         self.pinned = None;
+    }
+
+    /// Check tools against the pin store `config` names (`[settings] pin_store`, else the user
+    /// data folder's), opened only when one of its servers pins; and open it again as
+    /// [`Agent::reconfigure`] takes a config that needs it or names another. Returns a note
+    /// when the store cannot be opened (nothing is pinned then).
+    pub fn set_pins_from(&mut self, config: &Config) -> Option<String> {
+        self.pins_from_config = true;
+        let (store, note) = crate::pins::open_for(config);
+        self.set_pins(store);
+        note
     }
 
     /// The catalog as the model may see it (changed tools withheld under `pin = "enforce"`),
@@ -342,6 +357,20 @@ impl Agent {
             .reconfigure(config.servers.iter().map(|s| s.spec.clone()).collect());
         self.reconfigured += 1;
         self.pinned = None;
+        if self.pins_from_config {
+            // A config that now pins, or pins in another store: open the one it needs.
+            let wanted = config
+                .servers
+                .iter()
+                .any(|s| s.pin != crate::config::PinMode::Off)
+                .then(|| crate::pins::store_path(None, &config.settings).ok())
+                .flatten();
+            if wanted.as_deref() != self.pins.path()
+                && let Some(note) = self.set_pins_from(config)
+            {
+                tracing::warn!("{note}");
+            }
+        }
         outcome
     }
 

@@ -35,11 +35,10 @@ use switchboard_providers::Part;
 
 use crate::agent::{Agent, AgentEvent, AgentOptions, Answer, ToolMode, translate_options};
 use crate::client::ProviderClient;
-use crate::config::{Config, PinMode};
+use crate::config::Config;
 use crate::dispatch::{ApproveAll, Approver, DeclineAll};
 use crate::error::HostError;
 use crate::finder::Finder;
-use crate::pins::{self, PinStore};
 use crate::transcript::Transcript;
 use crate::translate::default_model;
 
@@ -511,31 +510,11 @@ impl HostBuilder {
             agent.set_transcript(t);
         }
         if pins {
-            let (store, note) = open_pins(&config);
-            notes.extend(note);
-            agent.set_pins(store);
+            notes.extend(agent.set_pins_from(&config));
         }
         agent.set_finder(Arc::new(Finder::locate(
             config.settings.search_model.as_deref(),
         )));
         Ok(Host { agent, notes })
-    }
-}
-
-/// The pin store, found as `serve` finds it without `--pins`: `[settings] pin_store`, else the
-/// user data directory. Only opened when some server pins. A store that cannot be opened is a
-/// note and the host goes on unpinned: pins guard the tools, they never block the run.
-fn open_pins(config: &Config) -> (Option<Arc<PinStore>>, Option<String>) {
-    if config.servers.iter().all(|s| s.pin == PinMode::Off) {
-        return (None, None);
-    }
-    match pins::store_path(None, &config.settings).and_then(|p| PinStore::open(&p)) {
-        Ok(store) => (Some(Arc::new(store)), None),
-        Err(e) => (
-            None,
-            Some(format!(
-                "{e}; tools are not checked against their pins in this session (set [settings] pin_store to a writable file, or pin = \"off\")"
-            )),
-        ),
     }
 }

@@ -113,6 +113,24 @@ pub fn store_path(flag: Option<&Path>, settings: &Settings) -> Result<PathBuf, H
         })
 }
 
+/// The pin store, found as `serve` finds it without `--pins`: `[settings] pin_store`, else the
+/// user data directory. Only opened when some server pins. A store that cannot be opened is a
+/// note and the host goes on unpinned: pins guard the tools, they never block the run.
+pub fn open_for(config: &crate::config::Config) -> (Option<Arc<PinStore>>, Option<String>) {
+    if config.servers.iter().all(|s| s.pin == PinMode::Off) {
+        return (None, None);
+    }
+    match store_path(None, &config.settings).and_then(|p| PinStore::open(&p)) {
+        Ok(store) => (Some(Arc::new(store)), None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "{e}; tools are not checked against their pins in this session (set [settings] pin_store to a writable file, or pin = \"off\")"
+            )),
+        ),
+    }
+}
+
 /// An open pin store. Safe to share between threads; every method is one short transaction.
 pub struct PinStore {
     path: PathBuf,
@@ -350,6 +368,11 @@ impl PinGate {
 
     /// A number that changes when the store does (another process ran `pins approve`); 0
     /// without a store. The loop re-checks its tools when it moves.
+    /// The store's file, when there is a store.
+    pub fn path(&self) -> Option<&Path> {
+        self.store.as_deref().map(PinStore::path)
+    }
+
     pub fn version(&mut self) -> i64 {
         let Some(store) = &self.store else {
             return 0;

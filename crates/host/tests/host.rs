@@ -305,3 +305,50 @@ async fn the_builder_takes_the_configs_model_settings() {
             .is_ok()
     );
 }
+
+/// A reconfiguration (chat's `/reload`) that makes a server pin opens the pin store it needs:
+/// the tools the model then sees are pinned there. Before, no server pinned and no store was
+/// opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconfiguration_that_pins_opens_the_pin_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("pins.sqlite");
+    let server = serde_json::to_string(&peer("everything")).unwrap();
+    let text = |pin: &str| {
+        format!(
+            "[settings]\npin_store = {:?}\n\n[servers.everything]\ncommand = \"node\"\nargs = [{server}, \"stdio\"]\npin = \"{pin}\"\n",
+            store.display().to_string()
+        )
+    };
+    let parse = |text: String| {
+        Config::parse(&dir.path().join("switchboard.toml"), &text, &|_| None).unwrap()
+    };
+    let model = ProviderDouble::start(
+        Dialect::Anthropic,
+        vec![Turn::Text("one".into()), Turn::Text("two".into())],
+    )
+    .await;
+    let mut host = Host::builder(parse(text("off")))
+        .provider(Dialect::Anthropic)
+        .base_url(model.base_url())
+        .no_api_key()
+        .build()
+        .await
+        .unwrap();
+    host.ask("hi").await.unwrap();
+    assert!(!store.exists(), "no server pins: no store");
+
+    host.agent_mut().reconfigure(&parse(text("enforce"))).await;
+    host.ask("again").await.unwrap();
+    model.assert_valid();
+    let pins = switchboard_host::pins::PinStore::open(&store)
+        .unwrap()
+        .list()
+        .unwrap();
+    assert!(
+        pins.iter()
+            .any(|p| p.server == "everything" && p.tool == "echo"),
+        "{pins:?}"
+    );
+    host.shutdown().await;
+}
