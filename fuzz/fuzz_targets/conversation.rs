@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
             compatible_server: false,
             temperature: None,
             reasoning_effort: None,
+            cache_key: None,
             gemini_openapi: false,
             stream: false,
         };
@@ -45,6 +46,7 @@ fuzz_target!(|data: &[u8]| {
         compatible_server: false,
         temperature: Some(0.5),
         reasoning_effort: Some(history.model.clone()),
+        cache_key: None,
         gemini_openapi: false,
         stream: false,
     };

@@ -159,6 +159,7 @@ fn main() {
                 compatible_server: false,
                 temperature: None,
                 reasoning_effort: None,
+                cache_key: None,
                 gemini_openapi: false,
                 stream: false,
             };

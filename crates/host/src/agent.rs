@@ -188,6 +188,8 @@ pub struct Agent {
     search: Option<ToolSearch>,
     transcript: Option<Transcript>,
     pins: PinGate,
+    /// This conversation's `prompt_cache_key` (see [`cache_key`]).
+    cache_key: String,
     /// The pin store comes from the config ([`Agent::set_pins_from`]), so a reconfiguration
     /// may open another.
     pins_from_config: bool,
@@ -218,6 +220,37 @@ pub fn max_tokens_sent(dialect: Dialect, base_url: &str, max_tokens: Option<u32>
         (dialect == Dialect::Anthropic || compatible_server(dialect, base_url))
             .then_some(DEFAULT_MAX_TOKENS)
     })
+}
+
+/// The `prompt_cache_key` a request to `base_url` carries: the conversation's `key`, to
+/// OpenAI's own API only (so that its requests reach the cache the one before wrote), and only
+/// with prompt caching on. A server that speaks OpenAI's format elsewhere (Azure OpenAI
+/// included, by API version) may refuse a field it does not know: it gets none.
+pub fn cache_key(
+    dialect: Dialect,
+    base_url: &str,
+    prompt_cache: bool,
+    key: &str,
+) -> Option<String> {
+    let openai = matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses);
+    (openai && prompt_cache && foreign_host(dialect, base_url).is_none()).then(|| key.to_string())
+}
+
+/// A key for one conversation's requests: random, so that two conversations of the same tools
+/// do not share a cache route.
+fn conversation_key() -> String {
+    use std::hash::BuildHasher as _;
+    let seed = (
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default(),
+    );
+    format!(
+        "switchboard-{:016x}",
+        std::collections::hash_map::RandomState::new().hash_one(seed)
+    )
 }
 
 /// Translate options for a config: its servers, aliases, filters and prompt settings (the
@@ -277,6 +310,7 @@ impl Agent {
             tools: None,
             transcript: None,
             pins: PinGate::default(),
+            cache_key: conversation_key(),
             pins_from_config: false,
             pinned: None,
             reconfigured: 0,
@@ -842,6 +876,12 @@ impl Agent {
             compatible_server: self.compatible_server(),
             temperature: self.opts.temperature,
             reasoning_effort: self.opts.reasoning_effort.clone(),
+            cache_key: cache_key(
+                self.client.dialect,
+                &self.client.base_url,
+                self.translate_opts.prompt_cache,
+                &self.cache_key,
+            ),
             gemini_openapi: self.translate_opts.gemini_openapi,
             stream: self.opts.stream,
         };
@@ -911,6 +951,7 @@ impl Sampler for ModelSampler<'_> {
                 compatible_server: self.compatible_server,
                 temperature: request.temperature,
                 reasoning_effort: None,
+                cache_key: None,
                 gemini_openapi: false,
                 stream: false,
             };
@@ -999,6 +1040,34 @@ fn result_part(o: &Outcome, images: bool) -> Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The prompt cache key goes to OpenAI's own API only, with prompt caching on; each
+    /// conversation has its own.
+    #[test]
+    fn the_prompt_cache_key_goes_to_openais_own_api_only() {
+        let key = "switchboard-00000000000000ab";
+        let own = "https://api.openai.com/v1";
+        for d in [Dialect::OpenAiChat, Dialect::OpenAiResponses] {
+            assert_eq!(cache_key(d, own, true, key).as_deref(), Some(key));
+            assert_eq!(cache_key(d, own, false, key), None);
+            for other in [
+                "http://127.0.0.1:8080/v1",
+                "https://res.openai.azure.com/openai/deployments/d",
+                "https://api.deepseek.com",
+            ] {
+                assert_eq!(cache_key(d, other, true, key), None, "{other}");
+            }
+        }
+        for d in [Dialect::Anthropic, Dialect::Gemini] {
+            assert_eq!(
+                cache_key(d, switchboard_providers::default_base_url(d), true, key),
+                None,
+                "{d}"
+            );
+        }
+        assert_ne!(conversation_key(), conversation_key());
+        assert!(conversation_key().starts_with("switchboard-"));
+    }
     use crate::dispatch::DeclineAll;
 
     #[tokio::test]

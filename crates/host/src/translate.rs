@@ -286,6 +286,7 @@ pub fn translate(catalog: &Catalog, opts: &TranslateOptions) -> Translation {
         compatible_server: opts.compatible_server,
         temperature: opts.temperature,
         reasoning_effort: opts.reasoning_effort.clone(),
+        cache_key: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

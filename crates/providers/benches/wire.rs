@@ -96,6 +96,7 @@ fn conversation(dialect: Dialect, turns: usize, result: &str) -> RequestParts {
         compatible_server: false,
         temperature: None,
         reasoning_effort: None,
+        cache_key: None,
         gemini_openapi: false,
         stream: false,
     }

@@ -78,6 +78,8 @@ struct Body<'a> {
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -204,6 +206,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         max_tokens: parts.max_tokens.filter(|_| parts.compatible_server),
         temperature: parts.temperature,
         reasoning_effort: parts.reasoning_effort.as_deref(),
+        prompt_cache_key: parts.cache_key.as_deref(),
     };
     crate::render::to_value(&body)
 }

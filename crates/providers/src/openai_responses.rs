@@ -43,6 +43,8 @@ struct Body<'a> {
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -160,6 +162,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
             .reasoning_effort
             .as_deref()
             .map(|effort| Reasoning { effort }),
+        prompt_cache_key: parts.cache_key.as_deref(),
     };
     crate::render::to_value(&body)
 }

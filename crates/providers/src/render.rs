@@ -59,6 +59,11 @@ pub struct RequestParts {
     /// generation: see [`crate::reasoning_effort_fields`], which also says when a model
     /// cannot take it (the body then goes without). `None` leaves the model's default.
     pub reasoning_effort: Option<String>,
+    /// OpenAI's `prompt_cache_key` (both APIs): requests with the same key go to the same
+    /// prompt cache, so a conversation's requests find the prefix the one before wrote. Sent
+    /// as given; the other dialects take none. `None` sends none (a server that speaks
+    /// OpenAI's format may refuse a field it does not know).
+    pub cache_key: Option<String>,
     /// The endpoint is not the provider's own API but a server speaking its wire format
     /// (llama.cpp, Ollama, vLLM, LM Studio, a proxy): OpenAI Chat's limit then goes in
     /// `max_tokens`, the field such servers read, not OpenAI's `max_completion_tokens`.

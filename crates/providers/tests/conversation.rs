@@ -124,6 +124,7 @@ fn parts(dialect: Dialect, stream: bool) -> RequestParts {
         compatible_server: false,
         temperature: None,
         reasoning_effort: None,
+        cache_key: None,
         gemini_openapi: false,
         stream,
     }
@@ -666,5 +667,33 @@ fn reasoning_goes_back_to_the_api_that_gave_it_and_to_no_other() {
         assert!(body["messages"][2].get(field).is_none(), "{body}");
         let text = render(Dialect::Anthropic, loop_of(reply.parts, "call_a1")).to_string();
         assert!(!text.contains("Search tickets for login."), "{text}");
+    }
+}
+
+/// A cache key goes in both OpenAI APIs' `prompt_cache_key`, and in no other body.
+#[test]
+fn a_cache_key_goes_in_openais_prompt_cache_key() {
+    for dialect in Dialect::ALL {
+        let body = render_request(
+            dialect,
+            &RequestParts {
+                cache_key: Some("switchboard-0123".into()),
+                ..parts(dialect, false)
+            },
+        );
+        let violations = validator::validate_request(dialect, &body);
+        assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+        let openai = matches!(dialect, Dialect::OpenAiChat | Dialect::OpenAiResponses);
+        assert_eq!(
+            body.get("prompt_cache_key"),
+            openai.then(|| json!("switchboard-0123")).as_ref(),
+            "{dialect}"
+        );
+        assert!(
+            openai || !body.to_string().contains("switchboard-0123"),
+            "{dialect}"
+        );
+        let plain = render_request(dialect, &parts(dialect, false));
+        assert!(plain.get("prompt_cache_key").is_none(), "{dialect}");
     }
 }

@@ -117,6 +117,7 @@ fn every_corpus_tool_renders_without_violations_in_every_dialect() {
                     compatible_server: false,
                     temperature: None,
                     reasoning_effort: None,
+                    cache_key: None,
                     gemini_openapi: opts.gemini_openapi,
                     stream: false,
                 };

@@ -294,6 +294,7 @@ fn check(dialect: Dialect, opts: SanitizeOptions, schema: &Value) -> Result<(), 
         compatible_server: false,
         temperature: None,
         reasoning_effort: None,
+        cache_key: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };

@@ -623,6 +623,7 @@ fn gemini_thought_signatures_survive_the_round_trip() {
         compatible_server: false,
         temperature: None,
         reasoning_effort: None,
+        cache_key: None,
         gemini_openapi: false,
         stream: false,
     };

@@ -76,6 +76,7 @@ fn request(dialect: Dialect, opts: &SanitizeOptions) -> Value {
         compatible_server: false,
         temperature: None,
         reasoning_effort: None,
+        cache_key: None,
         gemini_openapi: opts.gemini_openapi,
         stream: false,
     };
