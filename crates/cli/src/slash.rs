@@ -1,5 +1,6 @@
 //! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
-//! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR], /clear, /quit.
+//! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR],
+//! /compact [FOCUS], /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -14,7 +15,7 @@ pub(crate) enum Command {
     Quit,
     /// Read the next line.
     Done,
-    /// The conversation was started over.
+    /// The conversation was started over or replaced by a summary.
     Cleared,
     /// Send this text as the user's message.
     Send(String),
@@ -61,6 +62,36 @@ pub(crate) async fn command(
                 "(the conversation starts over: {n} messages left out; tools, servers and usage so far stay)"
             );
             Command::Cleared
+        }
+        "compact" => {
+            let spinner = crate::output::spinner("summarizing the conversation");
+            let done = agent.compact(Some(rest)).await;
+            spinner.finish_and_clear();
+            match done {
+                Ok(Some(c)) => {
+                    let clipped = if c.clipped {
+                        format!(
+                            "; it did not fit whole, so tool results were cut to {} characters for it",
+                            switchboard_host::agent::COMPACT_RESULT_CHARS
+                        )
+                    } else {
+                        String::new()
+                    };
+                    eprintln!(
+                        "(compacted: {} messages, about {} input tokens, are now a summary of {} tokens{clipped}; /cost counts the request)",
+                        c.messages, c.usage.input_tokens, c.usage.output_tokens
+                    );
+                    Command::Cleared
+                }
+                Ok(None) => {
+                    eprintln!("(nothing to compact yet)");
+                    Command::Done
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    Command::Done
+                }
+            }
         }
         "prompt" if rest.is_empty() => {
             print!("{}", prompts(agent));
@@ -110,7 +141,7 @@ pub(crate) async fn command(
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /clear /quit"
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /compact /clear /quit"
             );
             Command::Done
         }

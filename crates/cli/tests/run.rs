@@ -2736,3 +2736,70 @@ async fn reasoning_goes_back_with_its_tool_uses_openai_chat() {
     reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", false).await;
     reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", true).await;
 }
+
+/// chat's `/compact`: the model writes a summary of the conversation and it takes the
+/// conversation's place (saved so with `--conversation`); the next message goes with it.
+#[tokio::test]
+async fn chat_compacts_the_conversation_into_a_summary() {
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )]),
+        Turn::Text("T-1001 is the login ticket.".into()),
+        Turn::Text("The user asked for the login ticket: it is T-1001, open.".into()),
+        Turn::Text("You're welcome.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("talk.json");
+    let base = double.base_url();
+    let input = b"/compact\nfind the login ticket\n/compact keep the ticket id\nthanks\n/quit\n";
+    let out = chat_session(
+        dir.path(),
+        &[
+            "--base-url",
+            &base,
+            "--conversation",
+            saved.to_str().unwrap(),
+        ],
+        input,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("(nothing to compact yet)"), "{stderr}");
+    assert!(
+        stderr.contains("(compacted: 4 messages, about "),
+        "{stderr}"
+    );
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    // The summary request: not streamed, the same tools, the focus in the ask.
+    assert_eq!(reqs[2].body.get("stream"), None, "{}", reqs[2].body);
+    assert_eq!(reqs[2].body["tools"], reqs[0].body["tools"]);
+    assert!(
+        reqs[2]
+            .body
+            .to_string()
+            .contains("Above all, keep: keep the ticket id"),
+        "{}",
+        reqs[2].body
+    );
+    // After it, one user message: the summary and "thanks".
+    let messages = reqs[3].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let text = messages[0].to_string();
+    assert!(
+        text.contains("it is T-1001, open.") && text.contains("thanks"),
+        "{text}"
+    );
+    let file = std::fs::read_to_string(&saved).unwrap();
+    assert!(
+        file.contains("summarized to save context") && !file.contains("tickets__search"),
+        "{file}"
+    );
+}

@@ -162,6 +162,35 @@ pub struct Answer {
     pub end: End,
 }
 
+/// What [`Agent::compact`] did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Compacted {
+    /// How many messages the summary replaced.
+    pub messages: usize,
+    /// The summary the model wrote (now the conversation's first message, after a line
+    /// saying what it is).
+    pub summary: String,
+    /// The summary request's usage: its input tokens are about what the conversation took.
+    pub usage: Usage,
+    /// Tool results were cut to [`COMPACT_RESULT_CHARS`] characters for the summary request,
+    /// because the whole conversation no longer fit the model's context.
+    pub clipped: bool,
+}
+
+/// What a model is asked when the conversation is compacted.
+const COMPACT_REQUEST: &str = "Summarize this conversation so far so that it can go on from \
+the summary alone: the earlier messages will be dropped. Keep what the user asked for and still \
+wants; what was done (which tools were called, and what they returned that matters: names, ids, \
+numbers, paths, errors); decisions made; what is left to do; and every fact needed to go on. \
+Write it as notes to yourself. Do not call any tool: answer with the summary only.";
+
+/// The line before a summary in the compacted conversation.
+pub const COMPACT_PREAMBLE: &str =
+    "(The conversation so far was summarized to save context. The summary follows; go on from it.)";
+
+/// How long a tool result may be in a summary request that did not fit whole.
+pub const COMPACT_RESULT_CHARS: usize = 2000;
+
 /// One build of the tools array.
 struct ToolsArray {
     /// (catalog generation, tools loaded by search, pin store version, reconfigurations) it
@@ -820,18 +849,107 @@ impl Agent {
     }
 
     /// What to do when the request did not fit the model's context: with every tool sent, how
-    /// much of it the tools array takes and how to send fewer.
+    /// much of it the tools array takes and how to send fewer; with a conversation of more than
+    /// one exchange, compacting it.
     fn overflow_hint(&self) -> Option<String> {
-        let array = self.tools.as_ref()?;
-        let (tokens, _) = &array.rent;
-        let count = array.translation.tools.len();
-        (self.opts.tools == ToolMode::All && count > 0).then(|| {
-            format!(
-                "the tools array alone is about {tokens} tokens, for {count} tools: tool search \
-                 (--tools search) sends one search tool in their place, or a profile or \
-                 allow/deny lists send fewer"
-            )
-        })
+        let tools = self.tools.as_ref().and_then(|array| {
+            let (tokens, _) = &array.rent;
+            let count = array.translation.tools.len();
+            (self.opts.tools == ToolMode::All && count > 0).then(|| {
+                format!(
+                    "the tools array alone is about {tokens} tokens, for {count} tools: tool \
+                     search (--tools search) sends one search tool in their place, or a profile \
+                     or allow/deny lists send fewer"
+                )
+            })
+        });
+        let compact = (self.messages.len() > 2)
+            .then_some("compacting the conversation (/compact in chat) replaces it with a summary");
+        match (tools, compact) {
+            (Some(t), Some(c)) => Some(format!("{t}; {c}")),
+            (t, c) => t.or(c.map(String::from)),
+        }
+    }
+
+    /// Replace the conversation with a summary the model writes of it (chat's `/compact`),
+    /// to go on when it no longer fits the model's context or costs too much to send. The
+    /// request is the conversation as it stands, tools array and all (so a prompt cache still
+    /// serves its prefix), and a last user message asking for the summary, with `focus` (what
+    /// to keep above all) when given. A conversation too long to be sent whole is tried again
+    /// with every tool result cut to [`COMPACT_RESULT_CHARS`] characters. The summary then
+    /// stands alone as the first user message, after [`COMPACT_PREAMBLE`]; the next message
+    /// joins it. `None` when there is nothing to compact (no exchange yet); an error (the
+    /// provider's, or an answer with no text) leaves the conversation as it was.
+    pub async fn compact(&mut self, focus: Option<&str>) -> Result<Option<Compacted>, HostError> {
+        // Tool uses an interruption left unanswered get their answers first.
+        self.interrupt();
+        if self.messages.len() < 2 {
+            return Ok(None);
+        }
+        let turn = u32::try_from(self.turns.len()).unwrap_or(u32::MAX) + 1;
+        self.refresh_tools(turn);
+        let mut ask = COMPACT_REQUEST.to_string();
+        if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
+            ask.push_str(&format!(" Above all, keep: {focus}"));
+        }
+        let mut clipped = false;
+        let reply = loop {
+            let mut messages = self.messages.clone();
+            if clipped {
+                clip_results(&mut messages, COMPACT_RESULT_CHARS);
+            }
+            match messages.last_mut() {
+                Some(last) if last.role == Role::User => last.parts.push(Part::text(&ask)),
+                _ => messages.push(Message::user(&ask)),
+            }
+            let body = self.request_body_for(messages, false);
+            self.log("compact_request", json!({"turn": turn, "body": body}))?;
+            match self.client.send(&body).await {
+                Ok(r) => {
+                    self.log(
+                        "compact_response",
+                        json!({"turn": turn, "body": r.body, "reply": r.reply}),
+                    )?;
+                    break r.reply;
+                }
+                Err(HostError::ProviderHttp {
+                    context_overflow: true,
+                    ..
+                }) if !clipped => clipped = true,
+                Err(e) => {
+                    self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
+                    return Err(e);
+                }
+            }
+        };
+        add_usage(&mut self.usage, &reply.usage);
+        let summary: String = reply
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("")
+            .trim()
+            .to_string();
+        if summary.is_empty() {
+            return Err(HostError::Compaction {
+                message: format!(
+                    "the model's answer had no text (it stopped: {:?})",
+                    reply.stop
+                ),
+            });
+        }
+        let replaced = self.messages.len();
+        self.messages = vec![Message::user(format!("{COMPACT_PREAMBLE}\n\n{summary}"))];
+        Ok(Some(Compacted {
+            messages: replaced,
+            summary,
+            usage: reply.usage,
+            clipped,
+        }))
     }
 
     /// Whether the endpoint is a server speaking the provider's wire format rather than the
@@ -859,13 +977,18 @@ impl Agent {
     }
 
     fn request_body(&self) -> Value {
+        self.request_body_for(self.messages.clone(), self.opts.stream)
+    }
+
+    /// A request body for `messages`, with the tools array and settings of every request.
+    fn request_body_for(&self, messages: Vec<Message>, stream: bool) -> Value {
         let Some(ToolsArray { translation: t, .. }) = &self.tools else {
             return Value::Null;
         };
         let parts = RequestParts {
             model: self.client.model.clone(),
             system: (!t.system.is_empty()).then(|| t.system.clone()),
-            messages: self.messages.clone(),
+            messages,
             tools: t.tools.clone(),
             // Anthropic's body sets its own default, raised above a thinking budget.
             max_tokens: if self.client.dialect == Dialect::Anthropic {
@@ -883,7 +1006,7 @@ impl Agent {
                 &self.cache_key,
             ),
             gemini_openapi: self.translate_opts.gemini_openapi,
-            stream: self.opts.stream,
+            stream,
         };
         let mut body = render_request(self.client.dialect, &parts);
         if self.translate_opts.prompt_cache {
@@ -975,6 +1098,25 @@ impl Sampler for ModelSampler<'_> {
 
     fn model(&self) -> &str {
         &self.client.model
+    }
+}
+
+/// Cut every tool result's text in `messages` to `max` characters, saying so.
+fn clip_results(messages: &mut [Message], max: usize) {
+    for m in messages {
+        for p in &mut m.parts {
+            if let Part::ToolResult { content, .. } = p {
+                for c in content {
+                    if let ResultPart::Text(text) = c
+                        && text.chars().count() > max
+                    {
+                        let kept: String = text.chars().take(max).collect();
+                        let cut = text.chars().count() - max;
+                        *text = format!("{kept}\n[{cut} more characters cut for the summary]");
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -163,6 +163,13 @@ pub enum HostError {
         /// The provider.
         provider: String,
     },
+    /// The conversation could not be compacted ([`crate::agent::Agent::compact`]); it is
+    /// unchanged.
+    #[error("the conversation was not compacted: {message}")]
+    Compaction {
+        /// Why.
+        message: String,
+    },
     /// A saved conversation (`--conversation`) could not be read, taken up or saved.
     #[error("conversation {}: {message}", path.display())]
     Conversation {

@@ -16,7 +16,7 @@ pub mod tool_search;
 pub mod transcript;
 pub mod translate;
 
-pub use agent::{AgentEvent, AgentOptions, Answer, End, ToolMode};
+pub use agent::{AgentEvent, AgentOptions, Answer, Compacted, End, ToolMode};
 pub use config::{Config, ConfigSource, Profile, ServerConfig};
 pub use error::HostError;
 pub use host::{Host, HostBuilder};

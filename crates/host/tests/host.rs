@@ -352,3 +352,107 @@ async fn a_reconfiguration_that_pins_opens_the_pin_store() {
     );
     host.shutdown().await;
 }
+
+/// `Agent::compact`: the model is sent the conversation, tools array and all, with a request
+/// for a summary; the summary then stands in for the conversation, and the next message joins
+/// it. A conversation the model's context no longer holds is tried again with its tool results
+/// cut; one the provider refuses otherwise is left as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(3000);
+    let overflow = Turn::HttpError {
+        status: 400,
+        body: json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": "prompt is too long: 210000 tokens > 200000 maximum"}}),
+        retry_after: None,
+    };
+    let refused = Turn::HttpError {
+        status: 400,
+        body: json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": "messages: something else is wrong"}}),
+        retry_after: None,
+    };
+    let model = ProviderDouble::start(
+        Dialect::Anthropic,
+        vec![
+            Turn::tools(vec![Call::ends_with("__echo", json!({"message": long}))]),
+            Turn::Text("It echoed 3000 x.".into()),
+            refused,
+            overflow,
+            Turn::Text("The user had a 3000-character message echoed; it worked.".into()),
+            Turn::Text("Yes, it worked.".into()),
+        ],
+    )
+    .await;
+    let mut host = Host::builder(config(dir.path()))
+        .provider(Dialect::Anthropic)
+        .base_url(model.base_url())
+        .no_api_key()
+        .build()
+        .await
+        .unwrap();
+    host.ask("Echo a long message.").await.unwrap();
+    let before = host.agent().messages.clone();
+    assert_eq!(before.len(), 4);
+
+    // Refused for another reason: nothing changes.
+    let err = host.agent_mut().compact(None).await.unwrap_err();
+    assert!(err.to_string().contains("something else is wrong"), "{err}");
+    assert_eq!(host.agent().messages, before);
+
+    // Too long: tried again with the tool result cut, then replaced by the summary.
+    let done = host
+        .agent_mut()
+        .compact(Some("the length"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.messages, 4);
+    assert!(done.clipped);
+    assert_eq!(
+        done.summary,
+        "The user had a 3000-character message echoed; it worked."
+    );
+    let requests = model.requests();
+    // The tool result: whole, then cut (its arguments go as they were).
+    let result = |n: usize| {
+        requests[n].body["messages"][2]["content"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(result(3), format!("Echo: {long}"));
+    let cut = result(4);
+    assert!(
+        cut.starts_with("Echo: xxx")
+            && cut.ends_with("\n[1006 more characters cut for the summary]")
+            && cut.chars().count() < 2100,
+        "{cut}"
+    );
+    // The tools array goes as with every request; the ask is the last user message.
+    assert_eq!(requests[4].body["tools"], requests[0].body["tools"]);
+    let ask = requests[4].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        ask.contains("Summarize this conversation") && ask.contains("Above all, keep: the length"),
+        "{ask}"
+    );
+
+    host.ask("Did it work?").await.unwrap();
+    model.assert_valid();
+    let last = &model.requests()[5].body["messages"];
+    assert_eq!(last.as_array().unwrap().len(), 1, "{last}");
+    let text = last[0].to_string();
+    assert!(
+        text.contains("summarized to save context")
+            && text.contains("3000-character message echoed")
+            && text.contains("Did it work?"),
+        "{text}"
+    );
+    host.shutdown().await;
+}
