@@ -217,6 +217,10 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
                     o.elapsed_ms
                 )
             }
+            AgentEvent::Compacted { messages, clipped } => {
+                thinking = false;
+                eprintln!("\n  [{}]", crate::run::compacted_line(messages, clipped));
+            }
             AgentEvent::ToolsChanged { added, removed } => eprintln!(
                 "  [tools changed: +{} -{}]",
                 added.join(","),

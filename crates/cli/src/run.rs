@@ -82,6 +82,11 @@ pub struct ModelArgs {
     /// for its prefix. OpenAI and Gemini cache on their own either way.
     #[arg(long)]
     pub no_prompt_cache: bool,
+    /// Stop with an error when a request no longer fits the model's context
+    /// (`[settings] auto_compact = false`). By default the conversation is compacted then: the
+    /// model summarizes it, the summary replaces it, and the loop goes on (said on stderr).
+    #[arg(long)]
+    pub no_auto_compact: bool,
     /// Keep the conversation in FILE: take up the one saved there (also with another provider
     /// or model) and save it after each answer. A file not there yet starts one.
     #[arg(long, value_name = "FILE")]
@@ -183,6 +188,9 @@ pub async fn start_agent(
     if model.no_prompt_cache {
         builder = builder.prompt_cache(false);
     }
+    if model.no_auto_compact {
+        builder = builder.auto_compact(false);
+    }
     // Checks the key and the transcript before any server starts; the servers then start
     // behind a progress bar.
     let builder = builder.check()?;
@@ -247,6 +255,9 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
                     compact(&o.arguments, 120),
                     o.elapsed_ms
                 );
+            }
+            AgentEvent::Compacted { messages, clipped } => {
+                eprintln!("  {}", compacted_line(messages, clipped));
             }
             AgentEvent::ToolsChanged { added, removed } => {
                 eprintln!(
@@ -342,4 +353,16 @@ pub fn max_tokens_hit(sent: Option<u32>) -> String {
 pub fn compact(v: &Value, max: usize) -> String {
     let s = serde_json::to_string(v).unwrap_or_default();
     switchboard_core::clip(&s, max).into_owned()
+}
+
+/// What `run` and `chat` say when the loop compacted the conversation to go on.
+pub(crate) fn compacted_line(messages: usize, clipped: bool) -> String {
+    let cut = if clipped {
+        " (tool results cut for the summary)"
+    } else {
+        ""
+    };
+    format!(
+        "the conversation no longer fit the model's context: its {messages} messages were compacted into a summary{cut}, and it goes on from there (--no-auto-compact stops instead)"
+    )
 }

@@ -68,6 +68,10 @@ pub struct AgentOptions {
     pub spill_dir: PathBuf,
     /// Which tools the model sees.
     pub tools: ToolMode,
+    /// When a request no longer fits the model's context, compact the conversation
+    /// ([`Agent::compact`]) and go on from the summary, once per user message (default false
+    /// here; the config's `auto_compact`, default true, for a [`crate::Host`]).
+    pub auto_compact: bool,
 }
 
 /// Which tools the model sees.
@@ -90,6 +94,7 @@ impl Default for AgentOptions {
             stream: false,
             spill_dir: shape::default_spill_dir(),
             tools: ToolMode::All,
+            auto_compact: false,
         }
     }
 }
@@ -113,6 +118,14 @@ pub enum AgentEvent {
     },
     /// A tool use was answered.
     ToolFinished(Box<Outcome>),
+    /// The request no longer fit the model's context, so the conversation was compacted
+    /// ([`AgentOptions::auto_compact`]); the loop goes on from the summary.
+    Compacted {
+        /// How many messages the summary replaced.
+        messages: usize,
+        /// Tool results were cut for the summary request.
+        clipped: bool,
+    },
     /// The tools array changed before this request.
     ToolsChanged {
         /// Public names added.
@@ -471,6 +484,7 @@ impl Agent {
     ) -> Result<Answer, HostError> {
         self.push_user(parts);
         let mut turns_here = 0u32;
+        let mut compacted = false;
         loop {
             turns_here += 1;
             let turn = u32::try_from(self.turns.len()).unwrap_or(u32::MAX) + 1;
@@ -496,6 +510,27 @@ impl Agent {
             };
             let response = match sent {
                 Ok(r) => r,
+                Err(e) if self.opts.auto_compact && !compacted && overflowed(&e) => {
+                    self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
+                    compacted = true;
+                    match self.compact(None).await {
+                        Ok(Some(c)) => {
+                            on_event(AgentEvent::Compacted {
+                                messages: c.messages,
+                                clipped: c.clipped,
+                            });
+                            continue;
+                        }
+                        Ok(None) => return Err(e),
+                        Err(failed) => {
+                            return Err(HostError::Compaction {
+                                message: format!(
+                                    "the request did not fit the model's context ({e}), and compacting it failed: {failed}"
+                                ),
+                            });
+                        }
+                    }
+                }
                 Err(mut e) => {
                     if let HostError::ProviderHttp {
                         context_overflow: true,
@@ -912,10 +947,7 @@ impl Agent {
                     )?;
                     break r.reply;
                 }
-                Err(HostError::ProviderHttp {
-                    context_overflow: true,
-                    ..
-                }) if !clipped => clipped = true,
+                Err(e) if overflowed(&e) && !clipped => clipped = true,
                 Err(e) => {
                     self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
                     return Err(e);
@@ -1099,6 +1131,17 @@ impl Sampler for ModelSampler<'_> {
     fn model(&self) -> &str {
         &self.client.model
     }
+}
+
+/// The provider said the request does not fit the model's context.
+fn overflowed(e: &HostError) -> bool {
+    matches!(
+        e,
+        HostError::ProviderHttp {
+            context_overflow: true,
+            ..
+        }
+    )
 }
 
 /// Cut every tool result's text in `messages` to `max` characters, saying so.

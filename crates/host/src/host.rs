@@ -180,6 +180,14 @@ impl HostBuilder {
         self
     }
 
+    /// Whether a request that no longer fits the model's context compacts the conversation
+    /// and goes on ([`AgentOptions::auto_compact`]); in place of the config's `auto_compact`
+    /// (default true).
+    pub fn auto_compact(mut self, on: bool) -> Self {
+        self.config.settings.auto_compact = on;
+        self
+    }
+
     /// The provider's API (default: the config's `provider`, else Anthropic's). Another one
     /// than the config's leaves the config's model, base URL and key variable out: they are
     /// its provider's.
@@ -353,6 +361,7 @@ impl HostBuilder {
             .tokens
             .or(self.options.max_tokens)
             .or(config.max_tokens);
+        self.options.auto_compact = self.config.settings.auto_compact;
         self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature
             && !switchboard_providers::TEMPERATURE.contains(&t)

@@ -456,3 +456,81 @@ async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
     );
     host.shutdown().await;
 }
+
+/// A request that no longer fits the model's context compacts the conversation and the loop
+/// goes on from the summary (the config's `auto_compact`, on by default); with it off, the
+/// error comes back and says compaction would help.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_no_longer_fits_compacts_and_goes_on() {
+    let overflow = || Turn::HttpError {
+        status: 400,
+        body: json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": "prompt is too long: 210000 tokens > 200000 maximum"}}),
+        retry_after: None,
+    };
+    for auto in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut script = vec![
+            Turn::tools(vec![Call::ends_with("__echo", json!({"message": "hi"}))]),
+            Turn::Text("It echoed hi.".into()),
+            overflow(),
+        ];
+        if auto {
+            script.push(Turn::Text(
+                "Summary: hi was echoed; the user asks again.".into(),
+            ));
+            script.push(Turn::Text("Yes, hi again.".into()));
+        }
+        let model = ProviderDouble::start(Dialect::Anthropic, script).await;
+        let mut builder = Host::builder(config(dir.path()))
+            .provider(Dialect::Anthropic)
+            .base_url(model.base_url())
+            .no_api_key();
+        if !auto {
+            builder = builder.auto_compact(false);
+        }
+        let mut host = builder.build().await.unwrap();
+        host.ask("Echo hi.").await.unwrap();
+        let mut events = Vec::new();
+        let sent = host
+            .agent_mut()
+            .send(
+                vec![switchboard_providers::Part::text("Again?")],
+                &mut |e| events.push(e),
+            )
+            .await;
+        model.assert_valid();
+        if auto {
+            assert_eq!(sent.unwrap().text, "Yes, hi again.");
+            assert!(
+                events.iter().any(|e| matches!(
+                    e,
+                    switchboard_host::AgentEvent::Compacted {
+                        messages: 5,
+                        clipped: false
+                    }
+                )),
+                "{events:?}"
+            );
+            let reqs = model.requests();
+            assert_eq!(reqs.len(), 5);
+            assert!(
+                reqs[3]
+                    .body
+                    .to_string()
+                    .contains("Summarize this conversation")
+            );
+            let messages = reqs[4].body["messages"].as_array().unwrap();
+            assert_eq!(messages.len(), 1, "{messages:?}");
+            assert!(messages[0].to_string().contains("the user asks again"));
+        } else {
+            let err = sent.unwrap_err().to_string();
+            assert!(
+                err.contains("prompt is too long") && err.contains("compacting the conversation"),
+                "{err}"
+            );
+            assert_eq!(host.agent().messages.len(), 5);
+        }
+        host.shutdown().await;
+    }
+}

@@ -502,6 +502,9 @@ pub struct Settings {
     /// Mark the requests' prefix for the provider's prompt cache where it needs marking
     /// (Anthropic; default true).
     pub prompt_cache: bool,
+    /// Compact the conversation when a request no longer fits the model's context, and go on
+    /// (`auto_compact`, default true; see `Agent::compact`).
+    pub auto_compact: bool,
     /// Put today's date into the system prompt (default false: it would change the prompt-cache
     /// prefix every day).
     pub date: bool,
@@ -615,6 +618,7 @@ impl Default for Settings {
             system_prompt: None,
             instructions: true,
             prompt_cache: true,
+            auto_compact: true,
             date: false,
             pin_store: None,
             search_model: None,

@@ -30,6 +30,7 @@ struct RawSettings {
     system_prompt: Option<String>,
     instructions: Option<bool>,
     prompt_cache: Option<bool>,
+    auto_compact: Option<bool>,
     date: Option<bool>,
     pin_store: Option<String>,
     search_model: Option<String>,
@@ -171,6 +172,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 settings.system_prompt = s.system_prompt.filter(|p| !p.trim().is_empty());
                 settings.instructions = s.instructions.unwrap_or(settings.instructions);
                 settings.prompt_cache = s.prompt_cache.unwrap_or(settings.prompt_cache);
+                settings.auto_compact = s.auto_compact.unwrap_or(settings.auto_compact);
                 settings.date = s.date.unwrap_or(settings.date);
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
