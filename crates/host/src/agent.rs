@@ -510,7 +510,14 @@ impl Agent {
             };
             let response = match sent {
                 Ok(r) => r,
-                Err(e) if self.opts.auto_compact && !compacted && overflowed(&e) => {
+                // A conversation of more than one exchange that no longer fits: compacted,
+                // once, and the loop goes on from the summary.
+                Err(e)
+                    if self.opts.auto_compact
+                        && !compacted
+                        && overflowed(&e)
+                        && self.messages.len() > 2 =>
+                {
                     self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
                     compacted = true;
                     match self.compact(None).await {
