@@ -200,7 +200,8 @@ enum Command {
     /// ready), /cost, /prompt NAME [key=value ...] (runs an MCP prompt; key="a value" keeps
     /// spaces; alone: lists the prompts and their arguments), /attach URI (adds a resource to
     /// your next message; alone: lists the resources and templates), /roots [add|remove DIR] (the folders offered to the
-    /// servers; a change is sent to them at once), /compact [FOCUS] (the model summarizes the
+    /// servers; a change is sent to them at once), /model [NAME] (another model of the same
+    /// provider from the next request on; alone: the one in use), /compact [FOCUS] (the model summarizes the
     /// conversation, and the summary replaces it: for a conversation that no longer fits or
     /// costs too much; FOCUS says what to keep above all), /clear (starts the conversation
     /// over), /quit.

@@ -1,6 +1,6 @@
 //! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
 //! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR],
-//! /compact [FOCUS], /clear, /quit.
+//! /model [NAME], /compact [FOCUS], /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -61,6 +61,26 @@ pub(crate) async fn command(
             eprintln!(
                 "(the conversation starts over: {n} messages left out; tools, servers and usage so far stay)"
             );
+            Command::Cleared
+        }
+        "model" if rest.is_empty() => {
+            let c = agent.client();
+            println!("{} {}", c.dialect, c.model);
+            Command::Done
+        }
+        "model" if rest == agent.client().model => {
+            eprintln!("(already {rest})");
+            Command::Done
+        }
+        "model" => {
+            let before = agent.client().model.clone();
+            agent.set_model(rest);
+            let effort = match agent.reasoning_effort_fields() {
+                Some(Ok(fields)) => format!("; reasoning effort: {fields}"),
+                Some(Err(why)) => format!("; the reasoning effort is left out: {why}"),
+                None => String::new(),
+            };
+            eprintln!("(now {rest}, in place of {before}; the conversation goes on{effort})");
             Command::Cleared
         }
         "compact" => {
@@ -141,7 +161,7 @@ pub(crate) async fn command(
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /compact /clear /quit"
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /clear /quit"
             );
             Command::Done
         }

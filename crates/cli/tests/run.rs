@@ -2803,3 +2803,66 @@ async fn chat_compacts_the_conversation_into_a_summary() {
         "{file}"
     );
 }
+
+/// chat's `/model NAME`: the next request goes to that model of the same provider, with the
+/// conversation made ready for it (the old model's thinking left out, tool-use ids made new)
+/// and the reasoning effort in the shape the new model takes.
+#[tokio::test]
+async fn chat_switches_the_model_and_the_conversation_goes_on() {
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )])
+        .reasoned("Search the tickets first."),
+        Turn::Text("T-1001 is the login ticket.".into()),
+        Turn::Text("You're welcome.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let input = b"find the login ticket\n/model\n/model claude-opus-4-7\n/model claude-opus-4-7\nthanks\n/quit\n";
+    let out = chat_session(
+        dir.path(),
+        &[
+            "--base-url",
+            &base,
+            "--model",
+            "claude-sonnet-4-5",
+            "--reasoning-effort",
+            "medium",
+        ],
+        input,
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("anthropic claude-sonnet-4-5"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "(now claude-opus-4-7, in place of claude-sonnet-4-5; the conversation goes on; reasoning effort: thinking: {\"type\":\"adaptive\"}, output_config: {\"effort\":\"medium\"})"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(already claude-opus-4-7)"), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs[1].body["model"], "claude-sonnet-4-5");
+    assert_eq!(
+        reqs[1].body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192})
+    );
+    let last = &reqs[2].body;
+    assert_eq!(last["model"], "claude-opus-4-7");
+    assert_eq!(last["thinking"], json!({"type": "adaptive"}));
+    let text = last["messages"].to_string();
+    assert!(!text.contains("Search the tickets first."), "{text}");
+    assert!(
+        text.contains("\"call_1\"") && text.contains("thanks"),
+        "{text}"
+    );
+}

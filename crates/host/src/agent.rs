@@ -460,6 +460,33 @@ impl Agent {
         &self.client
     }
 
+    /// Talk to `model` of the same provider from the next request on (chat's `/model`). The
+    /// conversation goes on, made ready for the new model as a saved one is
+    /// ([`History::messages_for`]: new tool-use ids, the old model's reasoning and thought
+    /// signatures left out), and the tools array is built again for it.
+    pub fn set_model(&mut self, model: &str) {
+        if model == self.client.model {
+            return;
+        }
+        let history = self.history();
+        self.messages = history.messages_for(self.client.dialect, model);
+        self.client.model = model.to_string();
+        self.translate_opts.model = Some(model.to_string());
+        self.reconfigured += 1;
+    }
+
+    /// How this agent's reasoning effort reaches its model now, in the API's fields, or why it
+    /// is left out; `None` without one (see [`switchboard_providers::reasoning_effort_fields`]).
+    pub fn reasoning_effort_fields(&self) -> Option<Result<String, String>> {
+        let effort = self.opts.reasoning_effort.as_deref()?;
+        Some(switchboard_providers::reasoning_effort_fields(
+            self.client.dialect,
+            &self.client.model,
+            effort,
+            self.opts.max_tokens,
+        ))
+    }
+
     /// The sessions.
     pub fn sessions(&self) -> &Sessions {
         &self.sessions
