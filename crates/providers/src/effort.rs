@@ -52,11 +52,17 @@ impl Plan {
         }
     }
 
-    /// Gemini's `thinkingConfig`.
+    /// Gemini's `thinkingConfig`, with the thought summaries asked for (shown as the model's
+    /// reasoning) unless thinking is off.
     pub(crate) fn gemini(&self) -> Option<Value> {
         match self {
-            Plan::GeminiLevel(level) => Some(json!({ "thinkingLevel": level })),
-            Plan::GeminiBudget(budget) => Some(json!({ "thinkingBudget": budget })),
+            Plan::GeminiLevel(level) => {
+                Some(json!({ "thinkingLevel": level, "includeThoughts": true }))
+            }
+            Plan::GeminiBudget(0) => Some(json!({ "thinkingBudget": 0 })),
+            Plan::GeminiBudget(budget) => {
+                Some(json!({ "thinkingBudget": budget, "includeThoughts": true }))
+            }
             _ => None,
         }
     }
@@ -355,7 +361,7 @@ mod tests {
         );
         assert_eq!(
             reasoning_effort_fields(Dialect::Gemini, "gemini-3-flash", "minimal", None).unwrap(),
-            r#"thinkingConfig: {"thinkingLevel":"minimal"}"#
+            r#"thinkingConfig: {"includeThoughts":true,"thinkingLevel":"minimal"}"#
         );
         assert_eq!(
             reasoning_effort_fields(Dialect::OpenAiResponses, "o3", "low", None).unwrap(),

@@ -906,8 +906,11 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
                 name,
                 input: crate::conversation::parse_arguments(&args),
             }),
-            // Gemini's chunks make no reasoning blocks (thoughts are skipped).
-            crate::stream::Block::Reasoning { .. } => {}
+            crate::stream::Block::Reasoning { text, data } => parts.push(Piece::Reasoning {
+                dialect: D,
+                text,
+                data,
+            }),
         }
     }
     let has_candidate = v
@@ -975,6 +978,20 @@ fn chunk(acc: &mut Assembly, v: &Value, out: &mut Vec<StreamEvent>) -> Result<()
             .ok_or_else(|| ProviderError::decode(D, "`content.parts` is not an array"))?;
         for (i, p) in parts.iter().enumerate() {
             if p.get("thought").and_then(Value::as_bool) == Some(true) {
+                // A thought summary (with `includeThoughts`): shown, kept, never sent back (a
+                // call's thought signature goes back in its id).
+                if let Some(text) = str_at(p, "/text").filter(|t| !t.is_empty()) {
+                    let key = match acc.blocks.last() {
+                        Some((k, crate::stream::Block::Reasoning { .. })) => k.clone(),
+                        _ => {
+                            let key = format!("thought{}", acc.blocks.len());
+                            acc.reasoning(&key, String::new(), Value::Null);
+                            key
+                        }
+                    };
+                    acc.reasoning_field(&key, "text", text, true);
+                    out.push(StreamEvent::ReasoningDelta(text.to_string()));
+                }
                 continue;
             }
             if let Some(text) = str_at(p, "/text") {

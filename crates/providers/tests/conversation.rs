@@ -554,12 +554,12 @@ fn a_reasoning_effort_goes_in_each_apis_own_fields() {
     let b = body(Dialect::Gemini, "gemini-3-pro-preview", Some("low"));
     assert_eq!(
         b["generationConfig"],
-        json!({"temperature": 0.5, "thinkingConfig": {"thinkingLevel": "low"}})
+        json!({"temperature": 0.5, "thinkingConfig": {"thinkingLevel": "low", "includeThoughts": true}})
     );
     let b = body(Dialect::Gemini, "gemini-2.5-flash", Some("high"));
     assert_eq!(
         b["generationConfig"]["thinkingConfig"],
-        json!({"thinkingBudget": 24576})
+        json!({"thinkingBudget": 24576, "includeThoughts": true})
     );
 
     for dialect in Dialect::ALL {

@@ -219,6 +219,12 @@ fn gemini_calls_get_deterministic_ids() {
     assert_eq!(
         r.parts,
         vec![
+            // A thought summary: kept to show, never sent back.
+            Part::Reasoning {
+                dialect: Dialect::Gemini,
+                text: "Thinking about tickets".into(),
+                data: Value::Null,
+            },
             Part::text("Let me search."),
             tool(
                 "gemini-call-0",

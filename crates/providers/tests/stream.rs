@@ -713,3 +713,36 @@ fn openai_chat_reasoning_deltas_join_under_their_own_field() {
         vec![Part::text("Hi")]
     );
 }
+
+/// Gemini with `includeThoughts`: thought summaries stream as reasoning, join into one part,
+/// and are not answer text.
+#[test]
+fn gemini_thought_summaries_stream_as_reasoning() {
+    let events = [
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Look for ","thought":true}]},"index":0}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"the ticket.","thought":true}]},"index":0}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Found it."}]},"finishReason":"STOP","index":0}]}"#,
+    ];
+    let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, *e)).collect();
+    let (shown, reply) = run(Dialect::Gemini, &events);
+    assert_eq!(text_of(&shown), "Found it.");
+    let thought: String = shown
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thought, "Look for the ticket.");
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::Reasoning {
+                dialect: Dialect::Gemini,
+                text: "Look for the ticket.".into(),
+                data: serde_json::Value::Null,
+            },
+            Part::text("Found it."),
+        ]
+    );
+}
