@@ -584,15 +584,7 @@ impl Agent {
             )?;
             let reply = response.reply;
             add_usage(&mut self.usage, &reply.usage);
-            let text: String = reply
-                .parts
-                .iter()
-                .filter_map(|p| match p {
-                    Part::Text(t) => Some(t.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("");
+            let text = reply.text();
             if !self.opts.stream {
                 for p in &reply.parts {
                     match p {
@@ -989,17 +981,7 @@ impl Agent {
             }
         };
         add_usage(&mut self.usage, &reply.usage);
-        let summary: String = reply
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("")
-            .trim()
-            .to_string();
+        let summary = reply.text().trim().to_string();
         if summary.is_empty() {
             return Err(HostError::Compaction {
                 message: format!(

@@ -129,14 +129,7 @@ fn part(block: &Value) -> Result<Part, String> {
 /// The server's answer: the reply's text as one text block, the model that wrote it, and why
 /// it stopped (`endTurn`, `maxTokens`, `stopSequence` as MCP spells them).
 pub fn result(reply: &Reply, model: &str) -> Value {
-    let text: String = reply
-        .parts
-        .iter()
-        .filter_map(|p| match p {
-            Part::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = reply.text();
     let stop = match reply.stop {
         Stop::MaxTokens => "maxTokens",
         _ => "endTurn",

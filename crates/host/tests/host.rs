@@ -10,6 +10,17 @@ use switchboard_host::{AgentOptions, Config, End, Host, HostError, ToolMode};
 use switchboard_test_support::peers::peer;
 use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
 
+/// A host over `config`'s servers that talks to `model`, the Anthropic double.
+async fn anthropic_host(config: Config, model: &ProviderDouble) -> Host {
+    Host::builder(config)
+        .provider(Dialect::Anthropic)
+        .base_url(model.base_url())
+        .no_api_key()
+        .build()
+        .await
+        .unwrap()
+}
+
 /// A config with the everything server and an entry that cannot run.
 fn config(dir: &Path) -> Config {
     let server = serde_json::to_string(&peer("everything")).unwrap();
@@ -328,13 +339,7 @@ async fn a_reconfiguration_that_pins_opens_the_pin_store() {
         vec![Turn::Text("one".into()), Turn::Text("two".into())],
     )
     .await;
-    let mut host = Host::builder(parse(text("off")))
-        .provider(Dialect::Anthropic)
-        .base_url(model.base_url())
-        .no_api_key()
-        .build()
-        .await
-        .unwrap();
+    let mut host = anthropic_host(parse(text("off")), &model).await;
     host.ask("hi").await.unwrap();
     assert!(!store.exists(), "no server pins: no store");
 
@@ -385,13 +390,7 @@ async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
         ],
     )
     .await;
-    let mut host = Host::builder(config(dir.path()))
-        .provider(Dialect::Anthropic)
-        .base_url(model.base_url())
-        .no_api_key()
-        .build()
-        .await
-        .unwrap();
+    let mut host = anthropic_host(config(dir.path()), &model).await;
     host.ask("Echo a long message.").await.unwrap();
     let before = host.agent().messages.clone();
     assert_eq!(before.len(), 4);

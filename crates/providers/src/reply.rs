@@ -19,6 +19,19 @@ pub struct Reply {
     pub usage: Usage,
 }
 
+impl Reply {
+    /// The reply's text parts joined (its answer, without reasoning or tool uses).
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Why the model stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
