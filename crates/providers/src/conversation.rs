@@ -164,14 +164,19 @@ impl Message {
 
     /// The concatenated text parts.
     pub fn text(&self) -> String {
-        self.parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.parts)
     }
+}
+
+/// The text parts of `parts`, joined (no reasoning, tool uses or results).
+pub(crate) fn text_of(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether `dialect` takes images inside tool results whatever the model (Anthropic: image

@@ -22,13 +22,7 @@ pub struct Reply {
 impl Reply {
     /// The reply's text parts joined (its answer, without reasoning or tool uses).
     pub fn text(&self) -> String {
-        self.parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        crate::conversation::text_of(&self.parts)
     }
 }
 
