@@ -2,6 +2,8 @@
 //! request body with assistant `tool_calls` and `role: "tool"` results, and the response and
 //! stream decoding (also for Ollama, llama.cpp, vLLM and LM Studio).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
@@ -98,20 +100,12 @@ struct WireMessage<'a> {
     tool_call_id: Option<&'a str>,
     /// The model's reasoning sent back under the field it came in (see [`REASONING_FIELDS`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    reasoning: Option<Reasoning<'a>>,
+    reasoning: Option<BTreeMap<&'static str, &'a str>>,
 }
 
-/// Reasoning text on an assistant message: DeepSeek, Kimi, Qwen and llama.cpp call it
-/// `reasoning_content`; vLLM, Groq, Ollama and OpenRouter `reasoning`.
-#[derive(Serialize)]
-enum Reasoning<'a> {
-    #[serde(rename = "reasoning_content")]
-    Content(&'a str),
-    #[serde(rename = "reasoning")]
-    Plain(&'a str),
-}
-
-/// The message fields OpenAI-compatible servers put a reasoning model's thinking in.
+/// The message fields OpenAI-compatible servers put a reasoning model's thinking in: DeepSeek,
+/// Kimi, Qwen and llama.cpp call it `reasoning_content`; vLLM, Groq, Ollama and OpenRouter
+/// `reasoning`.
 const REASONING_FIELDS: [&str; 2] = ["reasoning_content", "reasoning"];
 
 /// A text-only message stays a string; a message with images is a list of parts.
@@ -223,16 +217,13 @@ fn text_message(role: &'static str, text: String) -> WireMessage<'static> {
 
 /// The reasoning this dialect gave with an assistant message, under its own field; an empty
 /// one is left out (Kimi refuses an empty `reasoning_content`).
-fn reasoning_of(parts: &[Part]) -> Option<Reasoning<'_>> {
+fn reasoning_of(parts: &[Part]) -> Option<BTreeMap<&'static str, &str>> {
     parts.iter().find_map(|p| match p {
         Part::Reasoning {
             dialect: D, data, ..
         } => REASONING_FIELDS.iter().find_map(|field| {
             let text = str_at(data, &format!("/{field}")).filter(|t| !t.is_empty())?;
-            Some(match *field {
-                "reasoning_content" => Reasoning::Content(text),
-                _ => Reasoning::Plain(text),
-            })
+            Some(BTreeMap::from([(*field, text)]))
         }),
         _ => None,
     })
