@@ -104,14 +104,8 @@ impl StreamDecoder {
                         name,
                         input: parse_arguments(&args),
                     }),
-                    // Reasoning words that never came (OpenAI Chat servers send an empty
-                    // first delta) are nothing to send back; Kimi refuses an empty
-                    // `reasoning_content`.
-                    Block::Reasoning { text, .. }
-                        if text.is_empty() && dialect == Dialect::OpenAiChat =>
-                    {
-                        None
-                    }
+                    // (OpenAI Chat and Gemini start a reasoning block only with words: an
+                    // empty `reasoning_content` is none, and Kimi refuses one sent back.)
                     Block::Reasoning { text, data } => Some(Part::Reasoning {
                         dialect,
                         text,
