@@ -358,7 +358,7 @@ pub fn compact(v: &Value, max: usize) -> String {
 /// What `run` and `chat` say when the loop compacted the conversation to go on.
 pub(crate) fn compacted_line(messages: usize, clipped: bool) -> String {
     let cut = if clipped {
-        " (tool results cut for the summary)"
+        " (tool results and arguments cut for the summary)"
     } else {
         ""
     };

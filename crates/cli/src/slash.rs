@@ -91,7 +91,7 @@ pub(crate) async fn command(
                 Ok(Some(c)) => {
                     let clipped = if c.clipped {
                         format!(
-                            "; it did not fit whole, so tool results were cut to {} characters for it",
+                            "; it did not fit whole, so tool results and arguments were cut to {} characters for it",
                             switchboard_host::agent::COMPACT_RESULT_CHARS
                         )
                     } else {

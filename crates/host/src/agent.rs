@@ -185,8 +185,9 @@ pub struct Compacted {
     pub summary: String,
     /// The summary request's usage: its input tokens are about what the conversation took.
     pub usage: Usage,
-    /// Tool results were cut to [`COMPACT_RESULT_CHARS`] characters for the summary request,
-    /// because the whole conversation no longer fit the model's context.
+    /// Tool results and the strings in tool uses' arguments were cut to
+    /// [`COMPACT_RESULT_CHARS`] characters for the summary request, because the whole
+    /// conversation no longer fit the model's context.
     pub clipped: bool,
 }
 
@@ -937,7 +938,8 @@ impl Agent {
     /// request is the conversation as it stands, tools array and all (so a prompt cache still
     /// serves its prefix), and a last user message asking for the summary, with `focus` (what
     /// to keep above all) when given. A conversation too long to be sent whole is tried again
-    /// with every tool result cut to [`COMPACT_RESULT_CHARS`] characters. The summary then
+    /// with every tool result, and every string in a tool use's arguments, cut to
+    /// [`COMPACT_RESULT_CHARS`] characters. The summary then
     /// stands alone as the first user message, after [`COMPACT_PREAMBLE`]; the next message
     /// joins it. `None` when there is nothing to compact (no exchange yet); an error (the
     /// provider's, or an answer with no text) leaves the conversation as it was.
@@ -1160,22 +1162,43 @@ fn overflowed(e: &HostError) -> bool {
     )
 }
 
-/// Cut every tool result's text in `messages` to `max` characters, saying so.
+/// Cut every tool result's text, and every string in a tool use's arguments, in `messages` to
+/// `max` characters, saying so (the arguments stay an object of the same keys).
 fn clip_results(messages: &mut [Message], max: usize) {
     for m in messages {
         for p in &mut m.parts {
-            if let Part::ToolResult { content, .. } = p {
-                for c in content {
-                    if let ResultPart::Text(text) = c
-                        && text.chars().count() > max
-                    {
-                        let kept: String = text.chars().take(max).collect();
-                        let cut = text.chars().count() - max;
-                        *text = format!("{kept}\n[{cut} more characters cut for the summary]");
+            match p {
+                Part::ToolResult { content, .. } => {
+                    for c in content {
+                        if let ResultPart::Text(text) = c {
+                            clip_text(text, max);
+                        }
                     }
                 }
+                Part::ToolUse { input, .. } => clip_strings(input, max),
+                _ => {}
             }
         }
+    }
+}
+
+fn clip_strings(v: &mut Value, max: usize) {
+    match v {
+        Value::String(text) => clip_text(text, max),
+        Value::Array(items) => items.iter_mut().for_each(|i| clip_strings(i, max)),
+        Value::Object(fields) => fields.values_mut().for_each(|f| clip_strings(f, max)),
+        _ => {}
+    }
+}
+
+fn clip_text(text: &mut String, max: usize) {
+    let count = text.chars().count();
+    if count > max {
+        let kept: String = text.chars().take(max).collect();
+        *text = format!(
+            "{kept}\n[{} more characters cut for the summary]",
+            count - max
+        );
     }
 }
 

@@ -414,7 +414,7 @@ async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
         "The user had a 3000-character message echoed; it worked."
     );
     let requests = model.requests();
-    // The tool result: whole, then cut (its arguments go as they were).
+    // The tool result and the call's argument: whole, then cut.
     let result = |n: usize| {
         requests[n].body["messages"][2]["content"][0]["content"][0]["text"]
             .as_str()
@@ -422,6 +422,16 @@ async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
             .to_string()
     };
     assert_eq!(result(3), format!("Echo: {long}"));
+    let argument =
+        |n: usize| requests[n].body["messages"][1]["content"][0]["input"]["message"].clone();
+    assert_eq!(argument(3), json!(long));
+    assert_eq!(
+        argument(4),
+        json!(format!(
+            "{}\n[1000 more characters cut for the summary]",
+            "x".repeat(2000)
+        ))
+    );
     let cut = result(4);
     assert!(
         cut.starts_with("Echo: xxx")
