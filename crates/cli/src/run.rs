@@ -306,7 +306,7 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             "end": answer.as_ref().map(|a| a.end),
             "error": error,
             "turns": agent.turns.iter().map(|t| json!({
-                "turn": t.turn, "text": t.text, "stop": t.stop, "usage": t.usage,
+                "turn": t.turn, "text": t.text, "reasoning": t.reasoning, "stop": t.stop, "usage": t.usage,
                 "tools_changed": t.tools_changed,
                 "tool_calls": t.tool_calls.iter().map(|o| o.id.clone()).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),

@@ -2700,7 +2700,14 @@ async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, model: &str, stream:
     let out = switchboard(dir.path(), &args).await;
     double.assert_valid();
     succeeded(&out);
-    assert_eq!(stdout_json(&out)["text"], "T-1001 is about login failures.");
+    let v = stdout_json(&out);
+    assert_eq!(v["text"], "T-1001 is about login failures.");
+    // Each turn's reasoning is in the run's JSON.
+    assert_eq!(
+        v["turns"][0]["reasoning"],
+        "The user wants the login ticket; search first."
+    );
+    assert_eq!(v["turns"][2]["reasoning"], "");
     let reqs = double.requests();
     assert_eq!(reqs.len(), 3);
     // The last request has both turns' reasoning, each with its own tool use.

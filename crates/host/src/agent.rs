@@ -156,6 +156,9 @@ pub struct TurnRecord {
     pub turn: u32,
     /// The reply's text.
     pub text: String,
+    /// The reply's reasoning in words, when the provider showed any.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
     /// Why the model stopped.
     pub stop: Stop,
     /// Tokens of this request.
@@ -630,6 +633,15 @@ impl Agent {
             let mut record = TurnRecord {
                 turn,
                 text: text.clone(),
+                reasoning: reply
+                    .parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Reasoning { text, .. } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
                 stop: reply.stop.clone(),
                 usage: reply.usage.clone(),
                 tool_calls: Vec::new(),
