@@ -72,8 +72,10 @@ pub enum Part {
         text: String,
         /// What goes back, exactly as it came: Anthropic's whole `thinking` or
         /// `redacted_thinking` block (its signature included); for OpenAI Chat, an object
-        /// with the message field it came in (`reasoning_content`, or `reasoning`). `null` for
-        /// Gemini's thought summaries, which are shown and never sent back.
+        /// with the message fields it came in (`reasoning_content` or `reasoning`,
+        /// OpenRouter's `reasoning_details`) and each call's `extra_content` by call id under
+        /// `tool_call_extra`. `null` for Gemini's thought summaries, which are shown and never
+        /// sent back.
         data: Value,
     },
     /// The host's answer to one tool use (user messages only).

@@ -98,15 +98,25 @@ struct WireMessage<'a> {
     tool_calls: Vec<ToolCall<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
-    /// The model's reasoning sent back under the field it came in (see [`REASONING_FIELDS`]).
+    /// The model's reasoning sent back under the fields it came in (see [`REASONING_FIELDS`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    reasoning: Option<BTreeMap<&'static str, &'a str>>,
+    reasoning: Option<BTreeMap<&'static str, &'a Value>>,
 }
 
 /// The message fields OpenAI-compatible servers put a reasoning model's thinking in: DeepSeek,
 /// Kimi, Qwen and llama.cpp call it `reasoning_content`; vLLM, Groq, Ollama and OpenRouter
-/// `reasoning`.
+/// `reasoning`. The words are the first of these a message has.
 const REASONING_FIELDS: [&str; 2] = ["reasoning_content", "reasoning"];
+
+/// OpenRouter's structured reasoning (`reasoning.text`, `reasoning.summary`,
+/// `reasoning.encrypted` items, with signatures): what carries Claude's thinking and Gemini's
+/// thought signatures through its OpenAI-format API, to be sent back with the tool calls.
+const DETAILS: &str = "reasoning_details";
+
+/// Where a reasoning part keeps each tool call's `extra_content` by call id: Google's
+/// OpenAI-compatible endpoint puts a Gemini 3 thought signature there
+/// (`extra_content.google.thought_signature`), which must come back on the call.
+const CALL_EXTRA: &str = "tool_call_extra";
 
 /// A text-only message stays a string; a message with images is a list of parts.
 #[derive(Serialize)]
@@ -134,6 +144,8 @@ struct ToolCall<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     function: Call<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra_content: Option<&'a Value>,
 }
 
 #[derive(Serialize)]
@@ -215,33 +227,124 @@ fn text_message(role: &'static str, text: String) -> WireMessage<'static> {
     }
 }
 
-/// The reasoning this dialect gave with an assistant message, under its own field; an empty
-/// one is left out (Kimi refuses an empty `reasoning_content`).
-fn reasoning_of(parts: &[Part]) -> Option<BTreeMap<&'static str, &str>> {
+/// What this dialect gave with an assistant message as its reasoning, if anything.
+fn reasoning_data(parts: &[Part]) -> Option<&Value> {
     parts.iter().find_map(|p| match p {
         Part::Reasoning {
             dialect: D, data, ..
-        } => REASONING_FIELDS.iter().find_map(|field| {
-            let text = str_at(data, &format!("/{field}")).filter(|t| !t.is_empty())?;
-            Some(BTreeMap::from([(*field, text)]))
-        }),
+        } => Some(data),
         _ => None,
     })
 }
 
-/// The reasoning of an assistant message: its own field's text (see [`REASONING_FIELDS`]).
-fn reasoning_part(message: &Value) -> Option<Part> {
-    REASONING_FIELDS.iter().find_map(|field| {
-        let text = str_at(message, &format!("/{field}")).filter(|t| !t.is_empty())?;
-        Some(Part::Reasoning {
-            dialect: D,
-            text: text.to_string(),
-            data: json!({ *field: text }),
+/// The reasoning message fields to send back, under the names they came in; empty ones are
+/// left out (Kimi refuses an empty `reasoning_content`).
+fn reasoning_fields(data: &Value) -> Option<BTreeMap<&'static str, &Value>> {
+    let fields: BTreeMap<&'static str, &Value> = REASONING_FIELDS
+        .iter()
+        .chain(&[DETAILS])
+        .filter_map(|field| {
+            let v = data.get(*field)?;
+            let empty = match v {
+                Value::String(s) => s.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                _ => true,
+            };
+            (!empty).then_some((*field, v))
         })
+        .collect();
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// The reasoning of an assistant message: its fields (see [`REASONING_FIELDS`], [`DETAILS`])
+/// and its tool calls' `extra_content` (see [`CALL_EXTRA`]), kept to go back; the words are
+/// the first reasoning field's.
+fn reasoning_part(message: &Value) -> Option<Part> {
+    let mut data = serde_json::Map::new();
+    for field in REASONING_FIELDS {
+        if let Some(text) = str_at(message, &format!("/{field}")).filter(|t| !t.is_empty()) {
+            data.insert(field.into(), json!(text));
+        }
+    }
+    if let Some(details) = message
+        .get(DETAILS)
+        .filter(|d| d.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        data.insert(DETAILS.into(), details.clone());
+    }
+    let extra: serde_json::Map<String, Value> = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            Some((
+                str_at(c, "/id")?.to_string(),
+                c.get("extra_content")?.clone(),
+            ))
+        })
+        .collect();
+    if !extra.is_empty() {
+        data.insert(CALL_EXTRA.into(), Value::Object(extra));
+    }
+    if data.is_empty() {
+        return None;
+    }
+    let text = REASONING_FIELDS
+        .iter()
+        .find_map(|f| data.get(*f).and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
+    Some(Part::Reasoning {
+        dialect: D,
+        text,
+        data: Value::Object(data),
     })
 }
 
+/// The fields of the reasoning block a stream is assembling, started when it is first needed.
+fn streamed_reasoning(acc: &mut Assembly) -> Option<&mut serde_json::Map<String, Value>> {
+    if !matches!(
+        acc.block("reasoning"),
+        Some(crate::stream::Block::Reasoning { .. })
+    ) {
+        acc.reasoning("reasoning", String::new(), json!({}));
+    }
+    match acc.block("reasoning") {
+        Some(crate::stream::Block::Reasoning { data, .. }) => data.as_object_mut(),
+        _ => None,
+    }
+}
+
+/// Merge one streamed `reasoning_details` item into `details`: the pieces of one item (same
+/// `index` and `type`) join their text, and later fields (a signature) are set.
+fn merge_detail(details: &mut Vec<Value>, item: &Value) {
+    let same = |d: &&mut Value| {
+        item.get("index").is_some()
+            && d.get("index") == item.get("index")
+            && d.get("type") == item.get("type")
+    };
+    match (details.iter_mut().find(same), item.as_object()) {
+        (Some(Value::Object(have)), Some(fields)) => {
+            for (k, v) in fields {
+                match (have.get_mut(k), v) {
+                    (Some(Value::String(a)), Value::String(b))
+                        if matches!(k.as_str(), "text" | "summary" | "data") =>
+                    {
+                        a.push_str(b)
+                    }
+                    _ => {
+                        have.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        _ => details.push(item.clone()),
+    }
+}
+
 fn assistant(parts: &[Part], with_reasoning: bool) -> WireMessage<'_> {
+    let reasoning = reasoning_data(parts).filter(|_| with_reasoning);
     let text: String = parts
         .iter()
         .filter_map(|p| match p {
@@ -259,6 +362,7 @@ fn assistant(parts: &[Part], with_reasoning: bool) -> WireMessage<'_> {
                     name,
                     arguments: arguments_text(input),
                 },
+                extra_content: reasoning.and_then(|r| r.get(CALL_EXTRA)?.get(id.as_str())),
             }),
             _ => None,
         })
@@ -269,11 +373,7 @@ fn assistant(parts: &[Part], with_reasoning: bool) -> WireMessage<'_> {
         content: (!text.is_empty() || tool_calls.is_empty()).then_some(Content::Text(text)),
         tool_calls,
         tool_call_id: None,
-        reasoning: if with_reasoning {
-            reasoning_of(parts)
-        } else {
-            None
-        },
+        reasoning: reasoning.and_then(reasoning_fields),
     }
 }
 
@@ -465,14 +565,24 @@ pub(crate) fn feed(
         Some((*field, piece))
     });
     if let Some((field, piece)) = reasoning {
-        if !matches!(
-            acc.block("reasoning"),
-            Some(crate::stream::Block::Reasoning { .. })
-        ) {
-            acc.reasoning("reasoning", String::new(), json!({}));
-        }
+        streamed_reasoning(acc);
         acc.reasoning_field("reasoning", field, piece, true);
         out.push(StreamEvent::ReasoningDelta(piece.to_string()));
+    }
+    if let Some(items) = choice
+        .pointer(&format!("/delta/{DETAILS}"))
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        && let Some(data) = streamed_reasoning(acc)
+    {
+        let details = data
+            .entry(DETAILS)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(details) = details {
+            for item in items {
+                merge_detail(details, item);
+            }
+        }
     }
     if let Some(text) = str_at(choice, "/delta/content") {
         acc.text("text", text, out);
@@ -490,21 +600,36 @@ pub(crate) fn feed(
             let mut key = format!("call{index}");
             let args = str_at(call, "/function/arguments").unwrap_or("");
             let new_id = str_at(call, "/id").filter(|id| !id.is_empty());
-            if let Some(crate::stream::Block::Tool { id, .. }) = acc.block(&key) {
-                // Servers that leave out `index` start each new call with its own id.
-                let another =
-                    new_id.is_some_and(|n| n != id) && str_at(call, "/function/name").is_some();
-                if !another {
+            let id = match acc.block(&key) {
+                Some(crate::stream::Block::Tool { id, .. })
+                    // Servers that leave out `index` start each new call with its own id.
+                    if !(new_id.is_some_and(|n| n != id)
+                        && str_at(call, "/function/name").is_some()) =>
+                {
+                    let id = id.clone();
                     acc.args(&key, args);
-                    continue;
+                    id
                 }
-                key = format!("call{index}.{}", acc.blocks.len());
+                existing => {
+                    if existing.is_some() {
+                        key = format!("call{index}.{}", acc.blocks.len());
+                    }
+                    let name = str_at(call, "/function/name").ok_or_else(|| {
+                        ProviderError::decode(D, format!("tool call {index} starts without a name"))
+                    })?;
+                    let id = new_id.map_or_else(|| format!("call_{index}"), str::to_string);
+                    acc.tool(&key, &id, name, args, out);
+                    id
+                }
+            };
+            if let Some(extra) = call.get("extra_content").filter(|e| !e.is_null())
+                && let Some(data) = streamed_reasoning(acc)
+                && let Value::Object(by_call) = data
+                    .entry(CALL_EXTRA)
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()))
+            {
+                by_call.insert(id, extra.clone());
             }
-            let name = str_at(call, "/function/name").ok_or_else(|| {
-                ProviderError::decode(D, format!("tool call {index} starts without a name"))
-            })?;
-            let id = new_id.map_or_else(|| format!("call_{index}"), str::to_string);
-            acc.tool(&key, &id, name, args, out);
         }
     }
     if let Some(reason) = str_at(choice, "/finish_reason") {

@@ -697,3 +697,64 @@ fn a_cache_key_goes_in_openais_prompt_cache_key() {
         assert!(plain.get("prompt_cache_key").is_none(), "{dialect}");
     }
 }
+
+/// What carries signed reasoning through OpenAI's format goes back with the turn's tool calls:
+/// OpenRouter's `reasoning_details` (Claude's thinking, Gemini's signatures) on the message,
+/// and the `extra_content` of each call (Google's OpenAI-compatible endpoint puts a Gemini 3
+/// thought signature there).
+#[test]
+fn openrouter_details_and_call_extras_go_back_with_the_turn() {
+    let details = json!([
+        {"type": "reasoning.text", "text": "Search first.", "signature": "sig-1", "format": "anthropic-claude-v1", "index": 0},
+        {"type": "reasoning.encrypted", "data": "ZW5j", "format": "google-gemini-v1", "index": 1}
+    ]);
+    let extra = json!({"google": {"thought_signature": "c2lnbmF0dXJl"}});
+    let completion = json!({
+        "id": "c1", "object": "chat.completion", "created": 0, "model": "google/gemini-3-pro-preview",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null, "reasoning": "Search first.",
+            "reasoning_details": details,
+            "tool_calls": [{"id": "call_a1", "type": "function", "extra_content": extra,
+                "function": {"name": "tickets__search", "arguments": "{}"}}]}}]
+    });
+    let reply =
+        switchboard_providers::decode_reply(Dialect::OpenAiChat, completion.to_string().as_bytes())
+            .unwrap();
+    let mut messages = vec![
+        Message::user("Find the login ticket."),
+        Message::assistant(reply.parts),
+        Message::tool_results(vec![Part::ToolResult {
+            id: "call_a1".into(),
+            name: "tickets__search".into(),
+            content: vec![ResultPart::Text("T-17".into())],
+            is_error: false,
+        }]),
+    ];
+    let render = |messages: Vec<Message>| {
+        let body = render_request(
+            Dialect::OpenAiChat,
+            &RequestParts {
+                messages,
+                ..parts(Dialect::OpenAiChat, false)
+            },
+        );
+        let violations = validator::validate_request(Dialect::OpenAiChat, &body);
+        assert!(violations.is_empty(), "{violations:#?}");
+        body
+    };
+    let body = render(messages.clone());
+    let assistant = &body["messages"][2];
+    assert_eq!(assistant["reasoning"], "Search first.", "{body}");
+    assert_eq!(assistant["reasoning_details"], details, "{body}");
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], extra, "{body}");
+    // Another turn of the user's: none of it goes back for the turn before.
+    messages.push(Message::assistant(vec![Part::text("T-17.")]));
+    messages.push(Message::user("Thanks."));
+    let body = render(messages);
+    let assistant = &body["messages"][2];
+    assert!(
+        assistant.get("reasoning_details").is_none()
+            && assistant["tool_calls"][0].get("extra_content").is_none(),
+        "{body}"
+    );
+}

@@ -471,6 +471,10 @@ mod never_panics {
                 text().prop_map(|x| json!({"choices": [{"delta": {"refusal": x}}]})),
                 (pick(&["\"reasoning_content\"", "\"reasoning\""]), text())
                     .prop_map(|(f, x)| json!({"choices": [{"delta": {f.as_str().unwrap_or("reasoning"): x}}]})),
+                (index(), text(), text()).prop_map(|(i, t, x)| json!({"choices": [{"delta": {"reasoning_details": [
+                    {"type": t, "text": x, "signature": x, "index": i}, x]}}]})),
+                (index(), text(), text()).prop_map(|(i, id, x)| json!({"choices": [{"delta": {"tool_calls": [
+                    {"index": i, "id": id, "extra_content": x, "function": {"name": id, "arguments": x}}]}}]})),
             ]
             .prop_map(|v| (None, v.to_string()))
             .boxed(),

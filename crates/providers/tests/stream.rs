@@ -746,3 +746,51 @@ fn gemini_thought_summaries_stream_as_reasoning() {
         ]
     );
 }
+
+/// OpenRouter streams `reasoning_details` in pieces: the pieces of one item (same index and
+/// type) join, and its signature lands on it; a call's `extra_content` (Google's endpoint)
+/// is kept by the call's id.
+#[test]
+fn openai_chat_streamed_details_and_call_extras_are_assembled() {
+    let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+        json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
+    };
+    let events = [
+        chunk(
+            json!({"reasoning": "Look ", "reasoning_details": [{"type": "reasoning.text", "text": "Look ", "index": 0}]}),
+            json!(null),
+        ),
+        chunk(
+            json!({"reasoning": "it up.", "reasoning_details": [{"type": "reasoning.text", "text": "it up.", "index": 0}]}),
+            json!(null),
+        ),
+        chunk(
+            json!({"reasoning_details": [{"type": "reasoning.text", "signature": "sig-9", "index": 0}]}),
+            json!(null),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                "extra_content": {"google": {"thought_signature": "c2ln"}},
+                "function": {"name": "tickets__search", "arguments": "{}"}}]}),
+            json!(null),
+        ),
+        chunk(json!({}), json!("tool_calls")),
+    ];
+    let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, e.as_str())).collect();
+    let (_, reply) = run(Dialect::OpenAiChat, &events);
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::Reasoning {
+                dialect: Dialect::OpenAiChat,
+                text: "Look it up.".into(),
+                data: json!({
+                    "reasoning": "Look it up.",
+                    "reasoning_details": [{"type": "reasoning.text", "text": "Look it up.", "signature": "sig-9", "index": 0}],
+                    "tool_call_extra": {"call_1": {"google": {"thought_signature": "c2ln"}}}
+                }),
+            },
+            tool("call_1", "tickets__search", json!({})),
+        ]
+    );
+}
