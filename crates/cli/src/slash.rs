@@ -63,56 +63,8 @@ pub(crate) async fn command(
             );
             Command::Cleared
         }
-        "model" if rest.is_empty() => {
-            let c = agent.client();
-            println!("{} {}", c.dialect, c.model);
-            Command::Done
-        }
-        "model" if rest == agent.client().model => {
-            eprintln!("(already {rest})");
-            Command::Done
-        }
-        "model" => {
-            let before = agent.client().model.clone();
-            agent.set_model(rest);
-            let effort = match agent.reasoning_effort_fields() {
-                Some(Ok(fields)) => format!("; reasoning effort: {fields}"),
-                Some(Err(why)) => format!("; the reasoning effort is left out: {why}"),
-                None => String::new(),
-            };
-            eprintln!("(now {rest}, in place of {before}; the conversation goes on{effort})");
-            Command::Cleared
-        }
-        "compact" => {
-            let spinner = crate::output::spinner("summarizing the conversation");
-            let done = agent.compact(Some(rest)).await;
-            spinner.finish_and_clear();
-            match done {
-                Ok(Some(c)) => {
-                    let clipped = if c.clipped {
-                        format!(
-                            "; it did not fit whole, so tool results and arguments were cut to {} characters for it",
-                            switchboard_host::agent::COMPACT_RESULT_CHARS
-                        )
-                    } else {
-                        String::new()
-                    };
-                    eprintln!(
-                        "(compacted: {} messages, about {} input tokens, are now a summary of {} tokens{clipped}; /cost counts the request)",
-                        c.messages, c.usage.input_tokens, c.usage.output_tokens
-                    );
-                    Command::Cleared
-                }
-                Ok(None) => {
-                    eprintln!("(nothing to compact yet)");
-                    Command::Done
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Command::Done
-                }
-            }
-        }
+        "model" => model(agent, rest),
+        "compact" => compact(agent, rest).await,
         "prompt" if rest.is_empty() => {
             print!("{}", prompts(agent));
             Command::Done
@@ -163,6 +115,60 @@ pub(crate) async fn command(
             eprintln!(
                 "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /clear /quit"
             );
+            Command::Done
+        }
+    }
+}
+
+/// `/model` (the provider and model in use) or `/model NAME` (that model of the same provider
+/// from the next request on, with how the reasoning effort now reaches it).
+fn model(agent: &mut Agent, name: &str) -> Command {
+    let before = agent.client().model.clone();
+    if name.is_empty() {
+        println!("{} {before}", agent.client().dialect);
+        return Command::Done;
+    }
+    if name == before {
+        eprintln!("(already {name})");
+        return Command::Done;
+    }
+    agent.set_model(name);
+    let effort = match agent.reasoning_effort_fields() {
+        Some(Ok(fields)) => format!("; reasoning effort: {fields}"),
+        Some(Err(why)) => format!("; the reasoning effort is left out: {why}"),
+        None => String::new(),
+    };
+    eprintln!("(now {name}, in place of {before}; the conversation goes on{effort})");
+    Command::Cleared
+}
+
+/// `/compact [FOCUS]`: the model's summary replaces the conversation (see `Agent::compact`).
+async fn compact(agent: &mut Agent, focus: &str) -> Command {
+    let spinner = crate::output::spinner("summarizing the conversation");
+    let done = agent.compact(Some(focus)).await;
+    spinner.finish_and_clear();
+    match done {
+        Ok(Some(c)) => {
+            let clipped = if c.clipped {
+                format!(
+                    "; it did not fit whole, so tool results and arguments were cut to {} characters for it",
+                    switchboard_host::agent::COMPACT_RESULT_CHARS
+                )
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "(compacted: {} messages, about {} input tokens, are now a summary of {} tokens{clipped}; /cost counts the request)",
+                c.messages, c.usage.input_tokens, c.usage.output_tokens
+            );
+            Command::Cleared
+        }
+        Ok(None) => {
+            eprintln!("(nothing to compact yet)");
+            Command::Done
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
             Command::Done
         }
     }
