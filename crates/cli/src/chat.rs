@@ -221,6 +221,10 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
                 thinking = false;
                 eprintln!("\n  [{}]", crate::run::compacted_line(messages, clipped));
             }
+            AgentEvent::ReasoningRefused { message } => {
+                thinking = false;
+                eprintln!("\n  [{}]", crate::run::reasoning_refused_line(&message));
+            }
             AgentEvent::ToolsChanged { added, removed } => eprintln!(
                 "  [tools changed: +{} -{}]",
                 added.join(","),

@@ -259,6 +259,9 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             AgentEvent::Compacted { messages, clipped } => {
                 eprintln!("  {}", compacted_line(messages, clipped));
             }
+            AgentEvent::ReasoningRefused { message } => {
+                eprintln!("  {}", reasoning_refused_line(&message));
+            }
             AgentEvent::ToolsChanged { added, removed } => {
                 eprintln!(
                     "  tools changed: +{} -{}",
@@ -356,6 +359,13 @@ pub fn compact(v: &Value, max: usize) -> String {
 }
 
 /// What `run` and `chat` say when the loop compacted the conversation to go on.
+/// What `run` and `chat` say when the provider refused the model's reasoning sent back.
+pub(crate) fn reasoning_refused_line(message: &str) -> String {
+    format!(
+        "the provider refused the model's reasoning sent back with its tool uses, so the request went again without it, and so will the rest ({message})"
+    )
+}
+
 pub(crate) fn compacted_line(messages: usize, clipped: bool) -> String {
     let cut = if clipped {
         " (tool results and arguments cut for the summary)"

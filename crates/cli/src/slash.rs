@@ -358,8 +358,12 @@ fn cost(agent: &Agent) -> String {
     let u = &agent.usage;
     let requests = agent.turns.len() as u64;
     let cached = u.cache_read_tokens.unwrap_or(0);
+    let reasoning = u
+        .reasoning_tokens
+        .map(|r| format!(" ({r} reasoning)"))
+        .unwrap_or_default();
     let mut out = format!(
-        "{requests} model requests; {} input tokens ({cached} read from cache), {} output tokens",
+        "{requests} model requests; {} input tokens ({cached} read from cache), {} output tokens{reasoning}",
         u.input_tokens, u.output_tokens
     );
     if let Some((rent, method)) = agent.rent() {

@@ -1439,15 +1439,19 @@ async fn chat_shows_a_long_calls_progress() {
         Turn::tools(vec![Call::ends_with(
             "trigger-long-running-operation",
             json!({"duration": 1, "steps": 2}),
-        )]),
+        )])
+        .reasoned("Run it with two steps."),
         Turn::Text("Done.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
     let dir = everything_dir();
     let base = double.base_url();
-    let (out, stderr) = chat_everything(&dir, &base, b"run it\n/quit\n").await;
+    let (out, stderr) = chat_everything(&dir, &base, b"run it\n/cost\n/quit\n").await;
     double.assert_valid();
     assert_eq!(out.status.code(), Some(0));
+    // `/cost` says how many output tokens went to reasoning (the double's usage says 6).
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("output tokens (6 reasoning)"), "{stdout}");
     assert!(
         stderr.contains("[everything trigger-long-running-operation: 1/2")
             && stderr.contains("[everything trigger-long-running-operation: 2/2"),
@@ -2708,6 +2712,14 @@ async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, model: &str, stream:
         "The user wants the login ticket; search first."
     );
     assert_eq!(v["turns"][2]["reasoning"], "");
+    // OpenAI's APIs say how many output tokens went to reasoning; Anthropic's does not.
+    let reasoning_tokens = &v["turns"][0]["usage"]["reasoning_tokens"];
+    if d == Dialect::Anthropic {
+        assert!(reasoning_tokens.is_null(), "{v}");
+    } else {
+        assert_eq!(reasoning_tokens, 12, "{v}");
+        assert_eq!(v["turns"][2]["usage"]["reasoning_tokens"], 0, "{v}");
+    }
     let reqs = double.requests();
     assert_eq!(reqs.len(), 3);
     // The last request has both turns' reasoning, each with its own tool use.
@@ -2742,6 +2754,68 @@ async fn reasoning_goes_back_with_its_tool_uses_anthropic() {
 async fn reasoning_goes_back_with_its_tool_uses_openai_chat() {
     reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", false).await;
     reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiChat, "deepseek-reasoner", true).await;
+}
+
+#[tokio::test]
+async fn reasoning_goes_back_with_its_tool_uses_openai_responses() {
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiResponses, "gpt-5", false).await;
+    reasoning_goes_back_with_its_tool_uses(Dialect::OpenAiResponses, "gpt-5", true).await;
+}
+
+/// OpenAI Responses for an organisation whose responses are not stored cannot look the
+/// model's reasoning items up by id: the request is sent again without them, and so is every
+/// request after it, saying so once on stderr.
+#[tokio::test]
+async fn refused_reasoning_items_are_left_out_and_the_run_goes_on() {
+    let d = Dialect::OpenAiResponses;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )])
+        .reasoned("Search first."),
+        Turn::tools(vec![Call::ends_with("get_ticket", json!({"id": "T-1001"}))])
+            .reasoned("Read it."),
+        Turn::Text("T-1001 is about login failures.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    double.forget_items();
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &[
+            "--json",
+            "run",
+            "-p",
+            "Find the login ticket and read it.",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+            "--model",
+            "gpt-5",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    succeeded(&out);
+    assert_eq!(stdout_json(&out)["text"], "T-1001 is about login failures.");
+    let violations = double.violations();
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert!(violations[0].contains("not persisted"), "{violations:#?}");
+    assert_eq!(
+        stderr
+            .matches("refused the model's reasoning sent back")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    let sent = |i: usize| reqs[i].body["input"].to_string().contains("\"reasoning\"");
+    assert!(sent(1), "{}", reqs[1].body);
+    assert!(!sent(2) && !sent(3), "{}\n{}", reqs[2].body, reqs[3].body);
 }
 
 /// chat's `/compact`: the model writes a summary of the conversation and it takes the

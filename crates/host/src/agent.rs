@@ -126,6 +126,13 @@ pub enum AgentEvent {
         /// Tool results were cut for the summary request.
         clipped: bool,
     },
+    /// The provider refused the model's reasoning sent back with its tool uses (OpenAI
+    /// Responses, when the organisation's responses are not stored), so the request was sent
+    /// again without it, and the conversation goes on without it.
+    ReasoningRefused {
+        /// The provider's error.
+        message: String,
+    },
     /// The tools array changed before this request.
     ToolsChanged {
         /// Public names added.
@@ -243,6 +250,9 @@ pub struct Agent {
     pinned: Option<((u64, i64), Catalog, Withheld)>,
     /// How many times [`Agent::reconfigure`] changed the servers' settings.
     reconfigured: u64,
+    /// The provider refused the model's reasoning sent back (OpenAI Responses without stored
+    /// responses cannot look its items up), so requests go without it from then on.
+    reasoning_refused: bool,
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// Every model request so far.
@@ -360,6 +370,7 @@ impl Agent {
             pins_from_config: false,
             pinned: None,
             reconfigured: 0,
+            reasoning_refused: false,
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
@@ -541,6 +552,18 @@ impl Agent {
             };
             let response = match sent {
                 Ok(r) => r,
+                // The model's reasoning items went back and the API could not take them (an
+                // organisation whose responses are not stored; an item gone from storage):
+                // the same request again without them, and every request after it.
+                Err(e) if !self.reasoning_refused && reasoning_refused(&e, &body) => {
+                    self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
+                    self.reasoning_refused = true;
+                    on_event(AgentEvent::ReasoningRefused {
+                        message: e.to_string(),
+                    });
+                    turns_here -= 1;
+                    continue;
+                }
                 // A conversation of more than one exchange that no longer fits: compacted,
                 // once, and the loop goes on from the summary.
                 Err(e)
@@ -1043,10 +1066,15 @@ impl Agent {
     }
 
     /// A request body for `messages`, with the tools array and settings of every request.
-    fn request_body_for(&self, messages: Vec<Message>, stream: bool) -> Value {
+    fn request_body_for(&self, mut messages: Vec<Message>, stream: bool) -> Value {
         let Some(ToolsArray { translation: t, .. }) = &self.tools else {
             return Value::Null;
         };
+        if self.reasoning_refused {
+            for m in &mut messages {
+                m.parts.retain(|p| !matches!(p, Part::Reasoning { .. }));
+            }
+        }
         let parts = RequestParts {
             model: self.client.model.clone(),
             system: (!t.system.is_empty()).then(|| t.system.clone()),
@@ -1163,6 +1191,29 @@ impl Sampler for ModelSampler<'_> {
     }
 }
 
+/// The provider refused a request that sent the model's reasoning items back (OpenAI
+/// Responses), saying something about them: "Item with id 'rs_…' not found. Items are not
+/// persisted when `store` is set to false", "… of type 'reasoning' was provided without its
+/// required following item".
+fn reasoning_refused(e: &HostError, body: &Value) -> bool {
+    let HostError::ProviderHttp {
+        status: 400 | 404,
+        message,
+        ..
+    } = e
+    else {
+        return false;
+    };
+    let sent = body
+        .get("input")
+        .and_then(Value::as_array)
+        .is_some_and(|items| items.iter().any(|i| i["type"] == "reasoning"));
+    let message = message.to_ascii_lowercase();
+    sent && ["reasoning", "not persisted", "item with id"]
+        .iter()
+        .any(|w| message.contains(w))
+}
+
 /// The provider said the request does not fit the model's context.
 fn overflowed(e: &HostError) -> bool {
     matches!(
@@ -1225,6 +1276,10 @@ fn add_usage(total: &mut Usage, u: &Usage) {
     if let Some(w) = u.cache_write_tokens {
         let t = total.cache_write_tokens.get_or_insert(0);
         *t = t.saturating_add(w);
+    }
+    if let Some(r) = u.reasoning_tokens {
+        let t = total.reasoning_tokens.get_or_insert(0);
+        *t = t.saturating_add(r);
     }
 }
 

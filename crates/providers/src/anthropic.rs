@@ -311,6 +311,7 @@ fn usage(u: Option<&Value>, base: &Usage) -> Usage {
         output_tokens: count_at(u, "/output_tokens").unwrap_or(base.output_tokens),
         cache_read_tokens: read,
         cache_write_tokens: write,
+        reasoning_tokens: None,
     }
 }
 

@@ -949,6 +949,7 @@ fn usage(u: &Value) -> Usage {
             .saturating_add(count_at(u, "/thoughtsTokenCount").unwrap_or(0)),
         cache_read_tokens: count_at(u, "/cachedContentTokenCount"),
         cache_write_tokens: None,
+        reasoning_tokens: count_at(u, "/thoughtsTokenCount"),
     }
 }
 

@@ -535,6 +535,7 @@ fn usage(u: Option<&Value>) -> Usage {
         output_tokens: count_at(u, "/completion_tokens").unwrap_or(0),
         cache_read_tokens: count_at(u, "/prompt_tokens_details/cached_tokens"),
         cache_write_tokens: None,
+        reasoning_tokens: count_at(u, "/completion_tokens_details/reasoning_tokens"),
     }
 }
 

@@ -1,7 +1,8 @@
 //! OpenAI Responses: the same schema rules as Chat Completions (§2.2), but `strict` defaults to
 //! true on this API, so it is always sent explicitly; tools are flat and the system prompt is
 //! `instructions`. Tool uses are `function_call` input items and results
-//! `function_call_output` items, paired by `call_id`.
+//! `function_call_output` items, paired by `call_id`. A reply that reasoned keeps its output
+//! items as they came, and within the turn under way they go back in its place, ids and all.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -68,6 +69,10 @@ enum Item<'a> {
         call_id: &'a str,
         output: Content<'a>,
     },
+    /// An output item of a reply that reasoned, sent back exactly as it came: the API pairs
+    /// each reasoning item with the item after it by their ids.
+    #[serde(untagged)]
+    Verbatim(&'a Value),
 }
 
 /// Text alone stays a string; with images it is a list of input parts.
@@ -105,10 +110,31 @@ struct WireTool<'a> {
 /// and images a `message`, each tool use a `function_call` (no `id`, so no reasoning item is
 /// required with it), each tool result a `function_call_output` (a string, or `input_text`
 /// and `input_image` parts when it has images; an error's text is prefixed `Error: `).
+///
+/// A reply of the turn under way (since the last message the user wrote) that reasoned goes
+/// back as the output items it came as ([`replayed`]): its reasoning items, each followed by
+/// the item that followed it, with their ids, so the model keeps its reasoning through a tool
+/// loop. Earlier turns' reasoning goes no more (the API drops it from the model's context).
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let mut input = Vec::new();
-    for m in &parts.messages {
+    let turn_start = parts
+        .messages
+        .iter()
+        .rposition(|m| {
+            m.role == crate::Role::User
+                && m.parts
+                    .iter()
+                    .any(|p| !matches!(p, Part::ToolResult { .. }))
+        })
+        .unwrap_or(0);
+    for (i, m) in parts.messages.iter().enumerate() {
         let role = m.role.as_str();
+        if i > turn_start
+            && let Some(items) = replayed(&m.parts)
+        {
+            input.extend(items.iter().map(Item::Verbatim));
+            continue;
+        }
         let mut run: Vec<InputPart> = Vec::new();
         let mut results = Vec::new();
         for p in &m.parts {
@@ -141,8 +167,9 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
                     call_id: id,
                     output: output(content, *is_error),
                 }),
-                // Reasoning items are not sent back: the calls go without their item `id`s,
-                // and a reasoning item without the item that followed it is refused.
+                // Outside a replayed reply, reasoning is not sent back: the calls go without
+                // their item `id`s, and a reasoning item without the item that followed it is
+                // refused.
                 Part::Reasoning { .. } => {}
             }
         }
@@ -165,6 +192,96 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
         prompt_cache_key: parts.cache_key.as_deref(),
     };
     crate::render::to_value(&body)
+}
+
+/// The output items of a reply that reasoned, when its tool uses are still the calls among
+/// them (same ids, names and arguments) and its text is theirs; otherwise the reply goes back
+/// as parts.
+fn replayed(parts: &[Part]) -> Option<&[Value]> {
+    let output = parts.iter().find_map(|p| match p {
+        Part::Reasoning {
+            dialect: D, data, ..
+        } => data.get("output").and_then(Value::as_array),
+        _ => None,
+    })?;
+    let calls = output
+        .iter()
+        .filter(|item| str_at(item, "/type") == Some("function_call"));
+    let uses = parts.iter().filter_map(|p| match p {
+        Part::ToolUse { id, name, input } => Some((id, name, input)),
+        _ => None,
+    });
+    let same = calls.clone().count() == uses.clone().count()
+        && calls.zip(uses).all(|(call, (id, name, input))| {
+            str_at(call, "/call_id") == Some(id.as_str())
+                && str_at(call, "/name") == Some(name.as_str())
+                && parse_arguments(str_at(call, "/arguments").unwrap_or("")) == *input
+        });
+    let said: String = output
+        .iter()
+        .filter(|item| str_at(item, "/type") == Some("message"))
+        .flat_map(|item| {
+            item.get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .filter_map(|c| match str_at(c, "/type") {
+            Some("output_text") => str_at(c, "/text"),
+            Some("refusal") => str_at(c, "/refusal"),
+            _ => None,
+        })
+        .collect();
+    (same && said == crate::conversation::text_of(parts)).then_some(output.as_slice())
+}
+
+/// The reasoning of a response whose `output` holds reasoning items: its reasoning, message and
+/// function call items kept as they came, to go back within the turn (see [`render`]); the
+/// words are the items' summaries, or their reasoning text when a server shows it.
+fn reasoning_part(output: &[Value]) -> Option<Part> {
+    if !output
+        .iter()
+        .any(|item| str_at(item, "/type") == Some("reasoning"))
+    {
+        return None;
+    }
+    let kept: Vec<Value> = output
+        .iter()
+        .filter(|item| {
+            matches!(
+                str_at(item, "/type"),
+                Some("reasoning" | "message" | "function_call")
+            )
+        })
+        .cloned()
+        .collect();
+    let mut words: Vec<&str> = Vec::new();
+    for item in kept
+        .iter()
+        .filter(|item| str_at(item, "/type") == Some("reasoning"))
+    {
+        let pieces = |key: &str, kind: &str| -> Vec<&str> {
+            item.get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|piece| str_at(piece, "/type") == Some(kind))
+                .filter_map(|piece| str_at(piece, "/text"))
+                .filter(|text| !text.is_empty())
+                .collect()
+        };
+        let summary = pieces("summary", "summary_text");
+        if summary.is_empty() {
+            words.extend(pieces("content", "reasoning_text"));
+        } else {
+            words.extend(summary);
+        }
+    }
+    Some(Part::Reasoning {
+        dialect: D,
+        text: words.join("\n\n"),
+        data: json!({ "output": kept }),
+    })
 }
 
 fn data_url(media_type: &str, data: &str) -> String {
@@ -243,8 +360,8 @@ fn tool(t: &ToolSpec) -> WireTool<'_> {
 const D: Dialect = Dialect::OpenAiResponses;
 
 /// A `response` object: `output` items (`message` with `output_text`/`refusal` parts,
-/// `function_call` with `call_id`, `name`, `arguments`; reasoning and others skipped),
-/// `status` with `incomplete_details.reason`, and `usage`.
+/// `function_call` with `call_id`, `name`, `arguments`; reasoning kept with the items as in
+/// [`reasoning_part`]; others skipped), `status` with `incomplete_details.reason`, and `usage`.
 pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
     if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
         return Err(ProviderError::Api {
@@ -256,7 +373,7 @@ pub(crate) fn decode(v: &Value) -> Result<Reply, ProviderError> {
         .get("output")
         .and_then(Value::as_array)
         .ok_or_else(|| ProviderError::decode(D, "no `output` array in the response"))?;
-    let mut parts = Vec::new();
+    let mut parts: Vec<Part> = reasoning_part(items).into_iter().collect();
     let mut refused = false;
     for (i, item) in items.iter().enumerate() {
         match str_at(item, "/type") {
@@ -331,14 +448,16 @@ fn usage(u: Option<&Value>) -> Usage {
         output_tokens: count_at(u, "/output_tokens").unwrap_or(0),
         cache_read_tokens: count_at(u, "/input_tokens_details/cached_tokens"),
         cache_write_tokens: None,
+        reasoning_tokens: count_at(u, "/output_tokens_details/reasoning_tokens"),
     }
 }
 
 /// One stream event (named by the data's `type`): `response.output_item.added` starts a
 /// function call, `response.output_text.delta` and `response.function_call_arguments.delta`
 /// add to the item at `output_index`, `response.function_call_arguments.done` gives the
-/// whole arguments, and `response.completed`/`incomplete`/`failed` end it with the status
-/// and usage.
+/// whole arguments, reasoning summary and text deltas are shown, `response.output_item.done`
+/// gives each whole item, and `response.completed`/`incomplete`/`failed` end it with the
+/// status and usage (and, when it reasoned, the reasoning with the response's items).
 pub(crate) fn feed(
     acc: &mut Assembly,
     event: Option<&str>,
@@ -382,6 +501,16 @@ pub(crate) fn feed(
                 acc.args(&key, str_at(v, "/delta").unwrap_or(""));
             }
         }
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+            if let Some(delta) = str_at(v, "/delta").filter(|d| !d.is_empty()) {
+                out.push(StreamEvent::ReasoningDelta(delta.to_string()));
+            }
+        }
+        "response.output_item.done" => {
+            if let Some(item) = v.get("item").filter(|item| item.is_object()) {
+                acc.items.push(item.clone());
+            }
+        }
         "response.function_call_arguments.done" => {
             if let (Some(key), Some(all)) = (key(), str_at(v, "/arguments"))
                 && let Some(Block::Tool { args, .. }) = acc.block(&key)
@@ -398,6 +527,16 @@ pub(crate) fn feed(
                 });
             }
             acc.usage = usage(response.get("usage"));
+            // The whole response's items when it gives them, else those streamed one by one.
+            let items = std::mem::take(&mut acc.items);
+            let output = match response.get("output").and_then(Value::as_array) {
+                Some(output) if !output.is_empty() => output.as_slice(),
+                _ => items.as_slice(),
+            };
+            if let Some(Part::Reasoning { text, data, .. }) = reasoning_part(output) {
+                acc.blocks
+                    .insert(0, ("reasoning".into(), Block::Reasoning { text, data }));
+            }
             acc.stop = Some(if acc.refused {
                 Stop::Refusal
             } else {

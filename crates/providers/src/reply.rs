@@ -55,6 +55,10 @@ pub struct Usage {
     pub cache_read_tokens: Option<u64>,
     /// Input tokens written to the prompt cache (Anthropic only), when reported.
     pub cache_write_tokens: Option<u64>,
+    /// Output tokens the model spent reasoning (part of `output_tokens`), when reported
+    /// (OpenAI's `reasoning_tokens`, Gemini's `thoughtsTokenCount`; Anthropic does not say).
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// Decode a successful (2xx, non-streamed) response body.

@@ -134,6 +134,8 @@ pub(crate) struct Assembly {
     pub(crate) saw_tool: bool,
     pub(crate) refused: bool,
     pub(crate) done: bool,
+    /// Whole output items as a stream gave them one by one (OpenAI Responses).
+    pub(crate) items: Vec<Value>,
 }
 
 /// One part being assembled.

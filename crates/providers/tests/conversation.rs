@@ -670,6 +670,85 @@ fn reasoning_goes_back_to_the_api_that_gave_it_and_to_no_other() {
     }
 }
 
+/// OpenAI Responses: a reply that reasoned goes back, within the turn under way, as the output
+/// items it came as (reasoning item, then the item that followed it, ids and all); after the
+/// user's next message, or when its calls are not the ones in the items any more, it goes back
+/// as plain items without reasoning.
+#[test]
+fn responses_reasoning_items_go_back_in_place_within_the_turn() {
+    let d = Dialect::OpenAiResponses;
+    let output = json!([
+        {"type": "reasoning", "id": "rs_7", "summary": [{"type": "summary_text", "text": "Search first."}],
+         "encrypted_content": "gAAAAB-opaque"},
+        {"type": "message", "id": "msg_7", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Looking.", "annotations": []}]},
+        {"type": "function_call", "id": "fc_7", "call_id": "call_7", "name": "tickets__search",
+         "arguments": "{\"query\":\"login\"}", "status": "completed"},
+        {"type": "web_search_call", "id": "ws_7", "status": "completed"}
+    ]);
+    let response = json!({"object": "response", "status": "completed", "output": output,
+        "usage": {"input_tokens": 9, "output_tokens": 80, "output_tokens_details": {"reasoning_tokens": 64}}});
+    let reply = switchboard_providers::decode_reply(d, response.to_string().as_bytes()).unwrap();
+    let kept = json!([output[0], output[1], output[2]]);
+    assert_eq!(
+        reply.parts[0],
+        Part::Reasoning {
+            dialect: d,
+            text: "Search first.".into(),
+            data: json!({ "output": kept }),
+        }
+    );
+    assert_eq!(reply.usage.reasoning_tokens, Some(64));
+    let result = Part::ToolResult {
+        id: "call_7".into(),
+        name: "tickets__search".into(),
+        content: vec![ResultPart::Text("T-17".into())],
+        is_error: false,
+    };
+    let mut messages = vec![
+        Message::user("Find the login ticket."),
+        Message::assistant(reply.parts.clone()),
+        Message::tool_results(vec![result.clone()]),
+    ];
+    let render = |messages: Vec<Message>| {
+        let body = render_request(
+            d,
+            &RequestParts {
+                messages,
+                ..parts(d, false)
+            },
+        );
+        let violations = validator::validate_request(d, &body);
+        assert!(violations.is_empty(), "{violations:#?}");
+        body["input"].as_array().unwrap().clone()
+    };
+    let input = render(messages.clone());
+    assert_eq!(input.len(), 5, "{input:#?}");
+    assert_eq!(input[1..4], kept.as_array().unwrap()[..], "{input:#?}");
+    assert_eq!(input[4]["type"], "function_call_output");
+
+    // The user's next message: the earlier turn goes back as plain items.
+    messages.push(Message::assistant(vec![Part::text("T-17.")]));
+    messages.push(Message::user("Thanks."));
+    let input = render(messages);
+    let text = serde_json::to_string(&input).unwrap();
+    assert!(!text.contains("rs_7") && !text.contains("fc_7"), "{text}");
+    assert_eq!(input[2]["type"], "function_call");
+
+    // A call that is not the one in the items (changed arguments): plain items too.
+    let mut changed = reply.parts.clone();
+    if let Some(Part::ToolUse { input, .. }) = changed.last_mut() {
+        *input = json!({"query": "logout"});
+    }
+    let input = render(vec![
+        Message::user("Find the login ticket."),
+        Message::assistant(changed),
+        Message::tool_results(vec![result]),
+    ]);
+    let text = serde_json::to_string(&input).unwrap();
+    assert!(!text.contains("rs_7") && text.contains("logout"), "{text}");
+}
+
 /// A cache key goes in both OpenAI APIs' `prompt_cache_key`, and in no other body.
 #[test]
 fn a_cache_key_goes_in_openais_prompt_cache_key() {

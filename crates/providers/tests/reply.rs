@@ -63,6 +63,7 @@ fn anthropic_text_and_tool_use() {
             output_tokens: 503,
             cache_read_tokens: Some(1800),
             cache_write_tokens: Some(100),
+            reasoning_tokens: None,
         }
     );
 }
@@ -116,6 +117,7 @@ fn openai_chat_parallel_calls_and_invalid_arguments() {
             output_tokens: 47,
             cache_read_tokens: Some(1024),
             cache_write_tokens: None,
+            reasoning_tokens: Some(0),
         }
     );
 }
@@ -175,6 +177,12 @@ fn openai_responses_function_calls_and_statuses() {
     assert_eq!(
         r.parts,
         vec![
+            // The model reasoned: its items are kept, as they came, to go back with the calls.
+            Part::Reasoning {
+                dialect: Dialect::OpenAiResponses,
+                text: String::new(),
+                data: json!({ "output": body["output"] }),
+            },
             Part::text("Searching."),
             tool("call_abc", "tickets__search", json!({"query": "login"})),
             tool("call_def", "docs__search", json!({"q": "login"})),
@@ -185,6 +193,7 @@ fn openai_responses_function_calls_and_statuses() {
     assert_eq!(r.usage.input_tokens, 291);
     assert_eq!(r.usage.output_tokens, 23);
     assert_eq!(r.usage.cache_read_tokens, Some(128));
+    assert_eq!(r.usage.reasoning_tokens, Some(10));
 
     let cut = json!({"object": "response", "status": "incomplete",
         "incomplete_details": {"reason": "max_output_tokens"},
@@ -242,6 +251,7 @@ fn gemini_calls_get_deterministic_ids() {
             output_tokens: 50,
             cache_read_tokens: Some(64),
             cache_write_tokens: None,
+            reasoning_tokens: Some(20),
         }
     );
     // Same body, same ids.

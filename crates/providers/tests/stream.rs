@@ -136,6 +136,7 @@ fn anthropic_text_then_tool_use_with_split_json() {
             output_tokens: 89,
             cache_read_tokens: Some(1024),
             cache_write_tokens: Some(0),
+            reasoning_tokens: None,
         }
     );
 }
@@ -292,6 +293,7 @@ fn openai_chat_parallel_calls_split_across_chunks() {
             output_tokens: 47,
             cache_read_tokens: Some(1024),
             cache_write_tokens: None,
+            reasoning_tokens: None,
         }
     );
 }
@@ -358,6 +360,10 @@ fn openai_responses_events() {
             r#"{"type":"response.output_text.done","sequence_number":8,"item_id":"msg_1","output_index":1,"content_index":0,"text":"Checking now."}"#,
         ),
         (
+            Some("response.output_item.done"),
+            r#"{"type":"response.output_item.done","sequence_number":9,"output_index":1,"item":{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Checking now.","annotations":[]}]}}"#,
+        ),
+        (
             Some("response.output_item.added"),
             r#"{"type":"response.output_item.added","sequence_number":9,"output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"call_X","name":"tickets__search","arguments":"","status":"in_progress"}}"#,
         ),
@@ -385,13 +391,29 @@ fn openai_responses_events() {
     let (shown, reply) = run(Dialect::OpenAiResponses, &events);
     assert_eq!(text_of(&shown), "Checking now.");
     assert_eq!(started(&shown), vec![("call_X", "tickets__search")]);
+    // The reasoning keeps the response's items as each `output_item.done` gave them (the
+    // completed response listed none).
+    let item = |i: usize| -> serde_json::Value {
+        let (_, data) = events
+            .iter()
+            .filter(|(n, _)| *n == Some("response.output_item.done"))
+            .nth(i)
+            .unwrap();
+        serde_json::from_str::<serde_json::Value>(data).unwrap()["item"].clone()
+    };
     assert_eq!(
         reply.parts,
         vec![
+            Part::Reasoning {
+                dialect: Dialect::OpenAiResponses,
+                text: String::new(),
+                data: json!({"output": [item(0), item(1), item(2)]}),
+            },
             Part::text("Checking now."),
             tool("call_X", "tickets__search", json!({"query": "login"})),
         ]
     );
+    assert_eq!(reply.usage.reasoning_tokens, Some(4));
     assert_eq!(reply.stop, Stop::ToolUse);
     assert_eq!(reply.usage.input_tokens, 50);
     assert_eq!(reply.usage.output_tokens, 12);
@@ -457,6 +479,7 @@ fn gemini_chunks() {
             output_tokens: 30,
             cache_read_tokens: None,
             cache_write_tokens: None,
+            reasoning_tokens: Some(5),
         }
     );
     let mut d = StreamDecoder::new(Dialect::Gemini);
@@ -712,6 +735,48 @@ fn openai_chat_reasoning_deltas_join_under_their_own_field() {
         run(Dialect::OpenAiChat, &events).1.parts,
         vec![Part::text("Hi")]
     );
+}
+
+/// OpenAI Responses: reasoning summary deltas are shown as reasoning, and the completed
+/// response's items become the reasoning part that goes back with the call.
+#[test]
+fn responses_reasoning_summaries_stream_and_the_items_are_kept() {
+    let rs = json!({"type": "reasoning", "id": "rs_2", "summary": [{"type": "summary_text", "text": "Check the ticket."}]});
+    let fc = json!({"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "tickets__get",
+        "arguments": "{}", "status": "completed"});
+    let events = [
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "reasoning", "id": "rs_2", "summary": []}}),
+        json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_2", "output_index": 0, "summary_index": 0, "delta": "Check "}),
+        json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_2", "output_index": 0, "summary_index": 0, "delta": "the ticket."}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "tickets__get", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.done", "output_index": 1, "arguments": "{}"}),
+        json!({"type": "response.completed", "response": {"status": "completed", "output": [rs, fc],
+            "usage": {"input_tokens": 5, "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 30}}}}),
+    ]
+    .map(|e| e.to_string());
+    let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, e.as_str())).collect();
+    let (shown, reply) = run(Dialect::OpenAiResponses, &events);
+    let thought: String = shown
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thought, "Check the ticket.");
+    assert_eq!(text_of(&shown), "");
+    assert_eq!(
+        reply.parts,
+        vec![
+            Part::Reasoning {
+                dialect: Dialect::OpenAiResponses,
+                text: "Check the ticket.".into(),
+                data: json!({"output": [rs, fc]}),
+            },
+            tool("call_2", "tickets__get", json!({})),
+        ]
+    );
+    assert_eq!(reply.usage.reasoning_tokens, Some(30));
 }
 
 /// Gemini with `includeThoughts`: thought summaries stream as reasoning, join into one part,

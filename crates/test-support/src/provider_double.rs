@@ -74,11 +74,13 @@ pub enum Turn {
         calls: Vec<Call>,
     },
     /// Play `turn` with the model's reasoning before it: Anthropic gets a signed `thinking`
-    /// block, OpenAI Chat a `reasoning_content` (the other dialects leave it out). As the
-    /// real APIs do, the double then refuses a later request whose assistant message with
-    /// these tool uses lost its reasoning or changed it (Anthropic: the thinking block must
-    /// open the message, signature and words unchanged; OpenAI Chat, as DeepSeek: the
-    /// reasoning must come back within the turn).
+    /// block, OpenAI Chat a `reasoning_content`, OpenAI Responses a `reasoning` item with the
+    /// words as its summary (Gemini leaves it out). As the real APIs do, the double then
+    /// refuses a later request whose assistant message with these tool uses lost its
+    /// reasoning or changed it (Anthropic: the thinking block must open the message,
+    /// signature and words unchanged; OpenAI Chat, as DeepSeek: the reasoning must come back
+    /// within the turn; Responses: the item must come back within the turn, by its id, right
+    /// before the item that followed it).
     Reasoned {
         /// The reasoning's words.
         reasoning: String,
@@ -131,8 +133,14 @@ struct State {
     violations: Vec<String>,
     served: usize,
     /// Reasoning the double gave, by the id of each tool use it came with: its words and
-    /// (Anthropic) signature.
+    /// its Anthropic signature or Responses reasoning item id.
     reasoned: std::collections::HashMap<String, (String, String)>,
+    /// Responses: each reasoning item the double gave, by id, and the id of the item that
+    /// followed it in that response.
+    following: std::collections::HashMap<String, String>,
+    /// Responses: refuse every reasoning item sent back, as the API does when responses are
+    /// not stored (see [`ProviderDouble::forget_items`]).
+    forget_items: bool,
 }
 
 /// The fake provider. Dropping it stops the server.
@@ -198,6 +206,13 @@ impl ProviderDouble {
     /// Every rule broken so far, one line each.
     pub fn violations(&self) -> Vec<String> {
         self.lock().violations.clone()
+    }
+
+    /// From now on refuse, as the Responses API does for an organisation whose responses are
+    /// not stored (zero data retention), every reasoning item sent back by id, and ask for
+    /// none within the turn.
+    pub fn forget_items(&self) {
+        self.lock().forget_items = true;
     }
 
     /// Scripted turns not yet played.
@@ -273,7 +288,7 @@ async fn serve(
     let (turn, problems) = {
         let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
         let mut problems = check(dialect, &path, &parsed);
-        problems.extend(reasoning_problems(dialect, &parsed, &st.reasoned));
+        problems.extend(reasoning_problems(dialect, &parsed, &st));
         if parsed.is_null() {
             problems.push("request body is not JSON".into());
         }
@@ -328,9 +343,18 @@ async fn serve(
             let n = st.served;
             let reply = Reply::from_turn(&turn, &parsed, dialect, n);
             if let Some(r) = &reply.reasoning {
+                let mark = match dialect {
+                    Dialect::OpenAiResponses => reply.reasoning_id(),
+                    _ => reply.signature(),
+                };
                 for (id, ..) in &reply.calls {
-                    st.reasoned
-                        .insert(id.clone(), (r.clone(), reply.signature()));
+                    st.reasoned.insert(id.clone(), (r.clone(), mark.clone()));
+                }
+                if dialect == Dialect::OpenAiResponses
+                    && let Some(next) = reply.responses_output().get(1)
+                {
+                    let next = next["id"].as_str().unwrap_or_default().to_string();
+                    st.following.insert(reply.reasoning_id(), next);
                 }
             }
             drop(st);
@@ -549,9 +573,12 @@ fn responses_pairing(items: &[Value], out: &mut Vec<String>) {
                 }
             }
             _ => {
-                // A message: only an assistant message may sit among unanswered calls
-                // (text the model wrote before its calls is replayed first).
-                if !expected.is_empty() && item["role"] != "assistant" {
+                // A message: only an assistant message (or the model's reasoning) may sit
+                // among unanswered calls (a response's items are replayed in order).
+                if !expected.is_empty()
+                    && item["role"] != "assistant"
+                    && item["type"] != "reasoning"
+                {
                     out.push(format!(
                         "input[{i}]: message while calls {expected:?} are unanswered"
                     ));
@@ -608,11 +635,8 @@ fn gemini_pairing(contents: &[Value], out: &mut Vec<String>) {
 /// an assistant message with those tool uses must bring it back unchanged (Anthropic: as the
 /// message's first block; OpenAI Chat: as `reasoning_content`, within the turn under way), and
 /// a thinking block must carry a signature the double made for those words.
-fn reasoning_problems(
-    dialect: Dialect,
-    body: &Value,
-    reasoned: &std::collections::HashMap<String, (String, String)>,
-) -> Vec<String> {
+fn reasoning_problems(dialect: Dialect, body: &Value, st: &State) -> Vec<String> {
+    let reasoned = &st.reasoned;
     let mut out = Vec::new();
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     match dialect {
@@ -671,9 +695,64 @@ fn reasoning_problems(
                 }
             }
         }
+        Dialect::OpenAiResponses => responses_reasoning(body, st, &mut out),
         _ => {}
     }
     out
+}
+
+/// Responses: a reasoning item sent back must be one the double gave, by id, followed at once
+/// by the item that followed it (the API's "provided without its required following item");
+/// within the turn under way, a call the double reasoned about must come with its reasoning
+/// item (as DeepSeek's Responses gateways require; OpenAI's own API takes it missing and
+/// reasons worse). With [`ProviderDouble::forget_items`], every reasoning item is refused and
+/// none is asked for.
+fn responses_reasoning(body: &Value, st: &State, out: &mut Vec<String>) {
+    let items = body["input"].as_array().cloned().unwrap_or_default();
+    for (i, item) in items.iter().enumerate() {
+        if item["type"] != "reasoning" {
+            continue;
+        }
+        let id = item["id"].as_str().unwrap_or_default();
+        if st.forget_items {
+            out.push(format!(
+                "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."
+            ));
+            continue;
+        }
+        match st.following.get(id) {
+            None => out.push(format!("Item with id '{id}' not found.")),
+            Some(next) if items.get(i + 1).map(|n| &n["id"]) != Some(&json!(next)) => out.push(
+                format!("Item '{id}' of type 'reasoning' was provided without its required following item."),
+            ),
+            Some(_) => {}
+        }
+    }
+    if st.forget_items {
+        return;
+    }
+    let turn_start = items
+        .iter()
+        .rposition(|m| m["role"] == "user" && m["type"].as_str().unwrap_or("message") == "message")
+        .unwrap_or(0);
+    for item in &items[turn_start..] {
+        let Some((_, rs)) = item["call_id"]
+            .as_str()
+            .filter(|_| item["type"] == "function_call")
+            .and_then(|id| st.reasoned.get(id))
+        else {
+            continue;
+        };
+        let sent = items[turn_start..]
+            .iter()
+            .any(|r| r["type"] == "reasoning" && r["id"] == json!(rs));
+        if !sent {
+            out.push(format!(
+                "The `reasoning_text` in the thinking mode must be passed back to the API (item {rs} for call {})",
+                item["call_id"].as_str().unwrap_or_default()
+            ));
+        }
+    }
 }
 
 /// Anthropic: a user message right after an assistant message with `tool_use` blocks starts
@@ -873,6 +952,11 @@ impl Reply {
         format!("double-signature-{}", self.n)
     }
 
+    /// The id of this reply's Responses reasoning item.
+    fn reasoning_id(&self) -> String {
+        format!("rs_{}", self.n)
+    }
+
     fn output_tokens(&self) -> u64 {
         let t = self.text.as_deref().map_or(0, str::len)
             + self
@@ -880,7 +964,14 @@ impl Reply {
                 .iter()
                 .map(|c| c.3.len() + c.1.len())
                 .sum::<usize>();
-        (t / 4 + 1) as u64
+        (t / 4 + 1) as u64 + self.reasoning_tokens()
+    }
+
+    /// The tokens of this reply's reasoning (part of its output tokens).
+    fn reasoning_tokens(&self) -> u64 {
+        self.reasoning
+            .as_deref()
+            .map_or(0, |r| (r.len() / 4 + 1) as u64)
     }
 
     fn anthropic(&self, _req: &Value) -> Value {
@@ -996,7 +1087,8 @@ impl Reply {
             "choices": [{"index": 0, "message": message, "logprobs": null,
                          "finish_reason": if self.calls.is_empty() { "stop" } else { "tool_calls" }}],
             "usage": {"prompt_tokens": self.input_tokens, "completion_tokens": self.output_tokens(),
-                      "total_tokens": self.input_tokens + self.output_tokens()}
+                      "total_tokens": self.input_tokens + self.output_tokens(),
+                      "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens()}}
         })
     }
 
@@ -1057,7 +1149,8 @@ impl Reply {
                 None,
                 json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": self.model, "choices": [],
                        "usage": {"prompt_tokens": self.input_tokens, "completion_tokens": self.output_tokens(),
-                                 "total_tokens": self.input_tokens + self.output_tokens()}}),
+                                 "total_tokens": self.input_tokens + self.output_tokens(),
+                                 "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens()}}}),
             ));
         }
         ev.push((None, Value::String("[DONE]".into())));
@@ -1068,6 +1161,10 @@ impl Reply {
 impl Reply {
     fn responses_output(&self) -> Vec<Value> {
         let mut output = Vec::new();
+        if let Some(r) = &self.reasoning {
+            output.push(json!({"type": "reasoning", "id": self.reasoning_id(),
+                "summary": [{"type": "summary_text", "text": r}]}));
+        }
         if let Some(t) = &self.text {
             output.push(json!({"type": "message", "id": format!("msg_{}", self.n), "status": "completed",
                 "role": "assistant", "content": [{"type": "output_text", "text": t, "annotations": []}]}));
@@ -1088,7 +1185,7 @@ impl Reply {
             "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens(),
                       "total_tokens": self.input_tokens + self.output_tokens(),
                       "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens_details": {"reasoning_tokens": 0}}
+                      "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens()}}
         })
     }
 
@@ -1102,7 +1199,34 @@ impl Reply {
         for (i, item) in self.responses_output().into_iter().enumerate() {
             let item_id = item["id"].clone();
             let mut empty = item.clone();
-            if item["type"] == "message" {
+            if item["type"] == "reasoning" {
+                empty["summary"] = json!([]);
+                ev.push((
+                    Some("response.output_item.added"),
+                    json!({"type": "response.output_item.added", "output_index": i, "item": empty}),
+                ));
+                let words = item["summary"][0]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                ev.push((
+                    Some("response.reasoning_summary_part.added"),
+                    json!({"type": "response.reasoning_summary_part.added", "item_id": item_id,
+                    "output_index": i, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+                ));
+                for piece in split(&words, 3) {
+                    ev.push((
+                        Some("response.reasoning_summary_text.delta"),
+                        json!({"type": "response.reasoning_summary_text.delta", "item_id": item_id,
+                        "output_index": i, "summary_index": 0, "delta": piece}),
+                    ));
+                }
+                ev.push((
+                    Some("response.reasoning_summary_text.done"),
+                    json!({"type": "response.reasoning_summary_text.done", "item_id": item_id,
+                    "output_index": i, "summary_index": 0, "text": words}),
+                ));
+            } else if item["type"] == "message" {
                 empty["content"] = json!([]);
                 empty["status"] = json!("in_progress");
                 ev.push((

@@ -211,8 +211,14 @@ fn openai_responses_rules() {
             {"type": "input_text", "text": "r2"},
             {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "auto"}]},
         {"type": "message", "role": "assistant", "content": "done"},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}]});
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": []}]});
     let cases: &[(&str, Edit)] = &[
+        ("reasoning-shape", |b| {
+            at(b, "/input/7")
+                .as_object_mut()
+                .map(|o| o.remove("summary"));
+        }),
         ("role", |b| *at(b, "/input/0/role") = json!("tool")),
         ("content-type", |b| {
             *at(b, "/input/6/content/0") = json!({"type": "output_text", "text": "x"})
@@ -368,6 +374,7 @@ fn every_rule_id_is_exercised() {
         "gemini-response-count",
         "gemini-response-names",
         "gemini-part-shape",
+        "reasoning-shape",
     ] {
         assert!(
             src.matches(&format!("(\"{rule}\", |b|")).count() >= 1,

@@ -8,7 +8,7 @@
 //! `tool-use-id-duplicate`, `tool-use-unanswered`, `tool-result-orphan`,
 //! `tool-result-duplicate`, `tool-result-order`, `tool-result-content`, `arguments-type`,
 //! `gemini-response-count`, `gemini-response-names`, `gemini-part-shape`,
-//! `gemini-response-parts`.
+//! `gemini-response-parts`, `reasoning-shape`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -593,6 +593,14 @@ pub(super) fn openai_responses(body: &Value, out: &mut Out) {
                         "output must be a string or a list of input parts",
                     ),
                 }
+            }
+            // A reasoning item sent back needs its `summary`, even an empty one.
+            "reasoning" if !item.get("summary").is_some_and(Value::is_array) => {
+                out.push(
+                    &p,
+                    "reasoning-shape",
+                    "reasoning item needs a `summary` list",
+                );
             }
             _ => {}
         }
