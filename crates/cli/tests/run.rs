@@ -2387,7 +2387,8 @@ async fn chat_reconnects_a_server_that_failed_and_the_model_then_uses_it() {
 
 /// `/reload` in chat: the config read again mid-conversation; an entry added starts, a
 /// setting changed (a deny list) applies to the next request without restarting its server,
-/// an entry disabled stops, and the model's tools array follows each time.
+/// an entry disabled stops, and the model's tools array follows each time (the change said at
+/// the next message even when `/tools` built the array first).
 #[tokio::test]
 async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
@@ -2446,7 +2447,10 @@ async fn chat_reload_applies_the_configs_changes_mid_conversation() {
     stdin.write_all(b"/reload\n").await.unwrap();
     let stopped = line_with(&mut err, "stopped docs: ").await;
     assert!(stopped.contains("disabled"), "{stopped}");
-    stdin.write_all(b"again\n/quit\n").await.unwrap();
+    // `/tools` builds the new array first; the next message still says what changed.
+    stdin.write_all(b"/tools\nagain\n/quit\n").await.unwrap();
+    let changed = line_with(&mut err, "[tools changed: ").await;
+    assert!(changed.contains("-docs__"), "{changed}");
     line_with(&mut out, "second").await;
     drop(stdin);
     let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())

@@ -253,6 +253,9 @@ pub struct Agent {
     /// The provider refused the model's reasoning sent back (OpenAI Responses without stored
     /// responses cannot look its items up), so requests go without it from then on.
     reasoning_refused: bool,
+    /// Tool names added and removed by rebuilds of the tools array not yet announced (a
+    /// rebuild for `/tools` or a compaction is announced at the next message's request).
+    unannounced: Option<(Vec<String>, Vec<String>)>,
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// Every model request so far.
@@ -371,6 +374,7 @@ impl Agent {
             pinned: None,
             reconfigured: 0,
             reasoning_refused: false,
+            unannounced: None,
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
@@ -530,7 +534,8 @@ impl Agent {
         loop {
             turns_here += 1;
             let turn = u32::try_from(self.turns.len()).unwrap_or(u32::MAX) + 1;
-            let changed = self.refresh_tools(turn);
+            self.refresh_tools(turn);
+            let changed = self.unannounced.take();
             if let Some((added, removed)) = changed.clone() {
                 on_event(AgentEvent::ToolsChanged { added, removed });
             }
@@ -836,9 +841,9 @@ impl Agent {
             .collect()
     }
 
-    /// Rebuild the tools array when the catalog generation moved. Returns the names added and
-    /// removed when the array changed (not on the first build).
-    fn refresh_tools(&mut self, turn: u32) -> Option<(Vec<String>, Vec<String>)> {
+    /// Rebuild the tools array when the catalog generation moved. The names added and removed
+    /// when the array changed (not on the first build) join those not yet announced.
+    fn refresh_tools(&mut self, turn: u32) {
         let generation = self.sessions.generation();
         let loaded = self
             .search
@@ -848,7 +853,7 @@ impl Agent {
         if let Some(a) = &self.tools
             && a.key == key
         {
-            return None;
+            return;
         }
         let (catalog, _) = self.pinned_catalog();
         let t = match &self.search {
@@ -916,6 +921,12 @@ impl Agent {
                 json!({"turn": turn, "generation": generation, "added": added, "removed": removed}),
             );
         }
+        if let Some(now) = changed {
+            self.unannounced = Some(match self.unannounced.take() {
+                None => now,
+                Some(before) => joined_changes(before, now),
+            });
+        }
         self.table.replace(&t);
         // A withheld tool keeps its public name (names depend only on server and tool), so a
         // model that knows it from earlier gets the pin explanation, not "unknown tool".
@@ -942,7 +953,6 @@ impl Agent {
             translation: t,
             rent,
         });
-        changed
     }
 
     /// What to do when the request did not fit the model's context: with every tool sent, how
@@ -1191,6 +1201,31 @@ impl Sampler for ModelSampler<'_> {
     }
 }
 
+/// Two changes of the tools array, one after the other, as one: a name added and then removed
+/// is neither, and so is one removed and then added.
+fn joined_changes(
+    (added_before, removed_before): (Vec<String>, Vec<String>),
+    (added, removed): (Vec<String>, Vec<String>),
+) -> (Vec<String>, Vec<String>) {
+    let mut all_added: Vec<String> = added_before
+        .iter()
+        .filter(|n| !removed.contains(n))
+        .chain(added.iter().filter(|n| !removed_before.contains(n)))
+        .cloned()
+        .collect();
+    let mut all_removed: Vec<String> = removed_before
+        .iter()
+        .filter(|n| !added.contains(n))
+        .chain(removed.iter().filter(|n| !added_before.contains(n)))
+        .cloned()
+        .collect();
+    all_added.sort();
+    all_added.dedup();
+    all_removed.sort();
+    all_removed.dedup();
+    (all_added, all_removed)
+}
+
 /// The provider refused a request that sent the model's reasoning items back (OpenAI
 /// Responses), saying something about them: "Item with id 'rs_…' not found. Items are not
 /// persisted when `store` is set to false", "… of type 'reasoning' was provided without its
@@ -1360,6 +1395,20 @@ mod tests {
         assert!(conversation_key().starts_with("switchboard-"));
     }
     use crate::dispatch::DeclineAll;
+
+    #[test]
+    fn changes_of_the_tools_array_join_into_one() {
+        let v = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        // Added then removed is nothing; removed then added is nothing; the rest adds up.
+        assert_eq!(
+            joined_changes((v(&["a", "b"]), v(&["c"])), (v(&["c", "d"]), v(&["a"]))),
+            (v(&["b", "d"]), v(&[]))
+        );
+        assert_eq!(
+            joined_changes((v(&[]), v(&["x"])), (v(&[]), v(&["y"]))),
+            (v(&[]), v(&["x", "y"]))
+        );
+    }
 
     #[tokio::test]
     async fn an_interrupted_turn_leaves_every_tool_use_answered() {
