@@ -330,6 +330,52 @@ fn typescript_sdk_client_over_stdio_and_http() {
     );
 }
 
+/// A tool's result that breaks its output schema, or lacks the structuredContent the schema
+/// promises, reaches SDK clients through the gateway as an error result saying so, with what
+/// the server returned (the SDKs refuse such a result outright, so the model would see none of
+/// it), over stdio and HTTP; a result that keeps the schema passes as it came.
+#[test]
+fn a_result_that_breaks_its_output_schema_reaches_sdk_clients_as_an_error() {
+    let fixture = repo_root().join("crates/cli/tests/fixtures/loop-server.mjs");
+    let setup = Setup::new(&format!(
+        "[servers.fx]\ncommand = {:?}\nargs = [{:?}]\n",
+        node(),
+        fixture.display().to_string()
+    ));
+    let weather =
+        |mode: &str| json!({"op": "call", "name": "fx__weather", "arguments": {"mode": mode}});
+    // Listed first, so that each SDK knows the tool's output schema and checks results.
+    let plan = json!([{"op": "list_tools"}, weather("good"), weather("wrong"), weather("missing")]);
+    let http = HttpServe::start(&setup, &[], &[]);
+    let mut stdio = vec!["stdio".to_string()];
+    stdio.extend(setup.serve(&[]));
+    for sdk in [Sdk::Python, Sdk::TypeScript] {
+        for target in [stdio.clone(), vec!["http".to_string(), http.url.clone()]] {
+            let what = format!("{sdk:?} {}", target[0]);
+            let out = Plan::run(&setup, sdk, &plan, &target);
+            assert_eq!(out[1]["is_error"], false, "{what}: {}", out[1]);
+            assert!(
+                out[1]["text"].as_str().unwrap().contains("21.5"),
+                "{what}: {}",
+                out[1]
+            );
+            for (i, problem, returned) in [
+                (2, "field /temp: \"warm\" is not of type \"number\"", "warm"),
+                (3, "no structuredContent", "21.5 C"),
+            ] {
+                assert_eq!(out[i]["is_error"], true, "{what}: {}", out[i]);
+                let text = out[i]["text"].as_str().unwrap();
+                assert!(
+                    text.contains("does not keep the tool's output schema")
+                        && text.contains(problem)
+                        && text.contains(returned),
+                    "{what}: {text}"
+                );
+            }
+        }
+    }
+}
+
 /// One Inspector CLI invocation; returns its JSON output.
 fn inspector(setup: &Setup, target: &[String], method: &[&str]) -> Value {
     let node22 = peer("node22");

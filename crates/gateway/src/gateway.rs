@@ -195,6 +195,8 @@ pub struct Gateway {
     /// The documents the newest search index is for ([`docs_key`]).
     latest_docs: Arc<AtomicU64>,
     warned: Warned,
+    /// Compiled output schemas, to check the results of the tools that declare one.
+    pub(crate) validators: switchboard_host::dispatch::Validators,
     instructions: bool,
     pub(crate) expose: Expose,
     /// `serve --call-log`.
@@ -282,6 +284,7 @@ impl Gateway {
             rebuilt: watch::Sender::new(0),
             latest_docs: Arc::new(AtomicU64::new(0)),
             warned: Warned::default(),
+            validators: Default::default(),
             instructions: config.settings.instructions,
             expose: options.expose,
             call_log: options.call_log.map(Arc::new),

@@ -222,7 +222,14 @@ impl GatewayHandler {
         }
         let level = requested_log_level(cx)?;
         let limit = config.set_result_limit(&def.name);
-        let upstream = self.call_upstream(name, server, &def.name, args, limit, cx);
+        let call = Call {
+            name,
+            server,
+            tool: &def.name,
+            output_schema: def.output_schema.as_ref(),
+            limit,
+        };
+        let upstream = self.call_upstream(&call, args, cx);
         self.with_logs(cx, level, vec![server.to_string()], upstream)
             .await
     }
@@ -266,13 +273,11 @@ impl GatewayHandler {
     /// when the client can take it.
     async fn call_upstream(
         &self,
-        name: &str,
-        server: &str,
-        tool: &str,
+        routed: &Call<'_>,
         args: Map<String, Value>,
-        limit: Option<u32>,
         cx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
+        let (server, tool) = (routed.server, routed.tool);
         let sessions = self.gateway.sessions();
         let cancelled = || McpError::internal_error("cancelled by the client", None);
         if !takes_upcalls(cx) {
@@ -293,7 +298,7 @@ impl GatewayHandler {
                 r = call => r,
                 _ = cx.ct.cancelled() => return Err(cancelled()),
             };
-            return url_elicitation_required(result).map(|r| tool_result(name, r, limit));
+            return url_elicitation_required(result).map(|r| self.tool_result(routed, r));
         }
         // Progress and the server's sampling/elicitation requests come back as upcalls and
         // are answered here, inside this request's task, so rmcp sends them to this client on
@@ -306,8 +311,68 @@ impl GatewayHandler {
             r = call => r,
             _ = cx.ct.cancelled() => return Err(cancelled()),
         };
-        url_elicitation_required(result).map(|r| tool_result(name, r, limit))
+        url_elicitation_required(result).map(|r| self.tool_result(routed, r))
     }
+
+    /// The upstream's answer as the client gets it: a result checked against the tool's
+    /// output schema ([`schema_broken`]) and cut to the config's limit, or a failure as an
+    /// `is_error` result.
+    fn tool_result(
+        &self,
+        call: &Call<'_>,
+        result: Result<CallResult, SessionError>,
+    ) -> CallToolResult {
+        let result = result.map(|r| match call.output_schema {
+            Some(schema) => match self.gateway.validators.check_output(schema, &r) {
+                Some(problem) => {
+                    tracing::warn!("server {:?}, tool {:?}: {problem}", call.server, call.tool);
+                    schema_broken(r, call, &problem)
+                }
+                None => r,
+            },
+            None => r,
+        });
+        tool_result(call.name, result, call.limit)
+    }
+}
+
+/// One tool call on its way upstream.
+struct Call<'a> {
+    /// The public name the client used.
+    name: &'a str,
+    server: &'a str,
+    /// The upstream's name for the tool.
+    tool: &'a str,
+    output_schema: Option<&'a Value>,
+    /// The config's `max_result_tokens` for the tool.
+    limit: Option<u32>,
+}
+
+/// A result whose `structuredContent` breaks its tool's output schema, or is missing though the
+/// tool declares one, goes to the client as an error result that says so, with what the server
+/// returned as text: clients check structured results against the schema (the official SDKs
+/// fail the whole call on a mismatch, so the model would see nothing), and they check none in
+/// an error result.
+fn schema_broken(mut r: CallResult, call: &Call<'_>, problem: &str) -> CallResult {
+    let structured = r.structured_content.take();
+    if !r.content.iter().any(|b| matches!(b, Block::Text { .. }))
+        && let Some(structured) = structured
+    {
+        r.content.push(Block::Text {
+            text: structured.to_string(),
+        });
+    }
+    r.content.insert(
+        0,
+        Block::Text {
+            text: format!(
+                "The result of {} does not keep the tool's output schema ({problem}); what the server returned follows, unchecked.",
+                call.name
+            ),
+        },
+    );
+    r.is_error = true;
+    r
 }
 
 /// MCP's "URL elicitation required" error (-32042) stays a JSON-RPC error for the client, with

@@ -12,7 +12,8 @@
 //! - it names a live session whose client said in `initialize` that it takes neither sampling
 //!   nor elicitation (noted here when rmcp answers that `initialize`);
 //! - the call has no task and no per-request protocol version;
-//! - the tool is open and allowed without asking, on a ready stdio server.
+//! - the tool is open and allowed without asking, declares no output schema (a result is
+//!   checked against one on the session path), on a ready stdio server.
 //!
 //! Everything else goes to rmcp's Streamable HTTP service unchanged. A client's
 //! `notifications/cancelled` for a call passing through aborts it (the upstream is told), and

@@ -1,7 +1,8 @@
 //! The stdio gateway's pass-through: a plain tool call goes to its stdio server as JSON text.
 //!
 //! Every line the client sends is read here first. A `tools/call` that needs nothing from the
-//! gateway but routing (an open tool, allowed without asking, not task-augmented, from a
+//! gateway but routing (an open tool, allowed without asking, not task-augmented, with no
+//! output schema to check its result against, from a
 //! client that takes no sampling or elicitation and said `initialize`, to a stdio upstream
 //! that is ready) is written to the upstream by [`switchboard_mcp::RawCaller`] with its
 //! arguments as they came, and the upstream's result goes back to the client as it came (marked
@@ -549,8 +550,12 @@ pub(crate) fn route(gateway: &Gateway, public: &str) -> Option<Routed> {
         return None;
     };
     let config = snapshot.servers.get(server)?;
-    // A tool that runs only as a task is called through the session, which drives the task.
-    if !matches!(policy::decide(config, def), Decision::Allow) || def.requires_task() {
+    // A tool that runs only as a task is called through the session, which drives the task;
+    // one that declares an output schema too, where its result is checked against it.
+    if !matches!(policy::decide(config, def), Decision::Allow)
+        || def.requires_task()
+        || def.output_schema.is_some()
+    {
         return None;
     }
     let caller = gateway.sessions().raw_caller(server)?;
