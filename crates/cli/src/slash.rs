@@ -1,6 +1,6 @@
 //! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
 //! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR],
-//! /model [NAME], /compact [FOCUS], /clear, /quit.
+//! /model [[PROVIDER:]NAME [URL]], /compact [FOCUS], /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -120,25 +120,56 @@ pub(crate) async fn command(
     }
 }
 
-/// `/model` (the provider and model in use) or `/model NAME` (that model of the same provider
-/// from the next request on, with how the reasoning effort now reaches it).
-fn model(agent: &mut Agent, name: &str) -> Command {
-    let before = agent.client().model.clone();
-    if name.is_empty() {
-        println!("{} {before}", agent.client().dialect);
+/// `/model` (the provider and model in use), `/model NAME` (that model of the same provider
+/// from the next request on, with how the reasoning effort now reaches it), or
+/// `/model PROVIDER:NAME [URL]` (a model of another provider, or of another server of this one:
+/// the conversation goes on with it, its tool uses given new ids and the old model's reasoning
+/// left out). A `NAME` whose part before `:` names no provider (`llama3:8b`) is a model name.
+fn model(agent: &mut Agent, rest: &str) -> Command {
+    let (before, dialect) = (agent.client().model.clone(), agent.client().dialect);
+    let mut words = rest.split_whitespace();
+    let (Some(spec), url) = (words.next(), words.next()) else {
+        println!("{dialect} {before} at {}", agent.client().base_url);
+        return Command::Done;
+    };
+    if words.next().is_some() {
+        eprintln!("/model takes [PROVIDER:]NAME and an optional URL");
         return Command::Done;
     }
-    if name == before {
-        eprintln!("(already {name})");
-        return Command::Done;
+    let (provider, name) = match spec.split_once(':') {
+        Some((p, n)) if !n.is_empty() => match p.parse::<switchboard_core::Dialect>() {
+            Ok(d) => (d, n),
+            Err(_) => (dialect, spec),
+        },
+        _ => (dialect, spec),
+    };
+    if provider == dialect && url.is_none() {
+        if name == before {
+            eprintln!("(already {name})");
+            return Command::Done;
+        }
+        agent.set_model(name);
+    } else {
+        match agent.client().switched(provider, url, name) {
+            Ok(client) => agent.set_client(client),
+            Err(e) => {
+                eprintln!("(still {dialect} {before}: {e})");
+                return Command::Done;
+            }
+        }
     }
-    agent.set_model(name);
     let effort = match agent.reasoning_effort_fields() {
         Some(Ok(fields)) => format!("; reasoning effort: {fields}"),
         Some(Err(why)) => format!("; the reasoning effort is left out: {why}"),
         None => String::new(),
     };
-    eprintln!("(now {name}, in place of {before}; the conversation goes on{effort})");
+    let now = agent.client();
+    let whose = if now.dialect == dialect {
+        String::new()
+    } else {
+        format!("{} ", now.dialect)
+    };
+    eprintln!("(now {whose}{name}, in place of {before}; the conversation goes on{effort})");
     Command::Cleared
 }
 

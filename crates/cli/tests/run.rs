@@ -2891,7 +2891,9 @@ async fn chat_compacts_the_conversation_into_a_summary() {
 
 /// chat's `/model NAME`: the next request goes to that model of the same provider, with the
 /// conversation made ready for it (the old model's thinking left out, tool-use ids made new)
-/// and the reasoning effort in the shape the new model takes.
+/// and the reasoning effort in the shape the new model takes; `/model PROVIDER:NAME URL` moves
+/// the conversation to another provider's API (here OpenAI Chat at a second double, which
+/// checks it as its API would, and gets no Anthropic key).
 #[tokio::test]
 async fn chat_switches_the_model_and_the_conversation_goes_on() {
     let d = Dialect::Anthropic;
@@ -2905,9 +2907,18 @@ async fn chat_switches_the_model_and_the_conversation_goes_on() {
         Turn::Text("You're welcome.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
+    let openai = ProviderDouble::start(
+        Dialect::OpenAiChat,
+        vec![Turn::Text("The docs say nothing more.".into())],
+    )
+    .await;
     let dir = tempfile::tempdir().unwrap();
     let base = double.base_url();
-    let input = b"find the login ticket\n/model\n/model claude-opus-4-7\n/model claude-opus-4-7\nthanks\n/quit\n";
+    let input = format!(
+        "find the login ticket\n/model\n/model claude-opus-4-7\n/model claude-opus-4-7\nthanks\n/model openai-chat:gpt-5 {}\nand the docs?\n/model\n/quit\n",
+        openai.base_url()
+    );
+    let input = input.as_bytes();
     let out = chat_session(
         dir.path(),
         &[
@@ -2950,4 +2961,36 @@ async fn chat_switches_the_model_and_the_conversation_goes_on() {
         text.contains("\"call_1\"") && text.contains("thanks"),
         "{text}"
     );
+
+    // Another provider: the whole conversation goes on in OpenAI Chat's shape.
+    openai.assert_valid();
+    assert!(
+        stderr.contains("(now openai-chat gpt-5, in place of claude-opus-4-7; the conversation goes on; reasoning effort: reasoning_effort: "),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("openai-chat gpt-5 at {}", openai.base_url())),
+        "{stdout}"
+    );
+    let reqs = openai.requests();
+    assert_eq!(reqs.len(), 1);
+    let body = &reqs[0].body;
+    assert_eq!(body["model"], "gpt-5");
+    assert!(
+        reqs[0]
+            .headers
+            .iter()
+            .all(|(k, _)| k != "authorization" && k != "x-api-key"),
+        "{:?}",
+        reqs[0].headers
+    );
+    let text = body["messages"].to_string();
+    assert!(
+        text.contains("tickets__search")
+            && text.contains("\"role\":\"tool\"")
+            && text.contains("T-1001 is the login ticket.")
+            && text.contains("and the docs?"),
+        "{text}"
+    );
+    assert!(!text.contains("Search the tickets first."), "{text}");
 }

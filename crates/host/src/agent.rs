@@ -494,6 +494,21 @@ impl Agent {
         self.reconfigured += 1;
     }
 
+    /// Another provider, or another server of this one, from the next request on (chat's
+    /// `/model PROVIDER:NAME [URL]`; see [`ProviderClient::switched`]): the conversation is made
+    /// ready for it as a saved one taken up with another provider is
+    /// ([`History::messages_for`]: new tool-use ids, the old model's reasoning left out), and the
+    /// tools array is built again for its API (names, schemas and limits are each API's own).
+    pub fn set_client(&mut self, client: ProviderClient) {
+        let history = self.history();
+        self.messages = history.messages_for(client.dialect, &client.model);
+        self.translate_opts.dialect = client.dialect;
+        self.translate_opts.model = Some(client.model.clone());
+        self.client = client;
+        self.reasoning_refused = false;
+        self.reconfigured += 1;
+    }
+
     /// How this agent's reasoning effort reaches its model now, in the API's fields, or why it
     /// is left out; `None` without one (see [`switchboard_providers::reasoning_effort_fields`]).
     pub fn reasoning_effort_fields(&self) -> Option<Result<String, String>> {

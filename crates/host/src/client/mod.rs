@@ -169,6 +169,35 @@ impl ProviderClient {
         }
     }
 
+    /// A client for `model` of `dialect` at `base_url` (else, for the same dialect, this
+    /// client's URL; for another, that provider's own), with this client's retry policy. It
+    /// keeps this client's key when it goes to the same server, and takes the usual variable's
+    /// key for another (see [`ProviderClient::key_from_env`]), so a key never follows a switch
+    /// to another server.
+    pub fn switched(
+        &self,
+        dialect: Dialect,
+        base_url: Option<&str>,
+        model: &str,
+    ) -> Result<ProviderClient, HostError> {
+        let base_url = base_url
+            .map(str::to_string)
+            .or_else(|| (dialect == self.dialect).then(|| self.base_url.clone()));
+        let same_server = dialect == self.dialect
+            && base_url.as_deref().map(|u| u.trim_end_matches('/'))
+                == Some(self.base_url.trim_end_matches('/'));
+        let key = if same_server {
+            self.api_key.clone()
+        } else {
+            Self::key_from_env(dialect, base_url.as_deref(), None, &|v| {
+                std::env::var(v).ok()
+            })?
+        };
+        let mut client = ProviderClient::new(dialect, base_url.as_deref(), model, key)?;
+        client.retry = self.retry.clone();
+        Ok(client)
+    }
+
     /// The URL requests go to (no secrets in it).
     pub fn url(&self, stream: bool) -> String {
         endpoint(self.dialect, &self.base_url, &self.model, stream, None).url
