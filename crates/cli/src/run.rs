@@ -243,7 +243,14 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
     let mut agent = start_agent(global, &args.model, approver, args.stream, None).await?;
     let json = global.json;
     let mut show = |e: AgentEvent| {
-        if json {
+        // With --json, stdout is the run's JSON and stderr says only what went differently
+        // from what was asked (as warnings do).
+        if json
+            && !matches!(
+                e,
+                AgentEvent::Compacted { .. } | AgentEvent::ReasoningRefused { .. }
+            )
+        {
             return;
         }
         match e {
