@@ -27,7 +27,9 @@ use crate::{Global, rent_view, source};
 /// Arguments of `switchboard inspect`.
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
-    /// The provider dialect to render for (default: the config's `provider`, else anthropic).
+    /// The provider dialect to render for. Default, as for `run`: the one --model's name plainly
+    /// belongs to (claude-*, gpt-*, o3, gemini-*, ...) unless the config's provider is that
+    /// provider's, else the config's `provider`, else anthropic (none of this with --base-url).
     /// Another provider than the config's leaves the config's model, base_url and api_key_env
     /// out.
     #[arg(long, value_parser = parse_dialect)]
@@ -97,13 +99,23 @@ pub async fn run(global: &Global, mut args: InspectArgs) -> anyhow::Result<ExitC
         for d in &config.disabled {
             tracing::warn!("server {:?} is disabled: {}", d.name, d.reason);
         }
-        let settings = config.settings.model.for_provider(args.provider);
+        let model = &config.settings.model;
+        let settings = model.for_provider(model.provider_for(
+            args.provider,
+            args.model.as_deref(),
+            args.base_url.as_deref(),
+        ));
         let dialect = settings.provider.unwrap_or(Dialect::Anthropic);
         // The model is set below, from --model, the config or the dialect's default.
         let opts = switchboard_host::agent::translate_options(&config, dialect, "");
         (catalog, opts, settings)
     } else {
-        let settings = ModelSettings::default().for_provider(args.provider);
+        let none = ModelSettings::default();
+        let settings = none.for_provider(none.provider_for(
+            args.provider,
+            args.model.as_deref(),
+            args.base_url.as_deref(),
+        ));
         let dialect = settings.provider.unwrap_or(Dialect::Anthropic);
         (
             source::load_catalog_files(&global.catalog)?,

@@ -24,9 +24,11 @@ use crate::{Global, source};
 #[derive(clap::Args, Debug, Clone)]
 pub struct ModelArgs {
     /// The provider's API: anthropic, openai-chat (also Ollama, llama.cpp, vLLM, LM Studio with
-    /// --base-url), openai-responses or gemini. Default: the config's `provider`, else
-    /// anthropic. Another provider than the config's leaves the config's model, base_url and
-    /// api_key_env out.
+    /// --base-url), openai-responses or gemini. Default: without --base-url, the one --model's
+    /// name plainly belongs to (claude-* anthropic; gpt-*, o3, o4-* openai-responses; gemini-*
+    /// gemini) unless the config's provider is that provider's; else the config's `provider`;
+    /// else the one the config's `model` belongs to; else anthropic. Another provider than the
+    /// config's leaves the config's model, base_url and api_key_env out.
     #[arg(long, value_parser = parse_dialect)]
     pub provider: Option<Dialect>,
     /// Model id (the config's `model`, else a per-provider default).

@@ -124,7 +124,9 @@ pub(crate) async fn command(
 /// from the next request on, with how the reasoning effort now reaches it), or
 /// `/model PROVIDER:NAME [URL]` (a model of another provider, or of another server of this one:
 /// the conversation goes on with it, its tool uses given new ids and the old model's reasoning
-/// left out). A `NAME` whose part before `:` names no provider (`llama3:8b`) is a model name.
+/// left out). A `NAME` whose part before `:` names no provider (`llama3:8b`) is a model name;
+/// one that plainly belongs to another provider (`gpt-5` while on Claude) goes to it, unless
+/// requests go to a URL of the user's own.
 fn model(agent: &mut Agent, rest: &str) -> Command {
     let (before, dialect) = (agent.client().model.clone(), agent.client().dialect);
     let mut words = rest.split_whitespace();
@@ -136,12 +138,26 @@ fn model(agent: &mut Agent, rest: &str) -> Command {
         eprintln!("/model takes [PROVIDER:]NAME and an optional URL");
         return Command::Done;
     }
-    let (provider, name) = match spec.split_once(':') {
-        Some((p, n)) if !n.is_empty() => match p.parse::<switchboard_core::Dialect>() {
-            Ok(d) => (d, n),
-            Err(_) => (dialect, spec),
+    let named = spec
+        .split_once(':')
+        .filter(|(_, n)| !n.is_empty())
+        .and_then(|(p, n)| Some((p.parse::<switchboard_core::Dialect>().ok()?, n)));
+    // A name of another provider's family (`gpt-5` while talking to Claude) goes to that
+    // provider, unless requests go to a server of the user's own.
+    let at_default = agent.client().base_url.trim_end_matches('/')
+        == switchboard_providers::default_base_url(dialect).trim_end_matches('/');
+    let (provider, name) = match named {
+        Some(named) => named,
+        None => match switchboard_providers::provider_for_model(spec) {
+            Some(d)
+                if url.is_none()
+                    && at_default
+                    && !switchboard_providers::same_provider(d, dialect) =>
+            {
+                (d, spec)
+            }
+            _ => (dialect, spec),
         },
-        _ => (dialect, spec),
     };
     if provider == dialect && url.is_none() {
         if name == before {

@@ -3248,3 +3248,29 @@ fn config_takes_json_in_place_of_a_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--config holds JSON"), "{stderr}");
 }
+
+/// `--model` alone picks the provider its name plainly belongs to (the demo has no config);
+/// `--provider` still wins.
+#[test]
+fn a_model_flag_alone_picks_its_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, provider) in [
+        (&["--model", "gpt-5"][..], "openai-responses"),
+        (&["--model", "gemini-2.5-flash"][..], "gemini"),
+        (&["--model", "claude-opus-4-7"][..], "anthropic"),
+        (
+            &["--model", "gpt-5", "--provider", "openai-chat"][..],
+            "openai-chat",
+        ),
+        (&[][..], "anthropic"),
+    ] {
+        let out = run(dir.path(), &[&["--json", "inspect"][..], args].concat());
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["provider"], provider, "{args:?}");
+    }
+}

@@ -336,7 +336,13 @@ impl HostBuilder {
         if std::mem::replace(&mut self.settled, true) {
             return;
         }
-        let config = self.config.settings.model.for_provider(self.provider);
+        let settings = &self.config.settings.model;
+        let provider = settings.provider_for(
+            self.provider,
+            self.model.as_deref(),
+            self.base_url.as_deref(),
+        );
+        let config = settings.for_provider(provider);
         self.provider = config.provider;
         if self.model.is_none() {
             self.model.clone_from(&config.model);

@@ -26,6 +26,34 @@ pub fn default_base_url(dialect: Dialect) -> &'static str {
     }
 }
 
+/// The API a model name plainly belongs to, for when no provider is named: `claude-…` is
+/// Anthropic's; `gpt-…`, `chatgpt-…` and the o-series (`o3`, `o4-mini`, …) are OpenAI's, whose
+/// Responses API they take (it keeps a reasoning model's reasoning through a tool loop);
+/// `gemini-…` (or `models/gemini-…`) is Gemini's. `None` for anything else (a local model, a
+/// router's `vendor/model` name).
+pub fn provider_for_model(model: &str) -> Option<Dialect> {
+    let m = model.trim().to_ascii_lowercase();
+    let m = m.strip_prefix("models/").unwrap_or(&m);
+    let o_series = m.strip_prefix('o').is_some_and(|rest| {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && matches!(rest[digits..].chars().next(), None | Some('-'))
+    });
+    if m.starts_with("claude-") {
+        Some(Dialect::Anthropic)
+    } else if m.starts_with("gpt-") || m.starts_with("chatgpt-") || o_series {
+        Some(Dialect::OpenAiResponses)
+    } else if m.starts_with("gemini-") {
+        Some(Dialect::Gemini)
+    } else {
+        None
+    }
+}
+
+/// Whether two APIs are the same provider's (OpenAI's Chat Completions and Responses are).
+pub fn same_provider(a: Dialect, b: Dialect) -> bool {
+    default_base_url(a) == default_base_url(b)
+}
+
 /// The environment variables holding the API key, in order of preference.
 pub fn api_key_env(dialect: Dialect) -> &'static [&'static str] {
     match dialect {

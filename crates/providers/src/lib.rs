@@ -30,7 +30,10 @@ pub use conversation::{
     Message, Part, ResultPart, Role, accepts_result_images, accepts_result_images_for,
 };
 pub use effort::{max_tokens_in_body, reasoning_effort_fields};
-pub use endpoint::{Endpoint, api_key_env, body_headers, default_base_url, endpoint};
+pub use endpoint::{
+    Endpoint, api_key_env, body_headers, default_base_url, endpoint, provider_for_model,
+    same_provider,
+};
 pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{

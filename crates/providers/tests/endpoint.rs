@@ -162,3 +162,28 @@ fn the_interleaved_thinking_beta_goes_only_where_it_is_needed() {
         assert!(body_headers(dialect, &b).is_empty(), "{dialect} {b}");
     }
 }
+
+/// The API a model name plainly belongs to, and none for names of no one provider.
+#[test]
+fn a_model_name_says_whose_it_is() {
+    use switchboard_providers::{provider_for_model, same_provider};
+    for (model, whose) in [
+        ("claude-sonnet-4-5", Some(Dialect::Anthropic)),
+        ("gpt-5", Some(Dialect::OpenAiResponses)),
+        ("GPT-4.1-mini", Some(Dialect::OpenAiResponses)),
+        ("chatgpt-4o-latest", Some(Dialect::OpenAiResponses)),
+        ("o3", Some(Dialect::OpenAiResponses)),
+        ("o4-mini", Some(Dialect::OpenAiResponses)),
+        ("gemini-2.5-pro", Some(Dialect::Gemini)),
+        ("models/gemini-3-pro-preview", Some(Dialect::Gemini)),
+        ("omni-large", None),
+        ("o", None),
+        ("openai/gpt-5", None),
+        ("llama3:8b", None),
+        ("", None),
+    ] {
+        assert_eq!(provider_for_model(model), whose, "{model}");
+    }
+    assert!(same_provider(Dialect::OpenAiChat, Dialect::OpenAiResponses));
+    assert!(!same_provider(Dialect::Anthropic, Dialect::Gemini));
+}

@@ -570,6 +570,34 @@ impl ModelSettings {
         (settings, problems)
     }
 
+    /// The provider to hand [`ModelSettings::for_provider`], given the flags' `provider`,
+    /// `model` and `base_url`: the flag's provider; else, with no URL given, the provider a
+    /// model name plainly belongs to ([`switchboard_providers::provider_for_model`]: `--model
+    /// gpt-5` is OpenAI's, `gemini-2.5-pro` Gemini's), the flag's model first, then these
+    /// settings' own when they name no provider or URL. A flag's model of the settings'
+    /// provider (OpenAI's Chat API and Responses API are one provider) keeps the settings'
+    /// provider, URL and key.
+    pub fn provider_for(
+        &self,
+        provider: Option<switchboard_core::Dialect>,
+        model: Option<&str>,
+        base_url: Option<&str>,
+    ) -> Option<switchboard_core::Dialect> {
+        if provider.is_some() || base_url.is_some() {
+            return provider;
+        }
+        let own = self.provider.is_some() || self.base_url.is_some();
+        let inferred = match model {
+            Some(m) => switchboard_providers::provider_for_model(m)?,
+            None if own => return None,
+            None => switchboard_providers::provider_for_model(self.model.as_deref()?)?,
+        };
+        match self.provider {
+            Some(p) if switchboard_providers::same_provider(p, inferred) => None,
+            _ => Some(inferred),
+        }
+    }
+
     /// These settings for requests to `provider` (`None`: the settings' own, else
     /// Anthropic's): the model, base URL and key variable are the settings' provider's, so
     /// another one leaves them out; the limits stay.

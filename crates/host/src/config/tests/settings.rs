@@ -532,3 +532,75 @@ command = "plain"
     );
     assert!(c.disabled.is_empty(), "{:?}", c.disabled);
 }
+
+/// A model name that plainly belongs to a provider picks it when nothing names one: from a flag
+/// first, else from the config's own model when the config names no provider or URL; a URL
+/// given, or a config provider of the same family, keeps things as they are.
+#[test]
+fn a_model_name_picks_its_provider_when_none_is_named() {
+    use switchboard_core::Dialect::{self, Anthropic, Gemini, OpenAiChat, OpenAiResponses};
+    let settings =
+        |provider: Option<Dialect>, model: Option<&str>, base_url: Option<&str>| ModelSettings {
+            provider,
+            model: model.map(String::from),
+            base_url: base_url.map(String::from),
+            ..ModelSettings::default()
+        };
+    let none = settings(None, None, None);
+    assert_eq!(none.provider_for(None, None, None), None);
+    assert_eq!(
+        none.provider_for(None, Some("gpt-5"), None),
+        Some(OpenAiResponses)
+    );
+    assert_eq!(
+        none.provider_for(None, Some("o4-mini"), None),
+        Some(OpenAiResponses)
+    );
+    assert_eq!(
+        none.provider_for(None, Some("gemini-2.5-pro"), None),
+        Some(Gemini)
+    );
+    assert_eq!(
+        none.provider_for(None, Some("claude-opus-4-7"), None),
+        Some(Anthropic)
+    );
+    assert_eq!(none.provider_for(None, Some("llama3:8b"), None), None);
+    // A flag's provider, or a URL, says more than a name.
+    assert_eq!(
+        none.provider_for(Some(OpenAiChat), Some("gpt-5"), None),
+        Some(OpenAiChat)
+    );
+    assert_eq!(
+        none.provider_for(None, Some("gpt-5"), Some("http://localhost:8000/v1")),
+        None
+    );
+    // The config's own model, when it names no provider or URL.
+    assert_eq!(
+        settings(None, Some("gpt-4.1"), None).provider_for(None, None, None),
+        Some(OpenAiResponses)
+    );
+    let local = settings(None, Some("gpt-oss-20b"), Some("http://localhost:8000/v1"));
+    assert_eq!(local.provider_for(None, None, None), None);
+    // A config of OpenAI's Chat API keeps it (and its URL) for another OpenAI model.
+    let chat = settings(
+        Some(OpenAiChat),
+        Some("gpt-4.1"),
+        Some("https://proxy.example/v1"),
+    );
+    assert_eq!(chat.provider_for(None, Some("gpt-5"), None), None);
+    assert_eq!(
+        chat.for_provider(chat.provider_for(None, Some("gpt-5"), None))
+            .base_url
+            .as_deref(),
+        Some("https://proxy.example/v1")
+    );
+    // A flag's model of another provider leaves the config's provider, URL and key out.
+    let claude = settings(
+        Some(Anthropic),
+        Some("claude-sonnet-4-5"),
+        Some("https://gw.example"),
+    );
+    let picked = claude.for_provider(claude.provider_for(None, Some("gemini-2.5-flash"), None));
+    assert_eq!((picked.provider, picked.base_url), (Some(Gemini), None));
+    assert_eq!(claude.provider_for(None, None, None), None);
+}
