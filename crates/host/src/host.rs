@@ -188,9 +188,10 @@ impl HostBuilder {
         self
     }
 
-    /// The provider's API (default: the config's `provider`, else Anthropic's). Another one
-    /// than the config's leaves the config's model, base URL and key variable out: they are
-    /// its provider's.
+    /// The provider's API (default: without a base URL, the one the model's name plainly
+    /// belongs to, see [`crate::config::ModelSettings::provider_for`]; else the config's
+    /// `provider`, else Anthropic's). Another one than the config's leaves the config's model,
+    /// base URL and key variable out: they are its provider's.
     pub fn provider(mut self, provider: Dialect) -> Self {
         self.provider = Some(provider);
         self
