@@ -471,6 +471,7 @@ mod tests {
             id: "claude-sonnet-4-5".into(),
             dialect: Dialect::Anthropic,
             input_per_mtok: PerMTok::from_micro(3_000_000),
+            output_per_mtok: None,
             cache_write_multiplier: Multiplier::from_millionths(1_250_000),
             cache_read_multiplier: Multiplier::from_millionths(100_000),
             min_cacheable_tokens: 1024,

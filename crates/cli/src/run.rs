@@ -324,6 +324,7 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             })).collect::<Vec<_>>(),
             "tool_calls": calls,
             "usage": agent.usage,
+            "cost": run_cost(&agent),
         }));
     } else {
         if let Some(a) = &answer {
@@ -368,6 +369,35 @@ pub fn compact(v: &Value, max: usize) -> String {
 }
 
 /// What `run` and `chat` say when the loop compacted the conversation to go on.
+/// What the run's tokens cost at the embedded price table, when it knows the model:
+/// `{"input_usd", "output_usd" (null without an output price), "total_usd", "model", "date"}`,
+/// amounts as decimal strings.
+fn run_cost(agent: &switchboard_host::agent::Agent) -> Value {
+    let prices = switchboard_providers::count::prices::default_prices();
+    let Some(p) = prices.model(&agent.client().model) else {
+        return Value::Null;
+    };
+    let c = usage_cost(p, &agent.usage);
+    json!({
+        "input_usd": c.input, "output_usd": c.output, "total_usd": c.total(),
+        "model": p.id, "date": p.date,
+    })
+}
+
+/// What `usage` costs at `price` (see [`switchboard_core::rent::usage_cost`]).
+pub(crate) fn usage_cost(
+    price: &switchboard_core::rent::ModelPrice,
+    usage: &switchboard_providers::Usage,
+) -> switchboard_core::rent::UsageCost {
+    switchboard_core::rent::usage_cost(
+        price,
+        usage.input_tokens,
+        usage.cache_read_tokens.unwrap_or(0),
+        usage.cache_write_tokens.unwrap_or(0),
+        usage.output_tokens,
+    )
+}
+
 /// What `run` and `chat` say when the provider refused the model's reasoning sent back.
 pub(crate) fn reasoning_refused_line(message: &str) -> String {
     format!(

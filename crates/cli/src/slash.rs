@@ -398,10 +398,10 @@ async fn roots(agent: &Agent, rest: &str) -> anyhow::Result<String> {
     Ok(format!("{}\n(the servers were told)", list(&now)))
 }
 
-/// `/cost`: tokens so far, the tools array's share, and the input cost where the price table
-/// knows the model (output tokens are not in the table, so they are not priced).
+/// `/cost`: tokens so far, the tools array's share, and what they cost where the price table
+/// knows the model (input with cache reads and writes at their prices, and output where the
+/// table has its price).
 fn cost(agent: &Agent) -> String {
-    use switchboard_core::rent::Multiplier;
     let u = &agent.usage;
     let requests = agent.turns.len() as u64;
     let cached = u.cache_read_tokens.unwrap_or(0);
@@ -422,18 +422,21 @@ fn cost(agent: &Agent) -> String {
     let prices = switchboard_providers::count::prices::default_prices();
     match prices.model(&agent.client().model) {
         Some(p) => {
-            let fresh = u.input_tokens.saturating_sub(cached);
-            let usd = p
-                .input_per_mtok
-                .cost(fresh, Multiplier::ONE)
-                .plus(p.input_per_mtok.cost(cached, p.cache_read_multiplier));
-            out.push_str(&format!(
-                "\ninput cost about {} at {} ({}, {})",
-                usd.display(),
-                p.input_per_mtok,
-                p.id,
-                p.date
-            ));
+            let c = crate::run::usage_cost(p, u);
+            let input = format!("input {} at {}", c.input.display(), p.input_per_mtok);
+            match (c.total(), c.output, p.output_per_mtok) {
+                (Some(total), Some(output), Some(per)) => out.push_str(&format!(
+                    "\ncost about {}: {input}, output {} at {per} ({}, {})",
+                    total.display(),
+                    output.display(),
+                    p.id,
+                    p.date
+                )),
+                _ => out.push_str(&format!(
+                    "\n{input} ({}, {}); the table has no output price for it",
+                    p.id, p.date
+                )),
+            }
         }
         None => out.push_str(&format!(
             "\nno price known for {}; see `switchboard inspect --cost --prices FILE`",

@@ -735,7 +735,10 @@ async fn chat_streams_asks_for_approval_and_runs_slash_commands() {
     assert!(stdout.contains("Closed T-1003.") && stdout.contains("Triage done."));
     assert!(stdout.contains("3 model requests"), "/cost");
     assert!(
-        stdout.contains("tools array: ") && stdout.contains("input cost about $0."),
+        stdout.contains("tools array: ")
+            && stdout.contains("cost about $0.")
+            && stdout.contains(", output $")
+            && stdout.contains("at $15.00/MTok (claude-sonnet-4-5, "),
         "/cost: {stdout}"
     );
     assert!(
@@ -2716,6 +2719,16 @@ async fn reasoning_goes_back_with_its_tool_uses(d: Dialect, model: &str, stream:
         "The user wants the login ticket; search first."
     );
     assert_eq!(v["turns"][2]["reasoning"], "");
+    // The run's cost, where the price table knows the model.
+    let priced = model != "deepseek-reasoner";
+    assert_eq!(v["cost"].is_object(), priced, "{v}");
+    if priced {
+        let total = v["cost"]["total_usd"].as_str().unwrap();
+        assert!(
+            total.starts_with("0.") && total != "0.000000000000000000",
+            "{v}"
+        );
+    }
     // OpenAI's APIs say how many output tokens went to reasoning; Anthropic's does not.
     let reasoning_tokens = &v["turns"][0]["usage"]["reasoning_tokens"];
     if d == Dialect::Anthropic {

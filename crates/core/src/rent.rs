@@ -329,6 +329,9 @@ pub struct ModelPrice {
     pub dialect: Dialect,
     /// Base input price.
     pub input_per_mtok: PerMTok,
+    /// Output price (a reasoning model's reasoning tokens are output tokens), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_per_mtok: Option<PerMTok>,
     /// Price multiplier of a cache write (Anthropic 5-minute: 1.25; OpenAI: 1, no write fee).
     pub cache_write_multiplier: Multiplier,
     /// Price multiplier of a cache read (Anthropic: 0.1; OpenAI: 0.1 to 0.5 by family).
@@ -463,6 +466,45 @@ pub fn bill(tokens: u64, prefix_tokens: u64, workload: Workload, price: &ModelPr
         cached,
         per_month,
         per_month_cached,
+    }
+}
+
+/// What the tokens a conversation used cost at a model's prices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct UsageCost {
+    /// Input: fresh tokens at the base price, cache reads and writes at their multipliers.
+    pub input: Usd,
+    /// Output, when the table has the model's output price.
+    pub output: Option<Usd>,
+}
+
+impl UsageCost {
+    /// Input and output, when both are known.
+    pub fn total(&self) -> Option<Usd> {
+        self.output.map(|o| o.plus(self.input))
+    }
+}
+
+/// Price the tokens a provider reported: `input` in all (cache reads and writes included, as
+/// [`ModelPrice`]'s provider counts them), of which `cache_read` were read from the prompt
+/// cache and `cache_write` written to it, and `output` (reasoning included).
+pub fn usage_cost(
+    price: &ModelPrice,
+    input: u64,
+    cache_read: u64,
+    cache_write: u64,
+    output: u64,
+) -> UsageCost {
+    let fresh = input.saturating_sub(cache_read).saturating_sub(cache_write);
+    let base = price.input_per_mtok;
+    UsageCost {
+        input: base
+            .cost(fresh, Multiplier::ONE)
+            .plus(base.cost(cache_read, price.cache_read_multiplier))
+            .plus(base.cost(cache_write, price.cache_write_multiplier)),
+        output: price
+            .output_per_mtok
+            .map(|p| p.cost(output, Multiplier::ONE)),
     }
 }
 
@@ -633,6 +675,7 @@ mod tests {
             id: "claude-sonnet-4-5".into(),
             dialect: Dialect::Anthropic,
             input_per_mtok: PerMTok::parse("3.00").unwrap(),
+            output_per_mtok: PerMTok::parse("15.00").ok(),
             cache_write_multiplier: Multiplier::parse("1.25").unwrap(),
             cache_read_multiplier: Multiplier::parse("0.1").unwrap(),
             min_cacheable_tokens: 1024,
@@ -651,6 +694,31 @@ mod tests {
             turns: 1,
             requests_per_month: requests,
         }
+    }
+
+    #[test]
+    fn a_conversations_tokens_are_priced_with_their_cache_reads_and_writes() {
+        // 10,000 input tokens of which 6,000 read from cache and 1,000 written: 3,000 fresh at
+        // $3 ($0.009), 6,000 at 0.1x ($0.0018), 1,000 at 1.25x ($0.00375); 2,000 output at $15.
+        let c = usage_cost(&sonnet(), 10_000, 6_000, 1_000, 2_000);
+        assert_eq!(c.input, Usd::from_micro(14_550));
+        assert_eq!(c.output, Some(Usd::from_micro(30_000)));
+        assert_eq!(c.total(), Some(Usd::from_micro(44_550)));
+        let unknown = ModelPrice {
+            output_per_mtok: None,
+            ..sonnet()
+        };
+        let c = usage_cost(&unknown, 1_000, 0, 0, 1_000);
+        assert_eq!(
+            (c.input, c.output, c.total()),
+            (Usd::from_micro(3_000), None, None)
+        );
+        // Counts from a provider that do not add up saturate rather than underflow: no fresh
+        // tokens, 20 reads ($0.000006) and 30 writes ($0.0001125).
+        assert_eq!(
+            usage_cost(&sonnet(), 10, 20, 30, 0).input,
+            Usd::from_atto(118_500_000_000_000)
+        );
     }
 
     #[test]
