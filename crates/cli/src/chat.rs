@@ -248,6 +248,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
                 println!();
                 match a.end {
                     End::MaxTurns => eprintln!("(stopped after --max-turns model requests)"),
+                    End::MaxCost => eprintln!("({})", crate::run::cost_limit_hit(&agent)),
                     End::MaxTokens => {
                         eprintln!("({})", crate::run::max_tokens_hit(agent.max_tokens_sent()))
                     }

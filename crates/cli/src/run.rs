@@ -48,6 +48,11 @@ pub struct ModelArgs {
     /// 20).
     #[arg(long)]
     pub max_turns: Option<u32>,
+    /// Stop once the conversation has cost this many US dollars at the model's list prices
+    /// (data/prices.toml: input, cache reads and writes, output): the tool uses of the reply
+    /// that reached it are not run, and `run` exits 1. Refused for a model without prices.
+    #[arg(long, value_name = "USD", value_parser = usd)]
+    pub max_cost: Option<switchboard_core::rent::Usd>,
     /// The most tokens each reply may have, sent in the provider's own field (OpenAI's
     /// `max_completion_tokens`, the Responses API's `max_output_tokens`, Gemini's
     /// `maxOutputTokens`, `max_tokens` for Anthropic and for OpenAI-compatible servers).
@@ -112,6 +117,10 @@ fn temperature(s: &str) -> Result<f64, String> {
     }
 }
 
+fn usd(s: &str) -> Result<switchboard_core::rent::Usd, String> {
+    switchboard_core::rent::Usd::parse(s).map_err(|e| format!("not an amount of US dollars: {e}"))
+}
+
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
     s.parse()
 }
@@ -165,6 +174,9 @@ pub async fn start_agent(
     }
     if let Some(n) = model.max_turns {
         builder = builder.max_turns(n);
+    }
+    if let Some(usd) = model.max_cost {
+        builder = builder.max_cost(usd);
     }
     if let Some(effort) = &model.reasoning_effort {
         builder = builder.reasoning_effort(effort);
@@ -336,6 +348,7 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
                     agent.turns.len()
                 ),
                 End::MaxTokens => eprintln!("error: {}", max_tokens_hit(agent.max_tokens_sent())),
+                End::MaxCost => eprintln!("error: {}", cost_limit_hit(&agent)),
                 End::Refusal => eprintln!("error: the model refused"),
             }
         }
@@ -350,6 +363,20 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
         );
     }
     Ok(code)
+}
+
+/// Why the loop stopped at `--max-cost`.
+pub fn cost_limit_hit(agent: &switchboard_host::agent::Agent) -> String {
+    match agent.spent() {
+        Some(spent) => format!(
+            "stopped at the cost limit (--max-cost): about {} spent at list prices",
+            spent.display()
+        ),
+        None => format!(
+            "stopped: --max-cost cannot be kept for {}, whose prices data/prices.toml lacks",
+            agent.client().model
+        ),
+    }
 }
 
 /// Why an answer stopped short at its output limit: the limit that was sent, or the provider's

@@ -616,6 +616,63 @@ async fn max_turns_ends_the_run_with_exit_1_and_a_valid_conversation() {
     assert_eq!(v["tool_calls"][1]["status"], "not_run");
 }
 
+/// `--max-cost`: the first reply already costs more than the limit, so its tool use is answered
+/// without being run, the run ends (`max_cost`, exit 1) after one request, and says what was
+/// spent; a model the price table lacks is refused before anything starts.
+#[tokio::test]
+async fn max_cost_stops_the_run_once_it_is_spent() {
+    let d = Dialect::Anthropic;
+    let script = vec![Turn::tools(vec![Call::ends_with(
+        "tickets__search",
+        json!({"query": "a"}),
+    )])];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let run = |extra: &'static [&'static str]| {
+        let base = base.clone();
+        let dir = dir.path().to_path_buf();
+        async move {
+            let mut args = vec!["--json", "run", "-p", "loop", "--base-url", &base];
+            args.extend(extra);
+            switchboard(&dir, &args).await
+        }
+    };
+    let out = run(&["--max-cost", "$0.000001"]).await;
+    double.assert_valid();
+    assert_eq!(out.status.code(), Some(1));
+    let v = stdout_json(&out);
+    assert_eq!(v["end"], "max_cost", "{v}");
+    assert_eq!(v["tool_calls"][0]["status"], "not_run", "{v}");
+    assert!(
+        v["tool_calls"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cost limit"),
+        "{v}"
+    );
+    assert_eq!(double.requests().len(), 1);
+    assert!(v["cost"]["total_usd"].as_str().unwrap() > "0.000001", "{v}");
+
+    let out = run(&["--max-cost", "5", "--model", "claude-unpriced-9"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no input and output price for \"claude-unpriced-9\""),
+        "{err}"
+    );
+    assert_eq!(double.requests().len(), 1);
+
+    let out = run(&["--max-cost", "lots"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an amount of US dollars"));
+}
+
 /// `--max-tokens` reaches the request in the field an OpenAI-compatible server reads (the
 /// double listens on 127.0.0.1, so it is one), and `--catalog`, which has no server to call,
 /// stops `run` with a usage error instead of running the demo servers.

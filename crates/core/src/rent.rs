@@ -53,6 +53,12 @@ impl Usd {
         Usd(micro.saturating_mul(ATTO_PER_USD / MICRO))
     }
 
+    /// Parse a decimal amount such as `"0.50"` or `"$2"` (at most six places).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        parse_fixed6(t.strip_prefix('$').unwrap_or(t)).map(|m| Usd::from_micro(u128::from(m)))
+    }
+
     /// The amount in attodollars.
     pub fn atto(self) -> u128 {
         self.0

@@ -21,6 +21,7 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
+use switchboard_core::rent::Usd;
 use switchboard_core::{Catalog, Dialect};
 use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
@@ -72,6 +73,12 @@ pub struct AgentOptions {
     /// ([`Agent::compact`]) and go on from the summary, once per user message (default false
     /// here; the config's `auto_compact`, default true, for a [`crate::Host`]).
     pub auto_compact: bool,
+    /// Stop once the conversation has cost this much ([`Agent::spent`]): the tool uses of the
+    /// reply that reached it are answered without being run, and the message ends with
+    /// [`End::MaxCost`]; a message sent after that gets no request. The spending cannot be
+    /// known for a model the price table lacks, so with one the loop stops too. `None`: no
+    /// limit.
+    pub max_cost: Option<Usd>,
 }
 
 /// Which tools the model sees.
@@ -95,6 +102,7 @@ impl Default for AgentOptions {
             spill_dir: shape::default_spill_dir(),
             tools: ToolMode::All,
             auto_compact: false,
+            max_cost: None,
         }
     }
 }
@@ -152,6 +160,8 @@ pub enum End {
     MaxTurns,
     /// The model hit `max_tokens`.
     MaxTokens,
+    /// The conversation reached [`AgentOptions::max_cost`].
+    MaxCost,
     /// The model refused.
     Refusal,
 }
@@ -543,6 +553,12 @@ impl Agent {
         parts: Vec<Part>,
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Result<Answer, HostError> {
+        if self.over_budget() {
+            return Ok(Answer {
+                text: String::new(),
+                end: End::MaxCost,
+            });
+        }
         self.push_user(parts);
         let mut turns_here = 0u32;
         let mut compacted = false;
@@ -699,9 +715,16 @@ impl Agent {
                 };
                 return Ok(Answer { text, end });
             }
-            let outcomes = if turns_here >= self.opts.max_turns {
+            let over_budget = self.over_budget();
+            let outcomes = if over_budget {
+                uses.iter()
+                    .map(|u| not_run(u, COST_LIMIT_REACHED))
+                    .collect()
+            } else if turns_here >= self.opts.max_turns {
                 // Answer every use without calling, so the conversation stays valid.
-                uses.iter().map(turn_limit_outcome).collect()
+                uses.iter()
+                    .map(|u| not_run(u, TURN_LIMIT_REACHED))
+                    .collect()
             } else {
                 self.dispatch(&uses).await
             };
@@ -714,6 +737,12 @@ impl Agent {
             self.messages.push(Message::tool_results(results));
             record.tool_calls = outcomes;
             self.turns.push(record);
+            if over_budget {
+                return Ok(Answer {
+                    text,
+                    end: End::MaxCost,
+                });
+            }
             if turns_here >= self.opts.max_turns {
                 return Ok(Answer {
                     text,
@@ -721,6 +750,29 @@ impl Agent {
                 });
             }
         }
+    }
+
+    /// What the conversation's tokens have cost so far, at the list prices of the model in
+    /// use (`data/prices.toml`; see [`switchboard_core::rent::usage_cost`]), when the table has
+    /// its input and output prices.
+    pub fn spent(&self) -> Option<Usd> {
+        let prices = switchboard_providers::count::prices::default_prices();
+        let price = prices.model(&self.client.model)?;
+        switchboard_core::rent::usage_cost(
+            price,
+            self.usage.input_tokens,
+            self.usage.cache_read_tokens.unwrap_or(0),
+            self.usage.cache_write_tokens.unwrap_or(0),
+            self.usage.output_tokens,
+        )
+        .total()
+    }
+
+    /// The cost limit is reached, or cannot be kept (no price for the model).
+    fn over_budget(&self) -> bool {
+        self.opts
+            .max_cost
+            .is_some_and(|max| self.spent().is_none_or(|spent| spent >= max))
     }
 
     /// The conversation so far, to save ([`History::write`]) and take up later.
@@ -1333,8 +1385,14 @@ fn add_usage(total: &mut Usage, u: &Usage) {
     }
 }
 
-/// A tool use left unanswered by the turn limit still gets a result.
-fn turn_limit_outcome(u: &ToolUse) -> Outcome {
+/// What the model reads for a tool use the turn limit left unrun.
+const TURN_LIMIT_REACHED: &str =
+    "Not run: the turn limit for this message was reached. Tell the user what you found so far.";
+/// What the model reads for a tool use the cost limit left unrun.
+const COST_LIMIT_REACHED: &str = "Not run: the cost limit set for this conversation was reached. Tell the user what you found so far.";
+
+/// A tool use a limit left unrun still gets a result, saying `why`.
+fn not_run(u: &ToolUse, why: &str) -> Outcome {
     Outcome {
         id: u.id.clone(),
         name: u.name.clone(),
@@ -1345,9 +1403,7 @@ fn turn_limit_outcome(u: &ToolUse) -> Outcome {
             ToolInput::Unparsed { raw, .. } => Value::String(raw.clone()),
         },
         status: crate::dispatch::Status::NotRun,
-        result: shape::Shaped::error(
-            "Not run: the turn limit for this message was reached. Tell the user what you found so far.",
-        ),
+        result: shape::Shaped::error(why),
         elapsed_ms: 0,
         output_schema_problem: None,
     }

@@ -163,6 +163,14 @@ pub enum HostError {
         /// The provider.
         provider: String,
     },
+    /// A cost limit was set for a model whose prices the price table lacks.
+    #[error(
+        "a cost limit needs the model's prices, and data/prices.toml has no input and output price for {model:?}"
+    )]
+    NoPrice {
+        /// The model.
+        model: String,
+    },
     /// The conversation could not be compacted ([`crate::agent::Agent::compact`]); it is
     /// unchanged.
     #[error("the conversation was not compacted: {message}")]

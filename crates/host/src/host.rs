@@ -80,6 +80,7 @@ pub struct HostBuilder {
     /// [`HostBuilder::temperature`] said: ahead of `options` and the config, in any order.
     turns: Option<u32>,
     tokens: Option<u32>,
+    cost: Option<switchboard_core::rent::Usd>,
     temperature: Option<f64>,
     reasoning_effort: Option<String>,
     /// The config's model settings were applied (at `check` or `build`).
@@ -109,6 +110,7 @@ impl Host {
             options: AgentOptions::default(),
             turns: None,
             tokens: None,
+            cost: None,
             temperature: None,
             reasoning_effort: None,
             settled: false,
@@ -265,6 +267,14 @@ impl HostBuilder {
         self
     }
 
+    /// Stop once the conversation has cost this much at the model's list prices (see
+    /// [`AgentOptions::max_cost`]); building fails when the price table has no input and
+    /// output price for the model, since the limit could not be kept.
+    pub fn max_cost(mut self, usd: switchboard_core::rent::Usd) -> Self {
+        self.cost = Some(usd);
+        self
+    }
+
     /// Sampling temperature, 0 to 2 (default: the config's `temperature`, else the model's
     /// own). One outside that range is left out, with a note.
     pub fn temperature(mut self, temperature: f64) -> Self {
@@ -368,6 +378,7 @@ impl HostBuilder {
             .tokens
             .or(self.options.max_tokens)
             .or(config.max_tokens);
+        self.options.max_cost = self.cost.or(self.options.max_cost);
         self.options.auto_compact = self.config.settings.auto_compact;
         self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature
@@ -437,6 +448,16 @@ impl HostBuilder {
             .model
             .get_or_insert_with(|| default_model(provider).to_string())
             .clone();
+        if self.options.max_cost.is_some() {
+            let prices = switchboard_providers::count::prices::default_prices();
+            if prices
+                .model(&model)
+                .and_then(|p| p.output_per_mtok)
+                .is_none()
+            {
+                return Err(HostError::NoPrice { model });
+            }
+        }
         let client = ProviderClient::new(provider, base_url, model, key)?;
         let transcript = self
             .transcript
