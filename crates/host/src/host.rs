@@ -378,7 +378,7 @@ impl HostBuilder {
             .tokens
             .or(self.options.max_tokens)
             .or(config.max_tokens);
-        self.options.max_cost = self.cost.or(self.options.max_cost);
+        self.options.max_cost = self.cost.or(self.options.max_cost).or(config.max_cost);
         self.options.auto_compact = self.config.settings.auto_compact;
         self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature

@@ -178,6 +178,7 @@ fn model_settings(
         temperature: number("temperature"),
         // mcphost's 0 means no limit; switchboard keeps its own default then.
         max_turns: whole("max-steps"),
+        max_cost: None,
         reasoning_effort: None,
     };
     let (settings, more) = written.checked(provider);

@@ -532,6 +532,7 @@ impl ModelSettings {
             max_tokens,
             temperature,
             max_turns,
+            max_cost,
             reasoning_effort,
             ..
         } = self;
@@ -565,6 +566,7 @@ impl ModelSettings {
             max_tokens: max_tokens.filter(|&n| n > 0),
             temperature,
             max_turns,
+            max_cost,
             reasoning_effort: nonempty(reasoning_effort),
         };
         (settings, problems)
@@ -636,6 +638,9 @@ pub struct ModelSettings {
     pub temperature: Option<f64>,
     /// Model requests allowed per message.
     pub max_turns: Option<u32>,
+    /// Stop a conversation once it has cost this much (see
+    /// [`crate::agent::AgentOptions::max_cost`]).
+    pub max_cost: Option<switchboard_core::rent::Usd>,
     /// How long a reasoning model thinks (`low`, `medium`, `high`, ...; OpenAI's APIs).
     pub reasoning_effort: Option<String>,
 }

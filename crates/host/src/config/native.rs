@@ -42,6 +42,7 @@ struct RawSettings {
     max_tokens: Option<u32>,
     temperature: Option<f64>,
     max_turns: Option<u32>,
+    max_cost: Option<f64>,
     reasoning_effort: Option<String>,
     roots: Option<Vec<String>>,
 }
@@ -185,6 +186,18 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                     max_tokens: s.max_tokens,
                     temperature: s.temperature,
                     max_turns: s.max_turns,
+                    max_cost: s.max_cost.and_then(|usd| {
+                        let parsed = (usd.is_finite() && usd >= 0.0)
+                            .then(|| switchboard_core::rent::Usd::parse(&usd.to_string()))
+                            .and_then(Result::ok);
+                        if parsed.is_none() {
+                            warnings.push(format!(
+                                "{}: [settings] `max_cost` {usd} ignored: it is an amount of US dollars, at most six decimal places",
+                                ctx.path.display()
+                            ));
+                        }
+                        parsed
+                    }),
                     reasoning_effort: s.reasoning_effort,
                 };
                 let (model, problems) = written.checked(s.provider.as_deref());

@@ -604,3 +604,24 @@ fn a_model_name_picks_its_provider_when_none_is_named() {
     assert_eq!((picked.provider, picked.base_url), (Some(Gemini), None));
     assert_eq!(claude.provider_for(None, None, None), None);
 }
+
+/// `[settings] max_cost` is a cost limit in US dollars; one that is not an amount is left out,
+/// saying why.
+#[test]
+fn a_cost_limit_is_read_from_the_settings() {
+    use switchboard_core::rent::Usd;
+    let c = parse("sb.toml", "[settings]\nmax_cost = 0.25\n").unwrap();
+    assert_eq!(c.settings.model.max_cost, Usd::parse("0.25").ok());
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    for bad in ["-1", "0.0000001"] {
+        let c = parse("sb.toml", &format!("[settings]\nmax_cost = {bad}\n")).unwrap();
+        assert_eq!(c.settings.model.max_cost, None, "{bad}");
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("`max_cost`") && w.contains("ignored")),
+            "{bad}: {:?}",
+            c.warnings
+        );
+    }
+}
