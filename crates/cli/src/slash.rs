@@ -204,10 +204,17 @@ async fn compact(agent: &mut Agent, focus: &str) -> Command {
             } else {
                 String::new()
             };
-            eprintln!(
-                "(compacted: {} messages, about {} input tokens, are now a summary of {} tokens{clipped}; /cost counts the request)",
-                c.messages, c.usage.input_tokens, c.usage.output_tokens
-            );
+            if c.parts > 0 {
+                eprintln!(
+                    "(compacted: {} messages are now a summary; too long to summarize at once, {} earlier part(s) were summarized first{clipped}; /cost counts the requests)",
+                    c.messages, c.parts
+                );
+            } else {
+                eprintln!(
+                    "(compacted: {} messages, about {} input tokens, are now a summary of {} tokens{clipped}; /cost counts the request)",
+                    c.messages, c.usage.input_tokens, c.usage.output_tokens
+                );
+            }
             Command::Cleared
         }
         Ok(None) => {

@@ -203,12 +203,16 @@ pub struct Compacted {
     /// The summary the model wrote (now the conversation's first message, after a line
     /// saying what it is).
     pub summary: String,
-    /// The summary request's usage: its input tokens are about what the conversation took.
+    /// The summary requests' usage: with one request, its input tokens are about what the
+    /// conversation took.
     pub usage: Usage,
     /// Tool results and the strings in tool uses' arguments were cut to
     /// [`COMPACT_RESULT_CHARS`] characters for the summary request, because the whole
     /// conversation no longer fit the model's context.
     pub clipped: bool,
+    /// How many earlier parts of the conversation were summarized on their own first,
+    /// because even cut it did not fit whole (0 when it did).
+    pub parts: u32,
 }
 
 /// What a model is asked when the conversation is compacted.
@@ -224,6 +228,10 @@ pub const COMPACT_PREAMBLE: &str =
 
 /// How long a tool result may be in a summary request that did not fit whole.
 pub const COMPACT_RESULT_CHARS: usize = 2000;
+
+/// The most requests one compaction makes (a conversation far over the context is summarized
+/// part by part).
+const COMPACT_MAX_REQUESTS: u32 = 12;
 
 /// One build of the tools array.
 struct ToolsArray {
@@ -1051,7 +1059,9 @@ impl Agent {
     /// serves its prefix), and a last user message asking for the summary, with `focus` (what
     /// to keep above all) when given. A conversation too long to be sent whole is tried again
     /// with every tool result, and every string in a tool use's arguments, cut to
-    /// [`COMPACT_RESULT_CHARS`] characters. The summary then
+    /// [`COMPACT_RESULT_CHARS`] characters; still too long, its earlier part (up to a message
+    /// the user wrote, about half of it, or less until it fits) is summarized on its own first
+    /// and that summary stands in for it, until the whole fits. The summary then
     /// stands alone as the first user message, after [`COMPACT_PREAMBLE`]; the next message
     /// joins it. `None` when there is nothing to compact (no exchange yet); an error (the
     /// provider's, or an answer with no text) leaves the conversation as it was.
@@ -1067,51 +1077,106 @@ impl Agent {
         if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
             ask.push_str(&format!(" Above all, keep: {focus}"));
         }
+        let mut usage = Usage::default();
         let mut clipped = false;
-        let reply = loop {
-            let mut messages = self.messages.clone();
-            if clipped {
-                clip_results(&mut messages, COMPACT_RESULT_CHARS);
-            }
-            match messages.last_mut() {
-                Some(last) if last.role == Role::User => last.parts.push(Part::text(&ask)),
-                _ => messages.push(Message::user(&ask)),
-            }
-            let body = self.request_body_for(messages, false);
-            self.log("compact_request", json!({"turn": turn, "body": body}))?;
-            match self.client.send(&body).await {
-                Ok(r) => {
-                    self.log(
-                        "compact_response",
-                        json!({"turn": turn, "body": r.body, "reply": r.reply}),
-                    )?;
-                    break r.reply;
+        let mut messages = self.messages.clone();
+        // Where the earlier part ends when the whole is too long (`None`: the whole is tried).
+        let mut head: Option<usize> = None;
+        let mut requests = 0u32;
+        let mut parts = 0u32;
+        let summary = loop {
+            requests += 1;
+            let upto = head.unwrap_or(messages.len());
+            let sent = self
+                .summary_of(messages[..upto].to_vec(), &ask, clipped, turn)
+                .await;
+            let text = match sent {
+                Ok(reply) => {
+                    add_usage(&mut usage, &reply.usage);
+                    let text = reply.text().trim().to_string();
+                    if text.is_empty() {
+                        return Err(HostError::Compaction {
+                            message: format!(
+                                "the model's answer had no text (it stopped: {:?})",
+                                reply.stop
+                            ),
+                        });
+                    }
+                    text
                 }
-                Err(e) if overflowed(&e) && !clipped => clipped = true,
-                Err(e) => {
-                    self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
-                    return Err(e);
+                Err(e) if overflowed(&e) && !clipped => {
+                    clipped = true;
+                    continue;
                 }
+                // Still too long, cut: an earlier part first, smaller each time.
+                Err(e) if overflowed(&e) && requests < COMPACT_MAX_REQUESTS => {
+                    match split_point(&messages, upto) {
+                        Some(at) => {
+                            head = Some(at);
+                            continue;
+                        }
+                        None => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            let Some(at) = head.take() else {
+                break text;
+            };
+            // The earlier part's summary stands in for it, ahead of the next message the
+            // user wrote; then the whole is tried again.
+            parts += 1;
+            let mut rest = messages.split_off(at);
+            if let Some(first) = rest.first_mut() {
+                first
+                    .parts
+                    .insert(0, Part::text(format!("{COMPACT_PREAMBLE}\n\n{text}")));
             }
+            messages = rest;
         };
-        add_usage(&mut self.usage, &reply.usage);
-        let summary = reply.text().trim().to_string();
-        if summary.is_empty() {
-            return Err(HostError::Compaction {
-                message: format!(
-                    "the model's answer had no text (it stopped: {:?})",
-                    reply.stop
-                ),
-            });
-        }
+        add_usage(&mut self.usage, &usage);
         let replaced = self.messages.len();
         self.messages = vec![Message::user(format!("{COMPACT_PREAMBLE}\n\n{summary}"))];
         Ok(Some(Compacted {
             messages: replaced,
             summary,
-            usage: reply.usage,
+            usage,
             clipped,
+            parts,
         }))
+    }
+
+    /// One summary request: `messages` (their tool results and arguments cut when `clipped`)
+    /// and the `ask` as the last user message, logged to the transcript.
+    async fn summary_of(
+        &mut self,
+        mut messages: Vec<Message>,
+        ask: &str,
+        clipped: bool,
+        turn: u32,
+    ) -> Result<Reply, HostError> {
+        if clipped {
+            clip_results(&mut messages, COMPACT_RESULT_CHARS);
+        }
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => last.parts.push(Part::text(ask)),
+            _ => messages.push(Message::user(ask)),
+        }
+        let body = self.request_body_for(messages, false);
+        self.log("compact_request", json!({"turn": turn, "body": body}))?;
+        match self.client.send(&body).await {
+            Ok(r) => {
+                self.log(
+                    "compact_response",
+                    json!({"turn": turn, "body": r.body, "reply": r.reply}),
+                )?;
+                Ok(r.reply)
+            }
+            Err(e) => {
+                self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
+                Err(e)
+            }
+        }
     }
 
     /// Whether the endpoint is a server speaking the provider's wire format rather than the
@@ -1314,6 +1379,23 @@ fn reasoning_refused(e: &HostError, body: &Value) -> bool {
     sent && ["reasoning", "not persisted", "item with id"]
         .iter()
         .any(|w| message.contains(w))
+}
+
+/// Where to cut `messages[..upto]` so that its earlier part can be summarized on its own: at
+/// a message the user wrote (no tool results in it, so no tool use is parted from its
+/// result), after at least one exchange, as near the middle as there is one. `None` when there
+/// is no such place.
+fn split_point(messages: &[Message], upto: usize) -> Option<usize> {
+    let middle = upto / 2;
+    (2..upto.min(messages.len()))
+        .filter(|&i| {
+            messages[i].role == Role::User
+                && !messages[i]
+                    .parts
+                    .iter()
+                    .any(|p| matches!(p, Part::ToolResult { .. }))
+        })
+        .min_by_key(|&i| i.abs_diff(middle))
 }
 
 /// The provider said the request does not fit the model's context.

@@ -466,6 +466,75 @@ async fn a_conversation_is_compacted_into_a_summary_the_next_message_joins() {
     host.shutdown().await;
 }
 
+/// A conversation too long to summarize even with its tool results cut is summarized part by
+/// part: its earlier part (up to a message the user wrote) first, whose summary then stands in
+/// for it ahead of that message; with no such place to cut, the error comes back and nothing
+/// changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_too_long_to_summarize_whole_is_summarized_part_by_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let overflow = || Turn::HttpError {
+        status: 400,
+        body: json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": "prompt is too long: 410000 tokens > 200000 maximum"}}),
+        retry_after: None,
+    };
+    let model = ProviderDouble::start(
+        Dialect::Anthropic,
+        vec![
+            Turn::tools(vec![Call::ends_with("__echo", json!({"message": "one"}))]),
+            Turn::Text("Echoed one.".into()),
+            // One exchange only: nowhere to cut.
+            overflow(),
+            overflow(),
+            Turn::tools(vec![Call::ends_with("__echo", json!({"message": "two"}))]),
+            Turn::Text("Echoed two.".into()),
+            overflow(),
+            overflow(),
+            Turn::Text("Earlier: the user had one echoed.".into()),
+            Turn::Text("One and two were echoed.".into()),
+        ],
+    )
+    .await;
+    let mut host = anthropic_host(config(dir.path()), &model).await;
+    host.ask("Echo one.").await.unwrap();
+    let before = host.agent().messages.clone();
+    let err = host.agent_mut().compact(None).await.unwrap_err();
+    assert!(err.to_string().contains("prompt is too long"), "{err}");
+    assert_eq!(host.agent().messages, before);
+
+    host.ask("Echo two.").await.unwrap();
+    assert_eq!(host.agent().messages.len(), 8);
+    let done = host.agent_mut().compact(None).await.unwrap().unwrap();
+    assert_eq!((done.messages, done.parts, done.clipped), (8, 1, true));
+    assert_eq!(done.summary, "One and two were echoed.");
+    model.assert_valid();
+    let requests = model.requests();
+    assert_eq!(requests.len(), 10);
+    // The earlier part alone: the first exchange and the ask, nothing of the second.
+    let head = requests[8].body["messages"].as_array().unwrap();
+    assert_eq!(head.len(), 5, "{head:?}");
+    let head = serde_json::to_string(head).unwrap();
+    assert!(
+        head.contains("Echo one.") && !head.contains("Echo two."),
+        "{head}"
+    );
+    // Then the whole again, its earlier part's summary ahead of the user's second message.
+    let whole = &requests[9].body["messages"];
+    assert_eq!(whole.as_array().unwrap().len(), 5, "{whole}");
+    let first = whole[0].to_string();
+    assert!(
+        first.contains("summarized to save context")
+            && first.contains("Earlier: the user had one echoed.")
+            && first.contains("Echo two."),
+        "{first}"
+    );
+    let after = &host.agent().messages;
+    assert_eq!(after.len(), 1);
+    assert!(after[0].text().contains("One and two were echoed."));
+    host.shutdown().await;
+}
+
 /// A request that no longer fits the model's context compacts the conversation and the loop
 /// goes on from the summary (the config's `auto_compact`, on by default); with it off, the
 /// error comes back and says compaction would help.
