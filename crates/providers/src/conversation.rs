@@ -170,6 +170,21 @@ impl Message {
     }
 }
 
+/// Where the turn under way starts: the index of the last message the user wrote (one with
+/// more than tool results in it), 0 when there is none. Reasoning goes back to the APIs that
+/// want it only after it.
+pub(crate) fn turn_start(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .rposition(|m| {
+            m.role == Role::User
+                && m.parts
+                    .iter()
+                    .any(|p| !matches!(p, Part::ToolResult { .. }))
+        })
+        .unwrap_or(0)
+}
+
 /// The text parts of `parts`, joined (no reasoning, tool uses or results).
 pub(crate) fn text_of(parts: &[Part]) -> String {
     parts

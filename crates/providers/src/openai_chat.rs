@@ -184,16 +184,7 @@ pub(crate) fn render(parts: &RequestParts) -> Value {
     // The reasoning of the turn under way (since the last message the user wrote) goes back:
     // DeepSeek's thinking mode refuses a tool loop without it, and asks that earlier turns'
     // be left out.
-    let turn_start = parts
-        .messages
-        .iter()
-        .rposition(|m| {
-            m.role == crate::Role::User
-                && m.parts
-                    .iter()
-                    .any(|p| !matches!(p, Part::ToolResult { .. }))
-        })
-        .unwrap_or(0);
+    let turn_start = crate::conversation::turn_start(&parts.messages);
     for (i, m) in parts.messages.iter().enumerate() {
         match m.role {
             crate::Role::Assistant => messages.push(assistant(&m.parts, i > turn_start)),

@@ -117,16 +117,7 @@ struct WireTool<'a> {
 /// loop. Earlier turns' reasoning goes no more (the API drops it from the model's context).
 pub(crate) fn render(parts: &RequestParts) -> Value {
     let mut input = Vec::new();
-    let turn_start = parts
-        .messages
-        .iter()
-        .rposition(|m| {
-            m.role == crate::Role::User
-                && m.parts
-                    .iter()
-                    .any(|p| !matches!(p, Part::ToolResult { .. }))
-        })
-        .unwrap_or(0);
+    let turn_start = crate::conversation::turn_start(&parts.messages);
     for (i, m) in parts.messages.iter().enumerate() {
         let role = m.role.as_str();
         if i > turn_start
