@@ -186,6 +186,11 @@ fn model(agent: &mut Agent, rest: &str) -> Command {
         format!("{} ", now.dialect)
     };
     eprintln!("(now {whose}{name}, in place of {before}; the conversation goes on{effort})");
+    if agent.max_cost().is_some() && agent.spent().is_none() {
+        eprintln!(
+            "(--max-cost cannot be kept for {name}: data/prices.toml has no input and output price for it, so the next message will not be sent; /model back to a priced model)"
+        );
+    }
     Command::Cleared
 }
 

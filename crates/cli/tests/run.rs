@@ -673,6 +673,32 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an amount of US dollars"));
 }
 
+/// In `chat`, `/model` to a model without prices while `--max-cost` is set says at once that the
+/// limit cannot be kept, and the next message sends nothing.
+#[tokio::test]
+async fn chat_keeps_a_cost_limit_across_a_model_switch() {
+    let double = ProviderDouble::start(Dialect::Anthropic, vec![]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = chat_session(
+        dir.path(),
+        &["--base-url", &base, "--max-cost", "5"],
+        b"/model claude-unpriced-9\nhello\n/quit\n",
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("(--max-cost cannot be kept for claude-unpriced-9"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(stopped: --max-cost cannot be kept for claude-unpriced-9"),
+        "{stderr}"
+    );
+    assert!(double.requests().is_empty());
+}
+
 /// `--max-tokens` reaches the request in the field an OpenAI-compatible server reads (the
 /// double listens on 127.0.0.1, so it is one), and `--catalog`, which has no server to call,
 /// stops `run` with a usage error instead of running the demo servers.

@@ -776,6 +776,11 @@ impl Agent {
         .total()
     }
 
+    /// The cost limit ([`AgentOptions::max_cost`]), if any.
+    pub fn max_cost(&self) -> Option<Usd> {
+        self.opts.max_cost
+    }
+
     /// The cost limit is reached, or cannot be kept (no price for the model).
     fn over_budget(&self) -> bool {
         self.opts
