@@ -143,6 +143,13 @@ pub struct RunArgs {
     /// Stream the reply (the answer text is the same; useful to test streaming endpoints).
     #[arg(long)]
     stream: bool,
+    /// Print the loop on stdout as JSON lines while it runs, one per event: `text` (in
+    /// `text_delta` pieces with --stream), `reasoning` (`reasoning_delta`), `tool_use` when the model
+    /// asks for a tool, `tool_result` when it is answered (as --json's `tool_calls` entries),
+    /// `compacted`, `reasoning_refused`, `tools_changed`; then one `result` line holding what
+    /// --json prints. For programs that show a run as it goes.
+    #[arg(long)]
+    stream_json: bool,
 }
 
 /// Connect to the servers, build the client and the agent. Errors here are usage/config
@@ -255,8 +262,12 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
         })
     };
     let mut agent = start_agent(global, &args.model, approver, args.stream, None).await?;
-    let json = global.json;
+    let lines = args.stream_json;
+    let json = global.json || lines;
     let mut show = |e: AgentEvent| {
+        if lines {
+            println!("{}", event_json(&e));
+        }
         // With --json, stdout is the run's JSON and stderr says only what went differently
         // from what was asked (as warnings do).
         if json
@@ -315,17 +326,13 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             .iter()
             .flat_map(|t| {
                 t.tool_calls.iter().map(move |o| {
-                    json!({
-                        "turn": t.turn, "id": o.id, "name": o.name, "server": o.server,
-                        "tool": o.tool, "arguments": o.arguments, "status": o.status,
-                        "is_error": o.result.is_error, "text": o.result.text(),
-                        "cut": o.result.cut, "elapsed_ms": o.elapsed_ms,
-                        "output_schema_problem": o.output_schema_problem,
-                    })
+                    let mut call = outcome_json(o);
+                    call["turn"] = json!(t.turn);
+                    call
                 })
             })
             .collect();
-        print_json(&json!({
+        let mut result = json!({
             "text": answer.as_ref().map(|a| a.text.clone()),
             "end": answer.as_ref().map(|a| a.end),
             "error": error,
@@ -337,7 +344,13 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             "tool_calls": calls,
             "usage": agent.usage,
             "cost": run_cost(&agent),
-        }));
+        });
+        if lines {
+            result["type"] = json!("result");
+            println!("{result}");
+        } else {
+            print_json(&result);
+        }
     } else {
         if let Some(a) = &answer {
             println!("{}", a.text);
@@ -396,6 +409,42 @@ pub fn compact(v: &Value, max: usize) -> String {
 }
 
 /// What `run` and `chat` say when the loop compacted the conversation to go on.
+/// One tool call as `--json` lists it (and `--stream-json` says it was answered).
+fn outcome_json(o: &switchboard_host::dispatch::Outcome) -> Value {
+    json!({
+        "id": o.id, "name": o.name, "server": o.server,
+        "tool": o.tool, "arguments": o.arguments, "status": o.status,
+        "is_error": o.result.is_error, "text": o.result.text(),
+        "cut": o.result.cut, "elapsed_ms": o.elapsed_ms,
+        "output_schema_problem": o.output_schema_problem,
+    })
+}
+
+/// One `--stream-json` line.
+fn event_json(e: &AgentEvent) -> Value {
+    match e {
+        AgentEvent::TextDelta(text) => json!({"type": "text_delta", "text": text}),
+        AgentEvent::Text(text) => json!({"type": "text", "text": text}),
+        AgentEvent::ReasoningDelta(text) => json!({"type": "reasoning_delta", "text": text}),
+        AgentEvent::Reasoning(text) => json!({"type": "reasoning", "text": text}),
+        AgentEvent::ToolUseStarted { name } => json!({"type": "tool_use", "name": name}),
+        AgentEvent::ToolFinished(o) => {
+            let mut v = outcome_json(o);
+            v["type"] = json!("tool_result");
+            v
+        }
+        AgentEvent::Compacted { messages, clipped } => {
+            json!({"type": "compacted", "messages": messages, "clipped": clipped})
+        }
+        AgentEvent::ReasoningRefused { message } => {
+            json!({"type": "reasoning_refused", "message": message})
+        }
+        AgentEvent::ToolsChanged { added, removed } => {
+            json!({"type": "tools_changed", "added": added, "removed": removed})
+        }
+    }
+}
+
 /// What the run's tokens cost at the embedded price table, when it knows the model:
 /// `{"input_usd", "output_usd" (null without an output price), "total_usd", "model", "date"}`,
 /// amounts as decimal strings.

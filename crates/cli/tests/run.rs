@@ -616,6 +616,81 @@ async fn max_turns_ends_the_run_with_exit_1_and_a_valid_conversation() {
     assert_eq!(v["tool_calls"][1]["status"], "not_run");
 }
 
+/// `run --stream-json`: one JSON line per event as the loop runs (the model's reasoning, its
+/// tool use, the tool's result, the answer), streamed or not, then the `result` line `--json`
+/// would print.
+#[tokio::test]
+async fn stream_json_prints_the_loop_as_it_runs() {
+    for stream in [false, true] {
+        let d = Dialect::OpenAiChat;
+        let script = vec![
+            Turn::tools(vec![Call::ends_with(
+                "tickets__search",
+                json!({"query": "login"}),
+            )])
+            .reasoned("Search first."),
+            Turn::Text("T-1001 is the one.".into()),
+        ];
+        let double = ProviderDouble::start(d, script).await;
+        let dir = tempfile::tempdir().unwrap();
+        let base = double.base_url();
+        let mut args = vec![
+            "run",
+            "-p",
+            "find the login ticket",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+            "--stream-json",
+        ];
+        if stream {
+            args.push("--stream");
+        }
+        let out = switchboard(dir.path(), &args).await;
+        succeeded(&out);
+        double.assert_valid();
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+        let (text, reasoning) = if stream {
+            ("text_delta", "reasoning_delta")
+        } else {
+            ("text", "reasoning")
+        };
+        let at = |kind: &str| {
+            kinds
+                .iter()
+                .position(|k| *k == kind)
+                .unwrap_or_else(|| panic!("no {kind}: {kinds:?}"))
+        };
+        assert!(at(reasoning) < at("tool_use"), "{kinds:?}");
+        assert!(at("tool_use") < at("tool_result"), "{kinds:?}");
+        assert!(at("tool_result") < at(text), "{kinds:?}");
+        assert_eq!(kinds.last(), Some(&"result"), "{kinds:?}");
+        let result = &lines[at("tool_result")];
+        assert_eq!(
+            (result["name"].as_str(), result["status"].as_str()),
+            (Some("tickets__search"), Some("ok")),
+            "{result}"
+        );
+        let said: String = lines
+            .iter()
+            .filter(|l| l["type"] == text)
+            .filter_map(|l| l["text"].as_str())
+            .collect();
+        assert_eq!(said, "T-1001 is the one.");
+        let last = lines.last().unwrap();
+        assert_eq!(
+            (last["end"].as_str(), last["text"].as_str()),
+            (Some("answered"), Some("T-1001 is the one."))
+        );
+        assert_eq!(last["tool_calls"][0]["turn"], 1);
+    }
+}
+
 /// `--max-cost`: the first reply already costs more than the limit, so its tool use is answered
 /// without being run, the run ends (`max_cost`, exit 1) after one request, and says what was
 /// spent; a model the price table lacks is refused before anything starts.

@@ -112,7 +112,8 @@ impl Default for AgentOptions {
 pub enum AgentEvent {
     /// Streamed answer text.
     TextDelta(String),
-    /// A whole text part of a reply (also sent when streaming, after the deltas).
+    /// A whole text part of a reply, when it was not streamed (streamed, it came as
+    /// [`AgentEvent::TextDelta`]s).
     Text(String),
     /// More of the model's reasoning in words, as it streams (see
     /// [`switchboard_providers::Part::Reasoning`]).
