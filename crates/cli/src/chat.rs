@@ -2,7 +2,8 @@
 //! approval ask at the terminal, showing the tool, its server and its arguments; a server's
 //! form during a call is asked field by field (`form.rs`), and its sampling request is shown
 //! and answered by the session's model only with a yes. Lines starting with `/` are its slash
-//! commands (`slash.rs`).
+//! commands (`slash.rs`). A message goes on past its line when the line ends with `\`, or,
+//! opened by a line starting with `"""`, up to the line ending with `"""` (for pasted text).
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -39,6 +40,47 @@ pub struct ChatArgs {
 }
 
 type Input = Arc<Mutex<Lines<BufReader<Stdin>>>>;
+
+/// Opens and closes a message of several lines.
+const BLOCK: &str = "\"\"\"";
+
+/// A message of several lines from its `first`: a block from `"""` to the line ending with
+/// `"""`, or lines joined while each ends with `\` (the backslash taken off, the line break
+/// kept). `None` when the input ended first.
+async fn more_lines(first: &str, input: &Input) -> Option<String> {
+    let mut lines = input.lock().await;
+    if let Some(rest) = first.strip_prefix(BLOCK) {
+        // `"""text"""` on one line is a block of one line.
+        if let Some(one) = rest.strip_suffix(BLOCK) {
+            return Some(one.to_string());
+        }
+        let mut text = rest.to_string();
+        loop {
+            eprint!(". ");
+            let _ = std::io::stderr().flush();
+            let line = lines.next_line().await.ok()??;
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            match line.trim_end().strip_suffix(BLOCK) {
+                Some(last) => {
+                    text.push_str(last);
+                    return Some(text);
+                }
+                None => text.push_str(&line),
+            }
+        }
+    }
+    let mut text = first.to_string();
+    while let Some(kept) = text.strip_suffix('\\') {
+        text = format!("{kept}\n");
+        eprint!(". ");
+        let _ = std::io::stderr().flush();
+        let line = lines.next_line().await.ok()??;
+        text.push_str(line.trim_end());
+    }
+    Some(text)
+}
 
 /// Asks at the terminal; one question at a time (parallel tool uses wait their turn).
 struct TerminalApprover {
@@ -173,7 +215,13 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
         if line.is_empty() {
             continue;
         }
-        let message = if let Some(cmd) = line.strip_prefix('/') {
+        let message = if line.starts_with(BLOCK) || line.ends_with('\\') {
+            match more_lines(line, &input).await {
+                Some(text) if !text.trim().is_empty() => text,
+                Some(_) => continue,
+                None => break,
+            }
+        } else if let Some(cmd) = line.strip_prefix('/') {
             match crate::slash::command(global, &mut agent, cmd, &mut attached).await {
                 Command::Quit => break,
                 Command::Done => continue,

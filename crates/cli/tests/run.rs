@@ -748,6 +748,34 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an amount of US dollars"));
 }
 
+/// `chat` takes a message of several lines: a block between `"""` lines (pasted text, a line
+/// starting with `/` in it included), or lines ending with `\`; each goes to the model as one
+/// message with its line breaks.
+#[tokio::test]
+async fn chat_takes_a_message_of_several_lines() {
+    let d = Dialect::Anthropic;
+    let script = vec![Turn::Text("one".into()), Turn::Text("two".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let input = b"\"\"\"Read this:\nline one\n/not a command\nend\"\"\"\nfirst \\\nsecond\n/quit\n";
+    let out = chat_session(dir.path(), &["--base-url", &base], input).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    double.assert_valid();
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 2, "{stderr}");
+    let last_user = |n: usize| {
+        let messages = reqs[n].body["messages"].as_array().unwrap();
+        messages.last().unwrap()["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(last_user(0), "Read this:\nline one\n/not a command\nend");
+    assert_eq!(last_user(1), "first \nsecond");
+}
+
 /// In `chat`, `/model` to a model without prices while `--max-cost` is set says at once that the
 /// limit cannot be kept, and the next message sends nothing.
 #[tokio::test]
