@@ -150,6 +150,11 @@ pub struct RunArgs {
     /// --json prints. For programs that show a run as it goes.
     #[arg(long)]
     stream_json: bool,
+    /// Send this MCP resource with the prompt (repeatable), read from the server that lists
+    /// it, or whose resource template it fits, as chat's /attach does (`servers NAME` lists a
+    /// server's resources). One that cannot be read stops the run before any request.
+    #[arg(long, value_name = "URI")]
+    attach: Vec<String>,
 }
 
 /// Connect to the servers, build the client and the agent. Errors here are usage/config
@@ -304,9 +309,18 @@ pub async fn run(global: &Global, mut args: RunArgs) -> anyhow::Result<ExitCode>
             _ => {}
         }
     };
-    let result = agent
-        .send(vec![Part::Text(args.prompt.clone())], &mut show)
-        .await;
+    let mut parts = Vec::new();
+    for uri in &args.attach {
+        match crate::slash::attach(&agent, uri).await {
+            Ok(part) => parts.push(part),
+            Err(e) => {
+                agent.sessions().shutdown().await;
+                anyhow::bail!("--attach {uri}: {e}");
+            }
+        }
+    }
+    parts.push(Part::Text(args.prompt.clone()));
+    let result = agent.send(parts, &mut show).await;
     agent.sessions().shutdown().await;
     let saved = save_conversation(&agent, &args.model);
     if let Err(e) = &saved {

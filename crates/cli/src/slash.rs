@@ -734,7 +734,7 @@ fn message_text(content: &Value) -> Option<String> {
 }
 
 /// `/attach [server/]URI`: the resource's text as a part of the next message.
-async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
+pub(crate) async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
     if rest.is_empty() {
         return Err("usage: /attach URI".into());
     }
@@ -773,7 +773,9 @@ async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         })
         .map(|s| s.server.clone())
         .ok_or_else(|| {
-            format!("no server lists the resource {rest:?} (/attach alone lists what they offer)")
+            format!(
+                "no server lists the resource {rest:?} (chat's /attach alone, or `switchboard servers NAME`, lists what they offer)"
+            )
         })?;
     let contents = agent
         .sessions()

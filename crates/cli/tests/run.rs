@@ -616,6 +616,53 @@ async fn max_turns_ends_the_run_with_exit_1_and_a_valid_conversation() {
     assert_eq!(v["tool_calls"][1]["status"], "not_run");
 }
 
+/// `run --attach URI` sends an MCP resource with the prompt, as chat's `/attach` does; one no
+/// server offers stops the run before any request, saying so.
+#[tokio::test]
+async fn run_attaches_a_resource_to_the_prompt() {
+    let d = Dialect::Anthropic;
+    let double = ProviderDouble::start(d, vec![Turn::Text("Read it.".into())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let run = |uri: &'static str| {
+        let (base, dir) = (base.clone(), dir.path().to_path_buf());
+        async move {
+            switchboard(
+                &dir,
+                &[
+                    "run",
+                    "-p",
+                    "Summarize it.",
+                    "--base-url",
+                    &base,
+                    "--attach",
+                    uri,
+                ],
+            )
+            .await
+        }
+    };
+    let out = run("docs://pages/sso-setup").await;
+    succeeded(&out);
+    double.assert_valid();
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 1);
+    let user = reqs[0].body["messages"][0]["content"].to_string();
+    assert!(
+        user.contains("[attached resource docs://pages/sso-setup from server docs]")
+            && user.contains("Summarize it."),
+        "{user}"
+    );
+    let out = run("nowhere://x").await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--attach nowhere://x: no server lists the resource"),
+        "{err}"
+    );
+    assert_eq!(double.requests().len(), 1);
+}
+
 /// `run --stream-json`: one JSON line per event as the loop runs (the model's reasoning, its
 /// tool use, the tool's result, the answer), streamed or not, then the `result` line `--json`
 /// would print.
