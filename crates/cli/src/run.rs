@@ -53,6 +53,11 @@ pub struct ModelArgs {
     /// that reached it are not run, and `run` exits 1. Refused for a model without prices.
     #[arg(long, value_name = "USD", value_parser = usd)]
     pub max_cost: Option<switchboard_core::rent::Usd>,
+    /// Price table for /cost, --json's `cost` and --max-cost (TOML in the format of
+    /// data/prices.toml, `output_per_mtok` included), in place of the built-in one: for a model
+    /// it lacks, or your own prices.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
     /// The most tokens each reply may have, sent in the provider's own field (OpenAI's
     /// `max_completion_tokens`, the Responses API's `max_output_tokens`, Gemini's
     /// `maxOutputTokens`, `max_tokens` for Anthropic and for OpenAI-compatible servers).
@@ -189,6 +194,13 @@ pub async fn start_agent(
     }
     if let Some(usd) = model.max_cost {
         builder = builder.max_cost(usd);
+    }
+    if let Some(path) = &model.prices {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --prices {}", path.display()))?;
+        let table =
+            switchboard_providers::count::prices::parse_prices(&text, &path.display().to_string())?;
+        builder = builder.prices(table);
     }
     if let Some(effort) = &model.reasoning_effort {
         builder = builder.reasoning_effort(effort);
@@ -400,7 +412,7 @@ pub fn cost_limit_hit(agent: &switchboard_host::agent::Agent) -> String {
             spent.display()
         ),
         None => format!(
-            "stopped: --max-cost cannot be kept for {}, whose prices data/prices.toml lacks",
+            "stopped: --max-cost cannot be kept for {}, whose prices the price table lacks (--prices FILE)",
             agent.client().model
         ),
     }
@@ -463,11 +475,10 @@ fn event_json(e: &AgentEvent) -> Value {
 /// `{"input_usd", "output_usd" (null without an output price), "total_usd", "model", "date"}`,
 /// amounts as decimal strings.
 fn run_cost(agent: &switchboard_host::agent::Agent) -> Value {
-    let prices = switchboard_providers::count::prices::default_prices();
-    let Some(p) = prices.model(&agent.client().model) else {
+    let Some(p) = agent.price() else {
         return Value::Null;
     };
-    let c = usage_cost(p, &agent.usage);
+    let c = usage_cost(&p, &agent.usage);
     json!({
         "input_usd": c.input, "output_usd": c.output, "total_usd": c.total(),
         "model": p.id, "date": p.date,

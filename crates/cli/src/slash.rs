@@ -188,7 +188,7 @@ fn model(agent: &mut Agent, rest: &str) -> Command {
     eprintln!("(now {whose}{name}, in place of {before}; the conversation goes on{effort})");
     if agent.max_cost().is_some() && agent.spent().is_none() {
         eprintln!(
-            "(--max-cost cannot be kept for {name}: data/prices.toml has no input and output price for it, so the next message will not be sent; /model back to a priced model)"
+            "(--max-cost cannot be kept for {name}: the price table has no input and output price for it, so the next message will not be sent; /model back to a priced model)"
         );
     }
     Command::Cleared
@@ -431,10 +431,9 @@ fn cost(agent: &Agent) -> String {
             rent * requests
         ));
     }
-    let prices = switchboard_providers::count::prices::default_prices();
-    match prices.model(&agent.client().model) {
+    match agent.price() {
         Some(p) => {
-            let c = crate::run::usage_cost(p, u);
+            let c = crate::run::usage_cost(&p, u);
             let input = format!("input {} at {}", c.input.display(), p.input_per_mtok);
             match (c.total(), c.output, p.output_per_mtok) {
                 (Some(total), Some(output), Some(per)) => out.push_str(&format!(
@@ -451,7 +450,7 @@ fn cost(agent: &Agent) -> String {
             }
         }
         None => out.push_str(&format!(
-            "\nno price known for {}; see `switchboard inspect --cost --prices FILE`",
+            "\nno price known for {} (chat --prices FILE gives a table with it)",
             agent.client().model
         )),
     }

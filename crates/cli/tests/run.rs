@@ -744,13 +744,23 @@ async fn stream_json_prints_the_loop_as_it_runs() {
 #[tokio::test]
 async fn max_cost_stops_the_run_once_it_is_spent() {
     let d = Dialect::Anthropic;
-    let script = vec![Turn::tools(vec![Call::ends_with(
-        "tickets__search",
-        json!({"query": "a"}),
-    )])];
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "a"}),
+        )]),
+        Turn::Text("Priced by your table.".into()),
+    ];
     let double = ProviderDouble::start(d, script).await;
     let dir = tempfile::tempdir().unwrap();
     let base = double.base_url();
+    std::fs::write(
+        dir.path().join("prices.toml"),
+        "[[model]]\nid = \"claude-unpriced-9\"\ndialect = \"anthropic\"\ninput_per_mtok = 1\noutput_per_mtok = 2\n\
+         cache_write_multiplier = 1.25\ncache_read_multiplier = 0.1\nmin_cacheable_tokens = 1024\n\
+         context_window = 200000\ndate = \"2026-12-05\"\nsource = \"a test\"\n",
+    )
+    .unwrap();
     let run = |extra: &'static [&'static str]| {
         let base = base.clone();
         let dir = dir.path().to_path_buf();
@@ -793,6 +803,24 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     let out = run(&["--max-cost", "lots"]).await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an amount of US dollars"));
+
+    // A table of your own prices the model it lacked.
+    let out = run(&[
+        "--max-cost",
+        "5",
+        "--model",
+        "claude-unpriced-9",
+        "--prices",
+        "prices.toml",
+    ])
+    .await;
+    succeeded(&out);
+    let v = stdout_json(&out);
+    assert_eq!(v["cost"]["model"], "claude-unpriced-9", "{v}");
+    assert_eq!(double.requests().len(), 2);
+    let out = run(&["--prices", "nowhere.toml"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read --prices nowhere.toml"));
 }
 
 /// `chat` takes a message of several lines: a block between `"""` lines (pasted text, a line

@@ -79,6 +79,8 @@ pub struct AgentOptions {
     /// known for a model the price table lacks, so with one the loop stops too. `None`: no
     /// limit.
     pub max_cost: Option<Usd>,
+    /// The price table [`Agent::spent`] reads (`None`: the embedded `data/prices.toml`).
+    pub prices: Option<Arc<switchboard_core::rent::Prices>>,
 }
 
 /// Which tools the model sees.
@@ -103,6 +105,7 @@ impl Default for AgentOptions {
             tools: ToolMode::All,
             auto_compact: false,
             max_cost: None,
+            prices: None,
         }
     }
 }
@@ -765,16 +768,25 @@ impl Agent {
     /// use (`data/prices.toml`; see [`switchboard_core::rent::usage_cost`]), when the table has
     /// its input and output prices.
     pub fn spent(&self) -> Option<Usd> {
-        let prices = switchboard_providers::count::prices::default_prices();
-        let price = prices.model(&self.client.model)?;
+        let price = self.price()?;
         switchboard_core::rent::usage_cost(
-            price,
+            &price,
             self.usage.input_tokens,
             self.usage.cache_read_tokens.unwrap_or(0),
             self.usage.cache_write_tokens.unwrap_or(0),
             self.usage.output_tokens,
         )
         .total()
+    }
+
+    /// The price table's entry for the model in use ([`AgentOptions::prices`]).
+    pub fn price(&self) -> Option<switchboard_core::rent::ModelPrice> {
+        match &self.opts.prices {
+            Some(table) => table.model(&self.client.model).cloned(),
+            None => switchboard_providers::count::prices::default_prices()
+                .model(&self.client.model)
+                .cloned(),
+        }
     }
 
     /// The cost limit ([`AgentOptions::max_cost`]), if any.

@@ -165,7 +165,7 @@ pub enum HostError {
     },
     /// A cost limit was set for a model whose prices the price table lacks.
     #[error(
-        "a cost limit needs the model's prices, and data/prices.toml has no input and output price for {model:?}"
+        "a cost limit needs the model's prices, and the price table has no input and output price for {model:?} (--prices FILE adds one)"
     )]
     NoPrice {
         /// The model.

@@ -81,6 +81,7 @@ pub struct HostBuilder {
     turns: Option<u32>,
     tokens: Option<u32>,
     cost: Option<switchboard_core::rent::Usd>,
+    prices: Option<Arc<switchboard_core::rent::Prices>>,
     temperature: Option<f64>,
     reasoning_effort: Option<String>,
     /// The config's model settings were applied (at `check` or `build`).
@@ -111,6 +112,7 @@ impl Host {
             turns: None,
             tokens: None,
             cost: None,
+            prices: None,
             temperature: None,
             reasoning_effort: None,
             settled: false,
@@ -275,6 +277,13 @@ impl HostBuilder {
         self
     }
 
+    /// The price table costs and the cost limit are reckoned with (default: the embedded
+    /// `data/prices.toml`), e.g. one with entries for models it lacks.
+    pub fn prices(mut self, prices: switchboard_core::rent::Prices) -> Self {
+        self.prices = Some(Arc::new(prices));
+        self
+    }
+
     /// Sampling temperature, 0 to 2 (default: the config's `temperature`, else the model's
     /// own). One outside that range is left out, with a note.
     pub fn temperature(mut self, temperature: f64) -> Self {
@@ -379,6 +388,9 @@ impl HostBuilder {
             .or(self.options.max_tokens)
             .or(config.max_tokens);
         self.options.max_cost = self.cost.or(self.options.max_cost).or(config.max_cost);
+        if self.prices.is_some() {
+            self.options.prices.clone_from(&self.prices);
+        }
         self.options.auto_compact = self.config.settings.auto_compact;
         self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature
@@ -449,7 +461,14 @@ impl HostBuilder {
             .get_or_insert_with(|| default_model(provider).to_string())
             .clone();
         if self.options.max_cost.is_some() {
-            let prices = switchboard_providers::count::prices::default_prices();
+            let embedded;
+            let prices = match &self.options.prices {
+                Some(table) => table.as_ref(),
+                None => {
+                    embedded = switchboard_providers::count::prices::default_prices();
+                    &embedded
+                }
+            };
             if prices
                 .model(&model)
                 .and_then(|p| p.output_per_mtok)
