@@ -189,7 +189,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /reload /reconnect /cost /prompt NAME /attach URI /roots /model /compact /clear /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /reload /reconnect /cost /prompt NAME /attach URI /roots /model /compact /undo /retry /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {

@@ -1,6 +1,6 @@
 //! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
 //! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR],
-//! /model [[PROVIDER:]NAME [URL]], /compact [FOCUS], /clear, /quit.
+//! /model [[PROVIDER:]NAME [URL]], /compact [FOCUS], /undo, /retry, /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -65,6 +65,32 @@ pub(crate) async fn command(
         }
         "model" => model(agent, rest),
         "compact" => compact(agent, rest).await,
+        "undo" | "retry" => match agent.undo() {
+            None => {
+                eprintln!("(nothing to take back)");
+                Command::Done
+            }
+            Some(mut parts) => {
+                let text = match parts.pop() {
+                    Some(Part::Text(t)) => t,
+                    Some(other) => {
+                        parts.push(other);
+                        String::new()
+                    }
+                    None => String::new(),
+                };
+                if name == "undo" {
+                    eprintln!(
+                        "(your last message and what followed it are left out: {})",
+                        clip(&text, 80)
+                    );
+                    return Command::Cleared;
+                }
+                eprintln!("(sent again: {})", clip(&text, 80));
+                attached.extend(parts);
+                Command::Send(text)
+            }
+        },
         "prompt" if rest.is_empty() => {
             print!("{}", prompts(agent));
             Command::Done
@@ -113,7 +139,7 @@ pub(crate) async fn command(
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /clear /quit"
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /undo /retry /clear /quit"
             );
             Command::Done
         }

@@ -823,6 +823,51 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read --prices nowhere.toml"));
 }
 
+/// chat's `/undo` leaves the last exchange out of the conversation and `/retry` sends its message
+/// again in its place; with nothing to take back they say so.
+#[tokio::test]
+async fn chat_undoes_and_retries_the_last_exchange() {
+    let d = Dialect::Anthropic;
+    let script = vec![
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )]),
+        Turn::Text("T-1001.".into()),
+        Turn::Text("Hello there.".into()),
+        Turn::Text("Hello again.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let input = b"/undo\nfind the login ticket\n/undo\nhello\n/retry\n/quit\n";
+    let out = chat_session(dir.path(), &["--base-url", &base], input).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    double.assert_valid();
+    assert!(stderr.contains("(nothing to take back)"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "(your last message and what followed it are left out: find the login ticket)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(sent again: hello)"), "{stderr}");
+    let reqs = double.requests();
+    assert_eq!(reqs.len(), 4);
+    // After /undo the tool loop is gone; after /retry only the message sent again is there.
+    for n in [2, 3] {
+        let messages = reqs[n].body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 1, "{n}: {messages:?}");
+        assert!(
+            messages[0].to_string().contains("hello"),
+            "{n}: {messages:?}"
+        );
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Hello again."), "{stdout}");
+}
+
 /// `chat` takes a message of several lines: a block between `"""` lines (pasted text, a line
 /// starting with `/` in it included), or lines ending with `\`; each goes to the model as one
 /// message with its line breaks.

@@ -801,6 +801,34 @@ impl Agent {
             .is_some_and(|max| self.spent().is_none_or(|spent| spent >= max))
     }
 
+    /// Take the last exchange out of the conversation (chat's `/undo` and `/retry`): the last
+    /// message the user wrote and everything after it (answers, tool uses, results). What
+    /// shared that message and is not the user's (the results answering the turn before, a
+    /// compaction's summary) stays. Returns the parts the user wrote; `None` when there is no
+    /// such message. Tokens spent stay counted.
+    pub fn undo(&mut self) -> Option<Vec<Part>> {
+        let not_written = |p: &Part| match p {
+            Part::ToolResult { .. } => true,
+            Part::Text(t) => t.starts_with(COMPACT_PREAMBLE),
+            _ => false,
+        };
+        let at = self
+            .messages
+            .iter()
+            .rposition(|m| m.role == Role::User && m.parts.iter().any(|p| !not_written(p)))?;
+        let mut first = self.messages.split_off(at).swap_remove(0);
+        let from = first
+            .parts
+            .iter()
+            .rposition(not_written)
+            .map_or(0, |i| i + 1);
+        let written = first.parts.split_off(from);
+        if !first.parts.is_empty() {
+            self.messages.push(first);
+        }
+        Some(written)
+    }
+
     /// The conversation so far, to save ([`History::write`]) and take up later.
     pub fn history(&self) -> History {
         History {
@@ -1579,6 +1607,49 @@ mod tests {
             joined_changes((v(&[]), v(&["x"])), (v(&[]), v(&["y"]))),
             (v(&[]), v(&["x", "y"]))
         );
+    }
+
+    /// `undo` takes out what the user wrote last and all after it, and keeps what shared its
+    /// message without being theirs: the results answering the turn before, a summary.
+    #[tokio::test]
+    async fn undo_takes_out_the_users_last_message_and_what_followed() {
+        let sessions = Sessions::start(Vec::new()).await;
+        let client =
+            ProviderClient::new(Dialect::Anthropic, Some("http://127.0.0.1:9"), "m", None).unwrap();
+        let mut agent = Agent::new(
+            sessions,
+            Vec::new(),
+            client,
+            TranslateOptions::new(Dialect::Anthropic),
+            Arc::new(DeclineAll { why: "test".into() }),
+            AgentOptions::default(),
+        );
+        assert_eq!(agent.undo(), None);
+        let result = Part::ToolResult {
+            id: "a".into(),
+            name: "x__one".into(),
+            content: vec![ResultPart::Text("done".into())],
+            is_error: false,
+        };
+        let summary = Part::text(format!("{COMPACT_PREAMBLE}\n\nThe user asked for x."));
+        agent.messages = vec![
+            Message::tool_results(vec![summary.clone(), Part::text("go on")]),
+            Message::assistant(vec![Part::ToolUse {
+                id: "a".into(),
+                name: "x__one".into(),
+                input: json!({}),
+            }]),
+            // Results the turn limit left, then the user's next message joined them.
+            Message::tool_results(vec![result.clone(), Part::text("and now?")]),
+            Message::assistant(vec![Part::text("Now this.")]),
+        ];
+        assert_eq!(agent.undo(), Some(vec![Part::text("and now?")]));
+        assert_eq!(agent.messages.len(), 3);
+        assert_eq!(agent.messages[2].parts, vec![result]);
+        assert_eq!(agent.undo(), Some(vec![Part::text("go on")]));
+        assert_eq!(agent.messages, vec![Message::tool_results(vec![summary])]);
+        assert_eq!(agent.undo(), None);
+        agent.sessions.shutdown().await;
     }
 
     #[tokio::test]
