@@ -750,6 +750,7 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
             json!({"query": "a"}),
         )]),
         Turn::Text("Priced by your table.".into()),
+        Turn::Text("Priced by the config's table.".into()),
     ];
     let double = ProviderDouble::start(d, script).await;
     let dir = tempfile::tempdir().unwrap();
@@ -821,6 +822,17 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     let out = run(&["--prices", "nowhere.toml"]).await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read --prices nowhere.toml"));
+
+    // The same table named by the config's `[settings] prices`.
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[settings]\nprices = \"prices.toml\"\n",
+    )
+    .unwrap();
+    let out = run(&["--max-cost", "5", "--model", "claude-unpriced-9"]).await;
+    succeeded(&out);
+    assert_eq!(stdout_json(&out)["cost"]["model"], "claude-unpriced-9");
+    assert_eq!(double.requests().len(), 3);
 }
 
 /// chat's `/undo` leaves the last exchange out of the conversation and `/retry` sends its message

@@ -460,6 +460,23 @@ impl HostBuilder {
             .model
             .get_or_insert_with(|| default_model(provider).to_string())
             .clone();
+        if self.prices.is_none()
+            && let Some(path) = self.config.settings.prices.clone()
+        {
+            let text = std::fs::read_to_string(&path).map_err(|source| HostError::ConfigRead {
+                path: path.clone(),
+                source,
+            })?;
+            let table = switchboard_providers::count::prices::parse_prices(
+                &text,
+                &path.display().to_string(),
+            )
+            .map_err(|e| HostError::ConfigShape {
+                path: path.clone(),
+                message: e.message,
+            })?;
+            self.options.prices = Some(Arc::new(table));
+        }
         if self.options.max_cost.is_some() {
             let embedded;
             let prices = match &self.options.prices {

@@ -513,6 +513,9 @@ pub struct Settings {
     /// The sentence-embedding model directory for tool search (`search_model`); else
     /// `$SWITCHBOARD_MODEL_DIR`, else the user data directory's default model.
     pub search_model: Option<PathBuf>,
+    /// A price table of your own (`prices`, in the format of `data/prices.toml`) for costs and
+    /// the cost limit; the embedded one when absent.
+    pub prices: Option<PathBuf>,
     /// Which model `run` and `chat` talk to, and how, when their flags do not say.
     pub model: ModelSettings,
     /// The folders offered to servers as roots (`roots`), absolute and existing; none by default.
@@ -655,6 +658,7 @@ impl Default for Settings {
             date: false,
             pin_store: None,
             search_model: None,
+            prices: None,
             model: ModelSettings::default(),
             roots: Vec::new(),
         }

@@ -33,6 +33,7 @@ struct RawSettings {
     auto_compact: Option<bool>,
     date: Option<bool>,
     pin_store: Option<String>,
+    prices: Option<String>,
     search_model: Option<String>,
     approve: Option<super::Approve>,
     provider: Option<String>,
@@ -178,6 +179,7 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));
                 settings.search_model = s.search_model.map(|p| ctx.base.join(p));
+                settings.prices = s.prices.map(|p| ctx.base.join(p));
                 let written = ModelSettings {
                     provider: None,
                     model: s.model,
