@@ -934,6 +934,53 @@ async fn chat_keeps_a_cost_limit_across_a_model_switch() {
     assert!(double.requests().is_empty());
 }
 
+/// A model that repeats itself: the third identical call after two identical results is not
+/// made, and the model is told why; a call with other arguments still runs.
+#[tokio::test]
+async fn a_call_repeated_with_the_same_result_is_not_made_a_third_time() {
+    let d = Dialect::Anthropic;
+    let same = || {
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "login"}),
+        )])
+    };
+    let script = vec![
+        same(),
+        same(),
+        same(),
+        Turn::tools(vec![Call::ends_with(
+            "tickets__search",
+            json!({"query": "sso"}),
+        )]),
+        Turn::Text("Done.".into()),
+    ];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = switchboard(
+        dir.path(),
+        &["--json", "run", "-p", "find it", "--base-url", &base],
+    )
+    .await;
+    succeeded(&out);
+    double.assert_valid();
+    let v = stdout_json(&out);
+    let calls = v["tool_calls"].as_array().unwrap();
+    let statuses: Vec<&str> = calls
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["ok", "ok", "not_run", "ok"], "{v}");
+    assert!(
+        calls[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("already returned the same result twice in a row"),
+        "{v}"
+    );
+}
+
 /// `--max-tokens` reaches the request in the field an OpenAI-compatible server reads (the
 /// double listens on 127.0.0.1, so it is one), and `--catalog`, which has no server to call,
 /// stops `run` with a usage error instead of running the demo servers.

@@ -574,6 +574,7 @@ impl Agent {
         self.push_user(parts);
         let mut turns_here = 0u32;
         let mut compacted = false;
+        let mut repeats = Repeats::default();
         loop {
             turns_here += 1;
             let turn = u32::try_from(self.turns.len()).unwrap_or(u32::MAX) + 1;
@@ -738,7 +739,30 @@ impl Agent {
                     .map(|u| not_run(u, TURN_LIMIT_REACHED))
                     .collect()
             } else {
-                self.dispatch(&uses).await
+                // A call that already gave the same result twice running is not made again:
+                // a model stuck in a loop is told so instead of spending the turn limit.
+                let stuck: Vec<bool> = uses.iter().map(|u| repeats.stuck(u)).collect();
+                let to_run: Vec<ToolUse> = uses
+                    .iter()
+                    .zip(&stuck)
+                    .filter(|(_, stuck)| !**stuck)
+                    .map(|(u, _)| u.clone())
+                    .collect();
+                let mut ran = self.dispatch(&to_run).await.into_iter();
+                let outcomes: Vec<Outcome> = uses
+                    .iter()
+                    .zip(&stuck)
+                    .map(
+                        |(u, stuck)| match (stuck, (!stuck).then(|| ran.next()).flatten()) {
+                            (false, Some(o)) => o,
+                            _ => not_run(u, REPEATED_CALL),
+                        },
+                    )
+                    .collect();
+                for (u, o) in uses.iter().zip(&outcomes) {
+                    repeats.saw(u, o);
+                }
+                outcomes
             };
             for o in &outcomes {
                 self.log("tool_call", json!({"turn": turn, "outcome": o}))?;
@@ -1516,6 +1540,46 @@ fn add_usage(total: &mut Usage, u: &Usage) {
 /// What the model reads for a tool use the turn limit left unrun.
 const TURN_LIMIT_REACHED: &str =
     "Not run: the turn limit for this message was reached. Tell the user what you found so far.";
+/// What the model reads for a call that already gave the same result twice running.
+const REPEATED_CALL: &str = "Not run: this exact call (same tool, same arguments) already returned the same result twice in a row for this message. Use that result, change the arguments, or answer.";
+
+/// The calls of one user message's loop, for telling when the model repeats itself: by tool
+/// and arguments, how many times running the call gave the same result, and that result.
+#[derive(Default)]
+struct Repeats {
+    seen: std::collections::HashMap<String, (u32, String)>,
+}
+
+impl Repeats {
+    fn key(u: &ToolUse) -> String {
+        let args = match &u.input {
+            ToolInput::Json(v) => v.to_string(),
+            ToolInput::Unparsed { raw, .. } => raw.clone(),
+        };
+        format!("{}\u{0}{args}", u.name)
+    }
+
+    /// The call gave the same result the last two times it was made.
+    fn stuck(&self, u: &ToolUse) -> bool {
+        self.seen
+            .get(&Self::key(u))
+            .is_some_and(|(same, _)| *same >= 2)
+    }
+
+    fn saw(&mut self, u: &ToolUse, o: &Outcome) {
+        if o.status == crate::dispatch::Status::NotRun {
+            return;
+        }
+        let text = o.result.text();
+        let entry = self.seen.entry(Self::key(u)).or_insert((0, String::new()));
+        if entry.0 > 0 && entry.1 == text {
+            entry.0 += 1;
+        } else {
+            *entry = (1, text);
+        }
+    }
+}
+
 /// What the model reads for a tool use the cost limit left unrun.
 const COST_LIMIT_REACHED: &str = "Not run: the cost limit set for this conversation was reached. Tell the user what you found so far.";
 
