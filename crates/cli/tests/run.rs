@@ -934,10 +934,10 @@ async fn chat_keeps_a_cost_limit_across_a_model_switch() {
     assert!(double.requests().is_empty());
 }
 
-/// A model that repeats itself: the third identical call after two identical results is not
+/// A model that repeats itself: the fifth identical call after four identical results is not
 /// made, and the model is told why; a call with other arguments still runs.
 #[tokio::test]
-async fn a_call_repeated_with_the_same_result_is_not_made_a_third_time() {
+async fn a_call_repeated_with_the_same_result_is_not_made_a_fifth_time() {
     let d = Dialect::Anthropic;
     let same = || {
         Turn::tools(vec![Call::ends_with(
@@ -946,6 +946,8 @@ async fn a_call_repeated_with_the_same_result_is_not_made_a_third_time() {
         )])
     };
     let script = vec![
+        same(),
+        same(),
         same(),
         same(),
         same(),
@@ -971,12 +973,12 @@ async fn a_call_repeated_with_the_same_result_is_not_made_a_third_time() {
         .iter()
         .map(|c| c["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["ok", "ok", "not_run", "ok"], "{v}");
+    assert_eq!(statuses, ["ok", "ok", "ok", "ok", "not_run", "ok"], "{v}");
     assert!(
-        calls[2]["text"]
+        calls[4]["text"]
             .as_str()
             .unwrap()
-            .contains("already returned the same result twice in a row"),
+            .contains("already returned the same result 4 times in a row"),
         "{v}"
     );
 }

@@ -739,8 +739,9 @@ impl Agent {
                     .map(|u| not_run(u, TURN_LIMIT_REACHED))
                     .collect()
             } else {
-                // A call that already gave the same result twice running is not made again:
-                // a model stuck in a loop is told so instead of spending the turn limit.
+                // A call that already gave the same result SAME_RESULT_LIMIT times running is
+                // not made again: a model stuck in a loop is told so instead of spending the
+                // turn limit.
                 let stuck: Vec<bool> = uses.iter().map(|u| repeats.stuck(u)).collect();
                 let to_run: Vec<ToolUse> = uses
                     .iter()
@@ -1540,8 +1541,13 @@ fn add_usage(total: &mut Usage, u: &Usage) {
 /// What the model reads for a tool use the turn limit left unrun.
 const TURN_LIMIT_REACHED: &str =
     "Not run: the turn limit for this message was reached. Tell the user what you found so far.";
-/// What the model reads for a call that already gave the same result twice running.
-const REPEATED_CALL: &str = "Not run: this exact call (same tool, same arguments) already returned the same result twice in a row for this message. Use that result, change the arguments, or answer.";
+/// How many times running a call may give the same result before it is not made again (as
+/// Gemini CLI, which calls five identical calls running a loop).
+const SAME_RESULT_LIMIT: u32 = 4;
+
+/// What the model reads for a call that already gave the same result [`SAME_RESULT_LIMIT`]
+/// times running.
+const REPEATED_CALL: &str = "Not run: this exact call (same tool, same arguments) already returned the same result 4 times in a row for this message. Use that result, change the arguments, or answer.";
 
 /// The calls of one user message's loop, for telling when the model repeats itself: by tool
 /// and arguments, how many times running the call gave the same result, and that result.
@@ -1559,11 +1565,11 @@ impl Repeats {
         format!("{}\u{0}{args}", u.name)
     }
 
-    /// The call gave the same result the last two times it was made.
+    /// The call gave the same result the last [`SAME_RESULT_LIMIT`] times it was made.
     fn stuck(&self, u: &ToolUse) -> bool {
         self.seen
             .get(&Self::key(u))
-            .is_some_and(|(same, _)| *same >= 2)
+            .is_some_and(|(same, _)| *same >= SAME_RESULT_LIMIT)
     }
 
     fn saw(&mut self, u: &ToolUse, o: &Outcome) {
@@ -1658,6 +1664,39 @@ mod tests {
         assert!(conversation_key().starts_with("switchboard-"));
     }
     use crate::dispatch::DeclineAll;
+
+    /// Only the same result 4 times running makes a call stuck; a result that changes (a job
+    /// being polled) does not, and other arguments are another call.
+    #[test]
+    fn a_call_is_stuck_after_the_same_result_four_times_running() {
+        let call = |args: Value| ToolUse {
+            id: "x".into(),
+            name: "jobs__status".into(),
+            input: ToolInput::Json(args),
+        };
+        let answered = |u: &ToolUse, text: &str| Outcome {
+            status: crate::dispatch::Status::Ok,
+            result: shape::Shaped {
+                is_error: false,
+                ..shape::Shaped::error(text)
+            },
+            ..not_run(u, "")
+        };
+        let mut seen = Repeats::default();
+        let poll = call(json!({"id": 7}));
+        for text in ["running", "running", "running", "done", "done", "done"] {
+            assert!(!seen.stuck(&poll), "{text}");
+            seen.saw(&poll, &answered(&poll, text));
+        }
+        seen.saw(&poll, &answered(&poll, "done"));
+        assert!(seen.stuck(&poll));
+        assert!(!seen.stuck(&call(json!({"id": 8}))));
+        // A call that was not run says nothing about the result.
+        let mut fresh = Repeats::default();
+        fresh.saw(&poll, &not_run(&poll, "declined"));
+        fresh.saw(&poll, &not_run(&poll, "declined"));
+        assert!(!fresh.stuck(&poll));
+    }
 
     #[test]
     fn changes_of_the_tools_array_join_into_one() {
