@@ -65,32 +65,8 @@ pub(crate) async fn command(
         }
         "model" => model(agent, rest),
         "compact" => compact(agent, rest).await,
-        "undo" | "retry" => match agent.undo() {
-            None => {
-                eprintln!("(nothing to take back)");
-                Command::Done
-            }
-            Some(mut parts) => {
-                let text = match parts.pop() {
-                    Some(Part::Text(t)) => t,
-                    Some(other) => {
-                        parts.push(other);
-                        String::new()
-                    }
-                    None => String::new(),
-                };
-                if name == "undo" {
-                    eprintln!(
-                        "(your last message and what followed it are left out: {})",
-                        clip(&text, 80)
-                    );
-                    return Command::Cleared;
-                }
-                eprintln!("(sent again: {})", clip(&text, 80));
-                attached.extend(parts);
-                Command::Send(text)
-            }
-        },
+        "undo" => undo(agent, false, attached),
+        "retry" => undo(agent, true, attached),
         "prompt" if rest.is_empty() => {
             print!("{}", prompts(agent));
             Command::Done
@@ -218,6 +194,30 @@ fn model(agent: &mut Agent, rest: &str) -> Command {
         );
     }
     Command::Cleared
+}
+
+/// `/undo`: the user's last message and what followed it left out (see `Agent::undo`);
+/// `/retry` (`again`): that, and the message sent again, with what was attached to it.
+fn undo(agent: &mut Agent, again: bool, attached: &mut Vec<Part>) -> Command {
+    let Some(mut parts) = agent.undo() else {
+        eprintln!("(nothing to take back)");
+        return Command::Done;
+    };
+    let text = match parts.last() {
+        Some(Part::Text(t)) if !t.trim().is_empty() => t.clone(),
+        _ => String::new(),
+    };
+    if !again || text.is_empty() {
+        eprintln!(
+            "(your last message and what followed it are left out: {})",
+            clip(&text, 80)
+        );
+        return Command::Cleared;
+    }
+    parts.pop();
+    eprintln!("(sent again: {})", clip(&text, 80));
+    attached.extend(parts);
+    Command::Send(text)
 }
 
 /// `/compact [FOCUS]`: the model's summary replaces the conversation (see `Agent::compact`).
