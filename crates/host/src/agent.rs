@@ -1712,21 +1712,26 @@ mod tests {
         );
     }
 
-    /// `undo` takes out what the user wrote last and all after it, and keeps what shared its
-    /// message without being theirs: the results answering the turn before, a summary.
-    #[tokio::test]
-    async fn undo_takes_out_the_users_last_message_and_what_followed() {
+    /// An agent with no servers whose provider is never reached.
+    async fn no_server_agent() -> Agent {
         let sessions = Sessions::start(Vec::new()).await;
         let client =
             ProviderClient::new(Dialect::Anthropic, Some("http://127.0.0.1:9"), "m", None).unwrap();
-        let mut agent = Agent::new(
+        Agent::new(
             sessions,
             Vec::new(),
             client,
             TranslateOptions::new(Dialect::Anthropic),
             Arc::new(DeclineAll { why: "test".into() }),
             AgentOptions::default(),
-        );
+        )
+    }
+
+    /// `undo` takes out what the user wrote last and all after it, and keeps what shared its
+    /// message without being theirs: the results answering the turn before, a summary.
+    #[tokio::test]
+    async fn undo_takes_out_the_users_last_message_and_what_followed() {
+        let mut agent = no_server_agent().await;
         assert_eq!(agent.undo(), None);
         let result = Part::ToolResult {
             id: "a".into(),
@@ -1757,17 +1762,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_interrupted_turn_leaves_every_tool_use_answered() {
-        let sessions = Sessions::start(Vec::new()).await;
-        let client =
-            ProviderClient::new(Dialect::Anthropic, Some("http://127.0.0.1:9"), "m", None).unwrap();
-        let mut agent = Agent::new(
-            sessions,
-            Vec::new(),
-            client,
-            TranslateOptions::new(Dialect::Anthropic),
-            Arc::new(DeclineAll { why: "test".into() }),
-            AgentOptions::default(),
-        );
+        let mut agent = no_server_agent().await;
         agent.messages.push(Message::user("go"));
         agent.messages.push(Message::assistant(vec![
             Part::text("Calling two tools."),
