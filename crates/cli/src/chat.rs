@@ -174,7 +174,7 @@ impl Approver for TerminalApprover {
 }
 
 /// Run the command.
-pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(global: &Global, mut args: ChatArgs) -> anyhow::Result<ExitCode> {
     if global.json {
         anyhow::bail!(
             "chat is interactive and prints no JSON; use `switchboard --json run -p TEXT` for machine-readable output"
@@ -189,7 +189,7 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut agent = start_agent(global, &args.model, approver, !args.no_stream, wait).await?;
     let tools = agent.translation().names.len();
     eprintln!(
-        "switchboard chat: {} with {tools} tools. /tools /servers /reload /reconnect /cost /prompt NAME /attach URI /roots /model /compact /undo /retry /clear /quit",
+        "switchboard chat: {} with {tools} tools. /tools /servers /reload /reconnect /cost /prompt NAME /attach URI /roots /model /compact /undo /retry /save /clear /quit",
         agent.client().model
     );
     if let Some(path) = &args.model.conversation {
@@ -227,6 +227,20 @@ pub async fn run(global: &Global, args: ChatArgs) -> anyhow::Result<ExitCode> {
                 Command::Done => continue,
                 Command::Cleared => {
                     save(&agent, &args.model);
+                    continue;
+                }
+                Command::SaveTo(path) => {
+                    match agent.history().write(&path) {
+                        Ok(()) => {
+                            eprintln!(
+                                "(saved to {}, and after each message from now on; `chat --conversation {}` takes it up)",
+                                path.display(),
+                                path.display()
+                            );
+                            args.model.conversation = Some(path);
+                        }
+                        Err(e) => eprintln!("(not saved: {e})"),
+                    }
                     continue;
                 }
                 Command::Send(text) => text,

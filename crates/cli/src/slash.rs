@@ -1,6 +1,6 @@
 //! chat's slash commands: /tools [WORD|NAME], /servers (/mcp), /reload, /reconnect [NAME...],
 //! /cost, /prompt [NAME [key=value ...]], /attach [URI], /roots [add|remove DIR],
-//! /model [[PROVIDER:]NAME [URL]], /compact [FOCUS], /undo, /retry, /clear, /quit.
+//! /model [[PROVIDER:]NAME [URL]], /compact [FOCUS], /undo, /retry, /save FILE, /clear, /quit.
 
 use serde_json::{Map, Value};
 use switchboard_core::clip;
@@ -19,6 +19,8 @@ pub(crate) enum Command {
     Cleared,
     /// Send this text as the user's message.
     Send(String),
+    /// Save the conversation to this file, now and after each message from then on.
+    SaveTo(std::path::PathBuf),
 }
 
 /// Run the slash command `cmd` (the line without its `/`).
@@ -65,6 +67,11 @@ pub(crate) async fn command(
         }
         "model" => model(agent, rest),
         "compact" => compact(agent, rest).await,
+        "save" if rest.is_empty() => {
+            eprintln!("usage: /save FILE (the conversation goes there now and after each message)");
+            Command::Done
+        }
+        "save" => Command::SaveTo(std::path::PathBuf::from(rest)),
         "undo" => undo(agent, false, attached),
         "retry" => undo(agent, true, attached),
         "prompt" if rest.is_empty() => {
@@ -115,7 +122,7 @@ pub(crate) async fn command(
         }
         other => {
             eprintln!(
-                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /undo /retry /clear /quit"
+                "unknown command /{other}; try /tools /servers /reload /reconnect /cost /prompt /attach /roots /model /compact /undo /retry /save /clear /quit"
             );
             Command::Done
         }

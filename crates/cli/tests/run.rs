@@ -835,6 +835,29 @@ async fn max_cost_stops_the_run_once_it_is_spent() {
     assert_eq!(double.requests().len(), 3);
 }
 
+/// chat's `/save FILE` saves the conversation there at once and after each message from then on,
+/// in the file `--conversation` takes up.
+#[tokio::test]
+async fn chat_saves_the_conversation_when_asked() {
+    let d = Dialect::Anthropic;
+    let script = vec![Turn::Text("one".into()), Turn::Text("two".into())];
+    let double = ProviderDouble::start(d, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let input = b"/save\nhello\n/save talk.json\nagain\n/quit\n";
+    let out = chat_session(dir.path(), &["--base-url", &base], input).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("usage: /save FILE"), "{stderr}");
+    assert!(stderr.contains("(saved to talk.json"), "{stderr}");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("talk.json")).unwrap())
+            .unwrap();
+    let messages = saved["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "{saved}");
+    assert_eq!(messages[2]["parts"][0]["text"], "again");
+}
+
 /// chat's `/undo` leaves the last exchange out of the conversation and `/retry` sends its message
 /// again in its place; with nothing to take back they say so.
 #[tokio::test]
