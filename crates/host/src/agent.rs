@@ -604,7 +604,14 @@ impl Agent {
                 // The model's reasoning items went back and the API could not take them (an
                 // organisation whose responses are not stored; an item gone from storage):
                 // the same request again without them, and every request after it.
-                Err(e) if !self.reasoning_refused && reasoning_refused(&e, &body) => {
+                Err(e)
+                    if !self.reasoning_refused
+                        && switchboard_providers::sends_reasoning_items(
+                            self.client.dialect,
+                            &body,
+                        )
+                        && reasoning_refused(&e) =>
+                {
                     self.log("error", json!({"turn": turn, "message": e.to_string()}))?;
                     self.reasoning_refused = true;
                     on_event(AgentEvent::ReasoningRefused {
@@ -808,7 +815,7 @@ impl Agent {
     pub fn price(&self) -> Option<switchboard_core::rent::ModelPrice> {
         match &self.opts.prices {
             Some(table) => table.model(&self.client.model).cloned(),
-            None => switchboard_providers::count::prices::default_prices()
+            None => switchboard_providers::count::prices::embedded_prices()
                 .model(&self.client.model)
                 .cloned(),
         }
@@ -1429,11 +1436,10 @@ fn joined_changes(
     (all_added, all_removed)
 }
 
-/// The provider refused a request that sent the model's reasoning items back (OpenAI
-/// Responses), saying something about them: "Item with id 'rs_…' not found. Items are not
-/// persisted when `store` is set to false", "… of type 'reasoning' was provided without its
-/// required following item".
-fn reasoning_refused(e: &HostError, body: &Value) -> bool {
+/// The provider refused a request, saying something about the reasoning items it sent back
+/// (OpenAI Responses): "Item with id 'rs_…' not found. Items are not persisted when `store` is
+/// set to false", "… of type 'reasoning' was provided without its required following item".
+fn reasoning_refused(e: &HostError) -> bool {
     let HostError::ProviderHttp {
         status: 400 | 404,
         message,
@@ -1442,12 +1448,8 @@ fn reasoning_refused(e: &HostError, body: &Value) -> bool {
     else {
         return false;
     };
-    let sent = body
-        .get("input")
-        .and_then(Value::as_array)
-        .is_some_and(|items| items.iter().any(|i| i["type"] == "reasoning"));
     let message = message.to_ascii_lowercase();
-    sent && ["reasoning", "not persisted", "item with id"]
+    ["reasoning", "not persisted", "item with id"]
         .iter()
         .any(|w| message.contains(w))
 }

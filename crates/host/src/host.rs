@@ -478,13 +478,9 @@ impl HostBuilder {
             self.options.prices = Some(Arc::new(table));
         }
         if self.options.max_cost.is_some() {
-            let embedded;
             let prices = match &self.options.prices {
                 Some(table) => table.as_ref(),
-                None => {
-                    embedded = switchboard_providers::count::prices::default_prices();
-                    &embedded
-                }
+                None => switchboard_providers::count::prices::embedded_prices(),
             };
             if prices
                 .model(&model)

@@ -38,7 +38,7 @@ pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{
     DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, TEMPERATURE, ToolSpec,
-    check_limits, prepare_tool, render_request, to_bytes,
+    check_limits, prepare_tool, render_request, sends_reasoning_items, to_bytes,
 };
 pub use reply::{Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow};
 pub use sanitize::{SanitizeOptions, sanitize};

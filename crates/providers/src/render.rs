@@ -126,6 +126,17 @@ pub fn render_request(dialect: Dialect, parts: &RequestParts) -> Value {
     }
 }
 
+/// Whether a rendered body of `dialect` sends the model's reasoning back as items the provider
+/// looks up by id (the Responses API's `reasoning` items; see `openai_responses::render`), so
+/// that a refusal of them can be told from another one.
+pub fn sends_reasoning_items(dialect: Dialect, body: &Value) -> bool {
+    dialect == Dialect::OpenAiResponses
+        && body
+            .get("input")
+            .and_then(Value::as_array)
+            .is_some_and(|items| items.iter().any(|i| i["type"] == "reasoning"))
+}
+
 /// A rendered body as bytes (sorted keys, no spaces): what goes over the wire.
 pub fn to_bytes(body: &Value) -> Vec<u8> {
     // Serializing a Value cannot fail.

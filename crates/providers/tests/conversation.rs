@@ -724,12 +724,33 @@ fn responses_reasoning_items_go_back_in_place_within_the_turn() {
     };
     let input = render(messages.clone());
     assert_eq!(input.len(), 5, "{input:#?}");
+    let body = |dialect: Dialect, messages: Vec<Message>| {
+        render_request(
+            dialect,
+            &RequestParts {
+                messages,
+                ..parts(dialect, false)
+            },
+        )
+    };
+    assert!(switchboard_providers::sends_reasoning_items(
+        d,
+        &body(d, messages.clone())
+    ));
+    assert!(!switchboard_providers::sends_reasoning_items(
+        Dialect::OpenAiChat,
+        &body(Dialect::OpenAiChat, messages.clone())
+    ));
     assert_eq!(input[1..4], kept.as_array().unwrap()[..], "{input:#?}");
     assert_eq!(input[4]["type"], "function_call_output");
 
     // The user's next message: the earlier turn goes back as plain items.
     messages.push(Message::assistant(vec![Part::text("T-17.")]));
     messages.push(Message::user("Thanks."));
+    assert!(!switchboard_providers::sends_reasoning_items(
+        d,
+        &body(d, messages.clone())
+    ));
     let input = render(messages);
     let text = serde_json::to_string(&input).unwrap();
     assert!(!text.contains("rs_7") && !text.contains("fc_7"), "{text}");

@@ -50,6 +50,13 @@ pub fn default_prices() -> Prices {
     parse_prices(DEFAULT_PRICES_TOML, "data/prices.toml").unwrap_or_default()
 }
 
+/// The embedded default table, parsed once for the process (the loop prices every request
+/// against it when a cost limit is set).
+pub fn embedded_prices() -> &'static Prices {
+    static TABLE: std::sync::OnceLock<Prices> = std::sync::OnceLock::new();
+    TABLE.get_or_init(default_prices)
+}
+
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
