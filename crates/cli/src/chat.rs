@@ -16,6 +16,7 @@ use switchboard_host::agent::{Agent, AgentEvent, End};
 use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver, ElicitationRequest};
 use switchboard_host::sampling::SamplingRequest;
 use switchboard_providers::Part;
+use switchboard_providers::ToolChoice;
 use tokio::io::{AsyncBufReadExt as _, BufReader, Lines, Stdin};
 use tokio::sync::Mutex;
 
@@ -144,6 +145,19 @@ impl Approver for TerminalApprover {
             );
             if let Some(system) = &r.system {
                 eprintln!("  system prompt: {}", clip(system, 300));
+            }
+            if !r.tools.is_empty() {
+                let names: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
+                let must = match r.tool_choice {
+                    ToolChoice::Any => " (it must ask for one)",
+                    ToolChoice::None => " (it may not ask for any this time)",
+                    _ => "",
+                };
+                eprintln!(
+                    "  tools the model may ask {} to run{must}: {}",
+                    r.server,
+                    clip(&names.join(", "), 300)
+                );
             }
             eprintln!("  last message: {}", clip(&r.last_text(), 600));
             eprint!("Let the model answer? [y/N] ");

@@ -1823,6 +1823,135 @@ async fn a_servers_sampling_request_is_answered_by_the_sessions_model() {
     assert!(refused.contains("sampling was not allowed"), "{refused}");
 }
 
+/// A server whose tool runs its own agent loop through sampling with tools (MCP 2025-11-25;
+/// the fixture is on the official TypeScript SDK, which checks the client's capability, every
+/// answer's shape and the pairing of tool uses with results): the session's model gets the
+/// server's tool under a name its provider takes (`weather.now` has a dot, which only Gemini
+/// allows), the tool choice in its API's field, and the tool uses and results of the server's
+/// loop in its own format; the server gets the tool uses under its own names. Every dialect,
+/// through `run --yes`; `chat` shows the tools offered and the tool use asked for.
+#[tokio::test]
+async fn a_servers_agent_loop_runs_on_the_sessions_model_through_sampling_with_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sampling-agent-server.mjs");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.sx]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ SWITCHBOARD_PEER_TS_SDK = {:?} }}\n",
+            node(),
+            fixture.display().to_string(),
+            peer("ts_sdk").display().to_string()
+        ),
+    )
+    .unwrap();
+    let script = || {
+        vec![
+            Turn::tools(vec![Call::ends_with("plan_trip", json!({"city": "Paris"}))]),
+            // The server's sampling requests: a tool use, then the answer.
+            Turn::tools(vec![Call::containing("weather", json!({"city": "Paris"}))]),
+            Turn::Text("Rain from 14:00: take an umbrella.".into()),
+            Turn::Text("Pack an umbrella.".into()),
+        ]
+    };
+    let declared = |d: Dialect, body: &Value| -> Vec<String> {
+        if d == Dialect::Gemini {
+            body.pointer("/tools/0/functionDeclarations")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f["name"].as_str().map(str::to_string))
+                .collect()
+        } else {
+            tool_names(body)
+        }
+    };
+    for d in Dialect::ALL {
+        let double = ProviderDouble::start(d, script()).await;
+        let base = double.base_url();
+        let args = [
+            "--json",
+            "run",
+            "-p",
+            "Pack for Paris?",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+            "--yes",
+        ];
+        let out = switchboard(dir.path(), &args).await;
+        succeeded(&out);
+        double.assert_valid();
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 4, "{d}");
+        let first = &reqs[1].body;
+        let offered = declared(d, first);
+        assert_eq!(offered.len(), 1, "{d}: {first}");
+        if d == Dialect::Gemini {
+            assert_eq!(offered[0], "weather.now");
+        } else {
+            assert!(
+                offered[0] != "weather.now" && offered[0].contains("weather"),
+                "{d}: {offered:?}"
+            );
+        }
+        // `required` in each API's own words.
+        let choice = match d {
+            Dialect::Anthropic => first["tool_choice"]["type"].clone(),
+            Dialect::OpenAiChat | Dialect::OpenAiResponses => first["tool_choice"].clone(),
+            Dialect::Gemini => first["toolConfig"]["functionCallingConfig"]["mode"].clone(),
+        };
+        let want = match d {
+            Dialect::Anthropic => "any",
+            Dialect::Gemini => "ANY",
+            _ => "required",
+        };
+        assert_eq!(choice, want, "{d}: {first}");
+        // The second round carries the tool use and the server's result, and `auto` (sent as
+        // nothing).
+        let second = &reqs[2].body;
+        assert!(second.get("tool_choice").is_none() && second.get("toolConfig").is_none());
+        assert_eq!(declared(d, second), offered, "{d}");
+        assert!(
+            second.to_string().contains("rain from 14:00, 12 C"),
+            "{d}: {second}"
+        );
+        // The server ran the tool under its own name and its answer reached the session.
+        let heard = results(d, &reqs[3].body).pop().unwrap().1;
+        assert!(
+            heard.contains("answer: Rain from 14:00: take an umbrella. (ran: weather.now(Paris))"),
+            "{d}: {heard}"
+        );
+    }
+
+    // chat: the person sees the tools offered, and the tool use before it goes back.
+    let double = ProviderDouble::start(Dialect::Anthropic, script()).await;
+    let base = double.base_url();
+    let out = chat_session(
+        dir.path(),
+        &["--provider", "anthropic", "--base-url", &base],
+        b"Pack for Paris?\ny\n\ny\n\n/quit\n",
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    double.assert_valid();
+    assert!(
+        stderr.contains("tools the model may ask sx to run (it must ask for one): weather.now"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("The model answered: [asks to run weather.now with {\"city\":\"Paris\"}]"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("last message: [weather.now returned: rain from 14:00, 12 C]"),
+        "{stderr}"
+    );
+    assert_eq!(double.requests().len(), 4);
+}
+
 /// `chat` shows a long call's progress as the server reports it (the everything server's
 /// `trigger-long-running-operation`, two steps).
 #[tokio::test]

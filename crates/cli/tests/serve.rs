@@ -376,6 +376,66 @@ fn a_result_that_breaks_its_output_schema_reaches_sdk_clients_as_an_error() {
     }
 }
 
+/// A server's agent loop through sampling with tools (MCP 2025-11-25), relayed by the gateway
+/// to the client that made the call: a client that can sample with tools (the TypeScript SDK's,
+/// declaring `sampling.tools`) gets the server's tools under the server's own names, the tool
+/// choice, and the tool uses and results of each round, and its answers reach the server
+/// (which runs the tool use and finishes); a client that cannot sample (the Python SDK's here)
+/// leaves the server with a refusal that says so. Over stdio and HTTP.
+#[test]
+fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
+    let fixture = repo_root().join("crates/cli/tests/fixtures/sampling-agent-server.mjs");
+    let setup = Setup::new(&format!(
+        "[servers.sx]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ SWITCHBOARD_PEER_TS_SDK = {:?} }}\n",
+        node(),
+        fixture.display().to_string(),
+        peer("ts_sdk").display().to_string()
+    ));
+    let use_tool = json!({"role": "assistant", "model": "m1", "stopReason": "toolUse",
+        "content": [{"type": "tool_use", "id": "u1", "name": "weather.now", "input": {"city": "Oslo"}}]});
+    let answer = json!({"role": "assistant", "model": "m1", "stopReason": "endTurn",
+        "content": [{"type": "text", "text": "Snow: boots, no umbrella."}]});
+    let call = json!({"op": "call", "name": "sx__plan_trip", "arguments": {"city": "Oslo"}});
+    let plan = json!([{"op": "sampling", "answers": [use_tool, answer]}, call, {"op": "sampled"}]);
+    let http = HttpServe::start(&setup, &[], &[]);
+    let mut stdio = vec!["stdio".to_string()];
+    stdio.extend(setup.serve(&[]));
+    for target in [stdio.clone(), vec!["http".to_string(), http.url.clone()]] {
+        let what = &target[0];
+        let out = Plan::run(&setup, Sdk::TypeScript, &plan, &target);
+        assert_eq!(out[1]["is_error"], false, "{what}: {}", out[1]);
+        assert_eq!(
+            out[1]["text"], "answer: Snow: boots, no umbrella. (ran: weather.now(Oslo))",
+            "{what}"
+        );
+        let asked = out[2]["requests"].as_array().unwrap();
+        assert_eq!(asked.len(), 2, "{what}: {}", out[2]);
+        assert_eq!(asked[0]["tools"][0]["name"], "weather.now", "{what}");
+        assert_eq!(asked[0]["toolChoice"]["mode"], "required", "{what}");
+        assert_eq!(asked[1]["toolChoice"]["mode"], "auto", "{what}");
+        assert_eq!(asked[1]["messages"][1]["content"][0]["id"], "u1", "{what}");
+        assert_eq!(
+            asked[1]["messages"][2]["content"][0]["content"][0]["text"], "snow, -3 C",
+            "{what}"
+        );
+        // A client that cannot sample: the server hears why.
+        let refused = Plan::run(&setup, Sdk::Python, &json!([call]), &target);
+        assert_eq!(refused[0]["is_error"], true, "{what}: {}", refused[0]);
+        assert!(
+            refused[0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("sampling failed")
+                && refused[0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("sampling was not allowed"),
+            "{what}: {}",
+            refused[0]
+        );
+    }
+}
+
 /// One Inspector CLI invocation; returns its JSON output.
 fn inspector(setup: &Setup, target: &[String], method: &[&str]) -> Value {
     let node22 = peer("node22");

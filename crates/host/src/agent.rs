@@ -27,7 +27,7 @@ use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
     DEFAULT_MAX_TOKENS, Message, Part, Reply, RequestParts, ResultPart, Role, Stop, StreamEvent,
-    Usage, accepts_result_images_for, render_request,
+    Usage, accepts_result_images_for, apply_tool_choice, render_request,
 };
 
 use crate::client::{ProviderClient, foreign_host};
@@ -949,6 +949,7 @@ impl Agent {
         let sampler = ModelSampler {
             client: &self.client,
             compatible_server: self.compatible_server(),
+            gemini_openapi: self.translate_opts.gemini_openapi,
             usage: std::sync::Mutex::new(Usage::default()),
             exchanges: std::sync::Mutex::new(Vec::new()),
         };
@@ -1367,6 +1368,8 @@ fn unreachable_translation() -> &'static Translation {
 struct ModelSampler<'a> {
     client: &'a ProviderClient,
     compatible_server: bool,
+    /// Gemini: tool schemas in its OpenAPI subset, as the session's own.
+    gemini_openapi: bool,
     usage: std::sync::Mutex<Usage>,
     /// Each request and what came of it, for the transcript.
     exchanges: std::sync::Mutex<Vec<Value>>,
@@ -1375,20 +1378,28 @@ struct ModelSampler<'a> {
 impl Sampler for ModelSampler<'_> {
     fn sample<'a>(&'a self, request: &'a SamplingRequest) -> BoxFuture<'a, Result<Reply, String>> {
         Box::pin(async move {
+            let prepared = request.prepare(self.client.dialect, self.gemini_openapi);
+            for (tool, why) in &prepared.excluded {
+                tracing::warn!(
+                    server = %request.server,
+                    "sampling: the server's tool {tool} is not offered to the model: {why}"
+                );
+            }
             let parts = RequestParts {
                 model: self.client.model.clone(),
                 system: request.system.clone(),
-                messages: request.messages.clone(),
-                tools: Vec::new(),
+                messages: prepared.messages.clone(),
+                tools: prepared.tools.clone(),
                 max_tokens: Some(request.max_tokens),
                 compatible_server: self.compatible_server,
                 temperature: request.temperature,
                 reasoning_effort: None,
                 cache_key: None,
-                gemini_openapi: false,
+                gemini_openapi: self.gemini_openapi,
                 stream: false,
             };
-            let body = render_request(self.client.dialect, &parts);
+            let mut body = render_request(self.client.dialect, &parts);
+            apply_tool_choice(self.client.dialect, &mut body, &prepared.tool_choice);
             let sent = self.client.send(&body).await.map_err(|e| e.to_string());
             let outcome = match &sent {
                 Ok(r) => json!({"body": r.body, "reply": r.reply}),
@@ -1402,7 +1413,7 @@ impl Sampler for ModelSampler<'_> {
             if let Ok(mut total) = self.usage.lock() {
                 add_usage(&mut total, &response.reply.usage);
             }
-            Ok(response.reply)
+            Ok(prepared.restore(response.reply))
         })
     }
 

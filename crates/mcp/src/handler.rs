@@ -116,12 +116,13 @@ impl Handler {
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // rmcp's capability builders need its `server` feature; the wire form is simple.
-        // Both elicitation modes: a form, or a page for the user to open (2025-11-25). Who
+        // Sampling with the server's tools (2025-11-25): the model may ask for them and the
+        // server runs them. Both elicitation modes: a form, or a page for the user to open. Who
         // answers decides what it can do: `chat` puts both to its person, a gateway passes
         // each to a client that declared it, and nobody answers with a decline.
         let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
             "roots": {},
-            "sampling": {},
+            "sampling": {"tools": {}},
             "elicitation": {"form": {}, "url": {}}
         }))
         .unwrap_or_default();

@@ -29,6 +29,7 @@ pub use cache::mark_cache_breakpoints;
 pub use conversation::{
     Message, Part, ResultPart, Role, accepts_result_images, accepts_result_images_for,
 };
+pub use count::ToolChoice;
 pub use effort::{max_tokens_in_body, reasoning_effort_fields};
 pub use endpoint::{
     Endpoint, api_key_env, body_headers, default_base_url, endpoint, provider_for_model,
@@ -38,7 +39,7 @@ pub use error::ProviderError;
 pub use gemini::openapi_property_name_ok;
 pub use render::{
     DEFAULT_MAX_TOKENS, LimitViolation, PreparedTool, RequestParts, TEMPERATURE, ToolSpec,
-    check_limits, prepare_tool, render_request, sends_reasoning_items, to_bytes,
+    apply_tool_choice, check_limits, prepare_tool, render_request, sends_reasoning_items, to_bytes,
 };
 pub use reply::{Reply, Stop, Usage, decode_error, decode_reply, is_context_overflow};
 pub use sanitize::{SanitizeOptions, sanitize};

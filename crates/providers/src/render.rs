@@ -6,10 +6,11 @@
 //! so the same parts always give the same bytes.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use switchboard_core::Dialect;
 
 pub use crate::conversation::{Message, Part, ResultPart, Role};
+use crate::count::ToolChoice;
 use crate::error::ProviderError;
 use crate::sanitize::{SanitizeOptions, sanitize};
 use crate::schema::Change;
@@ -124,6 +125,59 @@ pub fn render_request(dialect: Dialect, parts: &RequestParts) -> Value {
         Dialect::OpenAiResponses => openai_responses::render(parts),
         Dialect::Gemini => gemini::render(parts),
     }
+}
+
+/// Put `choice` into a rendered body that has tools, in `dialect`'s field: Anthropic's
+/// `tool_choice` object (`auto`, `any`, `none`, `tool` with its `name`), OpenAI Chat's and the
+/// Responses API's `tool_choice` (`none`, `required`, a function by name), Gemini's
+/// `toolConfig.functionCallingConfig` (`NONE`, `ANY`, `ANY` with `allowedFunctionNames`).
+/// [`ToolChoice::Auto`], every API's default, adds nothing, and neither does a body without
+/// tools: OpenAI refuses a `tool_choice` without them.
+pub fn apply_tool_choice(dialect: Dialect, body: &mut Value, choice: &ToolChoice) {
+    let has_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    let Some(fields) = body.as_object_mut() else {
+        return;
+    };
+    if !has_tools {
+        return;
+    }
+    let (key, value) = match (dialect, choice) {
+        (_, ToolChoice::Auto) => return,
+        (Dialect::Anthropic, ToolChoice::None) => ("tool_choice", json!({"type": "none"})),
+        (Dialect::Anthropic, ToolChoice::Any) => ("tool_choice", json!({"type": "any"})),
+        (Dialect::Anthropic, ToolChoice::Tool(name)) => {
+            ("tool_choice", json!({"type": "tool", "name": name}))
+        }
+        (Dialect::OpenAiChat | Dialect::OpenAiResponses, ToolChoice::None) => {
+            ("tool_choice", json!("none"))
+        }
+        (Dialect::OpenAiChat | Dialect::OpenAiResponses, ToolChoice::Any) => {
+            ("tool_choice", json!("required"))
+        }
+        (Dialect::OpenAiChat, ToolChoice::Tool(name)) => (
+            "tool_choice",
+            json!({"type": "function", "function": {"name": name}}),
+        ),
+        (Dialect::OpenAiResponses, ToolChoice::Tool(name)) => {
+            ("tool_choice", json!({"type": "function", "name": name}))
+        }
+        (Dialect::Gemini, ToolChoice::None) => (
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "NONE"}}),
+        ),
+        (Dialect::Gemini, ToolChoice::Any) => (
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "ANY"}}),
+        ),
+        (Dialect::Gemini, ToolChoice::Tool(name)) => (
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}}),
+        ),
+    };
+    fields.insert(key.to_string(), value);
 }
 
 /// Whether a rendered body of `dialect` sends the model's reasoning back as items the provider

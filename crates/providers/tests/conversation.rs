@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use switchboard_core::Dialect;
 use switchboard_providers::{
-    DEFAULT_MAX_TOKENS, Message, Part, RequestParts, ResultPart, ToolSpec, accepts_result_images,
-    accepts_result_images_for, render_request, to_bytes,
+    DEFAULT_MAX_TOKENS, Message, Part, RequestParts, ResultPart, ToolChoice, ToolSpec,
+    accepts_result_images, accepts_result_images_for, apply_tool_choice, render_request, to_bytes,
 };
 use switchboard_test_support::validator;
 
@@ -857,4 +857,82 @@ fn openrouter_details_and_call_extras_go_back_with_the_turn() {
             && assistant["tool_calls"][0].get("extra_content").is_none(),
         "{body}"
     );
+}
+
+/// A tool choice goes in each API's own field and shape, one the validator takes; `auto` and a
+/// request without tools add nothing (OpenAI refuses a `tool_choice` without tools, which the
+/// validator checks too).
+#[test]
+fn a_tool_choice_goes_in_each_apis_own_field() {
+    let choices = [
+        ToolChoice::None,
+        ToolChoice::Any,
+        ToolChoice::Tool("docs__search".into()),
+    ];
+    let expected = |dialect: Dialect| -> [Value; 3] {
+        match dialect {
+            Dialect::Anthropic => [
+                json!({"type": "none"}),
+                json!({"type": "any"}),
+                json!({"type": "tool", "name": "docs__search"}),
+            ],
+            Dialect::OpenAiChat => [
+                json!("none"),
+                json!("required"),
+                json!({"type": "function", "function": {"name": "docs__search"}}),
+            ],
+            Dialect::OpenAiResponses => [
+                json!("none"),
+                json!("required"),
+                json!({"type": "function", "name": "docs__search"}),
+            ],
+            Dialect::Gemini => [
+                json!({"functionCallingConfig": {"mode": "NONE"}}),
+                json!({"functionCallingConfig": {"mode": "ANY"}}),
+                json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["docs__search"]}}),
+            ],
+        }
+    };
+    for dialect in Dialect::ALL {
+        let key = if dialect == Dialect::Gemini {
+            "toolConfig"
+        } else {
+            "tool_choice"
+        };
+        let plain = render_request(dialect, &parts(dialect, false));
+        let mut auto = plain.clone();
+        apply_tool_choice(dialect, &mut auto, &ToolChoice::Auto);
+        assert_eq!(auto, plain, "{dialect}: auto is every API's default");
+        for (choice, want) in choices.iter().zip(expected(dialect)) {
+            let mut body = plain.clone();
+            apply_tool_choice(dialect, &mut body, choice);
+            assert_eq!(body[key], want, "{dialect} {choice:?}");
+            let violations = validator::validate_request(dialect, &body);
+            assert!(violations.is_empty(), "{dialect}: {violations:#?}");
+            // A tool the request does not declare is the validator's to catch.
+            let mut unknown = plain.clone();
+            apply_tool_choice(dialect, &mut unknown, &ToolChoice::Tool("nope".into()));
+            let violations = validator::validate_request(dialect, &unknown);
+            assert!(
+                violations.iter().any(|v| v.rule == "tool-choice"),
+                "{dialect}: {violations:#?}"
+            );
+        }
+        let mut without = render_request(
+            dialect,
+            &RequestParts {
+                tools: Vec::new(),
+                ..parts(dialect, false)
+            },
+        );
+        let before = without.clone();
+        apply_tool_choice(dialect, &mut without, &ToolChoice::Any);
+        assert_eq!(without, before, "{dialect}: no tools, no tool choice");
+        without[key] = json!("required");
+        let violations = validator::validate_request(dialect, &without);
+        assert!(
+            violations.iter().any(|v| v.rule == "tool-choice"),
+            "{dialect}: {violations:#?}"
+        );
+    }
 }

@@ -28,6 +28,8 @@ pub enum Pick {
     Exact(String),
     /// The first tool in the request whose name ends with this.
     EndsWith(String),
+    /// The first tool in the request whose name contains this (for names the host hashed).
+    Contains(String),
 }
 
 /// One scripted tool use.
@@ -46,6 +48,15 @@ impl Call {
     pub fn ends_with(suffix: &str, args: Value) -> Self {
         Call {
             tool: Pick::EndsWith(suffix.into()),
+            args,
+            raw_args: None,
+        }
+    }
+
+    /// The tool whose public name contains `part`, with `args`.
+    pub fn containing(part: &str, args: Value) -> Self {
+        Call {
+            tool: Pick::Contains(part.into()),
             args,
             raw_args: None,
         }
@@ -925,6 +936,11 @@ impl Reply {
                         .find(|n| n.ends_with(suffix.as_str()))
                         .cloned()
                         .unwrap_or_else(|| format!("no-tool-ends-with-{suffix}")),
+                    Pick::Contains(part) => names
+                        .iter()
+                        .find(|n| n.contains(part.as_str()))
+                        .cloned()
+                        .unwrap_or_else(|| format!("no-tool-containing-{part}")),
                 };
                 let id = match dialect {
                     Dialect::Anthropic => format!("toolu_{n:02}_{k}"),

@@ -55,7 +55,99 @@ pub fn validate_request(dialect: Dialect, body: &Value) -> Vec<Violation> {
         Dialect::OpenAiResponses => conversation::openai_responses(body, &mut out),
         Dialect::Gemini => conversation::gemini(body, &mut out),
     }
+    tool_choice(dialect, body, &mut out);
     out.0
+}
+
+/// The request's tool choice (`tool_choice`, Gemini's `toolConfig`): a shape its API takes,
+/// a tool it names declared in the request, and tools to choose from at all (OpenAI: "'tool_choice'
+/// is only allowed when 'tools' are specified"); Anthropic refuses a forced tool use with thinking
+/// on ("Thinking may not be enabled when tool_choice forces tool use").
+fn tool_choice(dialect: Dialect, body: &Value, out: &mut Out) {
+    let tools = tools_of(body, "tools");
+    let declared: BTreeSet<&str> = match dialect {
+        Dialect::Anthropic | Dialect::OpenAiResponses => {
+            tools.iter().filter_map(|t| t["name"].as_str()).collect()
+        }
+        Dialect::OpenAiChat => tools
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str())
+            .collect(),
+        Dialect::Gemini => tools
+            .iter()
+            .flat_map(|g| g["functionDeclarations"].as_array().into_iter().flatten())
+            .filter_map(|d| d["name"].as_str())
+            .collect(),
+    };
+    let (key, choice) = match dialect {
+        Dialect::Gemini => ("/toolConfig", body.get("toolConfig")),
+        _ => ("/tool_choice", body.get("tool_choice")),
+    };
+    let Some(choice) = choice else { return };
+    let bad = |out: &mut Out, why: &str| out.push(key, "tool-choice", why.to_string());
+    let named = |out: &mut Out, name: Option<&Value>| match name.and_then(Value::as_str) {
+        Some(n) if declared.contains(n) => {}
+        Some(n) => bad(
+            out,
+            &format!("tool_choice names {n:?}, which is not among the tools"),
+        ),
+        None => bad(out, "tool_choice of a single tool needs its name"),
+    };
+    if tools.is_empty() {
+        bad(out, "tool_choice is only allowed when tools are specified");
+        return;
+    }
+    match dialect {
+        Dialect::Anthropic => {
+            let kind = choice["type"].as_str().unwrap_or("");
+            match kind {
+                "auto" | "any" | "none" => {}
+                "tool" => named(out, choice.get("name")),
+                _ => bad(out, "tool_choice.type must be auto, any, tool or none"),
+            }
+            if matches!(kind, "any" | "tool") && body["thinking"]["type"] == "enabled" {
+                bad(
+                    out,
+                    "Thinking may not be enabled when tool_choice forces tool use",
+                );
+            }
+        }
+        Dialect::OpenAiChat | Dialect::OpenAiResponses => match choice {
+            Value::String(s) if matches!(s.as_str(), "none" | "auto" | "required") => {}
+            Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("function") => {
+                let name = match dialect {
+                    Dialect::OpenAiChat => o.get("function").and_then(|f| f.get("name")),
+                    _ => o.get("name"),
+                };
+                named(out, name);
+            }
+            _ => bad(
+                out,
+                "tool_choice must be none, auto, required or a function by name",
+            ),
+        },
+        Dialect::Gemini => {
+            let config = &choice["functionCallingConfig"];
+            let mode = config["mode"].as_str().unwrap_or("");
+            if !matches!(mode, "AUTO" | "ANY" | "NONE" | "VALIDATED") {
+                bad(
+                    out,
+                    "functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED",
+                );
+            }
+            if let Some(names) = config.get("allowedFunctionNames") {
+                if mode != "ANY" {
+                    bad(
+                        out,
+                        "allowed_function_names should only be set when the Mode is ANY",
+                    );
+                }
+                for n in names.as_array().into_iter().flatten() {
+                    named(out, Some(n));
+                }
+            }
+        }
+    }
 }
 
 fn tools_of<'a>(body: &'a Value, key: &str) -> Vec<&'a Value> {

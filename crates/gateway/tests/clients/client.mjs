@@ -4,6 +4,8 @@
 //   node client.mjs PLAN stdio COMMAND [ARGS...]
 //   node client.mjs PLAN http URL [TOKEN]
 //
+// (Only this client takes the `sampling` and `sampled` steps.)
+//
 // The SDK is loaded from the directory in SWITCHBOARD_PEER_TS_SDK (installed by scripts/peers).
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,7 +20,7 @@ const load = (p) => import(pathToFileURL(join(sdk, "dist/esm", p)).href);
 const { Client } = await load("client/index.js");
 const { StdioClientTransport } = await load("client/stdio.js");
 const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-const { ToolListChangedNotificationSchema } = await load("types.js");
+const { ToolListChangedNotificationSchema, CreateMessageRequestSchema } = await load("types.js");
 
 const [planText, kind, ...rest] = process.argv.slice(2);
 const plan = JSON.parse(planText);
@@ -34,7 +36,22 @@ if (kind === "stdio") {
 
 let changed = false;
 let wake = null;
-const client = new Client({ name: "switchboard-test-ts", version: "1.0.0" });
+// A plan with a `sampling` step makes a client that can sample with tools (2025-11-25): it
+// answers each sampling/createMessage with the step's next scripted result and keeps the
+// requests for a `sampled` step to print.
+const samples = plan.find((step) => step.op === "sampling");
+const capabilities = samples ? { sampling: { tools: {} } } : {};
+const client = new Client({ name: "switchboard-test-ts", version: "1.0.0" }, { capabilities });
+const sampled = [];
+if (samples) {
+  const answers = [...samples.answers];
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    sampled.push(request.params);
+    const answer = answers.shift();
+    if (!answer) throw new Error("no scripted sampling answer left");
+    return answer;
+  });
+}
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
   changed = true;
   if (wake) wake();
@@ -79,6 +96,12 @@ try {
         out = { text: r.messages.map((m) => m.content?.text ?? "").join("\n") };
         break;
       }
+      case "sampling":
+        out = { sampling: samples.answers.length };
+        break;
+      case "sampled":
+        out = { requests: sampled };
+        break;
       case "pause":
         console.log(JSON.stringify({ paused: true }));
         await lines.next();

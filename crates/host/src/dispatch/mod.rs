@@ -504,8 +504,8 @@ impl Dispatcher<'_> {
             .sample(&request)
             .await
             .map_err(|why| refused(-32603, format!("the model did not answer: {why}")))?;
-        let answer = sampling::result(&reply, sampler.model());
-        let text = answer["content"]["text"].as_str().unwrap_or("").to_string();
+        let answer = sampling::result(&reply, sampler.model(), !request.tools.is_empty());
+        let text = sampling::answer_text(&answer);
         self.approver
             .review_sampling(&request, &text)
             .await
