@@ -380,8 +380,9 @@ fn a_result_that_breaks_its_output_schema_reaches_sdk_clients_as_an_error() {
 /// to the client that made the call: a client that can sample with tools (the TypeScript SDK's,
 /// declaring `sampling.tools`) gets the server's tools under the server's own names, the tool
 /// choice, and the tool uses and results of each round, and its answers reach the server
-/// (which runs the tool use and finishes); a client that cannot sample (the Python SDK's here)
-/// leaves the server with a refusal that says so. Over stdio and HTTP.
+/// (which runs the tool use and finishes); a client that samples without tools, or cannot
+/// sample at all (the Python SDK's here), leaves the server with a refusal that says so. Over
+/// stdio and HTTP.
 #[test]
 fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
     let fixture = repo_root().join("crates/cli/tests/fixtures/sampling-agent-server.mjs");
@@ -417,6 +418,15 @@ fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
         assert_eq!(
             asked[1]["messages"][2]["content"][0]["content"][0]["text"], "snow, -3 C",
             "{what}"
+        );
+        // A client that samples without tools is not sent the request; the server hears why.
+        let plain = json!([{"op": "sampling", "tools": false, "answers": []}, call]);
+        let refused = Plan::run(&setup, Sdk::TypeScript, &plain, &target);
+        let text = refused[1]["text"].as_str().unwrap();
+        assert_eq!(refused[1]["is_error"], true, "{what}: {text}");
+        assert!(
+            text.contains("sampling failed") && text.contains("sampling tools capability"),
+            "{what}: {text}"
         );
         // A client that cannot sample: the server hears why.
         let refused = Plan::run(&setup, Sdk::Python, &json!([call]), &target);

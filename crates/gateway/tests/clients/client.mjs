@@ -36,11 +36,12 @@ if (kind === "stdio") {
 
 let changed = false;
 let wake = null;
-// A plan with a `sampling` step makes a client that can sample with tools (2025-11-25): it
+// A plan with a `sampling` step makes a client that can sample with tools (2025-11-25; without
+// them when the step says `"tools": false`): it
 // answers each sampling/createMessage with the step's next scripted result and keeps the
 // requests for a `sampled` step to print.
 const samples = plan.find((step) => step.op === "sampling");
-const capabilities = samples ? { sampling: { tools: {} } } : {};
+const capabilities = samples ? { sampling: samples.tools === false ? {} : { tools: {} } } : {};
 const client = new Client({ name: "switchboard-test-ts", version: "1.0.0" }, { capabilities });
 const sampled = [];
 if (samples) {
