@@ -1704,6 +1704,14 @@ mod tests {
         seen.saw(&poll, &answered(&poll, "done"));
         assert!(seen.stuck(&poll));
         assert!(!seen.stuck(&call(json!({"id": 8}))));
+        // The same arguments in another key order are the same call (the model's JSON is
+        // parsed, and serde_json's map keeps keys sorted).
+        let parsed = |text: &str| call(serde_json::from_str(text).unwrap());
+        let mut order = Repeats::default();
+        for text in [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#].iter().cycle().take(4) {
+            order.saw(&parsed(text), &answered(&poll, "same"));
+        }
+        assert!(order.stuck(&parsed(r#"{"b":2,"a":1}"#)));
         // A call that was not run says nothing about the result.
         let mut fresh = Repeats::default();
         fresh.saw(&poll, &not_run(&poll, "declined"));
