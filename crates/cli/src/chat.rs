@@ -143,6 +143,9 @@ impl Approver for TerminalApprover {
                 r.messages.len(),
                 r.max_tokens
             );
+            if let Some(model) = &r.model {
+                eprintln!("  answered by {model}, as the config says for {}", r.server);
+            }
             if let Some(system) = &r.system {
                 eprintln!("  system prompt: {}", clip(system, 300));
             }

@@ -1950,6 +1950,62 @@ async fn a_servers_agent_loop_runs_on_the_sessions_model_through_sampling_with_t
         "{stderr}"
     );
     assert_eq!(double.requests().len(), 4);
+
+    // The entry's `sampling`: another model and a lower limit for the server's requests, or
+    // none at all.
+    let config = std::fs::read_to_string(dir.path().join("switchboard.toml")).unwrap();
+    for (setting, rounds) in [
+        (
+            "sampling = { model = \"small-model\", max_tokens = 100 }",
+            2,
+        ),
+        ("sampling = false", 0),
+    ] {
+        std::fs::write(
+            dir.path().join("switchboard.toml"),
+            format!("{config}{setting}\n"),
+        )
+        .unwrap();
+        let mut turns = script();
+        if rounds == 0 {
+            turns.drain(1..3);
+        }
+        let double = ProviderDouble::start(Dialect::Anthropic, turns).await;
+        let base = double.base_url();
+        let args = [
+            "--json",
+            "run",
+            "-p",
+            "Pack for Paris?",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--yes",
+        ];
+        succeeded(&switchboard(dir.path(), &args).await);
+        double.assert_valid();
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 2 + rounds, "{setting}");
+        for sampled in &reqs[1..1 + rounds] {
+            assert_eq!(sampled.body["model"], "small-model", "{setting}");
+            assert_eq!(
+                sampled.body["max_tokens"], 100,
+                "{setting}: the server asked 300"
+            );
+        }
+        assert_ne!(reqs[0].body["model"], "small-model");
+        let heard = results(Dialect::Anthropic, &reqs[1 + rounds].body)
+            .pop()
+            .unwrap()
+            .1;
+        let want = if rounds == 0 {
+            "the user's config does not let server sx ask the model (sampling = false in its entry)"
+        } else {
+            "(ran: weather.now(Paris))"
+        };
+        assert!(heard.contains(want), "{setting}: {heard}");
+    }
 }
 
 /// `chat` shows a long call's progress as the server reports it (the everything server's

@@ -386,12 +386,13 @@ fn a_result_that_breaks_its_output_schema_reaches_sdk_clients_as_an_error() {
 #[test]
 fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
     let fixture = repo_root().join("crates/cli/tests/fixtures/sampling-agent-server.mjs");
-    let setup = Setup::new(&format!(
+    let entry = format!(
         "[servers.sx]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ SWITCHBOARD_PEER_TS_SDK = {:?} }}\n",
         node(),
         fixture.display().to_string(),
         peer("ts_sdk").display().to_string()
-    ));
+    );
+    let setup = Setup::new(&entry);
     let use_tool = json!({"role": "assistant", "model": "m1", "stopReason": "toolUse",
         "content": [{"type": "tool_use", "id": "u1", "name": "weather.now", "input": {"city": "Oslo"}}]});
     let answer = json!({"role": "assistant", "model": "m1", "stopReason": "endTurn",
@@ -435,14 +436,30 @@ fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
             refused[0]["text"]
                 .as_str()
                 .unwrap()
-                .contains("sampling failed")
-                && refused[0]["text"]
-                    .as_str()
-                    .unwrap()
-                    .contains("sampling was not allowed"),
+                .contains("sampling was not allowed"),
             "{what}: {}",
             refused[0]
         );
+    }
+    // `sampling = false` in the server's entry: refused, whatever the client could do, and
+    // the client is asked nothing.
+    let setup = Setup::new(&format!("{}sampling = false\n", entry));
+    let http = HttpServe::start(&setup, &[], &[]);
+    let mut stdio = vec!["stdio".to_string()];
+    stdio.extend(setup.serve(&[]));
+    for target in [stdio, vec!["http".to_string(), http.url.clone()]] {
+        let what = &target[0];
+        let out = Plan::run(&setup, Sdk::TypeScript, &plan, &target);
+        assert_eq!(out[1]["is_error"], true, "{what}: {}", out[1]);
+        assert!(
+            out[1]["text"]
+                .as_str()
+                .unwrap()
+                .contains("the gateway's config does not let server sx ask the model"),
+            "{what}: {}",
+            out[1]
+        );
+        assert_eq!(out[2]["requests"], json!([]), "{what}");
     }
 }
 

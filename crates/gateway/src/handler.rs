@@ -228,6 +228,7 @@ impl GatewayHandler {
             tool: &def.name,
             output_schema: def.output_schema.as_ref(),
             limit,
+            samples: config.sampling.allowed,
         };
         let upstream = self.call_upstream(&call, args, cx);
         self.with_logs(cx, level, vec![server.to_string()], upstream)
@@ -304,8 +305,10 @@ impl GatewayHandler {
         // are answered here, inside this request's task, so rmcp sends them to this client on
         // this request's stream. The call's timeout is kept here rather than by the session,
         // so that the time the client's user takes over a form is not counted against it.
-        let call =
-            sessions.call_tool_answering(server, tool, args, |upcall| upcall_to_client(upcall, cx));
+        let refuses = (!routed.samples).then_some(server);
+        let call = sessions.call_tool_answering(server, tool, args, |upcall| {
+            upcall_to_client(upcall, refuses, cx)
+        });
         // Dropping the call sends notifications/cancelled upstream.
         let result = tokio::select! {
             r = call => r,
@@ -346,6 +349,8 @@ struct Call<'a> {
     output_schema: Option<&'a Value>,
     /// The config's `max_result_tokens` for the tool.
     limit: Option<u32>,
+    /// The config lets the server ask the client's model (`sampling`, not `false`).
+    samples: bool,
 }
 
 /// A result whose `structuredContent` breaks its tool's output schema, or is missing though the
@@ -500,8 +505,9 @@ fn wire_result(r: CallResult) -> CallToolResult {
 /// Pass one upcall of an upstream call on to the client that made the call: progress under the
 /// client's own token (dropped when it gave none), sampling and elicitation requests when the
 /// client declared the capability (otherwise the reply is dropped and the session layer gives
-/// its default answer).
-async fn upcall_to_client(upcall: Upcall, cx: &RequestContext<RoleServer>) {
+/// its default answer). `refuses` names the server when the config refuses its sampling
+/// requests (`sampling = false`), which are then refused saying so.
+async fn upcall_to_client(upcall: Upcall, refuses: Option<&str>, cx: &RequestContext<RoleServer>) {
     match upcall {
         Upcall::Progress {
             progress,
@@ -515,6 +521,19 @@ async fn upcall_to_client(upcall: Upcall, cx: &RequestContext<RoleServer>) {
             p.total = total;
             p.message = message;
             let _ = cx.peer.notify_progress(p).await;
+        }
+        Upcall::Request {
+            kind: UpcallKind::Sampling,
+            reply,
+            ..
+        } if refuses.is_some() => {
+            let server = refuses.unwrap_or_default();
+            let _ = reply.send(Err(UpcallError {
+                code: -1,
+                message: format!(
+                    "the gateway's config does not let server {server} ask the model (sampling = false in its entry)"
+                ),
+            }));
         }
         Upcall::Request {
             kind: UpcallKind::Sampling,

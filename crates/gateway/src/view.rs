@@ -538,6 +538,7 @@ mod tests {
             approve_written: None,
             approve_unset: false,
             instructions: Default::default(),
+            sampling: Default::default(),
         }
     }
 

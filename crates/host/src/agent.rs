@@ -1378,7 +1378,20 @@ struct ModelSampler<'a> {
 impl Sampler for ModelSampler<'_> {
     fn sample<'a>(&'a self, request: &'a SamplingRequest) -> BoxFuture<'a, Result<Reply, String>> {
         Box::pin(async move {
-            let prepared = request.prepare(self.client.dialect, self.gemini_openapi);
+            // The config's model for this server: the session's provider and key, another
+            // model (Gemini names it in the URL, so it takes a client of its own).
+            let other;
+            let client = match &request.model {
+                Some(m) if *m != self.client.model => {
+                    other = self
+                        .client
+                        .switched(self.client.dialect, None, m)
+                        .map_err(|e| e.to_string())?;
+                    &other
+                }
+                _ => self.client,
+            };
+            let prepared = request.prepare(client.dialect, self.gemini_openapi);
             for (tool, why) in &prepared.excluded {
                 tracing::warn!(
                     server = %request.server,
@@ -1386,7 +1399,7 @@ impl Sampler for ModelSampler<'_> {
                 );
             }
             let parts = RequestParts {
-                model: self.client.model.clone(),
+                model: client.model.clone(),
                 system: request.system.clone(),
                 messages: prepared.messages.clone(),
                 tools: prepared.tools.clone(),
@@ -1398,9 +1411,9 @@ impl Sampler for ModelSampler<'_> {
                 gemini_openapi: self.gemini_openapi,
                 stream: false,
             };
-            let mut body = render_request(self.client.dialect, &parts);
-            apply_tool_choice(self.client.dialect, &mut body, &prepared.tool_choice);
-            let sent = self.client.send(&body).await.map_err(|e| e.to_string());
+            let mut body = render_request(client.dialect, &parts);
+            apply_tool_choice(client.dialect, &mut body, &prepared.tool_choice);
+            let sent = client.send(&body).await.map_err(|e| e.to_string());
             let outcome = match &sent {
                 Ok(r) => json!({"body": r.body, "reply": r.reply}),
                 Err(e) => json!({"error": e}),
@@ -1708,7 +1721,11 @@ mod tests {
         // parsed, and serde_json's map keeps keys sorted).
         let parsed = |text: &str| call(serde_json::from_str(text).unwrap());
         let mut order = Repeats::default();
-        for text in [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#].iter().cycle().take(4) {
+        for text in [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#]
+            .iter()
+            .cycle()
+            .take(4)
+        {
             order.saw(&parsed(text), &answered(&poll, "same"));
         }
         assert!(order.stuck(&parsed(r#"{"b":2,"a":1}"#)));

@@ -59,6 +59,9 @@ pub struct SamplingRequest {
     pub tools: Vec<SamplingTool>,
     /// `toolChoice.mode`: `auto` (the default), `required` ([`ToolChoice::Any`]) or `none`.
     pub tool_choice: ToolChoice,
+    /// The model the config names for this server's requests (its entry's `sampling.model`);
+    /// `None`: the session's. Not from the server: its `modelPreferences` are only hints.
+    pub model: Option<String>,
 }
 
 /// A sampling request made ready for one provider: its tools under names that provider takes,
@@ -180,6 +183,7 @@ impl SamplingRequest {
                 .filter(|t| switchboard_providers::TEMPERATURE.contains(t)),
             tools,
             tool_choice,
+            model: None,
         })
     }
 

@@ -11,7 +11,10 @@ use switchboard_core::{Secret, ServerSpec, ToolFilter, TransportSpec, redact_url
 use switchboard_mcp::{Grant, ServerOAuth};
 
 use super::expand::expand;
-use super::{Config, ConfigSource, DisabledServer, ServerConfig, ServerInstructions, Settings};
+use super::{
+    Config, ConfigSource, DisabledServer, SamplingPolicy, ServerConfig, ServerInstructions,
+    Settings,
+};
 use crate::error::HostError;
 
 /// What the readers share: the file, the folder relative paths start from, the environment and
@@ -368,6 +371,30 @@ pub struct RawServer {
     /// list offers none).
     #[serde(default)]
     pub roots: Option<Vec<String>>,
+    /// Whether the server may ask the model (sampling), and with which model and limit.
+    #[serde(default)]
+    pub sampling: Option<RawSampling>,
+}
+
+/// `sampling`: on or off, or how its requests are answered.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "true, false, or a table with `model` (the model that answers) and `max_tokens` (the most an answer may have)"
+)]
+pub enum RawSampling {
+    On(bool),
+    Settings(RawSamplingSettings),
+}
+
+/// `sampling = { model = "...", max_tokens = N }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSamplingSettings {
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
 }
 
 /// `instructions`: on or off, or the text to use.
@@ -442,6 +469,7 @@ pub const NATIVE_KEYS: &[&str] = &[
     "oauth",
     "instructions",
     "roots",
+    "sampling",
 ];
 
 /// The warning for an OAuth `client_secret` or `private_key` written into the config file itself
@@ -754,6 +782,30 @@ pub fn validate(
             "max_result_tokens must be at least 1 (it is the result size, in tokens, above which a result is cut)",
         ));
     }
+    let sampling = match raw.sampling {
+        None | Some(RawSampling::On(true)) => SamplingPolicy::default(),
+        Some(RawSampling::On(false)) => SamplingPolicy {
+            allowed: false,
+            ..SamplingPolicy::default()
+        },
+        Some(RawSampling::Settings(s)) => {
+            if s.max_tokens == Some(0) {
+                return Err(err(
+                    "sampling",
+                    "sampling.max_tokens must be at least 1 (it is the most tokens an answer to the server may have)",
+                ));
+            }
+            let model = match s.model {
+                Some(m) => Some(ex("sampling", &m)?).filter(|m| !m.trim().is_empty()),
+                None => None,
+            };
+            SamplingPolicy {
+                allowed: true,
+                model,
+                max_tokens: s.max_tokens,
+            }
+        }
+    };
     let oauth = match raw.oauth {
         None => None,
         Some(o) => Some(oauth(&transport, o, &ex, ctx.base)?),
@@ -799,6 +851,7 @@ pub fn validate(
             Some(RawInstructions::Text(t)) if t.trim().is_empty() => ServerInstructions::Off,
             Some(RawInstructions::Text(t)) => ServerInstructions::Text(t),
         },
+        sampling,
         // Not written: said to be the default, wherever the setting is named.
         approve_written: approve_unset.then(|| {
             format!(

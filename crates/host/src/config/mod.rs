@@ -131,6 +131,31 @@ pub struct ServerConfig {
     pub approve_unset: bool,
     /// What the model's system prompt (and the gateway's `instructions`) says for this server.
     pub instructions: ServerInstructions,
+    /// What the server's sampling requests may do (`sampling` in its entry).
+    pub sampling: SamplingPolicy,
+}
+
+/// What one server's sampling requests may do: `sampling = false` refuses them whatever the run
+/// allows; `sampling = { model = "...", max_tokens = N }` answers them with another model of the
+/// session's provider and lowers a larger `maxTokens` to N.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SamplingPolicy {
+    /// The server may ask the model (the default).
+    pub allowed: bool,
+    /// The model that answers (`None`: the session's).
+    pub model: Option<String>,
+    /// The most tokens an answer may have, whatever the server asks.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for SamplingPolicy {
+    fn default() -> Self {
+        SamplingPolicy {
+            allowed: true,
+            model: None,
+            max_tokens: None,
+        }
+    }
 }
 
 /// What the system prompt says for one server (`instructions` in its entry; LibreChat's
@@ -1068,6 +1093,7 @@ impl Config {
                 approve_written: None,
                 approve_unset: true,
                 instructions: ServerInstructions::Server,
+                sampling: SamplingPolicy::default(),
             })
             .collect();
         Config {

@@ -494,8 +494,26 @@ impl Dispatcher<'_> {
         params: &Value,
     ) -> Result<Value, UpcallError> {
         let refused = |code: i32, message: String| UpcallError { code, message };
-        let request = SamplingRequest::parse(server, tool, params)
+        let policy = self
+            .servers
+            .iter()
+            .find(|s| s.name() == server)
+            .map(|s| s.sampling.clone())
+            .unwrap_or_default();
+        if !policy.allowed {
+            return Err(refused(
+                -1,
+                format!(
+                    "the user's config does not let server {server} ask the model (sampling = false in its entry)"
+                ),
+            ));
+        }
+        let mut request = SamplingRequest::parse(server, tool, params)
             .map_err(|why| refused(-32602, format!("sampling request not sent: {why}")))?;
+        request.model = policy.model;
+        if let Some(most) = policy.max_tokens {
+            request.max_tokens = request.max_tokens.min(most);
+        }
         self.approver
             .allow_sampling(&request)
             .await
@@ -504,7 +522,8 @@ impl Dispatcher<'_> {
             .sample(&request)
             .await
             .map_err(|why| refused(-32603, format!("the model did not answer: {why}")))?;
-        let answer = sampling::result(&reply, sampler.model(), !request.tools.is_empty());
+        let model = request.model.as_deref().unwrap_or(sampler.model());
+        let answer = sampling::result(&reply, model, !request.tools.is_empty());
         let text = sampling::answer_text(&answer);
         self.approver
             .review_sampling(&request, &text)

@@ -114,3 +114,47 @@ instructions = 3
     .unwrap();
     assert_eq!(server_of(&c, "q").instructions, ServerInstructions::Off);
 }
+
+/// `sampling` in an entry: off, or the model and limit for the server's requests; a wrong
+/// value disables that server only, saying what the key takes.
+#[test]
+fn an_entry_says_what_its_sampling_requests_may_do() {
+    let text = r#"
+[servers.plain]
+command = "a"
+
+[servers.never]
+command = "b"
+sampling = false
+
+[servers.cheap]
+command = "c"
+sampling = { model = "claude-haiku-4-5", max_tokens = 500 }
+
+[servers.typo]
+command = "d"
+sampling = { modle = "x" }
+
+[servers.zero]
+command = "e"
+sampling = { max_tokens = 0 }
+"#;
+    let c = parse("sb.toml", text).unwrap();
+    let of = |name| server_of(&c, name).sampling.clone();
+    assert_eq!(of("plain"), SamplingPolicy::default());
+    assert!(of("plain").allowed);
+    assert!(!of("never").allowed);
+    assert_eq!(
+        of("cheap"),
+        SamplingPolicy {
+            allowed: true,
+            model: Some("claude-haiku-4-5".into()),
+            max_tokens: Some(500),
+        }
+    );
+    let r = reason(&c, "typo");
+    assert!(r.contains("`model` (the model that answers)"), "{r}");
+    let r = reason(&c, "zero");
+    assert!(r.contains("sampling.max_tokens must be at least 1"), "{r}");
+    assert_eq!(c.servers.len(), 3);
+}
