@@ -31,6 +31,17 @@ fn text_of(events: &[StreamEvent]) -> String {
         .collect()
 }
 
+/// The reasoning words shown while the reply streamed.
+fn thought_of(events: &[StreamEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn started(events: &[StreamEvent]) -> Vec<(&str, &str)> {
     events
         .iter()
@@ -756,13 +767,7 @@ fn responses_reasoning_summaries_stream_and_the_items_are_kept() {
     .map(|e| e.to_string());
     let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, e.as_str())).collect();
     let (shown, reply) = run(Dialect::OpenAiResponses, &events);
-    let thought: String = shown
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
+    let thought = thought_of(&shown);
     assert_eq!(thought, "Check the ticket.");
     assert_eq!(text_of(&shown), "");
     assert_eq!(
@@ -791,13 +796,7 @@ fn gemini_thought_summaries_stream_as_reasoning() {
     let events: Vec<(Option<&str>, &str)> = events.iter().map(|e| (None, *e)).collect();
     let (shown, reply) = run(Dialect::Gemini, &events);
     assert_eq!(text_of(&shown), "Found it.");
-    let thought: String = shown
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
+    let thought = thought_of(&shown);
     assert_eq!(thought, "Look for the ticket.");
     assert_eq!(
         reply.parts,
