@@ -12,6 +12,7 @@ use switchboard_host::Host;
 use switchboard_host::agent::{Agent, AgentEvent, AgentOptions, End, ToolMode};
 use switchboard_host::dispatch::{ApproveAll, Approver, DeclineAll};
 use switchboard_host::history::History;
+use switchboard_host::resource_tool::ReadResources;
 use switchboard_providers::Part;
 
 use crate::output::print_json;
@@ -99,6 +100,12 @@ pub struct ModelArgs {
     /// model summarizes it, the summary replaces it, and the loop goes on (said on stderr).
     #[arg(long)]
     pub no_auto_compact: bool,
+    /// When the model gets switchboard's `read_resource` tool, which reads an MCP resource by
+    /// its URI: `linked` (the default: once a tool result links a resource, so that the model
+    /// can follow the link), `always` (whenever a server offers resources) or `never`
+    /// (`[settings] read_resources`).
+    #[arg(long, value_name = "WHEN", value_parser = ["linked", "always", "never"])]
+    pub read_resources: Option<String>,
     /// Keep the conversation in FILE: take up the one saved there (also with another provider
     /// or model) and save it after each answer. A file not there yet starts one.
     #[arg(long, value_name = "FILE")]
@@ -228,6 +235,13 @@ pub async fn start_agent(
     }
     if model.no_auto_compact {
         builder = builder.auto_compact(false);
+    }
+    if let Some(when) = model
+        .read_resources
+        .as_deref()
+        .and_then(ReadResources::parse)
+    {
+        builder = builder.read_resources(when);
     }
     // Checks the key and the transcript before any server starts; the servers then start
     // behind a progress bar.

@@ -771,39 +771,7 @@ pub(crate) async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         return Err("usage: /attach URI".into());
     }
     let catalog = agent.sessions().catalog();
-    let server = catalog
-        .servers
-        .values()
-        .find(|s| s.resources.iter().any(|r| r.def.uri == rest))
-        .or_else(|| {
-            // A URI no server lists: the server with the template it fits best (the longest
-            // text before the template's first `{`), else the only server with templates.
-            let fits = |s: &switchboard_core::ServerCatalog| {
-                s.resource_templates
-                    .iter()
-                    .map(|t| t.def.uri_template.split('{').next().unwrap_or_default())
-                    .filter(|prefix| !prefix.is_empty() && rest.starts_with(prefix))
-                    .map(str::len)
-                    .max()
-            };
-            catalog
-                .servers
-                .values()
-                .filter_map(|s| Some((fits(s)?, s)))
-                .max_by_key(|(len, _)| *len)
-                .map(|(_, s)| s)
-                .or_else(|| {
-                    let mut with_templates = catalog
-                        .servers
-                        .values()
-                        .filter(|s| !s.resource_templates.is_empty());
-                    match (with_templates.next(), with_templates.next()) {
-                        (Some(one), None) => Some(one),
-                        _ => None,
-                    }
-                })
-        })
-        .map(|s| s.server.clone())
+    let server = switchboard_host::resource_tool::owner(&catalog, rest, &Default::default())
         .ok_or_else(|| {
             format!(
                 "no server lists the resource {rest:?} (chat's /attach alone, or `switchboard servers NAME`, lists what they offer)"
@@ -814,18 +782,17 @@ pub(crate) async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         .read_resource(&server, rest)
         .await
         .map_err(|e| e.to_string())?;
+    // Text as text (also text sent as a base64 blob), other contents named.
     let mut text = format!("[attached resource {rest} from server {server}]\n");
-    for c in contents.as_array().into_iter().flatten() {
-        if let Some(t) = c.get("text").and_then(Value::as_str) {
-            text.push_str(t);
-            text.push('\n');
-        } else if c.get("blob").is_some() {
-            let mime = c
-                .get("mimeType")
-                .and_then(Value::as_str)
-                .unwrap_or("binary");
-            text.push_str(&format!("[{mime} content not shown]\n"));
+    for block in switchboard_host::resource_tool::as_result(&contents).content {
+        match block {
+            switchboard_core::ContentBlock::Text { text: t } => text.push_str(&t),
+            switchboard_core::ContentBlock::Image { mime_type, .. } => {
+                text.push_str(&format!("[{mime_type} content not shown]"));
+            }
+            _ => continue,
         }
+        text.push('\n');
     }
     Ok(Part::Text(text))
 }

@@ -2234,6 +2234,117 @@ async fn a_call_that_needs_a_page_visited_first_says_which_page() {
 }
 
 /// A folder whose switchboard.toml runs the real everything server.
+/// A tool result that links resources (the everything server's `get-resource-links`) gives
+/// the model switchboard's `read_resource` from the next request on (not before: no tokens spent
+/// while there is nothing to read), last in the array; it reads the link's URI from the server
+/// that linked it, text sent as a base64 blob comes back as text, and a URI the server does not
+/// have is an error the model can act on. `--read-resources always` sends it from the first request,
+/// `never` not at all.
+#[tokio::test]
+async fn a_linked_resource_can_be_read_by_the_model() {
+    let dir = everything_dir();
+    for d in [Dialect::Anthropic, Dialect::OpenAiChat] {
+        let script = vec![
+            Turn::tools(vec![Call::ends_with(
+                "get-resource-links",
+                json!({"count": 2}),
+            )]),
+            Turn::tools(vec![
+                Call::exact(
+                    "read_resource",
+                    json!({"uri": "demo://resource/dynamic/text/2"}),
+                ),
+                Call::exact(
+                    "read_resource",
+                    json!({"uri": "demo://resource/dynamic/blob/1"}),
+                ),
+                Call::exact("read_resource", json!({"uri": "nope://x"})),
+            ]),
+            Turn::Text("Read them.".into()),
+        ];
+        let double = ProviderDouble::start(d, script).await;
+        let base = double.base_url();
+        let args = [
+            "--json",
+            "run",
+            "-p",
+            "read the linked resources",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+        ];
+        succeeded(&switchboard(dir.path(), &args).await);
+        double.assert_valid();
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 3, "{d}");
+        assert!(
+            !tool_names(&reqs[0].body).contains(&"read_resource".to_string()),
+            "{d}"
+        );
+        let names = tool_names(&reqs[1].body);
+        assert_eq!(
+            names.last().map(String::as_str),
+            Some("read_resource"),
+            "{d}"
+        );
+        assert_eq!(tool_names(&reqs[2].body), names, "{d}: it stays");
+        let read = results(d, &reqs[2].body);
+        let read = &read[read.len() - 3..];
+        assert!(
+            read[0]
+                .1
+                .contains("Resource 2: This is a plaintext resource"),
+            "{d}: {read:?}"
+        );
+        assert!(
+            read[1].1.contains("Resource 1: This is a base64 blob"),
+            "{d}: {read:?}"
+        );
+        // The only server with templates is asked, and its refusal reaches the model.
+        assert!(
+            read[2]
+                .1
+                .contains("returned an error for \"read_resource\"")
+                && read[2].1.contains("nope://x not found"),
+            "{d}: {read:?}"
+        );
+    }
+    for (when, first) in [("always", true), ("never", false)] {
+        let d = Dialect::OpenAiChat;
+        let script = vec![
+            Turn::tools(vec![Call::ends_with(
+                "get-resource-links",
+                json!({"count": 1}),
+            )]),
+            Turn::Text("ok".into()),
+        ];
+        let double = ProviderDouble::start(d, script).await;
+        let base = double.base_url();
+        let args = [
+            "--json",
+            "run",
+            "-p",
+            "links",
+            "--provider",
+            provider(d),
+            "--base-url",
+            &base,
+            "--read-resources",
+            when,
+        ];
+        succeeded(&switchboard(dir.path(), &args).await);
+        let reqs = double.requests();
+        for r in &reqs {
+            assert_eq!(
+                tool_names(&r.body).contains(&"read_resource".to_string()),
+                first,
+                "{when}"
+            );
+        }
+    }
+}
+
 fn everything_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let server = peer("everything");

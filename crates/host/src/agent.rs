@@ -14,6 +14,7 @@
 //! closed); under `warn` it is kept. A store that cannot be opened at all pins nothing (the run
 //! carries on unpinned, said once on stderr).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ use switchboard_providers::{
 };
 
 use crate::client::{ProviderClient, foreign_host};
-use crate::config::{Config, ServerConfig, ServerInstructions};
+use crate::config::{Config, DEFAULT_RESULT_TOKENS, ServerConfig, ServerInstructions};
 use crate::dispatch::{
     Approver, Dispatcher, Outcome, Route, ToolInput, ToolTable, ToolUse, Validators,
 };
@@ -39,8 +40,9 @@ use crate::error::HostError;
 use crate::finder::Finder;
 use crate::history::History;
 use crate::pins::{PinGate, PinStore, Withheld};
+use crate::resource_tool::{self, ReadResources};
 use crate::sampling::{Sampler, SamplingRequest};
-use crate::shape;
+use crate::shape::{self, ShapeOptions};
 use crate::tool_search::ToolSearch;
 use crate::transcript::Transcript;
 use crate::translate::{TranslateOptions, Translation, translate};
@@ -81,6 +83,9 @@ pub struct AgentOptions {
     pub max_cost: Option<Usd>,
     /// The price table [`Agent::spent`] reads (`None`: the embedded `data/prices.toml`).
     pub prices: Option<Arc<switchboard_core::rent::Prices>>,
+    /// When the model gets the host's `read_resource` tool (see [`crate::resource_tool`]):
+    /// by default once a tool result links a resource.
+    pub read_resources: ReadResources,
 }
 
 /// Which tools the model sees.
@@ -106,6 +111,7 @@ impl Default for AgentOptions {
             auto_compact: false,
             max_cost: None,
             prices: None,
+            read_resources: ReadResources::Linked,
         }
     }
 }
@@ -239,9 +245,9 @@ const COMPACT_MAX_REQUESTS: u32 = 12;
 
 /// One build of the tools array.
 struct ToolsArray {
-    /// (catalog generation, tools loaded by search, pin store version, reconfigurations) it
-    /// was built for.
-    key: (u64, usize, i64, u64),
+    /// (catalog generation, tools loaded by search, pin store version, reconfigurations,
+    /// whether the host's `read_resource` tool is wanted) it was built for.
+    key: (u64, usize, i64, u64, bool),
     /// The tools, names and system prompt.
     translation: Translation,
     /// Its rent in tokens per request, and how that was counted.
@@ -278,6 +284,10 @@ pub struct Agent {
     /// Tool names added and removed by rebuilds of the tools array not yet announced (a
     /// rebuild for `/tools` or a compaction is announced at the next message's request).
     unannounced: Option<(Vec<String>, Vec<String>)>,
+    /// The resources tool results linked so far: URI → the server whose result it was.
+    linked: BTreeMap<String, String>,
+    /// The tools array as last built has the host's `read_resource` tool.
+    reads_resources: bool,
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// Every model request so far.
@@ -397,6 +407,8 @@ impl Agent {
             reconfigured: 0,
             reasoning_refused: false,
             unannounced: None,
+            linked: BTreeMap::new(),
+            reads_resources: false,
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
@@ -938,13 +950,31 @@ impl Agent {
         let search_mode = self.search.is_some();
         let is_search =
             |u: &ToolUse| search_mode && u.name == switchboard_core::facade::SEARCH_TOOL;
-        let others: Vec<ToolUse> = uses.iter().filter(|u| !is_search(u)).cloned().collect();
+        // So is the host's `read_resource`, when it was sent.
+        let reads = self.reads_resources;
+        let is_read = |u: &ToolUse| reads && u.name == resource_tool::READ_RESOURCE;
+        let others: Vec<ToolUse> = uses
+            .iter()
+            .filter(|u| !is_search(u) && !is_read(u))
+            .cloned()
+            .collect();
         let mut searched = Vec::new();
         if let Some(search) = &mut self.search {
             search.refresh(&catalog, &self.translate_opts).await;
             for u in uses.iter().filter(|u| is_search(u)) {
                 searched.push(search.answer(&catalog, u));
             }
+        }
+        let images = accepts_result_images_for(self.client.dialect, &self.client.model);
+        let read_opts = ShapeOptions {
+            spill_dir: self.opts.spill_dir.clone(),
+            ..ShapeOptions::new(images, DEFAULT_RESULT_TOKENS, resource_tool::READ_RESOURCE)
+        };
+        let mut read = Vec::new();
+        for u in uses.iter().filter(|u| is_read(u)) {
+            read.push(
+                resource_tool::answer(&self.sessions, &catalog, &self.linked, u, &read_opts).await,
+            );
         }
         let sampler = ModelSampler {
             client: &self.client,
@@ -984,15 +1014,28 @@ impl Agent {
             }
         }
         let mut searched = searched.into_iter();
-        uses.iter()
+        let mut read = read.into_iter();
+        let outcomes: Vec<Outcome> = uses
+            .iter()
             .filter_map(|u| {
                 if is_search(u) {
                     searched.next()
+                } else if is_read(u) {
+                    read.next()
                 } else {
                     dispatched.next()
                 }
             })
-            .collect()
+            .collect();
+        // The resources the results link, and whose results they were, for `read_resource`.
+        for o in &outcomes {
+            if let Some(server) = &o.server {
+                for uri in &o.result.links {
+                    self.linked.insert(uri.clone(), server.clone());
+                }
+            }
+        }
+        outcomes
     }
 
     /// Rebuild the tools array when the catalog generation moved. The names added and removed
@@ -1003,14 +1046,25 @@ impl Agent {
             .search
             .as_ref()
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
-        let key = (generation, loaded, self.pins.version(), self.reconfigured);
+        let read = match self.opts.read_resources {
+            ReadResources::Never => false,
+            ReadResources::Always => resource_tool::offered(&self.pinned_catalog().0),
+            ReadResources::Linked => !self.linked.is_empty(),
+        };
+        let key = (
+            generation,
+            loaded,
+            self.pins.version(),
+            self.reconfigured,
+            read,
+        );
         if let Some(a) = &self.tools
             && a.key == key
         {
             return;
         }
         let (catalog, _) = self.pinned_catalog();
-        let t = match &self.search {
+        let mut t = match &self.search {
             None => translate(&catalog, &self.translate_opts),
             Some(search) => {
                 let mut t = translate(
@@ -1023,6 +1077,25 @@ impl Agent {
                 t
             }
         };
+        // The host's own tool goes last, so the servers' tools keep their place in the
+        // cached prefix; a server tool of that name (one with `alias = ""`) keeps it.
+        self.reads_resources = false;
+        if read {
+            if t.tools
+                .iter()
+                .any(|s| s.name == resource_tool::READ_RESOURCE)
+            {
+                tracing::warn!(
+                    "a server's tool is named {}, so switchboard's own tool of that name is not sent",
+                    resource_tool::READ_RESOURCE
+                );
+            } else if let Some(spec) =
+                resource_tool::spec(self.client.dialect, self.translate_opts.gemini_openapi)
+            {
+                t.tools.push(spec);
+                self.reads_resources = true;
+            }
+        }
         for e in &t.excluded {
             tracing::warn!(server = %e.server, tool = %e.tool, "tool left out of the request: {}", e.reason);
         }

@@ -269,6 +269,13 @@ impl HostBuilder {
         self
     }
 
+    /// When the model gets the host's `read_resource` tool, in place of the config's
+    /// `read_resources` (see [`crate::resource_tool::ReadResources`]).
+    pub fn read_resources(mut self, when: crate::resource_tool::ReadResources) -> Self {
+        self.config.settings.read_resources = when;
+        self
+    }
+
     /// Stop once the conversation has cost this much at the model's list prices (see
     /// [`AgentOptions::max_cost`]); building fails when the price table has no input and
     /// output price for the model, since the limit could not be kept.
@@ -392,6 +399,7 @@ impl HostBuilder {
             self.options.prices.clone_from(&self.prices);
         }
         self.options.auto_compact = self.config.settings.auto_compact;
+        self.options.read_resources = self.config.settings.read_resources;
         self.options.temperature = self.temperature.or(self.options.temperature);
         if let Some(t) = self.options.temperature
             && !switchboard_providers::TEMPERATURE.contains(&t)

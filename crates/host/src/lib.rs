@@ -10,6 +10,7 @@ pub mod history;
 pub mod host;
 pub mod pins;
 pub mod policy;
+pub mod resource_tool;
 pub mod sampling;
 pub mod shape;
 pub mod tool_search;

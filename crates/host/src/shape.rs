@@ -58,6 +58,9 @@ pub struct Shaped {
     /// Set when the text was over the limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<Cut>,
+    /// The URIs of the resources the result links (`resource_link` blocks), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
 }
 
 impl Shaped {
@@ -67,6 +70,7 @@ impl Shaped {
             parts: vec![ResultPart::Text { text: text.into() }],
             is_error: true,
             cut: None,
+            links: Vec::new(),
         }
     }
 
@@ -169,10 +173,19 @@ pub fn shape(result: &CallResult, opts: &ShapeOptions) -> Shaped {
             "The tool returned no content."
         }));
     }
+    let links = result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ResourceLink { uri, .. } => Some(uri.clone()),
+            _ => None,
+        })
+        .collect();
     let mut shaped = Shaped {
         parts,
         is_error: result.is_error,
         cut: None,
+        links,
     };
     limit(&mut shaped, opts);
     shaped
@@ -207,7 +220,7 @@ fn embedded(resource: &Value) -> String {
 }
 
 /// Decoded size of base64 data, human-readable.
-fn size(b64: &str) -> String {
+pub(crate) fn size(b64: &str) -> String {
     let bytes = b64.trim_end_matches('=').len() * 3 / 4;
     if bytes < 1024 {
         format!("{bytes} bytes")

@@ -200,6 +200,7 @@ impl ToolSearch {
                 }],
                 is_error: false,
                 cut: None,
+                links: Vec::new(),
             },
         )
     }

@@ -530,6 +530,9 @@ pub struct Settings {
     /// Compact the conversation when a request no longer fits the model's context, and go on
     /// (`auto_compact`, default true; see `Agent::compact`).
     pub auto_compact: bool,
+    /// When the model gets the `read_resource` tool (`read_resources`: `linked`, the default,
+    /// `always` or `never`; see [`crate::resource_tool`]).
+    pub read_resources: crate::resource_tool::ReadResources,
     /// Put today's date into the system prompt (default false: it would change the prompt-cache
     /// prefix every day).
     pub date: bool,
@@ -680,6 +683,7 @@ impl Default for Settings {
             instructions: true,
             prompt_cache: true,
             auto_compact: true,
+            read_resources: crate::resource_tool::ReadResources::Linked,
             date: false,
             pin_store: None,
             search_model: None,

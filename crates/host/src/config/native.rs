@@ -8,6 +8,7 @@ use super::entry::{self, Context, NATIVE_KEYS, RawServer};
 use super::position::{find_toml_key, find_toml_table, line_col};
 use super::{Config, ConfigSource, ModelSettings, Profile, Settings};
 use crate::error::HostError;
+use crate::resource_tool::ReadResources;
 
 #[derive(Deserialize)]
 struct Spans {
@@ -31,6 +32,7 @@ struct RawSettings {
     instructions: Option<bool>,
     prompt_cache: Option<bool>,
     auto_compact: Option<bool>,
+    read_resources: Option<String>,
     date: Option<bool>,
     pin_store: Option<String>,
     prices: Option<String>,
@@ -175,6 +177,15 @@ pub fn parse(ctx: &Context<'_>, text: &str) -> Result<Config, HostError> {
                 settings.instructions = s.instructions.unwrap_or(settings.instructions);
                 settings.prompt_cache = s.prompt_cache.unwrap_or(settings.prompt_cache);
                 settings.auto_compact = s.auto_compact.unwrap_or(settings.auto_compact);
+                match s.read_resources.as_deref().map(ReadResources::parse) {
+                    None => {}
+                    Some(Some(when)) => settings.read_resources = when,
+                    Some(None) => warnings.push(format!(
+                        "{}: [settings] `read_resources` {:?} ignored: it is linked, always or never",
+                        ctx.path.display(),
+                        s.read_resources.unwrap_or_default()
+                    )),
+                }
                 settings.date = s.date.unwrap_or(settings.date);
                 // A relative pin store path starts from the config's folder, like `cwd`.
                 settings.pin_store = s.pin_store.map(|p| ctx.base.join(p));

@@ -553,7 +553,7 @@ fn pages(data: &Value) -> Vec<String> {
 }
 
 /// A session error as a result the model can act on.
-fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
+pub(crate) fn failure(name: &str, e: &SessionError) -> (Status, Shaped) {
     let server = e.server();
     match e {
         SessionError::Timeout {

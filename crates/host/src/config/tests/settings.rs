@@ -625,3 +625,24 @@ fn a_cost_limit_is_read_from_the_settings() {
         );
     }
 }
+
+/// `[settings] read_resources`: when the model gets switchboard's `read_resource` tool; a word
+/// it does not take is a warning, and the default stays.
+#[test]
+fn read_resources_is_read_from_the_settings() {
+    use crate::resource_tool::ReadResources;
+    let c = parse("sb.toml", "[settings]\nread_resources = \"always\"\n").unwrap();
+    assert_eq!(c.settings.read_resources, ReadResources::Always);
+    let c = parse("sb.toml", "").unwrap();
+    assert_eq!(c.settings.read_resources, ReadResources::Linked);
+    let c = parse("sb.toml", "[settings]\nread_resources = \"sometimes\"\n").unwrap();
+    assert_eq!(c.settings.read_resources, ReadResources::Linked);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w
+                .contains("`read_resources` \"sometimes\" ignored: it is linked, always or never")),
+        "{:?}",
+        c.warnings
+    );
+}
