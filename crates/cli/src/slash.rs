@@ -771,7 +771,7 @@ pub(crate) async fn attach(agent: &Agent, rest: &str) -> Result<Part, String> {
         return Err("usage: /attach URI".into());
     }
     let catalog = agent.sessions().catalog();
-    let server = switchboard_host::resource_tool::owner(&catalog, rest, &Default::default())
+    let server = switchboard_host::resource_tool::owner(&catalog, None, rest, &Default::default())
         .ok_or_else(|| {
             format!(
                 "no server lists the resource {rest:?} (chat's /attach alone, or `switchboard servers NAME`, lists what they offer)"

@@ -973,7 +973,15 @@ impl Agent {
         let mut read = Vec::new();
         for u in uses.iter().filter(|u| is_read(u)) {
             read.push(
-                resource_tool::answer(&self.sessions, &catalog, &self.linked, u, &read_opts).await,
+                resource_tool::answer(
+                    &self.sessions,
+                    &catalog,
+                    self.translate_opts.servers.as_ref(),
+                    &self.linked,
+                    u,
+                    &read_opts,
+                )
+                .await,
             );
         }
         let sampler = ModelSampler {
@@ -1048,7 +1056,10 @@ impl Agent {
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
         let read = match self.opts.read_resources {
             ReadResources::Never => false,
-            ReadResources::Always => resource_tool::offered(&self.pinned_catalog().0),
+            ReadResources::Always => resource_tool::offered(
+                &self.pinned_catalog().0,
+                self.translate_opts.servers.as_ref(),
+            ),
             ReadResources::Linked => !self.linked.is_empty(),
         };
         let key = (

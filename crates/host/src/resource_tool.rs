@@ -6,12 +6,12 @@
 //! it, else the one with the resource template it fits best; the contents come back as a tool
 //! result, shaped and cut as a tool's are.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use switchboard_core::{CallResult, Catalog, ContentBlock, Dialect};
+use switchboard_core::{CallResult, Catalog, ContentBlock, Dialect, ServerCatalog};
 use switchboard_mcp::Sessions;
 use switchboard_providers::{SanitizeOptions, ToolSpec, prepare_tool};
 
@@ -76,26 +76,41 @@ pub fn spec(dialect: Dialect, gemini_openapi: bool) -> Option<ToolSpec> {
     .map(|p| p.spec)
 }
 
-/// Whether any server the model may reach offers resources or resource templates.
-pub fn offered(catalog: &Catalog) -> bool {
+/// Whether any server the model may reach (all, or those of `only`) offers resources or
+/// resource templates.
+pub fn offered(catalog: &Catalog, only: Option<&BTreeSet<String>>) -> bool {
+    reachable(catalog, only).any(|s| !s.resources.is_empty() || !s.resource_templates.is_empty())
+}
+
+/// The servers of `catalog` the model may reach: all, or those of `only` (a profile's).
+fn reachable<'a>(
+    catalog: &'a Catalog,
+    only: Option<&'a BTreeSet<String>>,
+) -> impl Iterator<Item = &'a ServerCatalog> {
     catalog
         .servers
         .values()
-        .any(|s| !s.resources.is_empty() || !s.resource_templates.is_empty())
+        .filter(move |s| only.is_none_or(|set| set.contains(&s.server)))
 }
 
 /// The server to read `uri` from: the one listing it, else the one whose tool result linked it
 /// (`linked`: URI → server), else the one with the template it fits best (the longest text
-/// before the template's first `{`), else the only server with templates.
-pub fn owner(catalog: &Catalog, uri: &str, linked: &BTreeMap<String, String>) -> Option<String> {
-    if let Some(s) = catalog
-        .servers
-        .values()
-        .find(|s| s.resources.iter().any(|r| r.def.uri == uri))
+/// before the template's first `{`), else the only server with templates. Only servers of
+/// `only` (a profile's selection), when given.
+pub fn owner(
+    catalog: &Catalog,
+    only: Option<&BTreeSet<String>>,
+    uri: &str,
+    linked: &BTreeMap<String, String>,
+) -> Option<String> {
+    if let Some(s) = reachable(catalog, only).find(|s| s.resources.iter().any(|r| r.def.uri == uri))
     {
         return Some(s.server.clone());
     }
-    if let Some(server) = linked.get(uri).filter(|s| catalog.servers.contains_key(*s)) {
+    if let Some(server) = linked
+        .get(uri)
+        .filter(|s| reachable(catalog, only).any(|r| r.server == **s))
+    {
         return Some(server.clone());
     }
     let fits = |s: &switchboard_core::ServerCatalog| {
@@ -106,18 +121,13 @@ pub fn owner(catalog: &Catalog, uri: &str, linked: &BTreeMap<String, String>) ->
             .map(str::len)
             .max()
     };
-    if let Some((_, s)) = catalog
-        .servers
-        .values()
+    if let Some((_, s)) = reachable(catalog, only)
         .filter_map(|s| Some((fits(s)?, s)))
         .max_by_key(|(len, _)| *len)
     {
         return Some(s.server.clone());
     }
-    let mut with_templates = catalog
-        .servers
-        .values()
-        .filter(|s| !s.resource_templates.is_empty());
+    let mut with_templates = reachable(catalog, only).filter(|s| !s.resource_templates.is_empty());
     match (with_templates.next(), with_templates.next()) {
         (Some(one), None) => Some(one.server.clone()),
         _ => None,
@@ -190,6 +200,7 @@ fn decoded_text(blob: &str) -> Option<String> {
 pub async fn answer(
     sessions: &Sessions,
     catalog: &Catalog,
+    only: Option<&BTreeSet<String>>,
     linked: &BTreeMap<String, String>,
     u: &ToolUse,
     opts: &ShapeOptions,
@@ -215,7 +226,7 @@ pub async fn answer(
     let Some(uri) = arguments.get("uri").and_then(Value::as_str) else {
         return outcome;
     };
-    let Some(server) = owner(catalog, uri, linked) else {
+    let Some(server) = owner(catalog, only, uri, linked) else {
         outcome.status = Status::UnknownTool;
         outcome.result = Shaped::error(format!(
             "No server offers the resource {uri:?}. Use a URI a tool result linked or a server lists, exactly as given."
@@ -242,7 +253,7 @@ pub async fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_core::{Entry, ServerCatalog};
+    use switchboard_core::Entry;
 
     fn catalog() -> Catalog {
         let resource = |uri: &str| {
@@ -269,27 +280,32 @@ mod tests {
     fn a_uri_goes_to_the_server_that_lists_links_or_fits_it() {
         let c = catalog();
         let none = BTreeMap::new();
+        let all = |uri: &str, linked: &BTreeMap<String, String>| owner(&c, None, uri, linked);
+        assert_eq!(all("docs://pages/sso", &none).as_deref(), Some("docs"));
+        assert_eq!(all("docs://pages/x", &none).as_deref(), Some("docs"));
+        assert_eq!(all("file:///tmp/a", &none).as_deref(), Some("files"));
         assert_eq!(
-            owner(&c, "docs://pages/sso", &none).as_deref(),
-            Some("docs")
-        );
-        assert_eq!(owner(&c, "docs://pages/x", &none).as_deref(), Some("docs"));
-        assert_eq!(owner(&c, "file:///tmp/a", &none).as_deref(), Some("files"));
-        assert_eq!(
-            owner(&c, "mem://note/1", &none),
+            all("mem://note/1", &none),
             None,
             "two servers have templates"
         );
         let linked = BTreeMap::from([("mem://note/1".to_string(), "plain".to_string())]);
-        assert_eq!(owner(&c, "mem://note/1", &linked).as_deref(), Some("plain"));
+        assert_eq!(all("mem://note/1", &linked).as_deref(), Some("plain"));
         // A server that lists the URI wins over the one that linked it.
         let linked = BTreeMap::from([("docs://pages/sso".to_string(), "plain".to_string())]);
+        assert_eq!(all("docs://pages/sso", &linked).as_deref(), Some("docs"));
+        // A profile's selection: the others are not reached, and the only server with
+        // templates left takes what fits no other.
+        let only = BTreeSet::from(["files".to_string()]);
         assert_eq!(
-            owner(&c, "docs://pages/sso", &linked).as_deref(),
-            Some("docs")
+            owner(&c, Some(&only), "docs://pages/sso", &none).as_deref(),
+            Some("files")
         );
-        assert!(offered(&c));
-        assert!(!offered(&Catalog::new()));
+        let only = BTreeSet::from(["plain".to_string()]);
+        assert_eq!(owner(&c, Some(&only), "docs://pages/sso", &none), None);
+        assert!(offered(&c, None));
+        assert!(!offered(&c, Some(&only)));
+        assert!(!offered(&Catalog::new(), None));
     }
 
     #[test]
