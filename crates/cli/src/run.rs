@@ -485,17 +485,31 @@ fn event_json(e: &AgentEvent) -> Value {
     }
 }
 
-/// What the run's tokens cost at the embedded price table, when it knows the model:
-/// `{"input_usd", "output_usd" (null without an output price), "total_usd", "model", "date"}`,
-/// amounts as decimal strings.
+/// What the run's tokens cost at the price table, when it knows every model that spent them:
+/// `{"input_usd", "output_usd" (null without an output price), "total_usd", "model", "date",
+/// "by_model": [{"model", "input_usd", "output_usd", "total_usd"}]}` (`model` and `date`: the
+/// model in use and its prices' date; `by_model`: each model that used tokens, a server's
+/// sampling model among them), amounts as decimal strings.
 fn run_cost(agent: &switchboard_host::agent::Agent) -> Value {
     let Some(p) = agent.price() else {
         return Value::Null;
     };
-    let c = usage_cost(&p, &agent.usage);
+    let mut input = switchboard_core::rent::Usd::ZERO;
+    let mut output = Some(switchboard_core::rent::Usd::ZERO);
+    let mut by_model = Vec::new();
+    for (model, _, cost) in agent.costs() {
+        let Some(c) = cost else {
+            return Value::Null;
+        };
+        input = input.plus(c.input);
+        output = output.zip(c.output).map(|(a, b)| a.plus(b));
+        by_model.push(json!({
+            "model": model, "input_usd": c.input, "output_usd": c.output, "total_usd": c.total(),
+        }));
+    }
     json!({
-        "input_usd": c.input, "output_usd": c.output, "total_usd": c.total(),
-        "model": p.id, "date": p.date,
+        "input_usd": input, "output_usd": output, "total_usd": output.map(|o| o.plus(input)),
+        "model": p.id, "date": p.date, "by_model": by_model,
     })
 }
 

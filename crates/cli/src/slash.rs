@@ -464,6 +464,34 @@ fn cost(agent: &Agent) -> String {
             rent * requests
         ));
     }
+    let costs = agent.costs();
+    let current = &agent.client().model;
+    if costs.len() > 1 || costs.first().is_some_and(|(model, ..)| model != current) {
+        // Several models spent tokens (a /model switch, a server's sampling model): each
+        // at its own prices, and the sum where all are known.
+        match agent.spent() {
+            Some(total) => out.push_str(&format!("\ncost about {}:", total.display())),
+            None => out.push_str("\ncost not known for every model:"),
+        }
+        for (model, u, c) in costs {
+            let tokens = format!(
+                "{} input, {} output tokens",
+                u.input_tokens, u.output_tokens
+            );
+            match c.as_ref().and_then(|c| Some((c.total()?, c))) {
+                Some((total, c)) => out.push_str(&format!(
+                    "\n  {model}: {tokens}, about {} (input {}, output {})",
+                    total.display(),
+                    c.input.display(),
+                    c.output.map(|o| o.display()).unwrap_or_default()
+                )),
+                None => out.push_str(&format!(
+                    "\n  {model}: {tokens}; no full price known (chat --prices FILE gives a table with it)"
+                )),
+            }
+        }
+        return out;
+    }
     match agent.price() {
         Some(p) => {
             let c = crate::run::usage_cost(&p, u);

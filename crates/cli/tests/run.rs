@@ -957,6 +957,52 @@ async fn chat_keeps_a_cost_limit_across_a_model_switch() {
     assert!(double.requests().is_empty());
 }
 
+/// `/cost` after a `/model` switch: each model's tokens at its own prices, and their sum.
+#[tokio::test]
+async fn cost_after_a_model_switch_prices_each_models_tokens_at_its_own() {
+    let script = vec![Turn::Text("Hello.".into()), Turn::Text("Hi again.".into())];
+    let double = ProviderDouble::start(Dialect::Anthropic, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = double.base_url();
+    let out = chat_session(
+        dir.path(),
+        &["--base-url", &base, "--model", "claude-sonnet-4-5"],
+        b"hello\n/model claude-haiku-4-5\nhi\n/cost\n/quit\n",
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // What /cost says, wherever chat printed it.
+    let stderr = format!("{}\n{stderr}", String::from_utf8_lossy(&out.stdout));
+    let reqs = double.requests();
+    assert_eq!(reqs[0].body["model"], "claude-sonnet-4-5");
+    assert_eq!(reqs[1].body["model"], "claude-haiku-4-5");
+    let line = |model: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("  {model}: ")))
+            .unwrap_or_else(|| panic!("no /cost line for {model}: {stderr}"))
+            .to_string()
+    };
+    let (sonnet, haiku) = (line("claude-sonnet-4-5"), line("claude-haiku-4-5"));
+    let usd = |l: &str| -> f64 {
+        let at = l.find("about $").unwrap() + "about $".len();
+        l[at..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert!(usd(&sonnet) > 0.0 && usd(&haiku) > 0.0, "{sonnet}\n{haiku}");
+    let total = stderr
+        .lines()
+        .find(|l| l.starts_with("cost about $") && l.ends_with(':'))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let total: f64 = total["cost about $".len()..total.len() - 1]
+        .parse()
+        .unwrap();
+    assert!(
+        (total - usd(&sonnet) - usd(&haiku)).abs() < 1e-5,
+        "{stderr}"
+    );
+}
+
 /// A model that repeats itself: the fifth identical call after four identical results is not
 /// made, and the model is told why; a call with other arguments still runs.
 #[tokio::test]
@@ -1956,7 +2002,7 @@ async fn a_servers_agent_loop_runs_on_the_sessions_model_through_sampling_with_t
     let config = std::fs::read_to_string(dir.path().join("switchboard.toml")).unwrap();
     for (setting, rounds) in [
         (
-            "sampling = { model = \"small-model\", max_tokens = 100 }",
+            "sampling = { model = \"claude-haiku-4-5\", max_tokens = 100 }",
             2,
         ),
         ("sampling = false", 0),
@@ -1983,18 +2029,41 @@ async fn a_servers_agent_loop_runs_on_the_sessions_model_through_sampling_with_t
             &base,
             "--yes",
         ];
-        succeeded(&switchboard(dir.path(), &args).await);
+        let out = switchboard(dir.path(), &args).await;
+        succeeded(&out);
         double.assert_valid();
         let reqs = double.requests();
         assert_eq!(reqs.len(), 2 + rounds, "{setting}");
+        // Each model's tokens at its own prices: the session's and the sampling model's.
+        let cost = &stdout_json(&out)["cost"];
+        let models: Vec<&str> = cost["by_model"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["model"].as_str().unwrap())
+            .collect();
+        let want: &[&str] = if rounds == 0 {
+            &["claude-sonnet-4-5"]
+        } else {
+            &["claude-haiku-4-5", "claude-sonnet-4-5"]
+        };
+        assert_eq!(models, want, "{setting}: {cost}");
+        let usd = |v: &Value| v.as_str().unwrap().parse::<f64>().unwrap();
+        let summed: f64 = cost["by_model"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| usd(&m["total_usd"]))
+            .sum();
+        assert!((usd(&cost["total_usd"]) - summed).abs() < 1e-9, "{cost}");
         for sampled in &reqs[1..1 + rounds] {
-            assert_eq!(sampled.body["model"], "small-model", "{setting}");
+            assert_eq!(sampled.body["model"], "claude-haiku-4-5", "{setting}");
             assert_eq!(
                 sampled.body["max_tokens"], 100,
                 "{setting}: the server asked 300"
             );
         }
-        assert_ne!(reqs[0].body["model"], "small-model");
+        assert_eq!(reqs[0].body["model"], "claude-sonnet-4-5");
         let heard = results(Dialect::Anthropic, &reqs[1 + rounds].body)
             .pop()
             .unwrap()

@@ -294,6 +294,9 @@ pub struct Agent {
     pub turns: Vec<TurnRecord>,
     /// Tokens used so far.
     pub usage: Usage,
+    /// The same, by the model that used them (a `/model` switch, a server's sampling requests
+    /// answered by the model its entry names), so that each is priced as its own.
+    usage_by_model: BTreeMap<String, Usage>,
 }
 
 /// Whether requests to `base_url` go to a server that speaks the dialect but is not its
@@ -412,6 +415,7 @@ impl Agent {
             messages: Vec::new(),
             turns: Vec::new(),
             usage: Usage::default(),
+            usage_by_model: BTreeMap::new(),
         }
     }
 
@@ -678,7 +682,8 @@ impl Agent {
                 json!({"turn": turn, "attempts": response.attempts, "body": response.body, "reply": response.reply}),
             )?;
             let reply = response.reply;
-            add_usage(&mut self.usage, &reply.usage);
+            let model = self.client.model.clone();
+            self.count_usage(&model, &reply.usage);
             let text = reply.text();
             if !self.opts.stream {
                 for p in &reply.parts {
@@ -812,25 +817,59 @@ impl Agent {
     /// use (`data/prices.toml`; see [`switchboard_core::rent::usage_cost`]), when the table has
     /// its input and output prices.
     pub fn spent(&self) -> Option<Usd> {
-        let price = self.price()?;
-        switchboard_core::rent::usage_cost(
-            &price,
-            self.usage.input_tokens,
-            self.usage.cache_read_tokens.unwrap_or(0),
-            self.usage.cache_write_tokens.unwrap_or(0),
-            self.usage.output_tokens,
-        )
-        .total()
+        // No tokens yet: nothing spent, at whatever price.
+        self.price()?;
+        self.costs()
+            .into_iter()
+            .try_fold(Usd::ZERO, |sum, (_, _, cost)| {
+                Some(sum.plus(cost?.total()?))
+            })
+    }
+
+    /// What each model's tokens cost ([`Agent::usage_by_model`]), at its own prices: the
+    /// model, its tokens, and their cost (`None` for a model the price table lacks).
+    pub fn costs(&self) -> Vec<(String, Usage, Option<switchboard_core::rent::UsageCost>)> {
+        self.usage_by_model
+            .iter()
+            .map(|(model, u)| {
+                let cost = self.price_of(model).map(|p| {
+                    switchboard_core::rent::usage_cost(
+                        &p,
+                        u.input_tokens,
+                        u.cache_read_tokens.unwrap_or(0),
+                        u.cache_write_tokens.unwrap_or(0),
+                        u.output_tokens,
+                    )
+                });
+                (model.clone(), u.clone(), cost)
+            })
+            .collect()
+    }
+
+    /// The tokens used so far, by the model that used them.
+    pub fn usage_by_model(&self) -> &BTreeMap<String, Usage> {
+        &self.usage_by_model
     }
 
     /// The price table's entry for the model in use ([`AgentOptions::prices`]).
     pub fn price(&self) -> Option<switchboard_core::rent::ModelPrice> {
+        self.price_of(&self.client.model)
+    }
+
+    /// The price table's entry for `model`.
+    pub fn price_of(&self, model: &str) -> Option<switchboard_core::rent::ModelPrice> {
         match &self.opts.prices {
-            Some(table) => table.model(&self.client.model).cloned(),
+            Some(table) => table.model(model).cloned(),
             None => switchboard_providers::count::prices::embedded_prices()
-                .model(&self.client.model)
+                .model(model)
                 .cloned(),
         }
+    }
+
+    /// Count `u` as used by `model`.
+    fn count_usage(&mut self, model: &str, u: &Usage) {
+        add_usage(&mut self.usage, u);
+        add_usage(self.usage_by_model.entry(model.to_string()).or_default(), u);
     }
 
     /// The cost limit ([`AgentOptions::max_cost`]), if any.
@@ -988,7 +1027,7 @@ impl Agent {
             client: &self.client,
             compatible_server: self.compatible_server(),
             gemini_openapi: self.translate_opts.gemini_openapi,
-            usage: std::sync::Mutex::new(Usage::default()),
+            usage: std::sync::Mutex::new(BTreeMap::new()),
             exchanges: std::sync::Mutex::new(Vec::new()),
         };
         let dispatcher = Dispatcher {
@@ -1011,11 +1050,13 @@ impl Agent {
             .usage
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        add_usage(&mut self.usage, &sampled);
         let exchanges = sampler
             .exchanges
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (model, usage) in &sampled {
+            self.count_usage(model, usage);
+        }
         for exchange in exchanges {
             if let Err(e) = self.log("sampling", exchange) {
                 tracing::warn!("the transcript was not written: {e}");
@@ -1297,7 +1338,8 @@ impl Agent {
             }
             messages = rest;
         };
-        add_usage(&mut self.usage, &usage);
+        let model = self.client.model.clone();
+        self.count_usage(&model, &usage);
         let replaced = self.messages.len();
         self.messages = vec![Message::user(format!("{COMPACT_PREAMBLE}\n\n{summary}"))];
         Ok(Some(Compacted {
@@ -1454,7 +1496,8 @@ struct ModelSampler<'a> {
     compatible_server: bool,
     /// Gemini: tool schemas in its OpenAPI subset, as the session's own.
     gemini_openapi: bool,
-    usage: std::sync::Mutex<Usage>,
+    /// Tokens used, by the model that used them.
+    usage: std::sync::Mutex<BTreeMap<String, Usage>>,
     /// Each request and what came of it, for the transcript.
     exchanges: std::sync::Mutex<Vec<Value>>,
 }
@@ -1508,7 +1551,10 @@ impl Sampler for ModelSampler<'_> {
             }
             let response = sent?;
             if let Ok(mut total) = self.usage.lock() {
-                add_usage(&mut total, &response.reply.usage);
+                add_usage(
+                    total.entry(client.model.clone()).or_default(),
+                    &response.reply.usage,
+                );
             }
             Ok(prepared.restore(response.reply))
         })
