@@ -73,6 +73,60 @@ pub struct ServeArgs {
     /// its arguments name with any roots it is given.
     #[arg(long)]
     pub client_roots: bool,
+    /// Answer the servers' sampling requests (a tool asking the model something, with tools of
+    /// its own or not) with this model when the calling client cannot, as most hosts cannot:
+    /// PROVIDER:NAME (anthropic:claude-haiku-4-5, openai-chat:gpt-5-mini, gemini:...) or a name
+    /// whose provider is plain (claude-*, gpt-*, gemini-*). Its key comes from the provider's
+    /// usual variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY) or
+    /// --sampling-api-key-env. Nobody is asked about each request: setting this is the
+    /// approval. A server whose entry says `sampling = false` is still refused, and one whose
+    /// entry names a model (`sampling = { model = "..." }`) gets that model of this provider.
+    #[arg(long, value_name = "MODEL")]
+    pub sampling_model: Option<String>,
+    /// The API URL for --sampling-model (a local server of that provider's format, a proxy).
+    #[arg(long, value_name = "URL", requires = "sampling_model")]
+    pub sampling_base_url: Option<String>,
+    /// The environment variable holding --sampling-model's API key.
+    #[arg(long, value_name = "VAR", requires = "sampling_model")]
+    pub sampling_api_key_env: Option<String>,
+}
+
+/// The gateway's own model for sampling requests (`--sampling-model`), checked before any
+/// server starts: its provider named or plain from its name, and its key.
+fn sampling_client(
+    args: &ServeArgs,
+) -> anyhow::Result<Option<Arc<switchboard_host::client::ProviderClient>>> {
+    let Some(spec) = args.sampling_model.as_deref() else {
+        return Ok(None);
+    };
+    let named = spec
+        .split_once(':')
+        .filter(|(_, n)| !n.is_empty())
+        .and_then(|(p, n)| Some((p.parse::<switchboard_core::Dialect>().ok()?, n)));
+    let (dialect, model) = match named {
+        Some(named) => named,
+        None => match switchboard_providers::provider_for_model(spec) {
+            Some(d) => (d, spec),
+            None => anyhow::bail!(
+                "--sampling-model {spec}: say whose model it is, as PROVIDER:NAME (anthropic, openai-chat, openai-responses, gemini)"
+            ),
+        },
+    };
+    let url = args.sampling_base_url.as_deref();
+    let key = match switchboard_host::client::ProviderClient::key_from_env(
+        dialect,
+        url,
+        args.sampling_api_key_env.as_deref(),
+        &|v| std::env::var(v).ok(),
+    ) {
+        Ok(key) => key,
+        Err(switchboard_host::HostError::ApiKeyEnvUnset { var }) => {
+            anyhow::bail!("--sampling-api-key-env {var}: {var} is not set (or is empty)")
+        }
+        Err(e) => return Err(e).with_context(|| format!("--sampling-model {spec}")),
+    };
+    let client = switchboard_host::client::ProviderClient::new(dialect, url, model, key)?;
+    Ok(Some(Arc::new(client)))
 }
 
 /// A number of seconds, from 0 to a day.
@@ -129,6 +183,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             "--client-roots applies to stdio only: over HTTP several clients share the servers, and one client's folders are not the others'; name the roots with --root or [settings] roots"
         );
     }
+    let sampler = sampling_client(&args)?;
     if token.is_some() && args.http.is_none() {
         anyhow::bail!("--token-env applies to --http only (stdio needs no token)");
     }
@@ -162,6 +217,7 @@ pub async fn run(global: &Global, args: ServeArgs) -> anyhow::Result<ExitCode> {
             startup_wait: Some(std::time::Duration::from_secs_f64(args.startup_wait)),
             call_log,
             client_roots: args.client_roots,
+            sampler,
         },
     )
     .await;

@@ -2069,7 +2069,7 @@ async fn a_servers_agent_loop_runs_on_the_sessions_model_through_sampling_with_t
             .unwrap()
             .1;
         let want = if rounds == 0 {
-            "the user's config does not let server sx ask the model (sampling = false in its entry)"
+            "the config does not let server sx ask the model (sampling = false in its entry)"
         } else {
             "(ran: weather.now(Paris))"
         };

@@ -463,6 +463,74 @@ fn sampling_with_tools_goes_through_the_gateway_to_the_client_that_called() {
     }
 }
 
+/// `serve --sampling-model`: a server's sampling requests that the calling client cannot answer
+/// (the Python SDK's client here declares no sampling) are answered by the gateway's own model,
+/// tools and all: the server's agent loop runs to its end. Over stdio and HTTP.
+#[test]
+fn the_gateways_own_model_answers_sampling_the_client_cannot() {
+    use switchboard_core::Dialect;
+    use switchboard_test_support::provider_double::{Call, ProviderDouble, Turn};
+    let fixture = repo_root().join("crates/cli/tests/fixtures/sampling-agent-server.mjs");
+    let setup = Setup::new(&format!(
+        "[servers.sx]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ SWITCHBOARD_PEER_TS_SDK = {:?} }}\n",
+        node(),
+        fixture.display().to_string(),
+        peer("ts_sdk").display().to_string()
+    ));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let script = || {
+        vec![
+            Turn::tools(vec![Call::containing("weather", json!({"city": "Oslo"}))]),
+            Turn::Text("Snow: boots.".into()),
+        ]
+    };
+    let call = json!([{"op": "call", "name": "sx__plan_trip", "arguments": {"city": "Oslo"}}]);
+    let key = [("SB_SAMPLING_KEY", "test-sampling-key")];
+    for http in [false, true] {
+        let double = rt.block_on(ProviderDouble::start(Dialect::Anthropic, script()));
+        let base = double.base_url();
+        // The SDK clients start a stdio server with a few variables only (PATH, HOME, ...),
+        // so the key goes to the HTTP gateway alone; a URL of one's own needs none.
+        let mut flags = vec!["--sampling-model", "anthropic:claude-haiku-4-5"];
+        flags.extend(["--sampling-base-url", &base]);
+        if http {
+            flags.extend(["--sampling-api-key-env", "SB_SAMPLING_KEY"]);
+        }
+        let served = http.then(|| HttpServe::start(&setup, &flags, &key));
+        let target = match &served {
+            Some(h) => vec!["http".to_string(), h.url.clone()],
+            None => {
+                let mut t = vec!["stdio".to_string()];
+                t.extend(setup.serve(&flags));
+                t
+            }
+        };
+        let mut plan = Plan::start(&setup, Sdk::Python, &call, &target, &key);
+        let out = plan.next();
+        plan.finish();
+        assert_eq!(out["is_error"], false, "http {http}: {out}");
+        assert_eq!(
+            out["text"], "answer: Snow: boots. (ran: weather.now(Oslo))",
+            "http {http}"
+        );
+        double.assert_valid();
+        let reqs = double.requests();
+        assert_eq!(reqs.len(), 2, "http {http}");
+        assert_eq!(reqs[0].body["model"], "claude-haiku-4-5");
+        assert_eq!(
+            reqs[0].body["tool_choice"]["type"], "any",
+            "the server required a tool use"
+        );
+        let key_sent = reqs[0]
+            .headers
+            .iter()
+            .find(|(name, _)| name == "x-api-key")
+            .map(|(_, v)| v.as_str());
+        let want = http.then_some("test-sampling-key");
+        assert_eq!(key_sent, want, "http {http}");
+    }
+}
+
 /// One Inspector CLI invocation; returns its JSON output.
 fn inspector(setup: &Setup, target: &[String], method: &[&str]) -> Value {
     let node22 = peer("node22");

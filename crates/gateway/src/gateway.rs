@@ -56,6 +56,9 @@ pub struct Options {
     /// if that client ran them itself (several clients' folders would be one list for all).
     /// Off by default, since a server may replace the folders its arguments name with them.
     pub client_roots: bool,
+    /// A model of the gateway's own that answers the servers' sampling requests when the
+    /// calling client cannot (`serve --sampling-model`); `None`: such requests are refused.
+    pub sampler: Option<Arc<switchboard_host::client::ProviderClient>>,
 }
 
 /// How long after the gateway starts its clients' first requests wait for upstream servers that
@@ -224,6 +227,8 @@ pub struct Gateway {
     stop: CancellationToken,
     /// Where the roots its servers are offered come from.
     roots: Mutex<Roots>,
+    /// The gateway's own model for sampling requests its clients cannot answer.
+    pub(crate) sampler: Option<Arc<switchboard_host::client::ProviderClient>>,
 }
 
 /// The roots a gateway's servers are offered: the config's, else its client's (when it takes
@@ -288,6 +293,7 @@ impl Gateway {
             instructions: config.settings.instructions,
             expose: options.expose,
             call_log: options.call_log.map(Arc::new),
+            sampler: options.sampler,
             roots: Mutex::new(Roots {
                 config: config.roots(),
                 client: None,
@@ -348,13 +354,14 @@ impl Gateway {
             .clone()
     }
 
-    /// The upstream sessions.
     /// Whether a plain tool call may skip the rmcp session and its handler (see
-    /// `passthrough`): with the whole catalog exposed, and not turned off.
+    /// `passthrough`): with the whole catalog exposed, not turned off, and no model of the
+    /// gateway's own to answer the servers' sampling requests (which needs the handler).
     pub(crate) fn passes_through(&self) -> bool {
-        crate::passthrough::enabled() && self.expose == Expose::All
+        crate::passthrough::enabled() && self.expose == Expose::All && self.sampler.is_none()
     }
 
+    /// The upstream sessions.
     pub fn sessions(&self) -> &Sessions {
         &self.sessions
     }

@@ -228,7 +228,7 @@ impl GatewayHandler {
             tool: &def.name,
             output_schema: def.output_schema.as_ref(),
             limit,
-            samples: config.sampling.allowed,
+            sampling: &config.sampling,
         };
         let upstream = self.call_upstream(&call, args, cx);
         self.with_logs(cx, level, vec![server.to_string()], upstream)
@@ -281,7 +281,8 @@ impl GatewayHandler {
         let (server, tool) = (routed.server, routed.tool);
         let sessions = self.gateway.sessions();
         let cancelled = || McpError::internal_error("cancelled by the client", None);
-        if !takes_upcalls(cx) {
+        let own = self.gateway.sampler.as_deref();
+        if !takes_upcalls(cx) && own.is_none() {
             // Nothing the upstream says about the call could reach this client: call without
             // a relay channel. Dropping the call future sends notifications/cancelled upstream.
             // A stdio server takes the call as JSON text, past rmcp's client session, unless
@@ -305,9 +306,14 @@ impl GatewayHandler {
         // are answered here, inside this request's task, so rmcp sends them to this client on
         // this request's stream. The call's timeout is kept here rather than by the session,
         // so that the time the client's user takes over a form is not counted against it.
-        let refuses = (!routed.samples).then_some(server);
+        let route = SamplingRoute {
+            server,
+            tool,
+            policy: routed.sampling,
+            own,
+        };
         let call = sessions.call_tool_answering(server, tool, args, |upcall| {
-            upcall_to_client(upcall, refuses, cx)
+            upcall_to_client(upcall, &route, cx)
         });
         // Dropping the call sends notifications/cancelled upstream.
         let result = tokio::select! {
@@ -349,8 +355,43 @@ struct Call<'a> {
     output_schema: Option<&'a Value>,
     /// The config's `max_result_tokens` for the tool.
     limit: Option<u32>,
-    /// The config lets the server ask the client's model (`sampling`, not `false`).
-    samples: bool,
+    /// What the server's entry says about its sampling requests (`sampling`).
+    sampling: &'a switchboard_host::config::SamplingPolicy,
+}
+
+/// How the sampling requests made during one call are answered: as the server's entry says,
+/// by the calling client when it can, else by the gateway's own model when it has one.
+struct SamplingRoute<'a> {
+    server: &'a str,
+    tool: &'a str,
+    policy: &'a switchboard_host::config::SamplingPolicy,
+    own: Option<&'a switchboard_host::client::ProviderClient>,
+}
+
+impl SamplingRoute<'_> {
+    /// Answer with the gateway's own model, as the server's entry lets it.
+    async fn answer(
+        &self,
+        own: &switchboard_host::client::ProviderClient,
+        params: &Value,
+    ) -> Result<Value, UpcallError> {
+        use switchboard_host::sampling::{self, Sampler as _};
+        let request = sampling::request_for(self.policy, self.server, self.tool, params)
+            .map_err(|(code, message)| UpcallError { code, message })?;
+        let sampler = sampling::ModelSampler::new(own, false);
+        let reply = sampler.sample(&request).await.map_err(|why| UpcallError {
+            code: rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+            message: format!("the model did not answer: {why}"),
+        })?;
+        let model = request.model.as_deref().unwrap_or(&own.model);
+        tracing::info!(
+            server = self.server,
+            tool = self.tool,
+            model,
+            "a sampling request the client could not answer was answered by the gateway's own model"
+        );
+        Ok(sampling::result(&reply, model, !request.tools.is_empty()))
+    }
 }
 
 /// A result whose `structuredContent` breaks its tool's output schema, or is missing though the
@@ -507,7 +548,11 @@ fn wire_result(r: CallResult) -> CallToolResult {
 /// client declared the capability (otherwise the reply is dropped and the session layer gives
 /// its default answer). `refuses` names the server when the config refuses its sampling
 /// requests (`sampling = false`), which are then refused saying so.
-async fn upcall_to_client(upcall: Upcall, refuses: Option<&str>, cx: &RequestContext<RoleServer>) {
+async fn upcall_to_client(
+    upcall: Upcall,
+    route: &SamplingRoute<'_>,
+    cx: &RequestContext<RoleServer>,
+) {
     match upcall {
         Upcall::Progress {
             progress,
@@ -526,8 +571,8 @@ async fn upcall_to_client(upcall: Upcall, refuses: Option<&str>, cx: &RequestCon
             kind: UpcallKind::Sampling,
             reply,
             ..
-        } if refuses.is_some() => {
-            let server = refuses.unwrap_or_default();
+        } if !route.policy.allowed => {
+            let server = route.server;
             let _ = reply.send(Err(UpcallError {
                 code: -1,
                 message: format!(
@@ -540,11 +585,23 @@ async fn upcall_to_client(upcall: Upcall, refuses: Option<&str>, cx: &RequestCon
             params,
             reply,
         } => {
-            let declared = cx
+            let sampling = cx
                 .peer
                 .peer_info()
-                .is_some_and(|i| i.capabilities.sampling.is_some());
-            if !declared {
+                .and_then(|i| i.capabilities.sampling.clone());
+            let with_tools = ["tools", "toolChoice"]
+                .iter()
+                .any(|k| params.get(*k).is_some_and(|v| !v.is_null()));
+            // A client that cannot take the request: the gateway's own model answers it, if
+            // it has one (without one, a client that samples without tools is still asked, and
+            // the server hears why it refused).
+            let client_can = sampling
+                .as_ref()
+                .is_some_and(|s| s.tools.is_some() || !with_tools || route.own.is_none());
+            if !client_can {
+                if let Some(own) = route.own {
+                    let _ = reply.send(route.answer(own, &params).await);
+                }
                 return;
             }
             let answer = match serde_json::from_value::<CreateMessageRequestParams>(params) {

@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
@@ -28,7 +27,7 @@ use switchboard_mcp::Sessions;
 use switchboard_providers::count::{CountOptions, ToolText, count_tools};
 use switchboard_providers::{
     DEFAULT_MAX_TOKENS, Message, Part, Reply, RequestParts, ResultPart, Role, Stop, StreamEvent,
-    Usage, accepts_result_images_for, apply_tool_choice, render_request,
+    Usage, accepts_result_images_for, render_request,
 };
 
 use crate::client::{ProviderClient, foreign_host};
@@ -41,7 +40,7 @@ use crate::finder::Finder;
 use crate::history::History;
 use crate::pins::{PinGate, PinStore, Withheld};
 use crate::resource_tool::{self, ReadResources};
-use crate::sampling::{Sampler, SamplingRequest};
+use crate::sampling::ModelSampler;
 use crate::shape::{self, ShapeOptions};
 use crate::tool_search::ToolSearch;
 use crate::transcript::Transcript;
@@ -1023,13 +1022,7 @@ impl Agent {
                 .await,
             );
         }
-        let sampler = ModelSampler {
-            client: &self.client,
-            compatible_server: self.compatible_server(),
-            gemini_openapi: self.translate_opts.gemini_openapi,
-            usage: std::sync::Mutex::new(BTreeMap::new()),
-            exchanges: std::sync::Mutex::new(Vec::new()),
-        };
+        let sampler = ModelSampler::new(&self.client, self.translate_opts.gemini_openapi);
         let dispatcher = Dispatcher {
             table: &self.table,
             catalog: &catalog,
@@ -1046,14 +1039,7 @@ impl Agent {
         drop(dispatcher);
         // What the servers' sampling requests cost is the session's too, and the transcript
         // holds them as it holds the session's own requests.
-        let sampled = sampler
-            .usage
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let exchanges = sampler
-            .exchanges
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (sampled, exchanges) = sampler.into_parts();
         for (model, usage) in &sampled {
             self.count_usage(model, usage);
         }
@@ -1490,81 +1476,6 @@ fn unreachable_translation() -> &'static Translation {
     })
 }
 
-/// The session's model, answering servers' sampling requests during one batch of tool calls.
-struct ModelSampler<'a> {
-    client: &'a ProviderClient,
-    compatible_server: bool,
-    /// Gemini: tool schemas in its OpenAPI subset, as the session's own.
-    gemini_openapi: bool,
-    /// Tokens used, by the model that used them.
-    usage: std::sync::Mutex<BTreeMap<String, Usage>>,
-    /// Each request and what came of it, for the transcript.
-    exchanges: std::sync::Mutex<Vec<Value>>,
-}
-
-impl Sampler for ModelSampler<'_> {
-    fn sample<'a>(&'a self, request: &'a SamplingRequest) -> BoxFuture<'a, Result<Reply, String>> {
-        Box::pin(async move {
-            // The config's model for this server: the session's provider and key, another
-            // model (Gemini names it in the URL, so it takes a client of its own).
-            let other;
-            let client = match &request.model {
-                Some(m) if *m != self.client.model => {
-                    other = self
-                        .client
-                        .switched(self.client.dialect, None, m)
-                        .map_err(|e| e.to_string())?;
-                    &other
-                }
-                _ => self.client,
-            };
-            let prepared = request.prepare(client.dialect, self.gemini_openapi);
-            for (tool, why) in &prepared.excluded {
-                tracing::warn!(
-                    server = %request.server,
-                    "sampling: the server's tool {tool} is not offered to the model: {why}"
-                );
-            }
-            let parts = RequestParts {
-                model: client.model.clone(),
-                system: request.system.clone(),
-                messages: prepared.messages.clone(),
-                tools: prepared.tools.clone(),
-                max_tokens: Some(request.max_tokens),
-                compatible_server: self.compatible_server,
-                temperature: request.temperature,
-                reasoning_effort: None,
-                cache_key: None,
-                gemini_openapi: self.gemini_openapi,
-                stream: false,
-            };
-            let mut body = render_request(client.dialect, &parts);
-            apply_tool_choice(client.dialect, &mut body, &prepared.tool_choice);
-            let sent = client.send(&body).await.map_err(|e| e.to_string());
-            let outcome = match &sent {
-                Ok(r) => json!({"body": r.body, "reply": r.reply}),
-                Err(e) => json!({"error": e}),
-            };
-            if let Ok(mut log) = self.exchanges.lock() {
-                log.push(json!({"server": request.server, "tool": request.tool,
-                    "request": body, "response": outcome}));
-            }
-            let response = sent?;
-            if let Ok(mut total) = self.usage.lock() {
-                add_usage(
-                    total.entry(client.model.clone()).or_default(),
-                    &response.reply.usage,
-                );
-            }
-            Ok(prepared.restore(response.reply))
-        })
-    }
-
-    fn model(&self) -> &str {
-        &self.client.model
-    }
-}
-
 /// Two changes of the tools array, one after the other, as one: a name added and then removed
 /// is neither, and so is one removed and then added.
 fn joined_changes(
@@ -1676,7 +1587,7 @@ fn clip_text(text: &mut String, max: usize) {
     }
 }
 
-fn add_usage(total: &mut Usage, u: &Usage) {
+pub(crate) fn add_usage(total: &mut Usage, u: &Usage) {
     // Counts come from the provider: saturate rather than overflow on absurd values.
     total.input_tokens = total.input_tokens.saturating_add(u.input_tokens);
     total.output_tokens = total.output_tokens.saturating_add(u.output_tokens);

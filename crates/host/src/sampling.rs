@@ -13,10 +13,13 @@ use serde_json::{Value, json};
 use switchboard_core::names::NameMap;
 use switchboard_core::{CallResult, Dialect};
 use switchboard_providers::{
-    Message, Part, Reply, ResultPart, Role, SanitizeOptions, Stop, ToolChoice, ToolSpec,
-    prepare_tool,
+    Message, Part, Reply, RequestParts, ResultPart, Role, SanitizeOptions, Stop, ToolChoice,
+    ToolSpec, Usage, apply_tool_choice, prepare_tool, render_request,
 };
 
+use crate::agent::add_usage;
+use crate::client::ProviderClient;
+use crate::config::SamplingPolicy;
 use crate::shape::{self, ShapeOptions};
 
 /// Sends a server's sampling request to a model. The agent's is its own provider and model.
@@ -314,6 +317,136 @@ impl SamplingRequest {
             names,
         }
     }
+}
+
+/// A provider's model answering servers' sampling requests (the session's during one batch of
+/// tool calls, or a gateway's own), counting the tokens each model used and keeping each
+/// request and what came of it.
+pub struct ModelSampler<'a> {
+    client: &'a ProviderClient,
+    compatible_server: bool,
+    /// Gemini: tool schemas in its OpenAPI subset.
+    gemini_openapi: bool,
+    /// Tokens used, by the model that used them.
+    usage: std::sync::Mutex<BTreeMap<String, Usage>>,
+    /// Each request and what came of it, for a transcript.
+    exchanges: std::sync::Mutex<Vec<Value>>,
+}
+
+impl<'a> ModelSampler<'a> {
+    /// Answer with `client`'s model (or the one a request's [`SamplingRequest::model`] names,
+    /// of the same provider). `gemini_openapi`: Gemini gets schemas in its OpenAPI subset.
+    pub fn new(client: &'a ProviderClient, gemini_openapi: bool) -> Self {
+        ModelSampler {
+            client,
+            compatible_server: crate::agent::compatible_server(client.dialect, &client.base_url),
+            gemini_openapi,
+            usage: std::sync::Mutex::new(BTreeMap::new()),
+            exchanges: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The tokens used, by model, and each exchange (`{server, tool, request, response}`).
+    pub fn into_parts(self) -> (BTreeMap<String, Usage>, Vec<Value>) {
+        let usage = self
+            .usage
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let exchanges = self
+            .exchanges
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (usage, exchanges)
+    }
+}
+
+impl Sampler for ModelSampler<'_> {
+    fn sample<'a>(&'a self, request: &'a SamplingRequest) -> BoxFuture<'a, Result<Reply, String>> {
+        Box::pin(async move {
+            // The config's model for this server: the session's provider and key, another
+            // model (Gemini names it in the URL, so it takes a client of its own).
+            let other;
+            let client = match &request.model {
+                Some(m) if *m != self.client.model => {
+                    other = self
+                        .client
+                        .switched(self.client.dialect, None, m)
+                        .map_err(|e| e.to_string())?;
+                    &other
+                }
+                _ => self.client,
+            };
+            let prepared = request.prepare(client.dialect, self.gemini_openapi);
+            for (tool, why) in &prepared.excluded {
+                tracing::warn!(
+                    server = %request.server,
+                    "sampling: the server's tool {tool} is not offered to the model: {why}"
+                );
+            }
+            let parts = RequestParts {
+                model: client.model.clone(),
+                system: request.system.clone(),
+                messages: prepared.messages.clone(),
+                tools: prepared.tools.clone(),
+                max_tokens: Some(request.max_tokens),
+                compatible_server: self.compatible_server,
+                temperature: request.temperature,
+                reasoning_effort: None,
+                cache_key: None,
+                gemini_openapi: self.gemini_openapi,
+                stream: false,
+            };
+            let mut body = render_request(client.dialect, &parts);
+            apply_tool_choice(client.dialect, &mut body, &prepared.tool_choice);
+            let sent = client.send(&body).await.map_err(|e| e.to_string());
+            let outcome = match &sent {
+                Ok(r) => json!({"body": r.body, "reply": r.reply}),
+                Err(e) => json!({"error": e}),
+            };
+            if let Ok(mut log) = self.exchanges.lock() {
+                log.push(json!({"server": request.server, "tool": request.tool,
+                    "request": body, "response": outcome}));
+            }
+            let response = sent?;
+            if let Ok(mut total) = self.usage.lock() {
+                add_usage(
+                    total.entry(client.model.clone()).or_default(),
+                    &response.reply.usage,
+                );
+            }
+            Ok(prepared.restore(response.reply))
+        })
+    }
+
+    fn model(&self) -> &str {
+        &self.client.model
+    }
+}
+
+/// A server's sampling request as its config entry lets it go (`sampling` in the entry): refused
+/// when the entry says `sampling = false`, else read, answered by the entry's model when it names
+/// one and limited to its `max_tokens`. An error is the JSON-RPC code and message for the server.
+pub fn request_for(
+    policy: &SamplingPolicy,
+    server: &str,
+    tool: &str,
+    params: &Value,
+) -> Result<SamplingRequest, (i32, String)> {
+    if !policy.allowed {
+        return Err((
+            -1,
+            format!(
+                "the config does not let server {server} ask the model (sampling = false in its entry)"
+            ),
+        ));
+    }
+    let mut request = SamplingRequest::parse(server, tool, params)
+        .map_err(|why| (-32602, format!("sampling request not sent: {why}")))?;
+    request.model.clone_from(&policy.model);
+    if let Some(most) = policy.max_tokens {
+        request.max_tokens = request.max_tokens.min(most);
+    }
+    Ok(request)
 }
 
 /// `tools`, each with a name and an object schema.

@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use crate::config::ServerConfig;
 use crate::pins::Withheld;
 use crate::policy::{Decision, decide_call};
-use crate::sampling::{self, Sampler, SamplingRequest};
+use crate::sampling::{self, Sampler};
 use crate::shape::{ShapeOptions, Shaped, shape};
 
 pub use approve::{
@@ -500,20 +500,8 @@ impl Dispatcher<'_> {
             .find(|s| s.name() == server)
             .map(|s| s.sampling.clone())
             .unwrap_or_default();
-        if !policy.allowed {
-            return Err(refused(
-                -1,
-                format!(
-                    "the user's config does not let server {server} ask the model (sampling = false in its entry)"
-                ),
-            ));
-        }
-        let mut request = SamplingRequest::parse(server, tool, params)
-            .map_err(|why| refused(-32602, format!("sampling request not sent: {why}")))?;
-        request.model = policy.model;
-        if let Some(most) = policy.max_tokens {
-            request.max_tokens = request.max_tokens.min(most);
-        }
+        let request = sampling::request_for(&policy, server, tool, params)
+            .map_err(|(code, message)| refused(code, message))?;
         self.approver
             .allow_sampling(&request)
             .await
