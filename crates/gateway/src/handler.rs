@@ -546,8 +546,9 @@ fn wire_result(r: CallResult) -> CallToolResult {
 /// Pass one upcall of an upstream call on to the client that made the call: progress under the
 /// client's own token (dropped when it gave none), sampling and elicitation requests when the
 /// client declared the capability (otherwise the reply is dropped and the session layer gives
-/// its default answer). `refuses` names the server when the config refuses its sampling
-/// requests (`sampling = false`), which are then refused saying so.
+/// its default answer). Sampling requests go as `route` says: refused when the server's entry
+/// says `sampling = false`, to the gateway's own model when the client cannot take them and
+/// the gateway has one.
 async fn upcall_to_client(
     upcall: Upcall,
     route: &SamplingRoute<'_>,

@@ -227,7 +227,8 @@ pub async fn answer(
         return outcome;
     };
     let Some(server) = owner(catalog, only, uri, linked) else {
-        outcome.status = Status::UnknownTool;
+        // The tool is known; its argument names nothing that can be read.
+        outcome.status = Status::InvalidArguments;
         outcome.result = Shaped::error(format!(
             "No server offers the resource {uri:?}. Use a URI a tool result linked or a server lists, exactly as given."
         ));
