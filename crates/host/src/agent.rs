@@ -922,6 +922,7 @@ impl Agent {
                 .as_ref()
                 .map(ToolSearch::found)
                 .unwrap_or_default(),
+            linked_resources: self.linked.clone(),
             messages: self.messages.clone(),
         }
     }
@@ -935,6 +936,7 @@ impl Agent {
         if let Some(search) = &mut self.search {
             search.load_found(saved.found_tools.iter().cloned());
         }
+        self.linked.extend(saved.linked_resources.clone());
         self.interrupt();
     }
 
@@ -1804,6 +1806,31 @@ mod tests {
             Arc::new(DeclineAll { why: "test".into() }),
             AgentOptions::default(),
         )
+    }
+
+    /// The resources results linked are saved with the conversation and taken up with it, so
+    /// the model keeps its `read_resource` tool (`linked`, the default) after a restart.
+    #[tokio::test]
+    async fn linked_resources_are_saved_and_taken_up() {
+        let mut agent = no_server_agent().await;
+        agent
+            .linked
+            .insert("demo://r/1".into(), "everything".into());
+        let saved = agent.history();
+        let text = serde_json::to_string(&saved).unwrap();
+        let read: History = serde_json::from_str(&text).unwrap();
+        let mut later = no_server_agent().await;
+        assert!(later.linked.is_empty());
+        later.resume(&read);
+        assert_eq!(
+            later.linked.get("demo://r/1").map(String::as_str),
+            Some("everything")
+        );
+        // A file written before links were saved reads as none.
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("linked_resources");
+        let old: History = serde_json::from_value(old).unwrap();
+        assert!(old.linked_resources.is_empty());
     }
 
     /// `undo` takes out what the user wrote last and all after it, and keeps what shared its

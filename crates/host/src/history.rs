@@ -27,6 +27,10 @@ pub struct History {
     /// The tools `--tools search` had found, as (server, tool).
     #[serde(default)]
     pub found_tools: Vec<(String, String)>,
+    /// The resources tool results linked, URI → the server whose result it was (so the model
+    /// keeps its `read_resource` tool, and the links their servers).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub linked_resources: std::collections::BTreeMap<String, String>,
     /// The messages, oldest first.
     pub messages: Vec<Message>,
 }
@@ -237,6 +241,7 @@ mod tests {
             provider: Dialect::Gemini,
             model: "gemini-3-pro-preview".into(),
             found_tools: vec![("tickets".into(), "search".into())],
+            linked_resources: Default::default(),
             messages: vec![
                 Message::user("find T-1"),
                 Message::assistant(vec![
