@@ -52,6 +52,8 @@ struct Row {
     task_tools: Vec<String>,
     /// The server's own roots, when its entry gives it some in place of the ones all get.
     own_roots: Option<Vec<switchboard_mcp::Root>>,
+    /// What its entry says about its sampling requests, when not the default.
+    sampling: Option<switchboard_host::config::SamplingPolicy>,
     /// How it is started and what it lists, when servers were named on the command line.
     detail: Option<Detail>,
 }
@@ -190,6 +192,7 @@ impl Row {
             ruled: Vec::new(),
             task_tools: Vec::new(),
             own_roots: None,
+            sampling: None,
             detail: None,
         }
     }
@@ -219,6 +222,10 @@ impl Row {
         }
         if let Some(roots) = &self.own_roots {
             v["roots"] = json!(roots);
+        }
+        if let Some(p) = &self.sampling {
+            v["sampling"] =
+                json!({"allowed": p.allowed, "model": p.model, "max_tokens": p.max_tokens});
         }
         if let Some(detail) = &self.detail {
             v["entry"] = json!(detail);
@@ -299,6 +306,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
                 own_roots: None,
+                sampling: None,
                 detail: None,
             });
         }
@@ -382,6 +390,9 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             row.ruled = ruled;
             row.task_tools = task_tools;
             row.own_roots = entry.and_then(|c| c.spec.roots.clone());
+            row.sampling = entry
+                .map(|c| c.sampling.clone())
+                .filter(|p| *p != switchboard_host::config::SamplingPolicy::default());
             if !args.names.is_empty() {
                 row.detail =
                     entry.map(|c| Detail::of(c, offered.iter().find(|o| o.server == c.name())));
@@ -407,6 +418,7 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
                 ruled: Vec::new(),
                 task_tools: Vec::new(),
                 own_roots: None,
+                sampling: None,
                 detail: None,
             });
         }
@@ -468,6 +480,11 @@ pub async fn run(global: &Global, args: ServersArgs) -> anyhow::Result<ExitCode>
             println!("\nroots offered{others}: {}", uris(&roots));
             for (name, roots) in own {
                 println!("roots offered to {name} (its own): {}", uris(roots));
+            }
+        }
+        for row in &rows {
+            if let Some(p) = &row.sampling {
+                println!("{}", sampling_line(&row.name, p));
             }
         }
         if let Some("demo") = source_json.get("kind").and_then(Value::as_str) {
@@ -840,6 +857,7 @@ mod tests {
             ruled: Vec::new(),
             task_tools: Vec::new(),
             own_roots: None,
+            sampling: None,
             detail: None,
         }
     }
@@ -900,4 +918,21 @@ mod tests {
             "server \"calc\" is not ready: initialize failed: the process exited\n  | Traceback (most recent call last):\n  |   File \"x.py\"\n  | ImportError: no mcp"
         );
     }
+}
+
+/// What a server's entry says about its sampling requests, for the lines under the table.
+fn sampling_line(name: &str, p: &switchboard_host::config::SamplingPolicy) -> String {
+    if !p.allowed {
+        return format!("{name}: its sampling requests are refused (sampling = false)");
+    }
+    let model = p
+        .model
+        .as_deref()
+        .map(|m| format!(" by {m}"))
+        .unwrap_or_default();
+    let limit = p
+        .max_tokens
+        .map(|n| format!(", in at most {n} tokens"))
+        .unwrap_or_default();
+    format!("{name}: its sampling requests are answered{model}{limit}")
 }

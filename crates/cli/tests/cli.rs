@@ -196,6 +196,52 @@ fn other_hosts_config_files_run_their_servers_as_written() {
     }
 }
 
+/// `servers` says what an entry's `sampling` does with the server's sampling requests, under
+/// the table and in `--json`; the default says nothing.
+#[test]
+fn servers_says_what_an_entrys_sampling_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"[servers.docs]
+command = {exe}
+args = ["demo-server", "docs"]
+sampling = false
+
+[servers.tickets]
+command = {exe}
+args = ["demo-server", "tickets"]
+sampling = {{ model = "claude-haiku-4-5", max_tokens = 500 }}
+"#,
+        exe = toml_str(Path::new(exe()))
+    );
+    std::fs::write(dir.path().join("switchboard.toml"), config).unwrap();
+    let out = run(dir.path(), &["servers"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("docs: its sampling requests are refused (sampling = false)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "tickets: its sampling requests are answered by claude-haiku-4-5, in at most 500 tokens"
+        ),
+        "{text}"
+    );
+    let v = json(&run(dir.path(), &["servers", "--json"]));
+    assert_eq!(server(&v, "docs")["sampling"]["allowed"], false);
+    assert_eq!(server(&v, "tickets")["sampling"]["max_tokens"], 500);
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        format!(
+            "[servers.docs]\ncommand = {}\nargs = [\"demo-server\", \"docs\"]\n",
+            toml_str(Path::new(exe()))
+        ),
+    )
+    .unwrap();
+    let text = String::from_utf8_lossy(&run(dir.path(), &["servers"]).stdout).into_owned();
+    assert!(!text.contains("sampling"), "{text}");
+}
+
 #[test]
 fn claude_codes_managed_policy_keeps_its_denied_servers_out_of_a_mcp_json() {
     let dir = tempfile::tempdir().unwrap();
