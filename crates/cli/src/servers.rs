@@ -835,6 +835,23 @@ fn other_hosts_note() -> String {
     out
 }
 
+/// What a server's entry says about its sampling requests, for the lines under the table.
+fn sampling_line(name: &str, p: &switchboard_host::config::SamplingPolicy) -> String {
+    if !p.allowed {
+        return format!("{name}: its sampling requests are refused (sampling = false)");
+    }
+    let model = p
+        .model
+        .as_deref()
+        .map(|m| format!(" by {m}"))
+        .unwrap_or_default();
+    let limit = p
+        .max_tokens
+        .map(|n| format!(", in at most {n} tokens"))
+        .unwrap_or_default();
+    format!("{name}: its sampling requests are answered{model}{limit}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -918,21 +935,4 @@ mod tests {
             "server \"calc\" is not ready: initialize failed: the process exited\n  | Traceback (most recent call last):\n  |   File \"x.py\"\n  | ImportError: no mcp"
         );
     }
-}
-
-/// What a server's entry says about its sampling requests, for the lines under the table.
-fn sampling_line(name: &str, p: &switchboard_host::config::SamplingPolicy) -> String {
-    if !p.allowed {
-        return format!("{name}: its sampling requests are refused (sampling = false)");
-    }
-    let model = p
-        .model
-        .as_deref()
-        .map(|m| format!(" by {m}"))
-        .unwrap_or_default();
-    let limit = p
-        .max_tokens
-        .map(|n| format!(", in at most {n} tokens"))
-        .unwrap_or_default();
-    format!("{name}: its sampling requests are answered{model}{limit}")
 }
