@@ -388,6 +388,8 @@ impl SamplingRoute<'_> {
             server = self.server,
             tool = self.tool,
             model,
+            input_tokens = reply.usage.input_tokens,
+            output_tokens = reply.usage.output_tokens,
             "a sampling request the client could not answer was answered by the gateway's own model"
         );
         Ok(sampling::result(&reply, model, !request.tools.is_empty()))
