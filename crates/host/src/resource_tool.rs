@@ -149,8 +149,8 @@ pub fn as_result(contents: &Value) -> CallResult {
         } else if let Some(blob) = c.get("blob").and_then(Value::as_str) {
             match mime {
                 Some(m)
-                    if textual(m)
-                        && let Some(text) = decoded_text(blob) =>
+                    if shape::textual(m)
+                        && let Some(text) = shape::decoded_text(blob) =>
                 {
                     content.push(ContentBlock::Text { text });
                 }
@@ -178,21 +178,6 @@ pub fn as_result(contents: &Value) -> CallResult {
         structured_content: None,
         is_error: false,
     }
-}
-
-/// Whether contents of this MIME type are text to read.
-fn textual(mime: &str) -> bool {
-    let m = mime.split(';').next().unwrap_or("").trim();
-    m.starts_with("text/") || m == "application/json" || m.ends_with("+json") || m.ends_with("+xml")
-}
-
-/// A base64 blob's bytes as text, when they are UTF-8.
-fn decoded_text(blob: &str) -> Option<String> {
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(blob.trim())
-        .ok()?;
-    String::from_utf8(bytes).ok()
 }
 
 /// Answer one `read_resource` use: read the URI from its server and shape the contents as a

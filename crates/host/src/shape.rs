@@ -195,7 +195,8 @@ fn text(s: impl Into<String>) -> ResultPart {
     ResultPart::Text { text: s.into() }
 }
 
-/// An embedded resource as text: its text with a header, or a line naming a binary blob.
+/// An embedded resource as text: its text with a header (also text sent as a base64 blob of a
+/// text or JSON type), or a line naming a binary blob.
 fn embedded(resource: &Value) -> String {
     let uri = resource
         .get("uri")
@@ -206,17 +207,40 @@ fn embedded(resource: &Value) -> String {
         .and_then(Value::as_str)
         .map(|m| format!(", {m}"))
         .unwrap_or_default();
+    let text_type = resource
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .is_some_and(textual);
     match (
         resource.get("text").and_then(Value::as_str),
         resource.get("blob").and_then(Value::as_str),
     ) {
         (Some(t), _) => format!("[embedded resource: {uri}{mime}]\n{t}"),
+        // Text a server sent as a blob is read as text.
+        (None, Some(blob)) if let Some(t) = decoded_text(blob).filter(|_| text_type) => {
+            format!("[embedded resource: {uri}{mime}]\n{t}")
+        }
         (None, Some(blob)) => format!(
             "[embedded resource: {uri}{mime}, {} of binary data; not shown]",
             size(blob)
         ),
         (None, None) => format!("[embedded resource: {uri}{mime}, empty]"),
     }
+}
+
+/// Whether contents of this MIME type are text to read.
+pub(crate) fn textual(mime: &str) -> bool {
+    let m = mime.split(';').next().unwrap_or("").trim();
+    m.starts_with("text/") || m == "application/json" || m.ends_with("+json") || m.ends_with("+xml")
+}
+
+/// A base64 blob's bytes as text, when they are UTF-8.
+pub(crate) fn decoded_text(blob: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(blob.trim())
+        .ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// Decoded size of base64 data, human-readable.
@@ -430,10 +454,21 @@ mod tests {
             {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
             {"type": "resource_link", "uri": "file:///a.md", "name": "a", "mimeType": "text/markdown"},
             {"type": "resource", "resource": {"uri": "mem://x", "text": "inside"}},
-            {"type": "resource", "resource": {"uri": "mem://b", "blob": "AAAA", "mimeType": "application/pdf"}}
+            {"type": "resource", "resource": {"uri": "mem://b", "blob": "AAAA", "mimeType": "application/pdf"}},
+            {"type": "resource", "resource": {"uri": "mem://t", "blob": "aGVsbG8gYmxvYg==", "mimeType": "text/plain"}},
+            {"type": "resource", "resource": {"uri": "mem://u", "blob": "//79", "mimeType": "text/plain"}}
         ]}))
         .unwrap();
-        let s = shape(&r, &opts(true, 100, dir.path())).text();
+        let s = shape(&r, &opts(true, 1000, dir.path())).text();
+        // Text sent as a blob is read; bytes that are not UTF-8 are named.
+        assert!(
+            s.contains("[embedded resource: mem://t, text/plain]\nhello blob"),
+            "{s}"
+        );
+        assert!(
+            s.contains("[embedded resource: mem://u, text/plain, 3 bytes of binary data"),
+            "{s}"
+        );
         assert!(s.contains("[audio: audio/wav, 3 bytes"), "{s}");
         assert!(
             s.contains("[resource link: file:///a.md named \"a\", text/markdown]"),
