@@ -15,8 +15,7 @@ use switchboard_core::clip;
 use switchboard_host::agent::{Agent, AgentEvent, End};
 use switchboard_host::dispatch::{Approval, ApprovalRequest, Approver, ElicitationRequest};
 use switchboard_host::sampling::SamplingRequest;
-use switchboard_providers::Part;
-use switchboard_providers::ToolChoice;
+use switchboard_providers::{Part, ToolChoice};
 use tokio::io::{AsyncBufReadExt as _, BufReader, Lines, Stdin};
 use tokio::sync::Mutex;
 

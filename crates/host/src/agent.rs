@@ -452,15 +452,25 @@ impl Agent {
     /// The catalog as the model may see it (changed tools withheld under `pin = "enforce"`),
     /// and what was withheld. Re-checked when the catalog or the pin store changes.
     fn pinned_catalog(&mut self) -> (Catalog, Withheld) {
+        let (catalog, withheld) = self.pinned_ref();
+        (catalog.clone(), withheld.clone())
+    }
+
+    /// [`Agent::pinned_catalog`] without copying it.
+    fn pinned_ref(&mut self) -> (&Catalog, &Withheld) {
         let key = (self.sessions.generation(), self.pins.version());
-        if let Some((k, catalog, withheld)) = &self.pinned
-            && *k == key
-        {
-            return (catalog.clone(), withheld.clone());
+        if self.pinned.as_ref().is_some_and(|(k, ..)| *k != key) {
+            self.pinned = None;
         }
-        let (catalog, withheld) = self.pins.apply(self.sessions.catalog(), &self.servers);
-        let catalog = crate::config::with_descriptions(catalog, &self.servers);
-        self.pinned = Some((key, catalog.clone(), withheld.clone()));
+        let (pins, sessions, servers) = (&mut self.pins, &self.sessions, &self.servers);
+        let (_, catalog, withheld) = self.pinned.get_or_insert_with(|| {
+            let (catalog, withheld) = pins.apply(sessions.catalog(), servers);
+            (
+                key,
+                crate::config::with_descriptions(catalog, servers),
+                withheld,
+            )
+        });
         (catalog, withheld)
     }
 
@@ -1085,10 +1095,10 @@ impl Agent {
             .map_or(0, |s| s.loaded().values().map(Vec::len).sum());
         let read = match self.opts.read_resources {
             ReadResources::Never => false,
-            ReadResources::Always => resource_tool::offered(
-                &self.pinned_catalog().0,
-                self.translate_opts.servers.as_ref(),
-            ),
+            ReadResources::Always => {
+                let only = self.translate_opts.servers.clone();
+                resource_tool::offered(self.pinned_ref().0, only.as_ref())
+            }
             ReadResources::Linked => !self.linked.is_empty(),
         };
         let key = (
